@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The records that flow from the BPF programs to user space, and from a
+ * recording back into the engine.  This is the only definition of them:
+ * bpf/lockstall.bpf.c writes them, src/engine reads them, trace files
+ * store them as they are.
+ *
+ * Rules, checked by the _Static_asserts at the end:
+ *  - fixed-width types only, every field naturally aligned, padding explicit;
+ *  - every record starts with struct ls_hdr and its size is a multiple of 8;
+ *  - a change of layout bumps LS_ABI_VERSION (written into trace files).
+ *
+ * All times are CLOCK_MONOTONIC nanoseconds, the clock of bpf_ktime_get_ns().
+ */
+#ifndef LOCKSTALL_ABI_H
+#define LOCKSTALL_ABI_H
+
+#ifdef __BPF__
+/* vmlinux_min.h has defined __u8 .. __u64 and __s8 .. __s64 already. */
+#else
+#include <linux/types.h>
+#endif
+
+#define LS_ABI_VERSION 1
+
+/* TASK_COMM_LEN is an enum constant in a 6.18 vmlinux.h: keep our own. */
+#define LS_COMM_LEN 16
+
+/* Scheduling policies, as the kernel numbers them (SCHED_*). */
+enum ls_policy {
+	LS_POLICY_NORMAL = 0,
+	LS_POLICY_FIFO = 1,
+	LS_POLICY_RR = 2,
+	LS_POLICY_BATCH = 3,
+	LS_POLICY_IDLE = 5,
+	LS_POLICY_DEADLINE = 6,
+};
+
+enum ls_rec_type {
+	LS_REC_WAIT_BEGIN = 1,	/* struct ls_rec_lock: a waiter went off CPU */
+	LS_REC_WAIT_END = 2,	/* struct ls_rec_lock: acquire_returned ended a wait */
+	LS_REC_HOLD = 3,	/* struct ls_rec_lock: a hold ended (release, downgrade, exit) */
+	LS_REC_SWITCH = 4,	/* struct ls_rec_switch */
+	LS_REC_WAKEUP = 5,	/* struct ls_rec_wakeup */
+	LS_REC_MIGRATE = 6,	/* struct ls_rec_migrate */
+	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
+	/* Written by user space (loader or trace file), never by BPF: */
+	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
+	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
+	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
+	LS_REC_TYPE_MAX,
+};
+
+/*
+ * Every record starts with this.  lost_before counts the records this CPU
+ * failed to put in the ring buffer since its previous successful one
+ * (saturating at 0xffff): the engine learns exactly where on which CPU the
+ * stream has holes, so a stall overlapping a hole is never called clean.
+ */
+struct ls_hdr {
+	__u16 type;		/* enum ls_rec_type */
+	__u16 size;		/* of the whole record, a multiple of 8 */
+	__u16 cpu;
+	__u16 lost_before;
+	__u64 ts;		/* when the record was made */
+};
+
+/* Who a task is, copied from its task_struct when a record names it. */
+struct ls_task {
+	__u32 tid;		/* task->pid */
+	__u32 tgid;		/* task->tgid: the process */
+	__s32 prio;		/* task->prio: effective, PI-boosted; 120 for SCHED_IDLE too */
+	__u8 policy;		/* enum ls_policy */
+	__s8 nice;		/* task->static_prio - 120 */
+	__u8 rt_prio;		/* task->rt_priority, 0 for non-RT */
+	__u8 pad;
+	char comm[LS_COMM_LEN];	/* not NUL-terminated when 16 bytes long; any bytes */
+};
+
+/* Which mm a lock belongs to, and the process that owns it. */
+struct ls_mm {
+	__u64 id;		/* kernel address: an identity, never dereferenced */
+	__u32 tgid;		/* owner (mm->owner, else current when it is its own mm); 0 unknown */
+	__u32 pad;
+	char comm[LS_COMM_LEN];
+};
+
+enum ls_op_kind {
+	LS_OP_UNKNOWN = 0,	/* kernel thread, exit path, or not found out */
+	LS_OP_PAGE_FAULT = 1,	/* a user page fault; addr and fault_flags set */
+	LS_OP_SYSCALL = 2,	/* syscall holds the number */
+};
+
+/* x86 page fault error code bits kept in ls_op.fault_flags */
+#define LS_PF_WRITE	0x2
+#define LS_PF_USER	0x4
+#define LS_PF_INSTR	0x10
+
+/* What a task was doing when it asked for the lock. */
+struct ls_op {
+	__u64 addr;		/* LS_OP_PAGE_FAULT: the faulting address */
+	__s32 syscall;		/* LS_OP_SYSCALL: x86_64 syscall number; else -1 */
+	__u16 kind;		/* enum ls_op_kind */
+	__u16 fault_flags;	/* LS_PF_* */
+};
+
+/* ls_rec_lock.flags */
+#define LS_LOCK_F_BEGIN_SENT	0x01	/* WAIT_END: a WAIT_BEGIN for this wait was sent */
+#define LS_LOCK_F_GRANTED	0x02	/* the lock was handed over by a wakeup before the task ran */
+#define LS_LOCK_F_DOWNGRADED	0x04	/* HOLD: a write hold that ended by downgrade to read */
+#define LS_LOCK_F_EXITED	0x08	/* HOLD/WAIT_END: ended by task exit, not by the lock */
+#define LS_LOCK_F_TRYLOCK	0x10	/* WAIT_END: failed at once, never waited */
+
+/*
+ * WAIT_BEGIN, WAIT_END and HOLD.
+ *   WAIT_BEGIN: hdr.ts = when the waiter first went off CPU; start_ns = start_locking.
+ *   WAIT_END:   hdr.ts = acquire_returned; start_ns = start_locking; granted_ns set
+ *               when a wakeup handed the lock over (readers, writer handoff).
+ *   HOLD:       hdr.ts = release (or downgrade, or exit); start_ns = when the hold
+ *               began: granted_ns if set, else acquired_ns.
+ * The kernel sends WAIT_END only for waits that sent WAIT_BEGIN or lasted at
+ * least the threshold, and HOLD only for holds that may matter to a stall:
+ * see bpf/lockstall.bpf.c for the exact rules.
+ */
+struct ls_rec_lock {
+	struct ls_hdr hdr;
+	struct ls_task task;
+	struct ls_mm mm;
+	struct ls_op op;
+	__u64 start_ns;
+	__u64 granted_ns;	/* 0: not granted by a wakeup */
+	__u64 acquired_ns;	/* HOLD: acquire_returned; 0 in WAIT_* */
+	__u64 offcpu_ns;	/* HOLD: off CPU while holding, summed in the kernel */
+	__u8 write;		/* lock mode */
+	__u8 success;		/* WAIT_END: acquire_returned's success */
+	__u8 flags;		/* LS_LOCK_F_* */
+	__u8 pad[5];
+};
+
+/* Kernel-side task state flags, copied into records for the engine. */
+#define LS_TASK_F_WAITING	0x01	/* between start_locking and acquire_returned */
+#define LS_TASK_F_HOLDING	0x02	/* holds at least one mmap_lock */
+#define LS_TASK_F_GRANTED	0x04	/* woken while waiting: owns the lock, not yet running */
+
+/*
+ * A context switch on hdr.cpu.  Sent when prev or next is waiting or
+ * holding, and for every switch on a CPU where such a task sits runnable
+ * but not running (so the engine knows who ran instead, and how long).
+ */
+struct ls_rec_switch {
+	struct ls_hdr hdr;
+	struct ls_task prev;
+	struct ls_task next;
+	__u8 prev_runnable;	/* 1: preempted, still on a run queue; 0: went to sleep */
+	__u8 prev_flags;	/* LS_TASK_F_* */
+	__u8 next_flags;
+	__u8 pad[5];
+};
+
+/*
+ * A wakeup of a waiting or holding task.  waker is current at sched_waking:
+ * the releasing task for rwsem handoffs, whatever ran for IRQ wakeups.
+ * target_curr is what ran on target_cpu at that moment (tid 0: unknown).
+ */
+struct ls_rec_wakeup {
+	struct ls_hdr hdr;
+	struct ls_task wakee;
+	struct ls_task waker;
+	struct ls_task target_curr;
+	__u32 target_cpu;
+	__u8 wakee_flags;	/* LS_TASK_F_*, after the wakeup (GRANTED set if it granted) */
+	__u8 pad[3];
+};
+
+/* A waiting or holding task moved to another CPU's run queue while not running. */
+struct ls_rec_migrate {
+	struct ls_hdr hdr;
+	struct ls_task task;
+	struct ls_task dest_curr;	/* what ran on to_cpu at that moment (tid 0: unknown) */
+	__u32 from_cpu;
+	__u32 to_cpu;
+	__u8 flags;		/* LS_TASK_F_* */
+	__u8 pad[7];
+};
+
+/* A task that appeared in earlier records exited: its tid may be reused. */
+struct ls_rec_exit {
+	struct ls_hdr hdr;
+	struct ls_task task;
+	__u8 flags;		/* LS_TASK_F_* at exit */
+	__u8 pad[7];
+};
+
+/* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
+#define LS_HIST_SLOTS 32
+
+enum ls_hist_kind {
+	LS_HIST_WAIT = 0,	/* wait time per waiter process and lock mode */
+	LS_HIST_HOLD = 1,	/* hold time per holder process */
+	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding time per holder process */
+	LS_HIST_KIND_N,
+};
+
+#define LS_HIST_ANY_MODE 0xff	/* ls_hist_key.write for HOLD and OFFCPU */
+
+/* The kernel's histogram map: key and value. */
+struct ls_hist_key {
+	__u32 tgid;
+	__u8 kind;		/* enum ls_hist_kind */
+	__u8 write;		/* 0 read, 1 write, LS_HIST_ANY_MODE */
+	__u8 pad[2];
+};
+
+struct ls_hist {
+	char comm[LS_COMM_LEN];	/* of the task that created the entry */
+	__u64 count;
+	__u64 sum_ns;
+	__u64 slots[LS_HIST_SLOTS];
+};
+
+/* One histogram as the engine receives it: cumulative since the run began. */
+struct ls_rec_hist {
+	struct ls_hdr hdr;
+	struct ls_hist_key key;
+	struct ls_hist hist;
+};
+
+enum ls_mark_kind {
+	LS_MARK_BEGIN = 1,	/* tracing starts: features says what the kernel offers */
+	LS_MARK_INTERVAL = 2,	/* histogram records for an interval are complete */
+	LS_MARK_END = 3,	/* tracing stopped; final histograms came before */
+};
+
+/* ls_rec_mark.features */
+#define LS_FEAT_PER_VMA_LOCK	0x01	/* faults on mmap_lock are per-VMA-lock fallbacks */
+#define LS_FEAT_MEMCG_PATH_ARG	0x02	/* the kernel's mmap_lock tracepoints pass memcg_path */
+
+struct ls_rec_mark {
+	struct ls_hdr hdr;
+	__u32 kind;		/* enum ls_mark_kind */
+	__u32 features;		/* LS_FEAT_*, in LS_MARK_BEGIN */
+};
+
+/* Drops that no in-band lost_before could carry (e.g. after a CPU's last record). */
+struct ls_rec_lost {
+	struct ls_hdr hdr;
+	__u64 count;
+	__u64 first_ns;		/* the span in which they were lost, as far as known */
+	__u64 last_ns;
+};
+
+/* Settings the loader writes into the BPF program's read-only data. */
+struct ls_bpf_config {
+	__u64 min_wait_ns;	/* send WAIT_END without WAIT_BEGIN from this wait time on */
+	__u64 min_hold_ns;	/* send HOLD for on-CPU holds from this hold time on */
+	__u32 self_tgid;	/* lockstall itself: never traced */
+	__u32 pad;
+};
+
+#define LS_ASSERT_SIZE(type, bytes) \
+	_Static_assert(sizeof(struct type) == (bytes), #type " changed size: bump LS_ABI_VERSION"); \
+	_Static_assert(sizeof(struct type) % 8 == 0, #type " must be a multiple of 8 bytes")
+
+LS_ASSERT_SIZE(ls_hdr, 16);
+LS_ASSERT_SIZE(ls_task, 32);
+LS_ASSERT_SIZE(ls_mm, 32);
+LS_ASSERT_SIZE(ls_op, 16);
+LS_ASSERT_SIZE(ls_rec_lock, 136);
+LS_ASSERT_SIZE(ls_rec_switch, 88);
+LS_ASSERT_SIZE(ls_rec_wakeup, 120);
+LS_ASSERT_SIZE(ls_rec_migrate, 96);
+LS_ASSERT_SIZE(ls_rec_exit, 56);
+LS_ASSERT_SIZE(ls_hist, 288);
+LS_ASSERT_SIZE(ls_rec_hist, 312);
+LS_ASSERT_SIZE(ls_rec_mark, 24);
+LS_ASSERT_SIZE(ls_rec_lost, 40);
+LS_ASSERT_SIZE(ls_bpf_config, 24);
+_Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
+
+#endif /* LOCKSTALL_ABI_H */

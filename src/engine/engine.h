@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The analysis engine: records in (struct ls_hdr-framed, see
+ * include/lockstall/abi.h), causal stall records out.
+ *
+ * It is pure C: no libbpf, no /proc, no clock, no printing.  Time comes only
+ * from record timestamps, so a recording replays to the same findings as
+ * the live run, and every finding is unit-testable from a synthetic stream.
+ *
+ * Life cycle:
+ *	engine__new(&opts, sink)	sink receives everything found
+ *	engine__feed(e, rec, len)	for each record, in stream order
+ *	engine__finish(e)		end of stream: summary to the sink
+ *	engine__free(e)
+ */
+#ifndef LOCKSTALL_ENGINE_H
+#define LOCKSTALL_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <lockstall/abi.h>
+
+struct sink;
+
+enum ls_verdict {
+	LS_VERDICT_PRIORITY_INVERSION = 0,	/* a less important holder was off CPU most of the wait */
+	LS_VERDICT_HOLDER_OFF_CPU = 1,		/* a holder as or more important than the waiter was */
+	LS_VERDICT_CONTENTION = 2,		/* holders were on CPU: real work under the lock */
+	LS_VERDICT_UNKNOWN = 3,			/* events were lost in the wait, or no holder was seen */
+	LS_VERDICT_N,
+};
+
+/* Why a holder was not running, or that it was. */
+enum ls_holder_state {
+	LS_STATE_RUNNING = 0,			/* on CPU for most of its hold within the wait */
+	LS_STATE_PREEMPTED = 1,			/* runnable, others ran on its CPU */
+	LS_STATE_BLOCKED = 2,			/* asleep (I/O, another lock, ...) */
+	LS_STATE_GRANTED_NOT_RUNNING = 3,	/* owned the lock from its wakeup, not yet running */
+	LS_STATE_N,
+};
+
+enum ls_role {
+	LS_ROLE_WAITER = 0,
+	LS_ROLE_QUEUED_WRITER = 1,	/* a writer queued ahead of a reader: rwsems are fair */
+	LS_ROLE_HOLDER = 2,
+	LS_ROLE_PREEMPTOR = 3,
+	LS_ROLE_WAKER = 4,
+	LS_ROLE_N,
+};
+
+#define LS_MAX_PREEMPTORS 8	/* per holder, most time first; the rest summed */
+#define LS_MAX_HOLDERS 32	/* per stall; the rest counted */
+#define LS_MAX_HOPS 8
+
+struct ls_preemptor {
+	struct ls_task task;
+	__u64 ns;		/* time it ran on the holder's CPU while the holder waited to run */
+};
+
+struct ls_holder {
+	struct ls_task task;
+	struct ls_op op;	/* what the holder was doing when it took the lock */
+	bool write;
+	bool granted;		/* the hold began by a wakeup handoff */
+	bool downgraded;	/* a write hold that became a read hold */
+	bool released;		/* false: still held when the wait ended (compatible reader) */
+	__u64 hold_start_ns;
+	__u64 hold_end_ns;	/* release, or the wait's end if still held */
+	__u64 held_ns;		/* hold_end_ns - hold_start_ns */
+	__u64 overlap_ns;	/* the part of the hold inside the wait */
+	__u64 offcpu_ns;	/* off CPU while holding, inside the wait */
+	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
+	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
+	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
+	unsigned int n_preempted_by;
+	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
+	bool has_waker;
+	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+};
+
+struct ls_hop {
+	struct ls_task task;
+	enum ls_role role;
+	bool write;		/* WAITER, QUEUED_WRITER, HOLDER: lock mode */
+	__u64 ns;		/* HOLDER: off CPU in the wait; PREEMPTOR: ran instead; else 0 */
+};
+
+/* One causal record per stall: waiter <- lock <- holder(s) <- why. */
+struct ls_stall {
+	__u64 seq;		/* 1, 2, ... in the order found */
+	bool write;		/* mode the waiter asked for */
+	bool acquired;		/* false: the wait ended without the lock (killed, trylock) */
+	__u64 start_ns;
+	__u64 end_ns;
+	__u64 wait_ns;
+	struct ls_mm mm;
+	struct ls_task waiter;
+	struct ls_op op;
+	bool vma_lock_fallback;	/* a page fault that fell back from the per-VMA lock */
+	const struct ls_holder *holders;	/* most off-CPU time first */
+	unsigned int n_holders;
+	unsigned int holders_dropped;	/* beyond LS_MAX_HOLDERS */
+	struct ls_hop chain[LS_MAX_HOPS];
+	unsigned int n_chain;
+	enum ls_verdict verdict;
+	__u64 lost_in_window;	/* records lost while this wait went on */
+};
+
+/* Histograms as the sinks see them (from LS_REC_HIST records). */
+struct ls_hist_entry {
+	struct ls_hist_key key;
+	struct ls_hist hist;
+};
+
+struct ls_hist_set {
+	struct ls_hist_entry *v;
+	size_t n;
+	size_t alloc;
+	__u64 start_ns;		/* the span the counts cover */
+	__u64 end_ns;
+};
+
+struct ls_summary {
+	__u64 start_ns;		/* LS_MARK_BEGIN, else the first record */
+	__u64 end_ns;		/* LS_MARK_END, else the last record */
+	__u64 duration_ns;
+	__u64 stalls;		/* emitted (after the pid filter) */
+	__u64 stalls_by_verdict[LS_VERDICT_N];
+	__u64 events;		/* records fed, of every type */
+	__u64 lost_events;	/* lost_before + LS_REC_LOST */
+	__u64 bad_records;	/* malformed records skipped */
+	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
+	const struct ls_hist_set *hists;	/* cumulative over the run */
+};
+
+struct engine_opts {
+	__u64 threshold_ns;	/* minimum wait worth a stall record */
+	__u32 filter_pid;	/* 0: all; else stalls whose waiter, a holder or the mm's owner is this tgid */
+	__u32 features;		/* LS_FEAT_* when no LS_MARK_BEGIN says */
+};
+
+struct engine;
+
+struct engine *engine__new(const struct engine_opts *opts, struct sink *sink);
+/*
+ * Feed one record.  Returns 0, or a negative errno when the sink failed
+ * (e.g. -EPIPE): malformed records are counted and skipped, never fatal.
+ */
+int engine__feed(struct engine *e, const void *rec, size_t len);
+/* End of stream: send the summary (with cumulative histograms) to the sink. */
+int engine__finish(struct engine *e);
+void engine__summary(const struct engine *e, struct ls_summary *out);
+void engine__free(struct engine *e);
+
+/* Helpers every module shares (src/engine/names.c). */
+const char *ls_verdict_name(enum ls_verdict v);
+const char *ls_state_name(enum ls_holder_state s);
+const char *ls_role_name(enum ls_role r);
+const char *ls_policy_name(unsigned int policy);
+/* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
+const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);
+/* Compare scheduling importance: <0 if a matters less than b, 0 same, >0 more. */
+int ls_task_importance_cmp(const struct ls_task *a, const struct ls_task *b);
+
+#endif /* LOCKSTALL_ENGINE_H */

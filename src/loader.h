@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The BPF side, seen from user space: open, configure, load and attach
+ * bpf/lockstall.bpf.c, then hand its records to a callback.  loader.c is the
+ * only file that includes the skeleton or libbpf.
+ */
+#ifndef LOCKSTALL_LOADER_H
+#define LOCKSTALL_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <lockstall/abi.h>
+
+/* Where records go: engine__feed fits.  A negative return stops polling. */
+typedef int (*ls_record_fn)(void *ctx, const void *rec, size_t len);
+
+struct loader_opts {
+	__u64 threshold_ns;	/* -> ls_bpf_config.min_wait_ns */
+	__u64 min_hold_ns;	/* -> ls_bpf_config.min_hold_ns */
+	bool verbose;		/* libbpf debug output on stderr */
+};
+
+struct loader_stats {
+	__u64 records;		/* delivered from the ring buffer */
+	__u64 drops;		/* records the BPF side could not reserve, all CPUs */
+	__u64 bytes;
+};
+
+struct loader;
+
+/*
+ * Check privileges and kernel support, load and attach.  On failure prints
+ * one line on stderr naming what failed and what to do, and returns a
+ * negative errno (-EPERM, -ENOTSUP, ...).
+ */
+int loader__open(struct loader **out, const struct loader_opts *opts);
+/* LS_FEAT_* of the running kernel, known after loader__open. */
+__u32 loader__features(const struct loader *l);
+/*
+ * Deliver what the ring buffer holds, waiting up to timeout_ms for the first
+ * record.  Returns records delivered, or the callback's negative return, or
+ * a negative errno.  -EINTR is returned as 0.
+ */
+int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx);
+/*
+ * Deliver every histogram as an LS_REC_HIST record, then an LS_REC_MARK of
+ * the given kind, stamped with CLOCK_MONOTONIC now.  Also delivers an
+ * LS_REC_LOST for drops no record has reported in band yet.
+ */
+int loader__emit_histograms(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx);
+/* An LS_REC_MARK of this kind stamped now (LS_MARK_BEGIN carries features). */
+int loader__emit_mark(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx);
+void loader__stats(const struct loader *l, struct loader_stats *out);
+void loader__free(struct loader *l);
+
+#endif /* LOCKSTALL_LOADER_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Small helpers every module shares.  Each exists once, here (util.c).
+ */
+#ifndef LOCKSTALL_UTIL_H
+#define LOCKSTALL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+
+/*
+ * Parse a duration with a unit: "500us", "10ms", "1s", "2m", "250ns"; a bare
+ * number means default_unit_ns of them.  Returns 0 or -EINVAL (empty, junk,
+ * negative, overflow).
+ */
+int ls_parse_duration(const char *s, __u64 default_unit_ns, __u64 *out_ns);
+
+/* "12.3ms", "850us", "1.20s": for people, into buf, returned. */
+const char *ls_format_duration(__u64 ns, char *buf, size_t len);
+
+/* Strict unsigned integer parse (whole string, base 10); -EINVAL / -ERANGE. */
+int ls_parse_u64(const char *s, __u64 max, __u64 *out);
+
+/*
+ * A comm as printable text: bytes up to the first NUL (at most 16);
+ * control characters, backslash and non-ASCII become \xNN.  buf should be
+ * at least LS_COMM_TEXT_LEN.
+ */
+#define LS_COMM_TEXT_LEN (16 * 4 + 1)
+const char *ls_comm_text(const char comm[16], char *buf, size_t len);
+
+/*
+ * Write bytes as a JSON string (with the quotes) to f: valid JSON whatever
+ * the bytes are; invalid UTF-8 bytes are written as \u00XX of their value.
+ */
+void ls_json_str(FILE *f, const char *s, size_t maxlen);
+
+/* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
+__u64 ls_now_ns(void);
+
+#endif /* LOCKSTALL_UTIL_H */
