@@ -24,6 +24,7 @@ struct loader_stats {
 	__u64 records;		/* delivered from the ring buffer */
 	__u64 drops;		/* records the BPF side could not reserve, all CPUs */
 	__u64 bytes;
+	__u64 hist_misses;	/* waits/holds not in the histograms: their map was full */
 };
 
 struct loader;

@@ -17,8 +17,9 @@
 
 /*
  * Parse a duration with a unit: "500us", "10ms", "1s", "2m", "250ns"; a bare
- * number means default_unit_ns of them.  Returns 0 or -EINVAL (empty, junk,
- * negative, overflow).
+ * number means default_unit_ns of them; default_unit_ns 0 makes the unit
+ * required.  A fraction is allowed ("1.5ms").  Returns 0 or -EINVAL (empty,
+ * junk, blanks, sign, overflow).
  */
 int ls_parse_duration(const char *s, __u64 default_unit_ns, __u64 *out_ns);
 
@@ -38,7 +39,11 @@ const char *ls_comm_text(const char comm[16], char *buf, size_t len);
 
 /*
  * Write bytes as a JSON string (with the quotes) to f: valid JSON whatever
- * the bytes are; invalid UTF-8 bytes are written as \u00XX of their value.
+ * the bytes are.  Bytes up to the first NUL, at most maxlen.  '"' and '\\'
+ * are backslash-escaped; bytes below 0x20 and 0x7f become \u00XX; well-formed
+ * UTF-8 sequences pass through; every other byte >= 0x80 becomes \u00XX of
+ * its value, i.e. is read as Latin-1: a lone 0xff decodes to U+00FF, which
+ * a reader cannot tell from a real U+00FF (lossy for invalid UTF-8 only).
  */
 void ls_json_str(FILE *f, const char *s, size_t maxlen);
 

@@ -27,6 +27,7 @@ struct sink_ops {
 struct sink_opts {
 	unsigned int top;	/* histograms printed per kind, most total time first; 0: all */
 	__u32 filter_pid;	/* histograms of this tgid only; 0: all */
+	__u64 t0_ns;		/* text time column counts from here (run start); 0: first record seen */
 };
 
 struct sink {

@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall, kernel side: follow every task that waits for or holds an
+ * mm->mmap_lock, and tell user space when such a task goes off CPU, is woken,
+ * migrates or exits, and who runs in its place.  src/engine/DESIGN.md is the
+ * contract; the exact sending rules are here:
+ *
+ *  WAIT_BEGIN  at the first switch-out of a wait (start_locking .. acquire_returned).
+ *  WAIT_END    at acquire_returned when the wait went off CPU (so a WAIT_BEGIN
+ *              was at least attempted) or lasted at least cfg.min_wait_ns; at
+ *              exit for a wait that went off CPU (LS_LOCK_F_EXITED).
+ *  HOLD        at release when the holder was off CPU while holding, or was
+ *              granted, or held at least cfg.min_hold_ns (a write hold that
+ *              ends in a downgrade follows the same rule, with
+ *              LS_LOCK_F_DOWNGRADED); always for a hold open at exit
+ *              (LS_LOCK_F_EXITED).
+ *  SWITCH      when prev or next waits, holds or is granted, or watch[cpu] > 0.
+ *  WAKEUP      when the wakee waits or holds.
+ *  MIGRATE     when the task raised a watch, or waits or holds while queued.
+ *  EXIT        at sched_process_exit of a task that appeared with lock state
+ *              in a record; again at its final switch (TASK_DEAD) if it took
+ *              the lock after sched_process_exit (exit_mm) and was seen again.
+ *
+ * Histograms count every wait (except a trylock that failed at once) and
+ * every hold, whether or not a record was sent for it; the off-CPU one
+ * counts the holds that went off CPU.
+ */
+#include "vmlinux_min.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <lockstall/abi.h>
+#include "log2.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile struct ls_bpf_config cfg = {};
+
+/* ls_wait_state.flags */
+#define LS_W_ACTIVE	0x01
+#define LS_W_BEGIN_SENT	0x02
+#define LS_W_GRANTED	0x04	/* woken while waiting: the lock is ours */
+#define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
+
+/* ls_hold_state.flags */
+#define LS_H_ACTIVE	0x01
+#define LS_H_GRANTED	0x02
+
+struct ls_wait_state {
+	__u64 mm;
+	__u64 start_ns;
+	__u64 granted_ns;
+	__u64 granted_offcpu_ns;	/* granted but not running: counted into the hold */
+	struct ls_op op;
+	__u8 write;
+	__u8 flags;		/* LS_W_* */
+	__u8 pad[6];
+};
+
+struct ls_hold_state {
+	__u64 mm;
+	__u64 acquired_ns;
+	__u64 granted_ns;
+	__u64 offcpu_ns;
+	struct ls_op op;
+	__u8 write;
+	__u8 flags;		/* LS_H_* */
+	__u8 pad[6];
+};
+
+/* Created zeroed, so every "none" below is 0. */
+struct ls_task_state {
+	struct ls_wait_state wait;
+	/* Two: dup_mmap() holds the parent's and the child's lock at once. */
+	struct ls_hold_state hold[2];
+	__u64 offcpu_start_ns;	/* 0: on CPU, or not waiting/holding when it left */
+	__u64 pf_ip;		/* the last user page fault (pf_ip 0: none) */
+	__u64 pf_sp;
+	__u64 pf_addr;
+	__u64 pf_err;
+	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
+	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
+	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ls_task_state);
+} task_state SEC(".maps");
+
+/*
+ * Per CPU: n counts tasks runnable there, not running, while holding or
+ * granted the lock; curr is the task that CPU switched to last.  A plain
+ * array, not per-CPU, since a wakeup on one CPU raises another CPU's count
+ * and reads its curr; one cache line each so the switch path of one CPU
+ * does not bounce another's line.  BPF_F_MMAPABLE for its page-aligned
+ * values: a plain array's start 56 bytes into a line (6.18), so every
+ * entry would straddle two.
+ *
+ * curr stands in for rq->curr: the per-CPU runqueues variable is a typed
+ * ksym, which only kernels with CONFIG_KALLSYMS_ALL can resolve.
+ */
+struct ls_watch {
+	__u64 n;
+	__u64 curr;		/* task_struct address; 0 until the CPU switched once */
+	__u64 pad[6];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024);	/* the loader sets the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, struct ls_watch);
+} watch SEC(".maps");
+
+struct ls_drops {
+	__u64 pending;		/* since this CPU's last record: its next lost_before */
+	__u64 total;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ls_drops);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ls_hist_key);
+	__type(value, struct ls_hist);
+} hists SEC(".maps");
+
+/* A zeroed ls_hist to insert from: 288 bytes do not belong on the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ls_hist);
+} hist_init SEC(".maps");
+
+/* hist_misses goes into loader_stats; hold_overflows is for bpftool map dump. */
+__u64 hist_misses = 0;		/* samples lost: the histogram map was full */
+__u64 hold_overflows = 0;	/* holds not followed: both slots busy */
+
+static __always_inline __u32 ls_task_cpu(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return t->thread_info.cpu;
+	return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
+}
+
+/* t must be a BTF pointer (argument, or loaded from one): plain loads. */
+static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct *t)
+{
+	const __u64 *comm = (const __u64 *)t->comm;
+	__u64 *dst = (__u64 *)out->comm;
+
+	out->tid = t->pid;
+	out->tgid = t->tgid;
+	out->prio = t->prio;
+	out->policy = t->policy;
+	out->nice = t->static_prio - 120;
+	out->rt_prio = t->rt_priority;
+	dst[0] = comm[0];
+	dst[1] = comm[1];
+}
+
+/*
+ * What runs on another CPU: only an address, which may have exited since,
+ * so probe reads.  tid stays 0 (unknown) if the CPU has not switched yet.
+ */
+static __always_inline void ls_task_fill_cpu_curr(struct ls_task *out, __u32 cpu)
+{
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+	struct task_struct *t;
+
+	if (!w || !w->curr)
+		return;
+	t = (struct task_struct *)w->curr;
+	out->tid = BPF_CORE_READ(t, pid);
+	out->tgid = BPF_CORE_READ(t, tgid);
+	out->prio = BPF_CORE_READ(t, prio);
+	out->policy = BPF_CORE_READ(t, policy);
+	out->nice = BPF_CORE_READ(t, static_prio) - 120;
+	out->rt_prio = BPF_CORE_READ(t, rt_priority);
+	BPF_CORE_READ_INTO(&out->comm, t, comm);
+}
+
+/* The process's name: its leader's comm, which exec renames. */
+static __always_inline void ls_process_comm(char *out, struct task_struct *t)
+{
+	struct task_struct *leader = t->group_leader;
+	const __u64 *comm = (const __u64 *)leader->comm;
+	__u64 *dst = (__u64 *)out;
+
+	dst[0] = comm[0];
+	dst[1] = comm[1];
+}
+
+/*
+ * mm is only an address here (kept in task storage), so probe reads.  Owner
+ * is mm->owner when the kernel has it (CONFIG_MEMCG), else t when mm is t's.
+ */
+static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_struct *t)
+{
+	struct mm_struct *m = (struct mm_struct *)mm;
+	struct task_struct *owner = NULL;
+
+	out->id = mm;
+	if (bpf_core_field_exists(m->owner))
+		owner = BPF_CORE_READ(m, owner);
+	if (owner) {
+		out->tgid = BPF_CORE_READ(owner, tgid);
+		BPF_CORE_READ_INTO(&out->comm, owner, group_leader, comm);
+	} else if ((__u64)t->mm == mm) {
+		ls_process_comm(out->comm, t);
+		out->tgid = t->tgid;
+	}
+}
+
+static __always_inline struct ls_task_state *ls_state_get(struct task_struct *t, bool create)
+{
+	return bpf_task_storage_get(&task_state, t, NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+static __always_inline bool ls_holding(const struct ls_task_state *st)
+{
+	return (st->hold[0].flags | st->hold[1].flags) & LS_H_ACTIVE;
+}
+
+static __always_inline __u8 ls_state_flags(const struct ls_task_state *st)
+{
+	__u8 f = 0;
+
+	if (st->wait.flags & LS_W_ACTIVE) {
+		f |= LS_TASK_F_WAITING;
+		if (st->wait.flags & LS_W_GRANTED)
+			f |= LS_TASK_F_GRANTED;
+	}
+	if (ls_holding(st))
+		f |= LS_TASK_F_HOLDING;
+	return f;
+}
+
+static __always_inline void ls_watch_add(__u32 cpu, __u64 delta)
+{
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+
+	/* Raised on one CPU, lowered on another: atomics. */
+	if (w)
+		__sync_fetch_and_add(&w->n, delta);
+}
+
+static __always_inline void ls_watch_raise(struct ls_task_state *st, __u32 cpu)
+{
+	__u32 slot = st->watch_slot;
+
+	if (slot == cpu + 1)
+		return;
+	if (slot)
+		ls_watch_add(slot - 1, (__u64)-1);
+	ls_watch_add(cpu, 1);
+	st->watch_slot = cpu + 1;
+}
+
+static __always_inline void ls_watch_lower(struct ls_task_state *st)
+{
+	__u32 slot = st->watch_slot;
+
+	if (!slot)
+		return;
+	ls_watch_add(slot - 1, (__u64)-1);
+	st->watch_slot = 0;
+}
+
+/* The switch path's one array access: note next as curr, read the count. */
+static __always_inline bool ls_switch_watched(__u32 cpu, struct task_struct *next)
+{
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+
+	if (!w)
+		return false;
+	w->curr = (__u64)next;
+	return (__s64)w->n > 0;
+}
+
+/*
+ * Every record goes through here: reserve, zero, stamp.  A failed reserve
+ * is counted twice: pending goes into this CPU's next record as lost_before
+ * (the engine learns where the hole is), total is for the loader.
+ */
+static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
+{
+	__u32 zero = 0;
+	struct ls_drops *d = bpf_map_lookup_elem(&drops, &zero);
+	struct ls_hdr *h;
+	__u64 lost = 0;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		if (d) {
+			d->pending++;
+			d->total++;
+		}
+		return NULL;
+	}
+	__builtin_memset(h, 0, size);
+	if (d) {
+		lost = d->pending;
+		d->pending = 0;
+	}
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->lost_before = lost > 0xffff ? 0xffff : lost;
+	h->ts = now;
+	return h;
+}
+
+/*
+ * Wake the reader only when a good part of the ring is full: it polls at
+ * least every 100 ms anyway, and a wakeup per record would make lockstall
+ * preempt the very tasks it watches (each SWITCH waking the reader, whose
+ * run is another SWITCH on a watched CPU).
+ */
+#define LS_RB_WAKEUP_BYTES (1 << 20)
+
+static __always_inline void ls_emit_submit(void *rec)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(rec, avail >= LS_RB_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_struct *t, __u64 mm,
+					 const struct ls_op *op, __u64 start_ns, __u64 granted_ns,
+					 __u64 acquired_ns, __u64 offcpu_ns, __u8 write,
+					 __u8 success, __u8 flags)
+{
+	struct ls_rec_lock *r = ls_emit_reserve(type, sizeof(*r), now);
+
+	if (!r)
+		return false;
+	ls_task_fill(&r->task, t);
+	ls_mm_fill(&r->mm, mm, t);
+	r->op = *op;
+	r->start_ns = start_ns;
+	r->granted_ns = granted_ns;
+	r->acquired_ns = acquired_ns;
+	r->offcpu_ns = offcpu_ns;
+	r->write = write;
+	r->success = success;
+	r->flags = flags;
+	ls_emit_submit(r);
+	return true;
+}
+
+static __always_inline void ls_hist_add(struct task_struct *t, __u8 kind, __u8 write, __u64 ns)
+{
+	struct ls_hist_key key = {};
+	struct ls_hist *h;
+	__u32 slot;
+
+	key.tgid = t->tgid;
+	key.kind = kind;
+	key.write = write;
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		__u32 zero = 0;
+		struct ls_hist *init = bpf_map_lookup_elem(&hist_init, &zero);
+
+		if (!init)
+			return;
+		/* Only comm is ever written in the template; the counts stay 0. */
+		ls_process_comm(init->comm, t);
+		/* -EEXIST when another CPU created it first: the lookup finds theirs. */
+		bpf_map_update_elem(&hists, &key, init, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (!h) {
+			__sync_fetch_and_add(&hist_misses, 1);
+			return;
+		}
+	} else {
+		/* A fork's first lock made it; after exec the process has a new name. */
+		ls_process_comm(h->comm, t);
+	}
+	slot = ls_hist_slot(ns);
+	/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
+	asm volatile("" : "+r"(slot));
+	slot &= LS_HIST_SLOTS - 1;
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->sum_ns, ns);
+	__sync_fetch_and_add(&h->slots[slot], 1);
+}
+
+/* What the current task was doing when it asked for the lock. */
+static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
+				       const struct ls_task_state *st)
+{
+	struct pt_regs *regs;
+	__u64 ip, sp, orig_ax;
+
+	op->addr = 0;
+	op->syscall = -1;
+	op->kind = LS_OP_UNKNOWN;
+	op->fault_flags = 0;
+	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs)
+		return;
+	ip = regs->ip;
+	sp = regs->sp;
+	orig_ax = regs->orig_ax;
+	/*
+	 * In a user fault the saved user regs are the fault's, and the x86
+	 * exception entry sets orig_ax to -1 (no syscall to restart); in a
+	 * syscall, orig_ax is its number.  Checking orig_ax keeps a syscall
+	 * whose user ip and sp happen to equal an earlier fault's (the
+	 * instruction after a syscall faulted) from passing for that fault.
+	 */
+	if (st->pf_ip && ip == st->pf_ip && sp == st->pf_sp && (__s64)orig_ax == -1) {
+		op->kind = LS_OP_PAGE_FAULT;
+		op->addr = st->pf_addr;
+		op->fault_flags = st->pf_err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
+		return;
+	}
+	op->kind = LS_OP_SYSCALL;
+	op->syscall = (__s32)orig_ax;
+}
+
+static __always_inline bool ls_is_self(struct task_struct *cur)
+{
+	return cfg.self_tgid && (__u32)cur->tgid == cfg.self_tgid;
+}
+
+static __always_inline struct ls_hold_state *ls_hold_slot(struct ls_task_state *st, __u64 mm)
+{
+	/*
+	 * A task cannot hold one mm twice, so an active slot on the same mm is
+	 * a hold whose release we missed (e.g. a non-owner release): reuse it.
+	 */
+	if (!(st->hold[0].flags & LS_H_ACTIVE) || st->hold[0].mm == mm)
+		return &st->hold[0];
+	if (!(st->hold[1].flags & LS_H_ACTIVE) || st->hold[1].mm == mm)
+		return &st->hold[1];
+	__sync_fetch_and_add(&hold_overflows, 1);
+	return NULL;
+}
+
+static __always_inline void ls_hold_end(struct ls_task_state *st, struct ls_hold_state *h,
+					struct task_struct *t, __u64 now, __u8 end_flags)
+{
+	__u64 start = h->granted_ns ? h->granted_ns : h->acquired_ns;
+	__u64 held = now > start ? now - start : 0;
+	__u8 flags = end_flags;
+
+	ls_hist_add(t, LS_HIST_HOLD, LS_HIST_ANY_MODE, held);
+	/* Its count is of holds that went off CPU: zeros would drown them. */
+	if (h->offcpu_ns)
+		ls_hist_add(t, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, h->offcpu_ns);
+	if (h->flags & LS_H_GRANTED)
+		flags |= LS_LOCK_F_GRANTED;
+	/*
+	 * A downgrade alone is no reason to send: on 6.18 every munmap
+	 * downgrades, and a short on-CPU write hold cannot explain a stall.
+	 */
+	if ((flags & ~LS_LOCK_F_DOWNGRADED) || h->offcpu_ns || held >= cfg.min_hold_ns) {
+		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, &h->op, start, h->granted_ns,
+				 h->acquired_ns, h->offcpu_ns, h->write, 1, flags))
+			st->seen = 1;
+	}
+	h->flags = 0;
+}
+
+/* Lock tracepoints -------------------------------------------------------- */
+
+static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ls_task_state *st;
+	struct ls_wait_state *w;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = ls_state_get(cur, true);
+	if (!st)
+		return 0;
+	w = &st->wait;
+	w->mm = (__u64)mm;
+	w->start_ns = bpf_ktime_get_ns();
+	w->granted_ns = 0;
+	w->granted_offcpu_ns = 0;
+	w->write = write;
+	w->flags = LS_W_ACTIVE;
+	ls_op_fill(&w->op, cur, st);
+	return 0;
+}
+
+static __always_inline void ls_wait_end(struct ls_task_state *st, struct task_struct *cur,
+					__u64 now, bool success)
+{
+	struct ls_wait_state *w = &st->wait;
+	struct ls_hold_state *h;
+	__u64 waited = now > w->start_ns ? now - w->start_ns : 0;
+	/* A failed wait was not granted, whatever woke it (a fatal signal). */
+	bool granted = success && (w->flags & LS_W_GRANTED);
+	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
+	__u8 flags = 0;
+
+	if (!trylock)
+		ls_hist_add(cur, LS_HIST_WAIT, w->write, waited);
+	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
+		if (w->flags & LS_W_BEGIN_SENT)
+			flags |= LS_LOCK_F_BEGIN_SENT;
+		if (granted)
+			flags |= LS_LOCK_F_GRANTED;
+		if (trylock)
+			flags |= LS_LOCK_F_TRYLOCK;
+		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, &w->op, w->start_ns,
+				 granted ? w->granted_ns : 0, 0, 0, w->write, success, flags))
+			st->seen = 1;
+	}
+	w->flags = 0;
+	if (!success)
+		return;
+	h = ls_hold_slot(st, w->mm);
+	if (!h)
+		return;
+	h->mm = w->mm;
+	h->acquired_ns = now;
+	h->granted_ns = granted ? w->granted_ns : 0;
+	h->offcpu_ns = granted ? w->granted_offcpu_ns : 0;
+	h->op = w->op;
+	h->write = w->write;
+	h->flags = LS_H_ACTIVE | (granted ? LS_H_GRANTED : 0);
+}
+
+static __always_inline int ls_on_acquire_returned(struct mm_struct *mmp, bool write, bool success)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ls_task_state *st;
+	struct ls_hold_state *h;
+	__u64 mm = (__u64)mmp, now;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = ls_state_get(cur, false);
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.mm == mm) {
+		ls_wait_end(st, cur, now, success);
+		return 0;
+	}
+	/* mmap_write_downgrade(): acquire_returned(read) with no start_locking. */
+	if (write || !success)
+		return 0;
+	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm && st->hold[0].write)
+		h = &st->hold[0];
+	else if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm && st->hold[1].write)
+		h = &st->hold[1];
+	else
+		return 0;
+	ls_hold_end(st, h, cur, now, LS_LOCK_F_DOWNGRADED);
+	h->acquired_ns = now;
+	h->granted_ns = 0;
+	h->offcpu_ns = 0;
+	h->write = 0;
+	h->flags = LS_H_ACTIVE;
+	return 0;
+}
+
+static __always_inline int ls_on_released(struct mm_struct *mmp, bool write)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ls_task_state *st;
+	struct ls_hold_state *h;
+	__u64 mm = (__u64)mmp;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = ls_state_get(cur, false);
+	if (!st)
+		return 0;
+	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm)
+		h = &st->hold[0];
+	else if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm)
+		h = &st->hold[1];
+	else
+		return 0;	/* began before we attached */
+	ls_hold_end(st, h, cur, bpf_ktime_get_ns(), 0);
+	return 0;
+}
+
+/* 6.8+: (mm, write[, success]) */
+SEC("tp_btf/mmap_lock_start_locking")
+int BPF_PROG(ls_start_locking, struct mm_struct *mm, bool write)
+{
+	return ls_on_start_locking(mm, write);
+}
+
+SEC("tp_btf/mmap_lock_acquire_returned")
+int BPF_PROG(ls_acquire_returned, struct mm_struct *mm, bool write, bool success)
+{
+	return ls_on_acquire_returned(mm, write, success);
+}
+
+SEC("tp_btf/mmap_lock_released")
+int BPF_PROG(ls_released, struct mm_struct *mm, bool write)
+{
+	return ls_on_released(mm, write);
+}
+
+/* Older kernels: (mm, memcg_path, write[, success]).  The loader picks one set. */
+SEC("tp_btf/mmap_lock_start_locking")
+int BPF_PROG(ls_start_locking_memcg, struct mm_struct *mm, const char *memcg_path, bool write)
+{
+	return ls_on_start_locking(mm, write);
+}
+
+SEC("tp_btf/mmap_lock_acquire_returned")
+int BPF_PROG(ls_acquire_returned_memcg, struct mm_struct *mm, const char *memcg_path, bool write,
+	     bool success)
+{
+	return ls_on_acquire_returned(mm, write, success);
+}
+
+SEC("tp_btf/mmap_lock_released")
+int BPF_PROG(ls_released_memcg, struct mm_struct *mm, const char *memcg_path, bool write)
+{
+	return ls_on_released(mm, write);
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(ls_page_fault_user, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ls_task_state *st;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = ls_state_get(cur, true);
+	if (!st)
+		return 0;
+	st->pf_ip = regs->ip;
+	st->pf_sp = regs->sp;
+	st->pf_addr = address;
+	st->pf_err = error_code;
+	return 0;
+}
+
+/* Scheduler tracepoints ----------------------------------------------------- */
+
+static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_struct *t,
+					 __u64 now, __u8 flags)
+{
+	struct ls_rec_exit *r = ls_emit_reserve(LS_REC_EXIT, sizeof(*r), now);
+
+	st->seen = 0;
+	if (!r)
+		return;
+	ls_task_fill(&r->task, t);
+	r->flags = flags;
+	ls_emit_submit(r);
+}
+
+/*
+ * The hot path.  Tasks without lock state cost two storage lookups and one
+ * array read; nothing is sent unless prev or next has state or this CPU has
+ * a runnable holder waiting to run.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_task_state *ps = ls_state_get(prev, false);
+	struct ls_task_state *ns = ls_state_get(next, false);
+	__u8 pf = ps ? ls_state_flags(ps) : 0;
+	__u8 pf_after = pf;
+	__u8 nf = ns ? ls_state_flags(ns) : 0;
+	bool runnable = preempt || prev_state == TASK_RUNNING;
+	struct ls_rec_switch *r;
+	__u64 now = 0;
+
+	if (pf) {
+		struct ls_wait_state *w = &ps->wait;
+
+		now = bpf_ktime_get_ns();
+		ps->offcpu_start_ns = now;
+		if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
+			w->flags |= LS_W_WENT_OFF;
+			if (ls_emit_lock(LS_REC_WAIT_BEGIN, now, prev, w->mm, &w->op, w->start_ns,
+					 w->granted_ns, 0, 0, w->write, 0,
+					 (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0))
+				w->flags |= LS_W_BEGIN_SENT;
+		}
+		/* Asleep again before acquire_returned: the wakeup did not grant it. */
+		if ((w->flags & LS_W_GRANTED) && !runnable) {
+			w->flags &= ~LS_W_GRANTED;
+			w->granted_ns = 0;
+			w->granted_offcpu_ns = 0;
+		}
+		pf_after = ls_state_flags(ps);
+		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
+			ls_watch_raise(ps, cpu);
+		else
+			ls_watch_lower(ps);
+	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
+		/* Took the lock after sched_process_exit (exit_mm): its last word. */
+		now = bpf_ktime_get_ns();
+		ls_emit_exit(ps, prev, now, 0);
+	}
+
+	if (ns && (ns->offcpu_start_ns || ns->watch_slot)) {
+		__u64 start = ns->offcpu_start_ns;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		if (start && now > start) {
+			__u64 off = now - start;
+			struct ls_wait_state *w = &ns->wait;
+
+			if (ns->hold[0].flags & LS_H_ACTIVE)
+				ns->hold[0].offcpu_ns += off;
+			if (ns->hold[1].flags & LS_H_ACTIVE)
+				ns->hold[1].offcpu_ns += off;
+			if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) ==
+			    (LS_W_ACTIVE | LS_W_GRANTED)) {
+				if (w->granted_ns > start)
+					start = w->granted_ns;
+				if (now > start)
+					w->granted_offcpu_ns += now - start;
+			}
+		}
+		ns->offcpu_start_ns = 0;
+		ls_watch_lower(ns);
+	}
+
+	if (!ls_switch_watched(cpu, next) && !pf && !nf)
+		return 0;
+	if (!now)
+		now = bpf_ktime_get_ns();
+	r = ls_emit_reserve(LS_REC_SWITCH, sizeof(*r), now);
+	if (!r)
+		return 0;
+	ls_task_fill(&r->prev, prev);
+	ls_task_fill(&r->next, next);
+	r->prev_runnable = runnable;
+	r->prev_flags = pf_after;
+	r->next_flags = nf;
+	ls_emit_submit(r);
+	if (pf)
+		ps->seen = 1;
+	if (nf)
+		ns->seen = 1;
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ls_sched_waking, struct task_struct *p)
+{
+	struct ls_task_state *st = ls_state_get(p, false);
+
+	if (!st || !ls_state_flags(st))
+		return 0;
+	ls_task_fill(&st->waker, bpf_get_current_task_btf());
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
+{
+	struct ls_task_state *st = ls_state_get(p, false);
+	struct ls_rec_wakeup *r;
+	__u32 cpu;
+	__u64 now;
+	__u8 f;
+
+	if (!st)
+		return 0;
+	f = ls_state_flags(st);
+	if (!f)
+		return 0;
+	cpu = ls_task_cpu(p);
+	now = bpf_ktime_get_ns();
+	if ((f & (LS_TASK_F_WAITING | LS_TASK_F_GRANTED)) == LS_TASK_F_WAITING) {
+		st->wait.flags |= LS_W_GRANTED;
+		st->wait.granted_ns = now;
+		st->wait.granted_offcpu_ns = 0;
+		f |= LS_TASK_F_GRANTED;
+	}
+	/* Only if it is off CPU: a task woken before it switched out keeps running. */
+	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns)
+		ls_watch_raise(st, cpu);
+
+	r = ls_emit_reserve(LS_REC_WAKEUP, sizeof(*r), now);
+	if (r) {
+		ls_task_fill(&r->wakee, p);
+		r->waker = st->waker;
+		ls_task_fill_cpu_curr(&r->target_curr, cpu);
+		r->target_cpu = cpu;
+		r->wakee_flags = f;
+		ls_emit_submit(r);
+		st->seen = 1;
+	}
+	st->waker.tid = 0;
+	st->waker.tgid = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
+{
+	struct ls_task_state *st = ls_state_get(p, false);
+	struct ls_rec_migrate *r;
+	bool raised;
+	__u8 f;
+
+	if (!st)
+		return 0;
+	f = ls_state_flags(st);
+	raised = st->watch_slot != 0;
+	/* A wakeup's migration (not on_rq yet) is told by WAKEUP.target_cpu. */
+	if (!raised && !(f && p->on_rq))
+		return 0;
+	if (raised)
+		ls_watch_raise(st, dest_cpu);
+	r = ls_emit_reserve(LS_REC_MIGRATE, sizeof(*r), bpf_ktime_get_ns());
+	if (!r)
+		return 0;
+	ls_task_fill(&r->task, p);
+	ls_task_fill_cpu_curr(&r->dest_curr, dest_cpu);
+	r->from_cpu = ls_task_cpu(p);
+	r->to_cpu = dest_cpu;
+	r->flags = f;
+	ls_emit_submit(r);
+	if (f)
+		st->seen = 1;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
+{
+	struct ls_task_state *st = ls_state_get(p, false);
+	struct ls_wait_state *w;
+	__u64 now;
+	__u8 f;
+
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	f = ls_state_flags(st);
+	ls_watch_lower(st);
+	if (st->hold[0].flags & LS_H_ACTIVE)
+		ls_hold_end(st, &st->hold[0], p, now, LS_LOCK_F_EXITED);
+	if (st->hold[1].flags & LS_H_ACTIVE)
+		ls_hold_end(st, &st->hold[1], p, now, LS_LOCK_F_EXITED);
+	w = &st->wait;
+	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
+		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, &w->op, w->start_ns, 0, 0, 0,
+				 w->write, 0,
+				 LS_LOCK_F_EXITED |
+				 ((w->flags & LS_W_BEGIN_SENT) ? LS_LOCK_F_BEGIN_SENT : 0)))
+			st->seen = 1;
+	}
+	w->flags = 0;
+	st->offcpu_start_ns = 0;
+	st->waker.tid = 0;
+	if (st->seen)
+		ls_emit_exit(st, p, now, f);
+	return 0;
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * argv -> struct ls_config.
+ *
+ * A small parser of our own rather than getopt_long(): getopt keeps its
+ * state in globals (optind, opterr) and prints its own messages, and we
+ * want every mistake to get one line that says what is wrong and what to
+ * type instead, from a function the unit tests can call again and again.
+ *
+ * Accepted forms: "-t 10ms", "-t10ms", "--threshold 10ms",
+ * "--threshold=10ms"; options and positionals in any order; "--" ends
+ * the options.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include "cli.h"
+#include "util.h"
+
+enum opt_id {
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_DURATION,
+	OPT_THRESHOLD,
+	OPT_PID,
+	OPT_JSON,
+	OPT_TOP,
+	OPT_VERBOSE,
+	OPT_OUTPUT,
+	OPT_FORCE,
+	OPT_NO_CMDLINE,
+	OPT_FORMAT,
+	OPT_FROM,
+	OPT_TO,
+};
+
+struct opt_def {
+	char short_name;	/* 0: long only */
+	const char *long_name;
+	bool has_arg;
+	enum opt_id id;
+};
+
+static const struct opt_def top_opts[] = {
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "version", false, OPT_VERSION },
+};
+
+static const struct opt_def watch_opts[] = {
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "version", false, OPT_VERSION },
+	{ 'd', "duration", true, OPT_DURATION },
+	{ 't', "threshold", true, OPT_THRESHOLD },
+	{ 'p', "pid", true, OPT_PID },
+	{ 0, "json", false, OPT_JSON },
+	{ 0, "top", true, OPT_TOP },
+	{ 'v', "verbose", false, OPT_VERBOSE },
+	{ 'o', "output", true, OPT_OUTPUT },
+	{ 0, "force", false, OPT_FORCE },
+	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+};
+
+static const struct opt_def record_opts[] = {
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "version", false, OPT_VERSION },
+	{ 'o', "output", true, OPT_OUTPUT },
+	{ 'd', "duration", true, OPT_DURATION },
+	{ 't', "threshold", true, OPT_THRESHOLD },
+	{ 'p', "pid", true, OPT_PID },
+	{ 0, "force", false, OPT_FORCE },
+	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 'v', "verbose", false, OPT_VERBOSE },
+};
+
+static const struct opt_def report_opts[] = {
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "version", false, OPT_VERSION },
+	{ 0, "format", true, OPT_FORMAT },
+	{ 0, "json", false, OPT_JSON },
+	{ 'o', "output", true, OPT_OUTPUT },
+	{ 0, "force", false, OPT_FORCE },
+	{ 't', "threshold", true, OPT_THRESHOLD },
+	{ 'p', "pid", true, OPT_PID },
+	{ 0, "top", true, OPT_TOP },
+	{ 0, "from", true, OPT_FROM },
+	{ 0, "to", true, OPT_TO },
+};
+
+static const struct {
+	const char *name;
+	enum ls_command cmd;
+	const struct opt_def *opts;
+	size_t n_opts;
+	int max_pos;		/* positionals */
+} commands[] = {
+	{ "watch", LS_CMD_WATCH, watch_opts, ARRAY_SIZE(watch_opts), 2 },
+	{ "record", LS_CMD_RECORD, record_opts, ARRAY_SIZE(record_opts), 0 },
+	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), 1 },
+};
+
+static const char *cmd_name(enum ls_command cmd)
+{
+	switch (cmd) {
+	case LS_CMD_WATCH:
+		return " watch";
+	case LS_CMD_RECORD:
+		return " record";
+	case LS_CMD_REPORT:
+		return " report";
+	case LS_CMD_NONE:
+		break;
+	}
+	return "";
+}
+
+/* One line: what is wrong, how to put it right, and where to read more. */
+__attribute__((format(printf, 3, 4)))
+static int usage_error(FILE *err, enum ls_command cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(err, "lockstall: ");
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fprintf(err, " (see 'lockstall%s --help')\n", cmd_name(cmd));
+	return LS_EXIT_USAGE;
+}
+
+static void config__defaults(struct ls_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->threshold_ns = LS_DEFAULT_THRESHOLD_NS;
+	cfg->top = LS_DEFAULT_TOP;
+}
+
+/*
+ * The threshold needs a unit: "-t 10" could mean 10ms or 10s, and a guess
+ * off by a factor of 1000 makes a quiet run that looks like "no stalls".
+ */
+static int parse_threshold(FILE *err, enum ls_command cmd, const char *opt, const char *val,
+			   __u64 *out)
+{
+	__u64 ns;
+
+	if (!ls_parse_duration(val, 0, &ns)) {
+		if (ns)
+			goto ok;
+		return usage_error(err, cmd,
+				   "invalid threshold '%s' for %s: expected a duration above zero, like 500us, 10ms, 1s",
+				   val, opt);
+	}
+	if (!ls_parse_duration(val, 1, &ns))
+		return usage_error(err, cmd,
+				   "invalid threshold '%s' for %s: add a unit, like %sus, %sms or %ss",
+				   val, opt, val, val, val);
+	return usage_error(err, cmd,
+			   "invalid threshold '%s' for %s: expected a duration like 500us, 10ms, 1s",
+			   val, opt);
+ok:
+	*out = ns;
+	return 0;
+}
+
+/* "HH:MM:SS" or "HH:MM:SS.fff" (up to 9 decimals): ns since midnight. */
+static bool is_digit_char(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int parse_time_of_day(const char *s, __u64 *out)
+{
+	__u64 frac = 0, scale = NSEC_PER_SEC;
+	unsigned int h, m, sec, i;
+	const char *p;
+
+	/* exactly "DD:DD:DD": no blanks, no signs, as sscanf() would allow */
+	for (i = 0; i < 8; i++) {
+		if (i == 2 || i == 5 ? s[i] != ':' : !is_digit_char(s[i]))
+			return -EINVAL;
+	}
+	h = (unsigned int)(s[0] - '0') * 10 + (unsigned int)(s[1] - '0');
+	m = (unsigned int)(s[3] - '0') * 10 + (unsigned int)(s[4] - '0');
+	sec = (unsigned int)(s[6] - '0') * 10 + (unsigned int)(s[7] - '0');
+	if (h > 23 || m > 59 || sec > 59)
+		return -EINVAL;
+	p = s + 8;
+	if (*p == '.') {
+		if (!is_digit_char(p[1]))
+			return -EINVAL;
+		for (p++; is_digit_char(*p); p++) {
+			if (scale == 1)
+				return -EINVAL;
+			scale /= 10;
+			frac += (__u64)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -EINVAL;
+	*out = ((__u64)h * 3600 + m * 60 + sec) * NSEC_PER_SEC + frac;
+	return 0;
+}
+
+static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def,
+			   const char *opt, const char *val)
+{
+	__u64 v;
+
+	switch (def->id) {
+	case OPT_HELP:
+		cfg->help = true;
+		return 0;
+	case OPT_VERSION:
+		cfg->version = true;
+		return 0;
+	case OPT_DURATION:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid duration '%s' for %s: expected seconds or a duration above zero, like 5, 5s, 500ms",
+					   val, opt);
+		cfg->duration_ns = v;
+		return 0;
+	case OPT_THRESHOLD:
+		cfg->threshold_set = true;
+		return parse_threshold(err, cfg->cmd, opt, val, &cfg->threshold_ns);
+	case OPT_PID:
+		if (ls_parse_u64(val, LS_PID_MAX, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid PID '%s' for %s: expected a process ID from 1 to %u",
+					   val, opt, LS_PID_MAX);
+		cfg->pid = (__u32)v;
+		cfg->pid_set = true;
+		return 0;
+	case OPT_JSON:
+		cfg->json = true;
+		return 0;
+	case OPT_TOP:
+		if (ls_parse_u64(val, UINT32_MAX, &v))
+			return usage_error(err, cfg->cmd,
+					   "invalid number '%s' for %s: expected how many histograms to print per kind, 0 for all",
+					   val, opt);
+		cfg->top = (unsigned int)v;
+		cfg->top_set = true;
+		return 0;
+	case OPT_VERBOSE:
+		cfg->verbose = true;
+		return 0;
+	case OPT_OUTPUT:
+		if (!*val)
+			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
+		cfg->output = val;
+		return 0;
+	case OPT_FORCE:
+		cfg->force = true;
+		return 0;
+	case OPT_NO_CMDLINE:
+		cfg->no_cmdline = true;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(val, "json"))
+			cfg->json = true;
+		else if (!strcmp(val, "text"))
+			cfg->json = false;
+		else
+			return usage_error(err, cfg->cmd,
+					   "invalid format '%s' for %s: expected text or json", val, opt);
+		return 0;
+	case OPT_FROM:
+	case OPT_TO: {
+		bool wall = strchr(val, ':') != NULL;
+
+		if (wall ? parse_time_of_day(val, &v) : ls_parse_duration(val, NSEC_PER_SEC, &v))
+			return usage_error(err, cfg->cmd,
+					   "invalid time '%s' for %s: expected a time since the recording began (2s, 1.5s, 500ms) or a UTC time of day (HH:MM:SS[.fff])",
+					   val, opt);
+		if ((cfg->has_from || cfg->has_to) && wall != cfg->wall_clock)
+			return usage_error(err, cfg->cmd,
+					   "--from and --to must both be times of day, or both times since the recording began");
+		cfg->wall_clock = wall;
+		if (def->id == OPT_FROM) {
+			cfg->from_ns = v;
+			cfg->has_from = true;
+		} else {
+			cfg->to_ns = v;
+			cfg->has_to = true;
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static const struct opt_def *find_long(const struct opt_def *defs, size_t n, const char *name,
+				       size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strlen(defs[i].long_name) == len && !strncmp(defs[i].long_name, name, len))
+			return &defs[i];
+	}
+	return NULL;
+}
+
+static const struct opt_def *find_short(const struct opt_def *defs, size_t n, char c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (defs[i].short_name && defs[i].short_name == c)
+			return &defs[i];
+	}
+	return NULL;
+}
+
+static int parse_watch_positionals(struct ls_config *cfg, FILE *err, const char *const pos[],
+				   int npos)
+{
+	__u64 v;
+
+	if (npos >= 1) {
+		if (ls_parse_duration(pos[0], NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, LS_CMD_WATCH,
+					   "invalid interval '%s': expected seconds above zero, like 1, 5 or 500ms",
+					   pos[0]);
+		cfg->interval_ns = v;
+	}
+	if (npos >= 2) {
+		if (ls_parse_u64(pos[1], UINT64_MAX, &v) || !v)
+			return usage_error(err, LS_CMD_WATCH,
+					   "invalid count '%s': expected how many intervals to print, 1 or more",
+					   pos[1]);
+		cfg->count = v;
+	}
+	return 0;
+}
+
+/* What only the whole command line can tell: missing arguments, conflicts. */
+static int check_command(struct ls_config *cfg, FILE *err, const char *const pos[], int npos)
+{
+	switch (cfg->cmd) {
+	case LS_CMD_WATCH:
+		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
+			return usage_error(err, cfg->cmd, "%s goes with -o FILE",
+					   cfg->force ? "--force" : "--no-cmdline");
+		return parse_watch_positionals(cfg, err, pos, npos);
+	case LS_CMD_RECORD:
+		if (!cfg->output)
+			return usage_error(err, cfg->cmd,
+					   "missing -o FILE: the file to record into");
+		return 0;
+	case LS_CMD_REPORT:
+		if (!npos)
+			return usage_error(err, cfg->cmd, "missing FILE: the recording to report on");
+		cfg->input = pos[0];
+		if (cfg->force && !cfg->output)
+			return usage_error(err, cfg->cmd, "--force goes with -o FILE");
+		/* times of day may cross midnight: cmd_report() sorts them out */
+		if (cfg->has_to && !cfg->wall_clock && cfg->to_ns <= cfg->from_ns)
+			return usage_error(err, cfg->cmd, "--to must be later than --from");
+		return 0;
+	case LS_CMD_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int parse_command(struct ls_config *cfg, int argc, char *const argv[], int i, FILE *err,
+			 const struct opt_def *defs, size_t n, int max_pos)
+{
+	const char *pos[2];
+	bool options_done = false;
+	int npos = 0, rc;
+
+	for (; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct opt_def *def;
+		const char *val = NULL;
+		char opt[64];
+
+		if (options_done || arg[0] != '-' || !arg[1]) {
+			if (npos == max_pos) {
+				if (cfg->cmd == LS_CMD_WATCH)
+					return usage_error(err, cfg->cmd,
+							   "unexpected argument '%s': watch takes at most an interval and a count",
+							   arg);
+				if (cfg->cmd == LS_CMD_REPORT)
+					return usage_error(err, cfg->cmd,
+							   "unexpected argument '%s': report reads one recording",
+							   arg);
+				return usage_error(err, cfg->cmd,
+						   "unexpected argument '%s': record writes to -o FILE",
+						   arg);
+			}
+			pos[npos++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			options_done = true;
+			continue;
+		}
+		if (arg[1] == '-') {
+			const char *name = arg + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+			def = find_long(defs, n, name, len);
+			if (!def)
+				return usage_error(err, cfg->cmd, "unknown option '--%.*s'",
+						   (int)len, name);
+			snprintf(opt, sizeof(opt), "--%s", def->long_name);
+			if (eq && !def->has_arg)
+				return usage_error(err, cfg->cmd, "option '%s' takes no value", opt);
+			if (eq)
+				val = eq + 1;
+		} else {
+			def = find_short(defs, n, arg[1]);
+			if (!def)
+				return usage_error(err, cfg->cmd, "unknown option '-%c'", arg[1]);
+			snprintf(opt, sizeof(opt), "-%c", arg[1]);
+			if (arg[2] && !def->has_arg)
+				return usage_error(err, cfg->cmd,
+						   "unknown option '%s': options go one per dash", arg);
+			if (arg[2])
+				val = arg + 2;
+		}
+		if (def->has_arg && !val) {
+			if (i + 1 >= argc)
+				return usage_error(err, cfg->cmd, "option '%s' needs a value", opt);
+			val = argv[++i];
+		}
+		rc = apply_opt(cfg, err, def, opt, val);
+		if (rc)
+			return rc;
+		/* --help wins over anything after it, as people type it last */
+		if (cfg->help || cfg->version)
+			return 0;
+	}
+	return check_command(cfg, err, pos, npos);
+}
+
+int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err)
+{
+	size_t c;
+	int i;
+
+	config__defaults(cfg);
+	cfg->argc = argc;
+	cfg->argv = argv;
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct opt_def *def = NULL;
+
+		for (c = 0; c < ARRAY_SIZE(commands); c++) {
+			if (!strcmp(arg, commands[c].name)) {
+				cfg->cmd = commands[c].cmd;
+				return parse_command(cfg, argc, argv, i + 1, err, commands[c].opts,
+						     commands[c].n_opts, commands[c].max_pos);
+			}
+		}
+		if (!strcmp(arg, "help")) {
+			/* "lockstall help watch" reads like "lockstall watch --help" */
+			cfg->help = true;
+			for (c = 0; i + 1 < argc && c < ARRAY_SIZE(commands); c++) {
+				if (!strcmp(argv[i + 1], commands[c].name))
+					cfg->cmd = commands[c].cmd;
+			}
+			return 0;
+		}
+		if (arg[0] == '-' && arg[1] == '-')
+			def = find_long(top_opts, ARRAY_SIZE(top_opts), arg + 2, strlen(arg + 2));
+		else if (arg[0] == '-' && arg[1] && !arg[2])
+			def = find_short(top_opts, ARRAY_SIZE(top_opts), arg[1]);
+		if (def) {
+			if (def->id == OPT_HELP)
+				cfg->help = true;
+			else
+				cfg->version = true;
+			return 0;
+		}
+		if (arg[0] == '-' && arg[1])
+			return usage_error(err, LS_CMD_NONE,
+					   "unknown option '%s': options other than --help and --version go after the command",
+					   arg);
+		return usage_error(err, LS_CMD_NONE,
+				   "unknown command '%s': the commands are watch, record and report", arg);
+	}
+	return usage_error(err, LS_CMD_NONE, "missing command: expected watch, record or report");
+}
+
+void cli__usage(FILE *f, enum ls_command cmd)
+{
+	if (cmd == LS_CMD_WATCH) {
+		fprintf(f,
+"Usage: lockstall watch [-d DURATION] [-t THRESHOLD] [-p PID] [--json] [--top N]\n"
+"                       [-o FILE [--force] [--no-cmdline]]\n"
+"                       [-v] [interval [count]]\n"
+"\n"
+"Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
+"task, the lock, the task(s) holding it, and why each holder was off CPU.\n"
+"A summary with histograms of wait, hold and off-CPU time follows at the end.\n"
+"\n"
+"Options:\n"
+"  -d, --duration DURATION   stop after DURATION: 5 (seconds), 5s, 500ms, 2m\n"
+"  -t, --threshold DURATION  report waits of at least DURATION (default 10ms);\n"
+"                            a unit is required: 500us, 10ms, 1s\n"
+"  -p, --pid PID             only stalls whose waiter or holder is in process\n"
+"                            PID, or on its memory; histograms of PID only\n"
+"      --json                JSON Lines on stdout: one object per stall, then\n"
+"                            a summary\n"
+"      --top N               histograms printed per kind, most total time first\n"
+"                            (default 10, 0 for all)\n"
+"  -o, --output FILE         also record everything to FILE, for 'lockstall\n"
+"                            report' later (see 'lockstall record --help')\n"
+"      --force               replace FILE if it exists (never through a symlink)\n"
+"      --no-cmdline          do not read the command lines of the processes seen\n"
+"  -v, --verbose             libbpf messages and ring buffer statistics on stderr\n"
+"  -h, --help                show this help\n"
+"\n"
+"Arguments:\n"
+"  interval [count]          print the histograms every interval seconds (or\n"
+"                            500ms), count times, then the summary (default:\n"
+"                            until stopped)\n"
+"\n"
+"Exit status: 0 done, 1 tracing or writing failed, 2 bad command line.\n"
+"\n"
+"Examples:\n"
+"  lockstall watch                # until Ctrl-C, waits of 10ms or more\n"
+"  lockstall watch -t 1ms         # report waits of 1ms or more\n"
+"  lockstall watch -d 30s         # trace for 30 seconds, then the summary\n"
+"  lockstall watch -p 1234        # only stalls involving process 1234\n"
+"  lockstall watch 1 10           # histograms every second, 10 times\n"
+"  lockstall watch --json | jq .  # stalls as JSON Lines, for tools\n"
+"  lockstall watch -o run.lst     # watch, and keep a recording\n");
+		return;
+	}
+	if (cmd == LS_CMD_RECORD) {
+		fprintf(f,
+"Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
+"                        [--no-cmdline] [-v]\n"
+"\n"
+"Trace mmap_lock until Ctrl-C (or -d) and write every record the analysis\n"
+"needs to FILE, with the host, kernel, options and the names of the processes\n"
+"seen; print nothing but progress on stderr.  'lockstall report FILE' later,\n"
+"on any machine, prints what 'lockstall watch' would have printed.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE         the recording; created with mode 0600, never\n"
+"                            through a symlink\n"
+"  -d, --duration DURATION   stop after DURATION: 5 (seconds), 5s, 500ms, 2m\n"
+"  -t, --threshold DURATION  waits of at least DURATION (default 10ms): the\n"
+"                            kernel sends shorter waits only when they went off\n"
+"                            CPU, so a report cannot go below it\n"
+"  -p, --pid PID             the report's default -p; everything is recorded\n"
+"      --force               replace FILE if it exists\n"
+"      --no-cmdline          do not read /proc/PID/cmdline of the processes seen\n"
+"                            (read once per process, at the end: it takes that\n"
+"                            process's mmap_lock)\n"
+"  -v, --verbose             libbpf messages on stderr\n"
+"  -h, --help                show this help\n"
+"\n"
+"Exit status: 0 done, 1 tracing or writing failed (the file then ends at its\n"
+"last whole chunk and still reads), 2 bad command line.\n"
+"\n"
+"Examples:\n"
+"  lockstall record -o incident.lst -d 60s\n"
+"  lockstall record -o incident.lst -t 1ms   # shorter waits, bigger file\n");
+		return;
+	}
+	if (cmd == LS_CMD_REPORT) {
+		fprintf(f,
+"Usage: lockstall report FILE [--format text|json] [-o OUT [--force]]\n"
+"                        [-t THRESHOLD] [-p PID] [--top N] [--from T] [--to T]\n"
+"\n"
+"Replay a recording made by 'lockstall record' or 'lockstall watch -o' into\n"
+"the same analysis and print what 'lockstall watch' printed (or would have,\n"
+"for record): the same file gives the same output, byte for byte.  Where and\n"
+"when it was recorded goes to stderr.\n"
+"\n"
+"Options:\n"
+"      --format FORMAT       text (default) or json, as 'watch' and\n"
+"                            'watch --json' print; --json is short for json\n"
+"  -o, --output OUT          write to OUT instead of stdout (mode 0600, never\n"
+"                            through a symlink)\n"
+"      --force               replace OUT if it exists\n"
+"  -t, --threshold DURATION  report waits of at least DURATION (default: the\n"
+"                            recording's); not below the recording's threshold:\n"
+"                            the kernel did not send shorter waits unless they\n"
+"                            went off CPU\n"
+"  -p, --pid PID             only stalls involving process PID (default: the\n"
+"                            recording's -p, if any)\n"
+"      --top N               histograms printed per kind (default: the\n"
+"                            recording's, else 10; 0 for all)\n"
+"      --from T, --to T      only stalls that began from T until before T: a\n"
+"                            time since the recording began, as the text\n"
+"                            output's +S.mmm column counts (2, 1.5s, 500ms),\n"
+"                            or a UTC time of day, as the header on stderr\n"
+"                            shows (07:24:10, 07:24:10.250); the summary\n"
+"                            counts those stalls only\n"
+"  -h, --help                show this help\n"
+"\n"
+"Exit status: 0 done (also for a damaged file: what could be read, with a\n"
+"warning), 1 the file cannot be read or OUT written, 2 bad command line.\n"
+"\n"
+"Examples:\n"
+"  lockstall report incident.lst\n"
+"  lockstall report incident.lst --format json -o incident.json\n"
+"  lockstall report incident.lst --from 10s --to 12s -p 1234\n");
+		return;
+	}
+	fprintf(f,
+"Usage: lockstall <command> [options]\n"
+"       lockstall --help | --version\n"
+"\n"
+"Find priority inversion on the kernel's mmap_lock: a low-priority task holds\n"
+"a process's mmap_lock and is descheduled, and a high-priority task of that\n"
+"process stalls on the lock.  Needs root.\n"
+"\n"
+"Commands:\n"
+"  watch      trace live and print one causal record per stall\n"
+"  record     trace live into a file, for a report later\n"
+"  report     print what watch would have, from a recording\n"
+"\n"
+"Options:\n"
+"  -h, --help     show this help\n"
+"      --version  print the version\n"
+"\n"
+"Run 'lockstall watch --help' (record, report) for the options of a command.\n");
+}

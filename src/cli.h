@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The command line: argv in, one struct ls_config out.  No globals, no
+ * getopt state: cli__parse() can run any number of times (the unit tests
+ * do), and prints nothing but its one error line.
+ */
+#ifndef LOCKSTALL_CLI_H
+#define LOCKSTALL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/* Exit codes: the contract for scripts. */
+#define LS_EXIT_OK	0
+#define LS_EXIT_FAILURE	1	/* runtime: no privileges, no BPF, output failed */
+#define LS_EXIT_USAGE	2	/* bad command line */
+
+#define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
+#define LS_DEFAULT_TOP		10
+#define LS_PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
+
+enum ls_command {
+	LS_CMD_NONE = 0,	/* "lockstall --help" / "--version": no command */
+	LS_CMD_WATCH,
+	LS_CMD_RECORD,		/* trace live into a file */
+	LS_CMD_REPORT,		/* replay a file into the engine */
+};
+
+struct ls_config {
+	enum ls_command cmd;
+	bool help;		/* print the help of cmd (or the top level) on stdout */
+	bool version;		/* print "lockstall VERSION" on stdout */
+	__u64 duration_ns;	/* -d: stop after this; 0: until Ctrl-C */
+	__u64 threshold_ns;	/* -t */
+	__u32 pid;		/* -p: 0 all */
+	bool json;		/* --json */
+	unsigned int top;	/* --top: histograms per kind, 0 all */
+	bool verbose;		/* -v */
+	__u64 interval_ns;	/* positional interval; 0: histograms only in the summary */
+	__u64 count;		/* positional count; 0: until stopped */
+	/* record, watch -o, report -o */
+	const char *output;	/* -o: NULL for watch without a file, report to stdout */
+	bool force;		/* --force: replace an existing output file */
+	bool no_cmdline;	/* --no-cmdline: do not read /proc/PID/cmdline at the end */
+	/* report */
+	const char *input;	/* the recording */
+	bool threshold_set;	/* -t given: else the recording's */
+	bool pid_set;		/* -p given: else the recording's */
+	bool top_set;		/* --top given: else the recording's */
+	bool has_from, has_to;	/* --from, --to */
+	bool wall_clock;	/* they are UTC times of day (HH:MM:SS[.fff]), ns since midnight */
+	__u64 from_ns, to_ns;	/* else: since the run's start */
+	/* the command line as typed, for a recording's metadata */
+	int argc;
+	char *const *argv;
+};
+
+/*
+ * Parse argv into cfg (defaults filled in).  Returns 0, or LS_EXIT_USAGE
+ * after writing the problem and a "Try ..." line to err.
+ */
+int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err);
+
+/* The --help text of cfg->cmd (LS_CMD_NONE: the top level). */
+void cli__usage(FILE *f, enum ls_command cmd);
+
+#endif /* LOCKSTALL_CLI_H */

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall record, and the file side of watch -o: what goes into a
+ * recording besides the records (which session__feed() writes as they
+ * come).
+ *
+ * Metadata, as "key=value" lines (trace_file.h):
+ *	at the start  lockstall.version, host, kernel.release, kernel.version,
+ *	              machine, cpus, command, threshold_ns, pid, top, json,
+ *	              interval_ns, count, features, start.realtime_ns,
+ *	              clock.realtime_minus_monotonic_ns
+ *	at the end    proc.TGID.comm, proc.TGID.cmdline, procs_dropped,
+ *	              unrecordable, end.realtime_ns
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "commands.h"
+#include "engine/engine.h"
+#include "loader.h"
+#include "trace_file.h"
+#include "util.h"
+
+#ifndef LOCKSTALL_VERSION
+#define LOCKSTALL_VERSION "unknown"
+#endif
+
+#define CMDLINE_MAX	4096		/* per process: enough to tell what it was */
+#define CMDLINES_MAX	(4u << 20)	/* all of them: a recording stays readable (trace_file.h) */
+
+int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop)
+{
+	/* the same loop as watch: cmd_watch() sees LS_CMD_RECORD and prints nothing */
+	return cmd_watch(cfg, stop, stdout);
+}
+
+int record__create(struct trace_writer **out, const struct ls_config *cfg)
+{
+	return trace_writer__create(out, cfg->output, cfg->force, stderr);
+}
+
+static __u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+/* The command line as typed, words joined by blanks. */
+static int meta__command(struct trace_writer *w, const struct ls_config *cfg)
+{
+	size_t len = 0, i;
+	char *buf, *p;
+	int err;
+
+	for (i = 0; i < (size_t)cfg->argc; i++)
+		len += strlen(cfg->argv[i]) + 1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	for (i = 0; i < (size_t)cfg->argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", cfg->argv[i]);
+	err = trace_writer__meta(w, "command", buf, (size_t)(p - buf));
+	free(buf);
+	return err;
+}
+
+int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid, __u32 features)
+{
+	struct utsname u;
+	char host[256] = "";
+	__u64 mono, real;
+	int err = 0;
+
+	/* two reads close together: the offset is good to a few microseconds */
+	mono = clock_ns(CLOCK_MONOTONIC);
+	real = clock_ns(CLOCK_REALTIME);
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+
+	err = err ?: trace_writer__meta_str(w, "lockstall.version", LOCKSTALL_VERSION);
+	err = err ?: trace_writer__meta_str(w, "host", host);
+	err = err ?: trace_writer__meta_str(w, "kernel.release", u.release);
+	err = err ?: trace_writer__meta_str(w, "kernel.version", u.version);
+	err = err ?: trace_writer__meta_str(w, "machine", u.machine);
+	err = err ?: trace_writer__meta_u64(w, "cpus", (__u64)sysconf(_SC_NPROCESSORS_ONLN));
+	err = err ?: meta__command(w, cfg);
+	err = err ?: trace_writer__meta_u64(w, "threshold_ns", cfg->threshold_ns);
+	err = err ?: trace_writer__meta_u64(w, "pid", pid);
+	err = err ?: trace_writer__meta_u64(w, "top", cfg->top);
+	err = err ?: trace_writer__meta_u64(w, "json", cfg->json);
+	err = err ?: trace_writer__meta_u64(w, "interval_ns", cfg->interval_ns);
+	err = err ?: trace_writer__meta_u64(w, "count", cfg->count);
+	err = err ?: trace_writer__meta_u64(w, "features", features);
+	err = err ?: trace_writer__meta_u64(w, "start.realtime_ns", real);
+	err = err ?: trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
+					    (__s64)(real - mono));
+	err = err ?: trace_writer__meta_flush(w);
+	return err;
+}
+
+void record__progress(struct trace_writer *w, struct loader *l, struct engine *e, __u64 elapsed_ns)
+{
+	struct trace_writer_stats ws;
+	struct loader_stats ls;
+	struct ls_summary sum;
+
+	trace_writer__stats(w, &ws);
+	loader__stats(l, &ls);
+	engine__summary(e, &sum);
+	fprintf(stderr, "lockstall: %llus: %llu events, %llu stalls, %llu bytes, %llu dropped\n",
+		(unsigned long long)(elapsed_ns / NSEC_PER_SEC), (unsigned long long)ws.records,
+		(unsigned long long)sum.stalls, (unsigned long long)ws.bytes,
+		(unsigned long long)(ls.drops > sum.lost_events ? ls.drops : sum.lost_events));
+}
+
+/* Read at most len bytes of a small /proc file; -errno if it cannot be. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len) {
+		n = read(fd, buf + got, len - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+}
+
+struct names_ctx {
+	struct trace_writer *w;
+	bool cmdline;
+	size_t cmdline_bytes;
+	int err;
+};
+
+/*
+ * One process seen in the records: its comm, and its command line if it
+ * still runs under the same name.  Reading /proc/PID/cmdline copies from
+ * that process's memory under ITS mmap_lock, the very lock lockstall
+ * watches: so this runs once per process, after tracing has stopped,
+ * never while records flow (and --no-cmdline skips it).
+ */
+static void names__one(void *data, __u32 tgid, const char comm[LS_COMM_LEN])
+{
+	struct names_ctx *c = data;
+	char key[64], path[64], now_comm[LS_COMM_LEN + 1], *cmd;
+	size_t clen = strnlen(comm, LS_COMM_LEN);
+	ssize_t n;
+
+	snprintf(key, sizeof(key), "proc.%u.comm", tgid);
+	c->err = c->err ?: trace_writer__meta(c->w, key, comm, clen);
+	if (!c->cmdline || c->err || c->cmdline_bytes > CMDLINES_MAX)
+		return;
+	/* a pid reused by another program would lend us a wrong command line */
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	n = read_small(path, now_comm, LS_COMM_LEN);
+	if (n <= 0)
+		return;
+	if (now_comm[n - 1] == '\n')
+		n--;
+	if ((size_t)n != clen || memcmp(now_comm, comm, clen))
+		return;
+	cmd = malloc(CMDLINE_MAX);
+	if (!cmd)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	n = read_small(path, cmd, CMDLINE_MAX);
+	/* arguments end in NULs: drop the last one */
+	if (n > 0 && !cmd[n - 1])
+		n--;
+	if (n > 0) {
+		snprintf(key, sizeof(key), "proc.%u.cmdline", tgid);
+		c->err = trace_writer__meta(c->w, key, cmd, (size_t)n);
+		c->cmdline_bytes += (size_t)n;
+	}
+	free(cmd);
+}
+
+int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
+		   __u64 elapsed_ns)
+{
+	struct names_ctx c = { .w = w, .cmdline = !cfg->no_cmdline };
+	struct trace_writer_stats st;
+	struct ls_summary sum;
+	int had = trace_writer__error(w), err;
+
+	if (!had) {
+		trace_writer__procs(w, names__one, &c);
+		trace_writer__stats(w, &st);
+		trace_writer__meta_u64(w, "procs_dropped", st.procs_dropped);
+		trace_writer__meta_u64(w, "unrecordable", st.unrecordable);
+		trace_writer__meta_u64(w, "end.realtime_ns", clock_ns(CLOCK_REALTIME));
+	}
+	trace_writer__stats(w, &st);
+	err = trace_writer__close(w);
+	/* a write error that stopped the run has been told already */
+	if (err && had)
+		return err;
+	if (err) {
+		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
+			cfg->output, strerror(-err));
+		return err;
+	}
+	if (cfg->cmd == LS_CMD_RECORD && e) {
+		struct stat sb;
+
+		/* the whole file: metadata and framing included */
+		if (!stat(cfg->output, &sb))
+			st.bytes = (__u64)sb.st_size;
+		engine__summary(e, &sum);
+		fprintf(stderr, "lockstall: recorded %llu events in %llus to %s: %llu bytes, %llu stalls found; see 'lockstall report %s'\n",
+			(unsigned long long)st.records, (unsigned long long)(elapsed_ns / NSEC_PER_SEC),
+			cfg->output, (unsigned long long)st.bytes, (unsigned long long)sum.stalls,
+			cfg->output);
+	}
+	return 0;
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall report FILE: the records of a recording, in their order, into
+ * the same session (engine and sink) watch uses.  Nothing else shapes the
+ * output, so the same file prints the same bytes every time, and what
+ * watch printed when the file was made.
+ *
+ * Where, when and how the recording was made goes to stderr, one line:
+ * stdout stays exactly what watch printed, so the two can be compared
+ * with cmp(1).
+ *
+ * Pure C (no libbpf): the unit tests and the fuzzer call cmd_report().
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "commands.h"
+#include "session.h"
+#include "trace_file.h"
+#include "util.h"
+
+/* A number from the metadata: absent or malformed leaves *out alone. */
+static void meta_u64(struct trace_reader *r, const char *key, __u64 max, __u64 *out)
+{
+	const char *v = trace_reader__meta(r, key, NULL);
+	__u64 n;
+
+	if (v && !ls_parse_u64(v, max, &n))
+		*out = n;
+}
+
+/* Text for a header: at most 64 bytes, made safe for a terminal. */
+static const char *meta_text(struct trace_reader *r, const char *key, char *buf, size_t len)
+{
+	const char *v = trace_reader__meta(r, key, NULL);
+	char part[LS_COMM_LEN];
+	size_t off = 0, n, o = 0;
+
+	buf[0] = '\0';
+	if (!v)
+		return "?";
+	/* ls_comm_text() escapes 16 bytes at a time */
+	while (v[off] && off < 64) {
+		n = strnlen(v + off, sizeof(part));
+		memset(part, 0, sizeof(part));
+		memcpy(part, v + off, n);
+		ls_comm_text(part, buf + o, len - o);
+		o = strlen(buf);
+		off += n;
+	}
+	return buf;
+}
+
+static void report__header(struct trace_reader *r, const struct ls_config *cfg, FILE *err,
+			   __u64 threshold_ns)
+{
+	char host[300], rel[300], ver[300], when[64] = "?", thr[32];
+	__u64 real = 0, cpus = 0;
+	struct tm tm;
+	time_t t;
+
+	meta_u64(r, "start.realtime_ns", UINT64_MAX, &real);
+	meta_u64(r, "cpus", 1 << 20, &cpus);
+	if (real) {
+		t = (time_t)(real / NSEC_PER_SEC);
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	fprintf(err, "lockstall: %s: recorded on %s (Linux %s, %llu CPUs) by lockstall %s at %s, threshold %s\n",
+		cfg->input, meta_text(r, "host", host, sizeof(host)),
+		meta_text(r, "kernel.release", rel, sizeof(rel)), (unsigned long long)cpus,
+		meta_text(r, "lockstall.version", ver, sizeof(ver)), when,
+		ls_format_duration(threshold_ns, thr, sizeof(thr)));
+}
+
+static int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err, FILE **res)
+{
+	int fd;
+
+	*res = out;
+	if (!cfg->output)
+		return 0;
+	fd = ls_create_file(cfg->output, cfg->force, err);
+	if (fd < 0)
+		return fd;
+	*res = fdopen(fd, "w");
+	if (!*res) {
+		fd = -errno;
+		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(-fd));
+		return fd;
+	}
+	return 0;
+}
+
+#define NSEC_PER_DAY	(86400 * NSEC_PER_SEC)
+
+/*
+ * --from/--to as UTC times of day: the first time the clock showed that
+ * time after the recording began, or in the hour before it (then it means
+ * "from the start"), and --to the first time after --from.  Then into
+ * CLOCK_MONOTONIC, the records' clock, by the offset measured at the start.
+ */
+static int report__wall_window(struct trace_reader *r, const struct ls_config *cfg,
+			       struct session_opts *so, FILE *err)
+{
+	const char *v = trace_reader__meta(r, "clock.realtime_minus_monotonic_ns", NULL);
+	__u64 start = 0, day, from_real, to_real;
+	long long offset;
+	char *end;
+
+	meta_u64(r, "start.realtime_ns", UINT64_MAX, &start);
+	errno = 0;
+	offset = v ? strtoll(v, &end, 10) : 0;
+	if (!v || errno || *end || !*v || !start) {
+		fprintf(err, "lockstall: %s: no wall-clock time in the recording: give --from and --to as times since it began (2s, 500ms)\n",
+			cfg->input);
+		return -EINVAL;
+	}
+	day = start - start % NSEC_PER_DAY;
+	from_real = day + (cfg->has_from ? cfg->from_ns : start % NSEC_PER_DAY);
+	if (from_real + 3600 * NSEC_PER_SEC < start)
+		from_real += NSEC_PER_DAY;
+	so->window_abs = true;
+	so->from_ns = from_real - (__u64)offset;
+	if (cfg->has_to) {
+		to_real = from_real - from_real % NSEC_PER_DAY + cfg->to_ns;
+		if (to_real <= from_real)
+			to_real += NSEC_PER_DAY;
+		so->to_ns = to_real - (__u64)offset;
+	}
+	return 0;
+}
+
+int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
+{
+	struct session_opts so = {
+		.format = cfg->json ? SESSION_JSON : SESSION_TEXT,
+		.top = LS_DEFAULT_TOP,
+		.threshold_ns = LS_DEFAULT_THRESHOLD_NS,
+		.window = cfg->has_from || cfg->has_to,
+		.from_ns = cfg->from_ns,
+		.to_ns = cfg->has_to ? cfg->to_ns : 0,
+	};
+	struct trace_reader *r = NULL;
+	struct session s = { 0 };
+	FILE *f = NULL;
+	__u64 v, recorded_ns;
+	const void *rec;
+	size_t len;
+	int ret = LS_EXIT_FAILURE, rc;
+	char a[32], b[32];
+
+	if (trace_reader__open(&r, cfg->input, err))
+		return LS_EXIT_FAILURE;
+
+	meta_u64(r, "threshold_ns", UINT64_MAX, &so.threshold_ns);
+	recorded_ns = so.threshold_ns;
+	if (cfg->threshold_set) {
+		if (cfg->threshold_ns < recorded_ns) {
+			fprintf(err, "lockstall: threshold %s is below the recording's %s: the kernel sent shorter waits only when they went off CPU (see 'lockstall report --help')\n",
+				ls_format_duration(cfg->threshold_ns, a, sizeof(a)),
+				ls_format_duration(recorded_ns, b, sizeof(b)));
+			ret = LS_EXIT_USAGE;
+			goto cleanup;
+		}
+		so.threshold_ns = cfg->threshold_ns;
+	}
+	if (cfg->wall_clock && report__wall_window(r, cfg, &so, err))
+		goto cleanup;
+	v = 0;
+	meta_u64(r, "pid", LS_PID_MAX, &v);
+	so.pid = cfg->pid_set ? cfg->pid : (__u32)v;
+	v = LS_DEFAULT_TOP;
+	meta_u64(r, "top", UINT32_MAX, &v);
+	so.top = cfg->top_set ? cfg->top : (unsigned int)v;
+
+	if (report__open_output(cfg, out, err, &f))
+		goto cleanup;
+	report__header(r, cfg, err, so.threshold_ns);
+	if (session__init(&s, &so, f)) {
+		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
+		goto cleanup;
+	}
+	while ((rc = trace_reader__next_record(r, &rec, &len)) > 0) {
+		if (session__feed(&s, rec, len) < 0)
+			break;
+	}
+	/* the reader said what went wrong with the file; a read error is fatal */
+	if (rc < 0)
+		goto cleanup;
+	if (!s.feed_err)
+		session__finish(&s);
+	if (s.feed_err == -EPIPE) {
+		ret = LS_EXIT_OK;
+		goto cleanup;
+	}
+	if (!s.feed_err && (fflush(f) || ferror(f)))
+		s.feed_err = -(errno ? errno : EIO);
+	if (s.feed_err) {
+		fprintf(err, "lockstall: cannot write output: %s\n", strerror(-s.feed_err));
+		goto cleanup;
+	}
+	ret = LS_EXIT_OK;
+cleanup:
+	session__destroy(&s);
+	if (f && f != out && fclose(f) && ret == LS_EXIT_OK) {
+		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(errno));
+		ret = LS_EXIT_FAILURE;
+	}
+	trace_reader__close(r);
+	return ret;
+}

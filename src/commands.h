@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The commands main() runs.  Each returns an exit code (LS_EXIT_*).
+ */
+#ifndef LOCKSTALL_COMMANDS_H
+#define LOCKSTALL_COMMANDS_H
+
+#include <signal.h>
+#include <stdio.h>
+#include "cli.h"
+
+struct engine;
+struct loader;
+struct trace_writer;
+
+/*
+ * Trace live until *stop is set (SIGINT, SIGTERM), cfg->duration_ns passed,
+ * or cfg->count intervals were printed; then print the summary to out.
+ * cfg->output: also record to that file.  LS_CMD_RECORD: record only,
+ * print progress instead of stalls (cmd_watch.c).
+ */
+int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop, FILE *out);
+
+/* The trace file of a live run (cmd_record.c); each prints its errors. */
+int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop);
+/* Create cfg->output (refusing to replace it without --force). */
+int record__create(struct trace_writer **out, const struct ls_config *cfg);
+/* The run's metadata: host, kernel, options, clocks; pid as resolved. */
+int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid, __u32 features);
+/* One progress line on stderr: elapsed, events, stalls, bytes, drops. */
+void record__progress(struct trace_writer *w, struct loader *l, struct engine *e, __u64 elapsed_ns);
+/* Names of the processes seen, the END chunk, close; what is left to say. */
+int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
+		   __u64 elapsed_ns);
+
+/*
+ * Replay cfg->input into the engine and the sink watch would have used;
+ * output to out (or cfg->output), messages to err (cmd_report.c, no libbpf).
+ */
+int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err);
+
+#endif /* LOCKSTALL_COMMANDS_H */

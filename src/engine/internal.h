@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The engine's insides, shared by its files and by the unit tests (which
+ * peek at the counts in struct engine_debug).  Nothing outside src/engine
+ * and test/ includes this.
+ *
+ * Who owns what:
+ *	containers.c	struct map (u64 -> pointer hash) and struct ring (bounded deque)
+ *	engine.c	engine__feed: validation, dispatch, lost spans, sweeps,
+ *			histograms, summary
+ *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
+ *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
+ *			runner history the preemptor tally is read from
+ *	locks.c		per mm: completed holds and write waits, retention;
+ *			waits in progress and open holds (WAIT_*, HOLD)
+ *	stall.c		one WAIT_END -> one struct ls_stall
+ *
+ * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
+ * state and counts it in e->sum.evicted, never fails the stream.
+ */
+#ifndef LOCKSTALL_ENGINE_INTERNAL_H
+#define LOCKSTALL_ENGINE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "engine/engine.h"
+
+/* Bounds.  A record naming a CPU at or past ENGINE_MAX_CPUS is malformed. */
+#define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
+#define ENGINE_MAX_TASKS	65536
+#define ENGINE_MAX_MMS		16384
+#define ENGINE_SPELL_RING	32	/* closed spells kept per task */
+#define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
+#define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
+#define ENGINE_MM_MAX_WAITS	4096	/* completed write waits kept per mm */
+#define ENGINE_MAX_WAITS	65536
+#define ENGINE_MM_MAX_OPEN	4096	/* open waits tracked per mm */
+#define ENGINE_RUNS_MAX		4096	/* runner history per CPU, at most */
+#define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
+#define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
+#define ENGINE_MAX_HIST_KEYS	65536
+#define ENGINE_MAX_TALLY	64	/* distinct preemptors per holder; rest summed */
+#define ENGINE_MAX_CANDS	8192	/* holds judged per stall; rest counted as dropped */
+/*
+ * Runner-history entries one stall may visit for its preemptor tallies;
+ * past it, preemptor time is summed unnamed.  Bounds a crafted stream that
+ * repeats WAIT_ENDs over maximal state; real stalls visit far fewer.
+ */
+#define ENGINE_STALL_RUN_BUDGET	(1u << 16)
+#define ENGINE_RETAIN_MIN_NS	1000000000ULL
+/* A task silent this many retain periods is stale state (an EXIT was lost). */
+#define ENGINE_STALE_RETAINS	64
+/* Table slots the idle sweep looks at per record fed. */
+#define ENGINE_SWEEP_STEP	2
+
+#define LS_TASK_F_ANY (LS_TASK_F_WAITING | LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+static inline __u64 u64_min(__u64 a, __u64 b) { return a < b ? a : b; }
+static inline __u64 u64_max(__u64 a, __u64 b) { return a > b ? a : b; }
+
+/* ts lies more than age before now (false if it is not before now at all). */
+static inline bool ts_older(__u64 now, __u64 ts, __u64 age)
+{
+	return now > ts && now - ts > age;
+}
+
+/* Length of [a0, a1) ∩ [b0, b1), 0 when they do not meet. */
+static inline __u64 span_overlap(__u64 a0, __u64 a1, __u64 b0, __u64 b1)
+{
+	__u64 lo = u64_max(a0, b0), hi = u64_min(a1, b1);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* ---- containers.c ---------------------------------------------------- */
+
+/*
+ * Open addressing, linear probing, backward-shift deletion (no tombstones).
+ * val == NULL marks an empty slot, so NULL cannot be stored.  Holds at most
+ * max entries, at most half the slots full.
+ */
+struct map_slot {
+	__u64 key;
+	void *val;
+};
+
+struct map {
+	struct map_slot *slots;
+	__u32 cap;		/* power of two, or 0 before the first put */
+	__u32 n;
+	__u32 max;
+};
+
+void map__init(struct map *m, __u32 max);
+void map__free(struct map *m);
+void *map__get(const struct map *m, __u64 key);
+/* 0, -ENOSPC at max entries, -ENOMEM.  The key must not be present. */
+int map__put(struct map *m, __u64 key, void *val);
+void map__del(struct map *m, __u64 key);
+/* The entry in slot i (i < m->cap), or NULL: for sweeps over the table. */
+static inline void *map__slot(const struct map *m, __u32 i)
+{
+	return i < m->cap ? m->slots[i].val : NULL;
+}
+
+/* A deque of fixed-size elements in a power-of-two ring; grows on demand. */
+struct ring {
+	void *buf;
+	__u32 head;		/* index of the oldest element */
+	__u32 n;
+	__u32 cap;
+	__u32 esize;
+};
+
+void ring__init(struct ring *r, __u32 esize);
+void ring__free(struct ring *r);
+/*
+ * Make room for one more element, growing up to max (a power of two):
+ * 0, or -ENOSPC when full at max (the caller pops the front and pushes),
+ * or -ENOMEM.
+ */
+int ring__reserve(struct ring *r, __u32 max);
+/* Append at the back; needs room (ring__reserve). */
+void *ring__push(struct ring *r);
+void ring__pop_front(struct ring *r);
+
+/* The sort key of a ring element (an end time). */
+typedef __u64 (*ring_key_fn)(const void *elem);
+/*
+ * Append elem (esize bytes, needs room) keeping the ring sorted by key:
+ * it moves back past larger keys, so nearly sorted input costs O(1).
+ */
+void ring__push_sorted(struct ring *r, const void *elem, ring_key_fn key);
+/* In a ring sorted by key: the index of the first element with key > k. */
+__u32 ring__first_after(const struct ring *r, __u64 k, ring_key_fn key);
+
+static inline void *ring__at(const struct ring *r, __u32 i)
+{
+	return (char *)r->buf + (size_t)((r->head + i) & (r->cap - 1)) * r->esize;
+}
+
+/* ---- intrusive lists ------------------------------------------------- */
+
+struct list_node {
+	struct list_node *prev, *next;
+};
+
+static inline void list__init(struct list_node *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline bool list__empty(const struct list_node *h)
+{
+	return h->next == h;
+}
+
+static inline void list__add(struct list_node *h, struct list_node *n)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void list__del(struct list_node *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list__init(n);
+}
+
+#define list_for_each_safe(pos, tmp, head) \
+	for (pos = (head)->next, tmp = pos->next; pos != (head); pos = tmp, tmp = pos->next)
+
+/* ---- tasks.c: spells, tasks, CPUs ----------------------------------- */
+
+/*
+ * An off-CPU spell: state is PREEMPTED, BLOCKED or GRANTED_NOT_RUNNING.
+ * Runnable spells (PREEMPTED, GRANTED_NOT_RUNNING) sit on one CPU; a
+ * migration closes the spell and opens a new one on the new CPU, so who ran
+ * instead is always read from a single CPU's runner history.
+ */
+struct spell {
+	__u64 start;
+	__u64 end;		/* open spells: meaningless */
+	__u32 cpu;
+	__u8 state;		/* enum ls_holder_state */
+	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
+	__u8 pad[2];
+	struct ls_task waker;
+};
+
+static inline bool spell__runnable(const struct spell *sp)
+{
+	return sp->state == LS_STATE_PREEMPTED || sp->state == LS_STATE_GRANTED_NOT_RUNNING;
+}
+
+enum task_cpu_state {
+	TASK_CPU_UNKNOWN = 0,
+	TASK_CPU_ON,		/* last seen switched in */
+	TASK_CPU_OFF,		/* last seen switched out or woken */
+};
+
+struct task;
+
+/*
+ * A hold the engine knows began (WAIT_END success, or the read half of a
+ * downgrade) and has not seen end.  The kernel sends HOLD only for holds
+ * that may matter, so an open hold may also end silently: exclusivity and
+ * the task's LS_TASK_F_HOLDING flag retire those.
+ */
+struct open_hold {
+	struct list_node node;	/* in mm->open_holds */
+	struct task *task;
+	struct mm *mm;
+	struct ls_op op;
+	__u64 start;
+	__u64 seen_ts;		/* the record that opened it */
+	bool used;
+	bool write;
+	bool granted;
+	bool downgraded;	/* the read half of a downgraded write hold */
+};
+
+#define TASK_OPEN_HOLDS 2	/* dup_mmap() holds the parent's and the child's lock */
+
+struct task {
+	__u32 tid;
+	__u32 tgid;
+	struct ls_task info;	/* latest seen */
+	__u64 last_ts;		/* latest record naming it */
+	__u8 flags;		/* latest LS_TASK_F_* seen */
+	__u8 cpu_state;		/* enum task_cpu_state */
+	bool spell_open;
+	struct spell open;
+	struct ring spells;	/* closed spells, oldest first, at most ENGINE_SPELL_RING */
+
+	/* The wait in progress (WAIT_BEGIN seen, no WAIT_END yet). */
+	bool waiting;
+	struct list_node wait_node;	/* in mm->open_waits */
+	struct mm *wait_mm;
+	__u64 wait_start;
+	bool wait_write;
+
+	struct open_hold oh[TASK_OPEN_HOLDS];
+};
+
+/* One stretch of one task running on a CPU: the preemptor tally's source. */
+struct run {
+	struct ls_task task;
+	__u64 from;
+	__u64 to;
+};
+
+struct cpu {
+	bool seen;		/* a kernel record came from this CPU */
+	__u64 last_ts;		/* ... the latest one: lost_before spans start here */
+	bool runner_known;
+	struct ls_task runner;	/* who runs now, as far as known */
+	__u64 since;		/* ... since when (or since we learned it) */
+	__u32 n_open;		/* runnable spells open on this CPU */
+	__u64 last_close;	/* latest end of a runnable spell here */
+	/* Runs that overlap runnable spells, ordered: from and to never decrease. */
+	struct ring runs;
+};
+
+struct engine;
+
+struct task *tasks__find(struct engine *e, const struct ls_task *t);
+/* Find or make the task; NULL if tid 0 or the table is full (counted). */
+struct task *tasks__get(struct engine *e, const struct ls_task *t);
+void tasks__drop(struct engine *e, struct task *tk);
+/* Drop the task if it has nothing open and has been quiet for retain. */
+bool tasks__drop_if_idle(struct engine *e, struct task *tk);
+void tasks__set_flags(struct engine *e, struct task *tk, __u8 flags, __u64 ts);
+void tasks__free_all(struct engine *e);
+
+void tasks__switch(struct engine *e, const struct ls_rec_switch *r);
+void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r);
+void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r);
+void tasks__exit(struct engine *e, const struct ls_rec_exit *r);
+
+/* Walk tk's spells (closed, then the open one ending at now) inside [from, to). */
+typedef void (*spell_fn)(const struct spell *sp, __u64 start, __u64 end, void *ctx);
+void tasks__for_each_spell(const struct task *tk, __u64 from, __u64 to, spell_fn fn, void *ctx);
+
+struct cpu *cpus__get(struct engine *e, __u32 cpu);
+void cpus__free_all(struct engine *e);
+/* Start a holder's preemptor tally afresh. */
+void tally__reset(struct engine *e);
+/* Credit who ran on cpu during [from, to) into the stall's preemptor tally. */
+void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder_tid);
+
+/* ---- locks.c: per mm ------------------------------------------------- */
+
+/* A completed hold, with its task's off-CPU spells clipped to it. */
+struct hold {
+	struct ls_task task;
+	struct ls_op op;
+	__u64 start;
+	__u64 end;
+	bool write;
+	bool granted;
+	bool downgraded;
+	bool released;		/* false: an open hold copied for one stall */
+	__u32 n_spells;
+	struct spell spells[];
+};
+
+/* A completed write wait: a possible queued writer. */
+struct wwait {
+	struct ls_task task;
+	__u64 start;
+	__u64 end;
+};
+
+struct mm {
+	__u64 id;
+	struct ls_mm info;
+	__u64 last_ts;
+	struct ring holds;	/* struct hold *, sorted by end */
+	struct ring waits;	/* struct wwait, sorted by end */
+	struct list_node open_waits;	/* task.wait_node */
+	struct list_node open_holds;	/* open_hold.node */
+	__u32 n_open_waits;
+	bool min_open_valid;
+	__u64 min_open_start;	/* earliest open wait start, when valid */
+};
+
+/* Sort keys of mm.holds and mm.waits. */
+__u64 hold__end(const void *elem);
+__u64 wwait__end(const void *elem);
+
+struct mm *mms__find(struct engine *e, __u64 id);
+struct mm *mms__get(struct engine *e, const struct ls_mm *info);
+/* Prune by retention, then drop the mm if nothing is left in it. */
+bool mms__sweep(struct engine *e, struct mm *mm);
+void mms__free_all(struct engine *e);
+
+/* Copy tk's spells inside [start, end) into a new hold (tk may be NULL). */
+struct hold *hold__new(const struct task *tk, __u64 start, __u64 end);
+
+void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r);
+int locks__wait_end(struct engine *e, const struct ls_rec_lock *r);
+void locks__hold(struct engine *e, const struct ls_rec_lock *r);
+void locks__end_wait(struct engine *e, struct task *tk);
+void locks__end_open_hold(struct engine *e, struct open_hold *oh);
+
+/* ---- stall.c --------------------------------------------------------- */
+
+/* Build and send the stall for one WAIT_END (already past the threshold). */
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm);
+
+/* ---- engine.c -------------------------------------------------------- */
+
+struct lossy_span {
+	__u64 from;
+	__u64 to;
+	__u64 count;
+};
+
+/* One preemptor credit accumulated while building a holder. */
+struct tally {
+	struct ls_task task;
+	__u64 ns;
+};
+
+struct stall_cand;
+
+struct engine {
+	struct engine_opts opts;
+	struct sink *sink;
+	__u64 retain;		/* max(threshold, 1 s) */
+	__u64 stale_age;	/* ENGINE_STALE_RETAINS * retain, saturated */
+	__u32 features;		/* LS_MARK_BEGIN's, else opts.features */
+
+	__u64 now;		/* latest record time seen */
+	bool have_ts;
+	__u64 first_ts;
+	bool have_begin, have_end;
+	__u64 begin_ts, end_ts;
+	bool finished;
+
+	struct ls_summary sum;	/* counters; hists/start/end filled on demand */
+
+	struct map tasks;	/* tid -> struct task */
+	struct map mms;		/* mm id -> struct mm */
+	struct cpu *cpus;
+	__u32 n_cpus;
+	__u32 n_runs;		/* run slots allocated over all CPUs */
+	__u32 n_holds;		/* completed holds over all mms */
+	__u32 n_waits;		/* completed write waits over all mms */
+	__u32 sweep_task, sweep_mm;
+
+	struct ring lossy;	/* struct lossy_span */
+
+	/* Histograms: cumulative, the previous interval's, the delta sent. */
+	struct ls_hist_set cum;
+	struct ls_hist *prev;
+	size_t prev_alloc;
+	struct map hist_idx;	/* packed key -> index + 1 */
+	struct ls_hist_set ival;
+	__u64 ival_start;
+
+	/* Stall scratch: reused, so a stall costs no malloc once warm. */
+	struct stall_cand *cands;
+	struct stall_cand **order;	/* group leaders, most off CPU first */
+	__u32 cands_alloc;
+	struct tally *tally;
+	__u32 n_tally, tally_alloc;
+	__u8 tally_idx[2 * ENGINE_MAX_TALLY];	/* tid hash -> tally index + 1 */
+	__u32 run_budget;	/* left for this stall: ENGINE_STALL_RUN_BUDGET */
+	__u64 tally_other;
+	struct ls_holder holders[LS_MAX_HOLDERS];
+};
+
+/* Records lost in the spans that meet (from, to): a stall's lost_in_window. */
+__u64 engine__lost_in(const struct engine *e, __u64 from, __u64 to);
+
+/* For unit tests: what the engine holds right now. */
+struct engine_debug {
+	__u32 tasks;
+	__u32 mms;
+	__u32 holds;
+	__u32 waits;
+	__u32 runs;
+	__u32 cpus;
+	__u32 open_holds;
+	__u32 open_waits;
+	__u32 lossy_spans;
+	__u32 hist_keys;
+};
+
+void engine__debug(const struct engine *e, struct engine_debug *out);
+
+#endif /* LOCKSTALL_ENGINE_INTERNAL_H */

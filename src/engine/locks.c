@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Per mm: the completed holds and write waits a later stall may need, the
+ * waits in progress, and the holds known open.  WAIT_BEGIN, WAIT_END and
+ * HOLD records land here.
+ *
+ * Retention: a completed hold or wait stays while a wait in progress on the
+ * same mm began before it ended (the stall that wait becomes may need it),
+ * else for retain = max(threshold, 1 s) after it ended.  On top of that,
+ * ENGINE_MM_MAX_* per mm and ENGINE_MAX_* in all; evictions are counted.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "engine/internal.h"
+
+/* ---- mms ------------------------------------------------------------- */
+
+struct mm *mms__find(struct engine *e, __u64 id)
+{
+	return map__get(&e->mms, id);
+}
+
+struct mm *mms__get(struct engine *e, const struct ls_mm *info)
+{
+	struct mm *mm = mms__find(e, info->id);
+
+	if (mm)
+		goto out;
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		goto evict;
+	if (map__put(&e->mms, info->id, mm)) {
+		free(mm);
+		goto evict;
+	}
+	mm->id = info->id;
+	ring__init(&mm->holds, sizeof(struct hold *));
+	ring__init(&mm->waits, sizeof(struct wwait));
+	list__init(&mm->open_waits);
+	list__init(&mm->open_holds);
+out:
+	/* The owner may be unknown in one record and known in the next. */
+	if (info->tgid || !mm->info.tgid)
+		mm->info = *info;
+	mm->last_ts = e->now;
+	return mm;
+evict:
+	e->sum.evicted++;
+	return NULL;
+}
+
+static __u64 mm__min_open_start(struct mm *mm)
+{
+	struct list_node *pos, *tmp;
+	struct task *tk;
+
+	if (!mm->n_open_waits)
+		return ~0ULL;
+	if (!mm->min_open_valid) {
+		mm->min_open_start = ~0ULL;
+		list_for_each_safe(pos, tmp, &mm->open_waits) {
+			tk = container_of(pos, struct task, wait_node);
+			mm->min_open_start = u64_min(mm->min_open_start, tk->wait_start);
+		}
+		mm->min_open_valid = true;
+	}
+	return mm->min_open_start;
+}
+
+__u64 hold__end(const void *elem)
+{
+	return (*(struct hold *const *)elem)->end;
+}
+
+__u64 wwait__end(const void *elem)
+{
+	return ((const struct wwait *)elem)->end;
+}
+
+/* Something on mm that ended at end: may a stall still need it? */
+static bool mm__keep(struct engine *e, struct mm *mm, __u64 end)
+{
+	if (!ts_older(e->now, end, e->retain))
+		return true;
+	return mm__min_open_start(mm) < end;
+}
+
+static void mm__evict_hold(struct engine *e, struct mm *mm)
+{
+	free(*(struct hold **)ring__at(&mm->holds, 0));
+	ring__pop_front(&mm->holds);
+	e->n_holds--;
+}
+
+static void mm__evict_wait(struct engine *e, struct mm *mm)
+{
+	ring__pop_front(&mm->waits);
+	e->n_waits--;
+}
+
+/*
+ * Earliest end first.  Both rings are sorted by end and whatever is kept
+ * for one item is kept for any that ended later, so stop at the first keeper.
+ */
+static void mm__prune(struct engine *e, struct mm *mm)
+{
+	struct hold *h;
+	struct wwait *w;
+
+	while (mm->holds.n) {
+		h = *(struct hold **)ring__at(&mm->holds, 0);
+		if (mm__keep(e, mm, h->end))
+			break;
+		mm__evict_hold(e, mm);
+	}
+	while (mm->waits.n) {
+		w = ring__at(&mm->waits, 0);
+		if (mm__keep(e, mm, w->end))
+			break;
+		mm__evict_wait(e, mm);
+	}
+}
+
+bool mms__sweep(struct engine *e, struct mm *mm)
+{
+	mm__prune(e, mm);
+	if (mm->holds.n || mm->waits.n || mm->n_open_waits || !list__empty(&mm->open_holds))
+		return false;
+	map__del(&e->mms, mm->id);
+	ring__free(&mm->holds);
+	ring__free(&mm->waits);
+	free(mm);
+	return true;
+}
+
+void mms__free_all(struct engine *e)
+{
+	struct mm *mm;
+	__u32 i, j;
+
+	for (i = 0; i < e->mms.cap; i++) {
+		mm = map__slot(&e->mms, i);
+		if (!mm)
+			continue;
+		for (j = 0; j < mm->holds.n; j++)
+			free(*(struct hold **)ring__at(&mm->holds, j));
+		ring__free(&mm->holds);
+		ring__free(&mm->waits);
+		free(mm);
+	}
+	map__free(&e->mms);
+	e->n_holds = e->n_waits = 0;
+}
+
+/* Store a completed hold; the table owns h from here on (or frees it). */
+static void mm__store_hold(struct engine *e, struct mm *mm, struct hold *h)
+{
+	int err;
+
+	if (e->n_holds >= ENGINE_MAX_HOLDS) {
+		/* Full over all mms: make room in this one, or drop the new one. */
+		if (!mm->holds.n)
+			goto drop;
+		mm__evict_hold(e, mm);
+		e->sum.evicted++;
+	}
+	err = ring__reserve(&mm->holds, ENGINE_MM_MAX_HOLDS);
+	if (err && mm->holds.n) {
+		mm__evict_hold(e, mm);
+		e->sum.evicted++;
+	} else if (err) {
+		goto drop;
+	}
+	ring__push_sorted(&mm->holds, &h, hold__end);
+	e->n_holds++;
+	return;
+drop:
+	free(h);
+	e->sum.evicted++;
+}
+
+static void mm__store_wait(struct engine *e, struct mm *mm, const struct ls_task *t,
+			   __u64 start, __u64 end)
+{
+	struct wwait w = { .task = *t, .start = start, .end = end };
+	int err;
+
+	if (e->n_waits >= ENGINE_MAX_WAITS) {
+		if (!mm->waits.n)
+			goto drop;
+		mm__evict_wait(e, mm);
+		e->sum.evicted++;
+	}
+	err = ring__reserve(&mm->waits, ENGINE_MM_MAX_WAITS);
+	if (err && mm->waits.n) {
+		mm__evict_wait(e, mm);
+		e->sum.evicted++;
+	} else if (err) {
+		goto drop;
+	}
+	ring__push_sorted(&mm->waits, &w, wwait__end);
+	e->n_waits++;
+	return;
+drop:
+	e->sum.evicted++;
+}
+
+/* ---- holds ----------------------------------------------------------- */
+
+static void hold__count_spell(const struct spell *sp, __u64 start, __u64 end, void *ctx)
+{
+	(*(__u32 *)ctx)++;
+}
+
+static void hold__copy_spell(const struct spell *sp, __u64 start, __u64 end, void *ctx)
+{
+	struct hold *h = ctx;
+	struct spell *dst = &h->spells[h->n_spells++];
+
+	*dst = *sp;
+	dst->start = start;
+	dst->end = end;
+}
+
+struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
+{
+	struct hold *h;
+	__u32 n = 0;
+
+	if (tk)
+		tasks__for_each_spell(tk, start, end, hold__count_spell, &n);
+	h = calloc(1, sizeof(*h) + n * sizeof(h->spells[0]));
+	if (!h)
+		return NULL;
+	h->start = start;
+	h->end = end;
+	h->released = true;
+	if (tk)
+		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
+	return h;
+}
+
+void locks__end_open_hold(struct engine *e, struct open_hold *oh)
+{
+	if (!oh->used)
+		return;
+	list__del(&oh->node);
+	oh->used = false;
+	oh->mm = NULL;
+}
+
+static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
+			    const struct ls_op *op, __u64 start, __u64 seen_ts,
+			    bool write, bool granted, bool downgraded)
+{
+	struct open_hold *oh = NULL;
+	int i;
+
+	for (i = 0; i < TASK_OPEN_HOLDS; i++) {
+		if (tk->oh[i].used && tk->oh[i].mm == mm)
+			oh = &tk->oh[i];	/* the old one's end was lost */
+		else if (!tk->oh[i].used && !oh)
+			oh = &tk->oh[i];
+	}
+	if (!oh) {
+		/* More than the kernel can hold: the oldest end was lost. */
+		oh = tk->oh[0].start <= tk->oh[1].start ? &tk->oh[0] : &tk->oh[1];
+		e->sum.evicted++;
+	}
+	locks__end_open_hold(e, oh);
+	oh->mm = mm;
+	oh->op = *op;
+	oh->start = start;
+	oh->seen_ts = seen_ts;
+	oh->write = write;
+	oh->granted = granted;
+	oh->downgraded = downgraded;
+	oh->used = true;
+	list__add(&mm->open_holds, &oh->node);
+	tk->flags |= LS_TASK_F_HOLDING;
+}
+
+/*
+ * An exclusive period on mm from `from` on: every other open hold that
+ * began before it (all of them, or the writers only when the new holder
+ * is a reader) must have ended, silently.
+ */
+static void mm__end_open_holds(struct engine *e, struct mm *mm, const struct task *except,
+			       bool writers_only, __u64 before)
+{
+	struct list_node *pos, *tmp;
+	struct open_hold *oh;
+
+	list_for_each_safe(pos, tmp, &mm->open_holds) {
+		oh = container_of(pos, struct open_hold, node);
+		if (oh->task == except || (writers_only && !oh->write) || oh->start > before)
+			continue;
+		locks__end_open_hold(e, oh);
+	}
+}
+
+/* ---- waits ----------------------------------------------------------- */
+
+void locks__end_wait(struct engine *e, struct task *tk)
+{
+	struct mm *mm = tk->wait_mm;
+
+	if (!tk->waiting)
+		return;
+	list__del(&tk->wait_node);
+	if (mm) {
+		mm->n_open_waits--;
+		if (tk->wait_start <= mm->min_open_start)
+			mm->min_open_valid = false;
+	}
+	tk->waiting = false;
+	tk->wait_mm = NULL;
+}
+
+void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
+{
+	struct task *tk = tasks__get(e, &r->task);
+	struct mm *mm;
+
+	if (!tk)
+		return;
+	tk->info = r->task;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	mm = mms__get(e, &r->mm);
+	if (!mm)
+		return;
+	locks__end_wait(e, tk);	/* a wait still open here lost its WAIT_END */
+	if (mm->n_open_waits >= ENGINE_MM_MAX_OPEN) {
+		e->sum.evicted++;
+		return;
+	}
+	tk->waiting = true;
+	tk->wait_mm = mm;
+	tk->wait_start = r->start_ns;
+	tk->wait_write = !!r->write;
+	tk->flags |= LS_TASK_F_WAITING;
+	if (!mm->n_open_waits) {
+		mm->min_open_start = r->start_ns;
+		mm->min_open_valid = true;
+	} else if (mm->min_open_valid) {
+		mm->min_open_start = u64_min(mm->min_open_start, r->start_ns);
+	}
+	list__add(&mm->open_waits, &tk->wait_node);
+	mm->n_open_waits++;
+}
+
+int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
+{
+	__u64 ts = r->hdr.ts, start = r->start_ns, hold_start;
+	bool acquired = r->success && !(r->flags & LS_LOCK_F_EXITED);
+	struct task *tk;
+	struct mm *mm;
+	int err = 0;
+
+	/* A failed trylock never waited: it leaves nothing behind. */
+	if (r->flags & LS_LOCK_F_TRYLOCK)
+		return 0;
+	tk = tasks__find(e, &r->task);
+	if (!tk && acquired)
+		tk = tasks__get(e, &r->task);
+	if (tk) {
+		tk->info = r->task;
+		tk->last_ts = u64_max(tk->last_ts, ts);
+		locks__end_wait(e, tk);
+		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
+	}
+	mm = mms__get(e, &r->mm);
+	if (mm && r->write)
+		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
+	if (ts >= start && ts - start >= e->opts.threshold_ns)
+		err = stall__emit(e, r, mm);
+	if (acquired && tk && mm) {
+		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
+		mm__end_open_holds(e, mm, tk, !r->write, ts);
+		task__open_hold(e, tk, mm, &r->op, hold_start, ts, !!r->write,
+				r->granted_ns != 0, false);
+	}
+	if (mm)
+		mm__prune(e, mm);
+	return err;
+}
+
+void locks__hold(struct engine *e, const struct ls_rec_lock *r)
+{
+	__u64 end = r->hdr.ts, start = u64_min(r->start_ns, r->hdr.ts);
+	struct task *tk = tasks__find(e, &r->task);
+	struct mm *mm = mms__get(e, &r->mm);
+	bool downgraded = r->flags & LS_LOCK_F_DOWNGRADED;
+	bool open_left = false;
+	struct hold *h;
+	int i;
+
+	if (tk) {
+		tk->info = r->task;
+		tk->last_ts = u64_max(tk->last_ts, end);
+		for (i = 0; i < TASK_OPEN_HOLDS; i++)
+			if (tk->oh[i].used && tk->oh[i].mm == mm)
+				locks__end_open_hold(e, &tk->oh[i]);
+	}
+	if (!mm)
+		return;
+	h = hold__new(tk, start, end);
+	if (h) {
+		h->task = r->task;
+		h->op = r->op;
+		h->write = !!r->write;
+		h->granted = r->granted_ns || (r->flags & LS_LOCK_F_GRANTED);
+		h->downgraded = downgraded;
+		mm__store_hold(e, mm, h);
+	} else {
+		e->sum.evicted++;
+	}
+	if (r->write)
+		mm__end_open_holds(e, mm, tk, false, end);
+	if (tk && downgraded && r->write && !(r->flags & LS_LOCK_F_EXITED))
+		task__open_hold(e, tk, mm, &r->op, end, end, false, false, true);
+	if (tk) {
+		for (i = 0; i < TASK_OPEN_HOLDS; i++)
+			open_left |= tk->oh[i].used;
+		if (!open_left)
+			tk->flags &= ~LS_TASK_F_HOLDING;
+	}
+	mm__prune(e, mm);
+}

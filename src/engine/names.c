@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Names and orderings every module shares: verdicts, states, roles,
+ * scheduling policies, what a task was doing, and which task matters more.
+ */
+#include <stdio.h>
+#include "engine/engine.h"
+
+const char *ls_verdict_name(enum ls_verdict v)
+{
+	switch (v) {
+	case LS_VERDICT_PRIORITY_INVERSION:
+		return "priority_inversion";
+	case LS_VERDICT_HOLDER_OFF_CPU:
+		return "holder_off_cpu";
+	case LS_VERDICT_CONTENTION:
+		return "contention";
+	case LS_VERDICT_UNKNOWN:
+	case LS_VERDICT_N:
+		break;
+	}
+	return "unknown";
+}
+
+const char *ls_state_name(enum ls_holder_state s)
+{
+	switch (s) {
+	case LS_STATE_RUNNING:
+		return "running";
+	case LS_STATE_PREEMPTED:
+		return "preempted";
+	case LS_STATE_BLOCKED:
+		return "blocked";
+	case LS_STATE_GRANTED_NOT_RUNNING:
+		return "granted_not_running";
+	case LS_STATE_N:
+		break;
+	}
+	return "unknown";
+}
+
+const char *ls_role_name(enum ls_role r)
+{
+	switch (r) {
+	case LS_ROLE_WAITER:
+		return "waiter";
+	case LS_ROLE_QUEUED_WRITER:
+		return "queued_writer";
+	case LS_ROLE_HOLDER:
+		return "holder";
+	case LS_ROLE_PREEMPTOR:
+		return "preemptor";
+	case LS_ROLE_WAKER:
+		return "waker";
+	case LS_ROLE_N:
+		break;
+	}
+	return "unknown";
+}
+
+const char *ls_policy_name(unsigned int policy)
+{
+	switch (policy) {
+	case LS_POLICY_NORMAL:
+		return "normal";
+	case LS_POLICY_FIFO:
+		return "fifo";
+	case LS_POLICY_RR:
+		return "rr";
+	case LS_POLICY_BATCH:
+		return "batch";
+	case LS_POLICY_IDLE:
+		return "idle";
+	case LS_POLICY_DEADLINE:
+		return "deadline";
+	}
+	return "unknown";
+}
+
+/*
+ * x86_64 syscalls that take or can wait on mmap_lock, or that a holder is
+ * commonly found in.  Anything else prints as syscall_N: a number is more
+ * honest than a guess.
+ */
+static const struct {
+	int nr;
+	const char *name;
+} syscall_names[] = {
+	{ 0, "read" },		{ 1, "write" },		{ 2, "open" },
+	{ 9, "mmap" },		{ 10, "mprotect" },	{ 11, "munmap" },
+	{ 12, "brk" },		{ 16, "ioctl" },	{ 17, "pread64" },
+	{ 18, "pwrite64" },	{ 19, "readv" },	{ 20, "writev" },
+	{ 25, "mremap" },	{ 26, "msync" },	{ 27, "mincore" },
+	{ 28, "madvise" },	{ 56, "clone" },	{ 57, "fork" },
+	{ 58, "vfork" },	{ 59, "execve" },	{ 60, "exit" },
+	{ 149, "mlock" },	{ 150, "munlock" },	{ 151, "mlockall" },
+	{ 152, "munlockall" },	{ 157, "prctl" },	{ 202, "futex" },
+	{ 231, "exit_group" },	{ 237, "mbind" },	{ 238, "set_mempolicy" },
+	{ 239, "get_mempolicy" }, { 256, "migrate_pages" }, { 257, "openat" },
+	{ 279, "move_pages" },	{ 295, "preadv" },	{ 310, "process_vm_readv" },
+	{ 311, "process_vm_writev" }, { 323, "userfaultfd" }, { 324, "membarrier" },
+	{ 325, "mlock2" },	{ 329, "pkey_mprotect" }, { 435, "clone3" },
+	{ 440, "process_madvise" }, { 450, "set_mempolicy_home_node" },
+	{ 453, "map_shadow_stack" }, { 462, "mseal" },
+};
+
+const char *ls_op_name(const struct ls_op *op, char *buf, size_t len)
+{
+	size_t i;
+
+	switch (op->kind) {
+	case LS_OP_PAGE_FAULT:
+		snprintf(buf, len, "page_fault");
+		return buf;
+	case LS_OP_SYSCALL:
+		for (i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++) {
+			if (syscall_names[i].nr == op->syscall) {
+				snprintf(buf, len, "%s", syscall_names[i].name);
+				return buf;
+			}
+		}
+		snprintf(buf, len, "syscall_%d", op->syscall);
+		return buf;
+	}
+	snprintf(buf, len, "unknown");
+	return buf;
+}
+
+/*
+ * Scheduling classes in the order the kernel serves them.  batch sits below
+ * normal because it is the policy people give work that may wait; idle runs
+ * only when nothing else wants the CPU.  An unknown policy counts as normal.
+ */
+static int policy_rank(unsigned int policy)
+{
+	switch (policy) {
+	case LS_POLICY_DEADLINE:
+		return 4;
+	case LS_POLICY_FIFO:
+	case LS_POLICY_RR:
+		return 3;
+	case LS_POLICY_BATCH:
+		return 1;
+	case LS_POLICY_IDLE:
+		return 0;
+	}
+	return 2;
+}
+
+/*
+ * Never compare task->prio alone: a SCHED_IDLE task reports prio 120 like a
+ * nice-0 SCHED_OTHER one, and a PI-boosted task reports its boost.
+ */
+int ls_task_importance_cmp(const struct ls_task *a, const struct ls_task *b)
+{
+	int ra = policy_rank(a->policy), rb = policy_rank(b->policy);
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	switch (ra) {
+	case 3:
+		if (a->rt_prio != b->rt_prio)
+			return a->rt_prio < b->rt_prio ? -1 : 1;
+		return 0;
+	case 2:
+	case 1:
+		/* lower nice matters more */
+		if (a->nice != b->nice)
+			return a->nice > b->nice ? -1 : 1;
+		return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One WAIT_END past the threshold becomes one struct ls_stall: who held the
+ * lock during the wait, why they were off CPU, the chain from the waiter to
+ * the root cause, and a verdict (src/engine/DESIGN.md, "A stall").
+ *
+ * Steps: find a queued writer (read waiters only); take every hold on the
+ * mm that overlaps the wait and conflicts with it (completed holds, and
+ * open ones a successful acquisition does not rule out); measure each
+ * inside the wait; merge the holds of one task into one holder; sort by
+ * off-CPU time; tally preemptors for the holders kept; chain; judge.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/internal.h"
+#include "sinks/sink.h"
+
+/* One hold judged for a stall.  The first of each tid's run is its group leader. */
+struct stall_cand {
+	struct hold *h;
+	bool temp;		/* h was made from an open hold for this stall */
+	__u64 from, to;		/* the hold inside the wait */
+	__u64 overlap;
+	__u64 offcpu;
+	__u64 by_state[LS_STATE_N];
+	__u64 blocked_longest;	/* longest blocked spell, and its waker */
+	bool has_waker;
+	struct ls_task waker;
+	__u32 n_group;		/* leader: holds of this tid, itself first */
+};
+
+struct queued_writer {
+	bool found;
+	struct ls_task task;
+	__u64 start;
+	__u64 end;
+};
+
+struct stall_ctx {
+	const struct ls_rec_lock *r;
+	__u64 ws, we;		/* the wait */
+	bool write;
+	struct queued_writer qw;
+	__u32 n;		/* candidates */
+	__u32 dropped;		/* beyond ENGINE_MAX_CANDS */
+};
+
+/*
+ * The earliest write wait on mm, by another task, that began before this
+ * read wait and ended after it began: fair rwsems queue readers behind it.
+ */
+static void stall__find_queued_writer(struct mm *mm, struct stall_ctx *x)
+{
+	struct queued_writer *qw = &x->qw;
+	struct list_node *pos, *tmp;
+	const struct wwait *w;
+	const struct task *tk;
+	__u32 i;
+
+	for (i = ring__first_after(&mm->waits, x->ws, wwait__end); i < mm->waits.n; i++) {
+		w = ring__at(&mm->waits, i);
+		if (w->task.tid == x->r->task.tid || w->start >= x->ws)
+			continue;
+		if (!qw->found || w->start < qw->start) {
+			qw->found = true;
+			qw->task = w->task;
+			qw->start = w->start;
+			qw->end = w->end;
+		}
+	}
+	list_for_each_safe(pos, tmp, &mm->open_waits) {
+		tk = container_of(pos, struct task, wait_node);
+		if (!tk->wait_write || tk->tid == x->r->task.tid || tk->wait_start >= x->ws)
+			continue;
+		if (!qw->found || tk->wait_start < qw->start) {
+			qw->found = true;
+			qw->task = tk->info;
+			qw->start = tk->wait_start;
+			qw->end = x->we;	/* still waiting */
+		}
+	}
+}
+
+/* Does a hold of this mode over [start, end) block the waiter? */
+static bool stall__conflicts(const struct stall_ctx *x, bool write, __u64 start, __u64 end)
+{
+	__u64 from, to;
+
+	if (!span_overlap(start, end, x->ws, x->we))
+		return false;
+	if (x->write || write)
+		return true;
+	if (!x->qw.found)
+		return false;
+	/* A reader counts when it held while the queued writer waited ahead of us. */
+	from = u64_max(x->ws, x->qw.start);
+	to = u64_min(x->we, x->qw.end);
+	return span_overlap(start, end, from, to) > 0;
+}
+
+static int stall__add_cand(struct engine *e, struct stall_ctx *x, struct hold *h, bool temp)
+{
+	struct stall_cand *c, *cands;
+	struct stall_cand **order;
+	__u32 n;
+
+	if (x->n >= e->cands_alloc) {
+		if (e->cands_alloc >= ENGINE_MAX_CANDS)
+			goto drop;
+		n = e->cands_alloc ? e->cands_alloc * 2 : 64;
+		cands = realloc(e->cands, n * sizeof(*cands));
+		if (!cands)
+			goto drop;
+		e->cands = cands;
+		order = realloc(e->order, n * sizeof(*order));
+		if (!order)
+			goto drop;
+		e->order = order;
+		e->cands_alloc = n;
+	}
+	c = &e->cands[x->n++];
+	memset(c, 0, sizeof(*c));
+	c->h = h;
+	c->temp = temp;
+	return 0;
+drop:
+	x->dropped++;
+	if (temp)
+		free(h);
+	return -ENOSPC;
+}
+
+static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
+{
+	const __u32 waiter = x->r->task.tid;
+	struct list_node *pos, *tmp;
+	struct open_hold *oh;
+	struct hold *h;
+	__u32 i;
+
+	/* Holds that ended by the wait's start cannot overlap it. */
+	for (i = ring__first_after(&mm->holds, x->ws, hold__end); i < mm->holds.n; i++) {
+		h = *(struct hold **)ring__at(&mm->holds, i);
+		if (h->task.tid == waiter || !stall__conflicts(x, h->write, h->start, h->end))
+			continue;
+		stall__add_cand(e, x, h, false);
+	}
+	list_for_each_safe(pos, tmp, &mm->open_holds) {
+		oh = container_of(pos, struct open_hold, node);
+		if (oh->task->tid == waiter)
+			continue;
+		/* Having the lock now rules out every incompatible holder. */
+		if (x->r->success && (x->write || oh->write))
+			continue;
+		if (!stall__conflicts(x, oh->write, oh->start, x->we))
+			continue;
+		h = hold__new(oh->task, u64_min(oh->start, x->we), x->we);
+		if (!h) {
+			x->dropped++;
+			continue;
+		}
+		h->task = oh->task->info;
+		h->op = oh->op;
+		h->write = oh->write;
+		h->granted = oh->granted;
+		h->downgraded = oh->downgraded;
+		h->released = false;
+		stall__add_cand(e, x, h, true);
+	}
+}
+
+/* c's hold inside the wait, from `from` on: overlap, off-CPU time by state, waker. */
+static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u64 from)
+{
+	const struct hold *h = c->h;
+	const struct spell *sp;
+	__u64 s, t, len;
+	__u32 i;
+
+	c->from = u64_max(u64_max(h->start, x->ws), from);
+	c->to = u64_max(u64_min(h->end, x->we), c->from);
+	c->overlap = c->to - c->from;
+	for (i = 0; i < h->n_spells; i++) {
+		sp = &h->spells[i];
+		s = u64_max(sp->start, c->from);
+		t = u64_min(sp->end, c->to);
+		if (t <= s || sp->state >= LS_STATE_N)
+			continue;
+		len = t - s;
+		c->offcpu += len;
+		c->by_state[sp->state] += len;
+		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
+			c->blocked_longest = len;
+			c->has_waker = sp->has_waker;
+			c->waker = sp->waker;
+		}
+	}
+}
+
+static int cand__cmp_tid(const void *a, const void *b)
+{
+	const struct stall_cand *x = a, *y = b;
+
+	if (x->h->task.tid != y->h->task.tid)
+		return x->h->task.tid < y->h->task.tid ? -1 : 1;
+	if (x->h->start != y->h->start)
+		return x->h->start < y->h->start ? -1 : 1;
+	return 0;
+}
+
+/* Most off CPU first, then most overlap, then lowest tid: deterministic. */
+static int leader__cmp(const void *a, const void *b)
+{
+	const struct stall_cand *x = *(struct stall_cand *const *)a;
+	const struct stall_cand *y = *(struct stall_cand *const *)b;
+
+	if (x->offcpu != y->offcpu)
+		return x->offcpu > y->offcpu ? -1 : 1;
+	if (x->overlap != y->overlap)
+		return x->overlap > y->overlap ? -1 : 1;
+	if (x->h->task.tid != y->h->task.tid)
+		return x->h->task.tid < y->h->task.tid ? -1 : 1;
+	return 0;
+}
+
+static int tally__cmp(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->task.tid != y->task.tid)
+		return x->task.tid < y->task.tid ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sort by tid and fold each tid's holds into its first (the leader): the
+ * sums become the leader's, and e->order lists the leaders.  A tid's holds
+ * are measured in windows that do not overlap (they cannot, unless the
+ * stream is garbage), so its off-CPU time never exceeds its overlap.
+ */
+static __u32 stall__group(struct engine *e, struct stall_ctx *x)
+{
+	struct stall_cand *lead, *c;
+	__u32 i, j, n = 0, k;
+
+	qsort(e->cands, x->n, sizeof(*e->cands), cand__cmp_tid);
+	for (i = 0; i < x->n; i = j) {
+		lead = &e->cands[i];
+		stall__measure(x, lead, 0);
+		for (j = i + 1; j < x->n && e->cands[j].h->task.tid == lead->h->task.tid; j++) {
+			c = &e->cands[j];
+			stall__measure(x, c, e->cands[j - 1].to);
+			lead->overlap += c->overlap;
+			lead->offcpu += c->offcpu;
+			for (k = 0; k < LS_STATE_N; k++)
+				lead->by_state[k] += c->by_state[k];
+			if (c->blocked_longest > lead->blocked_longest) {
+				lead->blocked_longest = c->blocked_longest;
+				lead->has_waker = c->has_waker;
+				lead->waker = c->waker;
+			}
+		}
+		lead->n_group = j - i;
+		e->order[n++] = lead;
+	}
+	qsort(e->order, n, sizeof(*e->order), leader__cmp);
+	return n;
+}
+
+static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
+			      struct ls_holder *hd)
+{
+	const struct stall_cand *c;
+	const struct spell *sp;
+	__u64 s, t;
+	__u32 i, k;
+
+	tally__reset(e);
+	for (i = 0; i < lead->n_group; i++) {
+		c = &lead[i];
+		for (k = 0; k < c->h->n_spells; k++) {
+			sp = &c->h->spells[k];
+			if (!spell__runnable(sp))
+				continue;
+			s = u64_max(sp->start, c->from);
+			t = u64_min(sp->end, c->to);
+			cpus__tally(e, sp->cpu, s, t, hd->task.tid);
+		}
+	}
+	if (e->n_tally > 1)
+		qsort(e->tally, e->n_tally, sizeof(*e->tally), tally__cmp);
+	hd->preempted_other_ns = e->tally_other;
+	for (i = 0; i < e->n_tally; i++) {
+		if (i < LS_MAX_PREEMPTORS) {
+			hd->preempted_by[i].task = e->tally[i].task;
+			hd->preempted_by[i].ns = e->tally[i].ns;
+			hd->n_preempted_by++;
+		} else {
+			hd->preempted_other_ns += e->tally[i].ns;
+		}
+	}
+}
+
+static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
+			       struct ls_holder *hd)
+{
+	const struct stall_cand *c, *last = lead;
+	unsigned int s, best = LS_STATE_RUNNING;
+	__u32 i;
+
+	memset(hd, 0, sizeof(*hd));
+	hd->op = lead->h->op;
+	hd->granted = lead->h->granted;
+	hd->released = true;
+	hd->hold_start_ns = lead->h->start;
+	for (i = 0; i < lead->n_group; i++) {
+		c = &lead[i];
+		hd->write |= c->h->write;
+		hd->downgraded |= c->h->downgraded;
+		hd->released &= c->h->released;
+		if (c->h->end >= last->h->end)
+			last = c;
+	}
+	hd->task = last->h->task;	/* as it was when it last let go */
+	hd->hold_end_ns = last->h->end;
+	hd->held_ns = hd->hold_end_ns - hd->hold_start_ns;
+	hd->overlap_ns = lead->overlap;
+	hd->offcpu_ns = lead->offcpu;
+	memcpy(hd->offcpu_by_state, lead->by_state, sizeof(hd->offcpu_by_state));
+	if (hd->offcpu_ns && hd->offcpu_ns * 2 >= hd->overlap_ns) {
+		for (s = LS_STATE_RUNNING + 1; s < LS_STATE_N; s++)
+			if (best == LS_STATE_RUNNING || lead->by_state[s] > lead->by_state[best])
+				best = s;
+	}
+	hd->state = best;
+	hd->has_waker = lead->has_waker;
+	if (lead->has_waker)
+		hd->woken_by = lead->waker;
+	stall__preemptors(e, lead, hd);
+}
+
+static void stall__chain(struct ls_stall *st, const struct queued_writer *qw)
+{
+	const struct ls_holder *h = st->n_holders ? &st->holders[0] : NULL;
+	struct ls_hop *hop;
+
+	hop = &st->chain[st->n_chain++];
+	hop->task = st->waiter;
+	hop->role = LS_ROLE_WAITER;
+	hop->write = st->write;
+	if (qw->found) {
+		hop = &st->chain[st->n_chain++];
+		hop->task = qw->task;
+		hop->role = LS_ROLE_QUEUED_WRITER;
+		hop->write = true;
+	}
+	if (!h)
+		return;
+	hop = &st->chain[st->n_chain++];
+	hop->task = h->task;
+	hop->role = LS_ROLE_HOLDER;
+	hop->write = h->write;
+	hop->ns = h->offcpu_ns;
+	if ((h->state == LS_STATE_PREEMPTED || h->state == LS_STATE_GRANTED_NOT_RUNNING) &&
+	    h->n_preempted_by) {
+		hop = &st->chain[st->n_chain++];
+		hop->task = h->preempted_by[0].task;
+		hop->role = LS_ROLE_PREEMPTOR;
+		hop->ns = h->preempted_by[0].ns;
+	} else if (h->state == LS_STATE_BLOCKED && h->has_waker) {
+		hop = &st->chain[st->n_chain++];
+		hop->task = h->woken_by;
+		hop->role = LS_ROLE_WAKER;
+	}
+}
+
+static enum ls_verdict stall__verdict(const struct ls_stall *st)
+{
+	const struct ls_holder *h = &st->holders[0];
+
+	if (st->lost_in_window || !st->n_holders)
+		return LS_VERDICT_UNKNOWN;
+	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->wait_ns)
+		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?
+			LS_VERDICT_PRIORITY_INVERSION : LS_VERDICT_HOLDER_OFF_CPU;
+	return LS_VERDICT_CONTENTION;
+}
+
+/* filter_pid: the waiter's process, any holder's, or the mm owner's. */
+static bool stall__wanted(const struct engine *e, const struct ls_stall *st, __u32 n_groups)
+{
+	__u32 pid = e->opts.filter_pid, i;
+
+	if (!pid || st->waiter.tgid == pid || st->mm.tgid == pid)
+		return true;
+	for (i = 0; i < n_groups; i++)
+		if (e->order[i]->h->task.tgid == pid)
+			return true;
+	return false;
+}
+
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
+{
+	struct stall_ctx x = {
+		.r = r,
+		.ws = r->start_ns,
+		.we = r->hdr.ts,
+		.write = !!r->write,
+	};
+	struct ls_stall st;
+	__u32 n_groups = 0, i;
+	int err = 0;
+
+	memset(&st, 0, sizeof(st));
+	e->run_budget = ENGINE_STALL_RUN_BUDGET;
+	if (mm) {
+		if (!x.write)
+			stall__find_queued_writer(mm, &x);
+		stall__collect(e, mm, &x);
+		n_groups = stall__group(e, &x);
+	}
+
+	st.write = x.write;
+	st.acquired = !!r->success;
+	st.start_ns = x.ws;
+	st.end_ns = x.we;
+	st.wait_ns = x.we - x.ws;
+	st.mm = r->mm;
+	st.waiter = r->task;
+	st.op = r->op;
+	st.vma_lock_fallback = r->op.kind == LS_OP_PAGE_FAULT &&
+			       (e->features & LS_FEAT_PER_VMA_LOCK);
+	st.n_holders = n_groups < LS_MAX_HOLDERS ? n_groups : LS_MAX_HOLDERS;
+	st.holders_dropped = n_groups - st.n_holders + x.dropped;
+	if (!stall__wanted(e, &st, n_groups))
+		goto cleanup;
+
+	for (i = 0; i < st.n_holders; i++)
+		stall__fill_holder(e, e->order[i], &e->holders[i]);
+	st.holders = e->holders;
+	st.lost_in_window = engine__lost_in(e, x.ws, x.we);
+	stall__chain(&st, &x.qw);
+	st.verdict = stall__verdict(&st);
+
+	st.seq = ++e->sum.stalls;
+	e->sum.stalls_by_verdict[st.verdict]++;
+	err = sink__stall(e->sink, &st);
+cleanup:
+	for (i = 0; i < x.n; i++)
+		if (e->cands[i].temp)
+			free(e->cands[i].h);
+	return err < 0 ? err : 0;
+}

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Per task: off-CPU spells (why a task that waits or holds was not
+ * running), its wait in progress and its open holds.  Per CPU: who runs
+ * there, and a history of runs while some holder sat runnable on that CPU,
+ * from which a stall reads who ran instead of the holder (the preemptor
+ * tally).
+ *
+ * The tally is read at stall time from the runs rather than summed into
+ * each spell as it goes: a stall judges only the part of a spell inside
+ * its wait, and runs clip exactly where running sums could not.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "engine/internal.h"
+
+/* ---- CPUs ------------------------------------------------------------ */
+
+struct cpu *cpus__get(struct engine *e, __u32 cpu)
+{
+	struct cpu *cpus;
+	__u32 n, i;
+
+	if (cpu >= ENGINE_MAX_CPUS)
+		return NULL;
+	if (cpu < e->n_cpus)
+		return &e->cpus[cpu];
+	for (n = e->n_cpus ? e->n_cpus : 8; n <= cpu; n *= 2)
+		;
+	/* Callers must not hold a struct cpu * across this realloc. */
+	cpus = realloc(e->cpus, n * sizeof(*cpus));
+	if (!cpus)
+		return NULL;
+	memset(cpus + e->n_cpus, 0, (n - e->n_cpus) * sizeof(*cpus));
+	for (i = e->n_cpus; i < n; i++)
+		ring__init(&cpus[i].runs, sizeof(struct run));
+	e->cpus = cpus;
+	e->n_cpus = n;
+	return &cpus[cpu];
+}
+
+void cpus__free_all(struct engine *e)
+{
+	__u32 i;
+
+	for (i = 0; i < e->n_cpus; i++)
+		ring__free(&e->cpus[i].runs);
+	free(e->cpus);
+	e->cpus = NULL;
+	e->n_cpus = 0;
+	e->n_runs = 0;
+}
+
+/*
+ * t ran on c during [from, to).  Kept only if a runnable spell on c may
+ * overlap it: one is open now, or one closed after from.  Runs stay
+ * ordered (from and to never decrease) so a stall can binary-search them.
+ */
+static void cpu__push_run(struct engine *e, struct cpu *c, const struct ls_task *t,
+			  __u64 from, __u64 to)
+{
+	struct run *last = NULL, *run;
+	__u32 old_cap = c->runs.cap, max;
+	int err;
+
+	if (!t->tid || (!c->n_open && c->last_close <= from))
+		return;
+	if (c->runs.n) {
+		last = ring__at(&c->runs, c->runs.n - 1);
+		from = u64_max(from, last->to);
+	}
+	if (to <= from)
+		return;
+	if (last && last->task.tid == t->tid && last->to == from) {
+		last->to = to;
+		return;
+	}
+	/* Grow while the budget over all CPUs allows, else overwrite the oldest. */
+	max = c->runs.cap;
+	if (e->n_runs + (old_cap ? old_cap : 8) <= ENGINE_MAX_RUNS)
+		max = ENGINE_RUNS_MAX;
+	err = ring__reserve(&c->runs, max ? max : 8);
+	if (err && c->runs.n) {
+		run = ring__at(&c->runs, 0);
+		if (!ts_older(e->now, run->to, e->retain))
+			e->sum.evicted++;
+		ring__pop_front(&c->runs);
+		/* The oldest run is cold by now; the next push reads the next one. */
+		__builtin_prefetch(ring__at(&c->runs, 1));
+	} else if (err) {
+		return;
+	}
+	e->n_runs += c->runs.cap - old_cap;
+	run = ring__push(&c->runs);
+	run->task = *t;
+	run->from = from;
+	run->to = to;
+}
+
+/* Learned who runs on c at ts from a record that is not a switch on c. */
+static void cpu__set_runner(struct engine *e, struct cpu *c, const struct ls_task *t, __u64 ts)
+{
+	if (!t->tid)		/* "unknown": keep what we know */
+		return;
+	if (c->runner_known && c->runner.tid == t->tid) {
+		c->runner = *t;
+		return;
+	}
+	if (c->runner_known && ts < c->since)	/* older news than ours */
+		return;
+	if (c->runner_known)
+		cpu__push_run(e, c, &c->runner, c->since, ts);
+	c->runner = *t;
+	c->since = ts;
+	c->runner_known = true;
+}
+
+/* Reset the stall's preemptor tally for the next holder. */
+void tally__reset(struct engine *e)
+{
+	e->n_tally = 0;
+	e->tally_other = 0;
+	memset(e->tally_idx, 0, sizeof(e->tally_idx));
+}
+
+static void tally__credit(struct engine *e, const struct ls_task *t, __u64 ns)
+{
+	const __u32 mask = sizeof(e->tally_idx) - 1;
+	struct tally *tl;
+	__u32 i, n;
+
+	if (!ns)
+		return;
+	/* Invariant: at most half the index is used, so the probe ends. */
+	for (i = (t->tid * 0x9e3779b1u) & mask; e->tally_idx[i]; i = (i + 1) & mask) {
+		tl = &e->tally[e->tally_idx[i] - 1];
+		if (tl->task.tid == t->tid) {
+			tl->ns += ns;
+			return;
+		}
+	}
+	if (e->n_tally >= ENGINE_MAX_TALLY) {
+		e->tally_other += ns;
+		return;
+	}
+	if (e->n_tally == e->tally_alloc) {
+		n = e->tally_alloc ? e->tally_alloc * 2 : 16;
+		tl = realloc(e->tally, n * sizeof(*tl));
+		if (!tl) {
+			e->tally_other += ns;
+			return;
+		}
+		e->tally = tl;
+		e->tally_alloc = n;
+	}
+	e->tally[e->n_tally].task = *t;
+	e->tally[e->n_tally].ns = ns;
+	e->tally_idx[i] = ++e->n_tally;
+}
+
+static __u64 run__end(const void *elem)
+{
+	return ((const struct run *)elem)->to;
+}
+
+void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder_tid)
+{
+	const struct cpu *c;
+	const struct run *run;
+	__u64 since;
+	__u32 lo;
+
+	if (cpu >= e->n_cpus || to <= from)
+		return;
+	c = &e->cpus[cpu];
+	lo = ring__first_after(&c->runs, from, run__end);
+	for (; lo < c->runs.n; lo++) {
+		run = ring__at(&c->runs, lo);
+		if (run->from >= to)
+			break;
+		if (!e->run_budget) {
+			/* Out of budget: the rest of the span ran someone, unnamed. */
+			e->tally_other += to - u64_max(run->from, from);
+			return;
+		}
+		e->run_budget--;
+		if (run->task.tid != holder_tid)
+			tally__credit(e, &run->task, span_overlap(run->from, run->to, from, to));
+	}
+	/* Who runs now has not been pushed as a run yet; it began after the last. */
+	since = c->since;
+	if (c->runs.n)
+		since = u64_max(since, run__end(ring__at(&c->runs, c->runs.n - 1)));
+	if (c->runner_known && c->runner.tid && c->runner.tid != holder_tid)
+		tally__credit(e, &c->runner, span_overlap(since, to, from, to));
+}
+
+/* ---- spells ---------------------------------------------------------- */
+
+/* Invariant: cpu.n_open counts the open runnable spells on that CPU. */
+static void spell__leave_cpu(struct engine *e, const struct spell *sp, __u64 end)
+{
+	struct cpu *c;
+
+	if (!spell__runnable(sp) || sp->cpu >= e->n_cpus)
+		return;
+	c = &e->cpus[sp->cpu];
+	if (c->n_open)
+		c->n_open--;
+	c->last_close = u64_max(c->last_close, end);
+}
+
+static void spell__close(struct engine *e, struct task *tk, __u64 ts)
+{
+	struct spell *sp = &tk->open, *slot;
+	int err;
+
+	if (!tk->spell_open)
+		return;
+	tk->spell_open = false;
+	sp->end = u64_max(ts, sp->start);
+	spell__leave_cpu(e, sp, sp->end);
+	if (sp->end == sp->start)
+		return;
+	err = ring__reserve(&tk->spells, ENGINE_SPELL_RING);
+	if (err && tk->spells.n) {
+		slot = ring__at(&tk->spells, 0);
+		if (!ts_older(e->now, slot->end, e->retain))
+			e->sum.evicted++;
+		ring__pop_front(&tk->spells);
+	} else if (err) {
+		e->sum.evicted++;
+		return;
+	}
+	slot = ring__push(&tk->spells);
+	*slot = *sp;
+}
+
+static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu, __u64 ts)
+{
+	const struct spell *last;
+
+	spell__close(e, tk, ts);
+	/*
+	 * Invariant: a task's spells are disjoint and in order, even when
+	 * record times go backwards, so off-CPU time never exceeds a hold.
+	 */
+	if (tk->spells.n) {
+		last = ring__at(&tk->spells, tk->spells.n - 1);
+		ts = u64_max(ts, last->end);
+	}
+	memset(&tk->open, 0, sizeof(tk->open));
+	tk->open.start = ts;
+	tk->open.cpu = cpu;
+	tk->open.state = state;
+	if (spell__runnable(&tk->open)) {
+		struct cpu *c = cpus__get(e, cpu);
+
+		if (!c)
+			return;
+		c->n_open++;
+	}
+	tk->spell_open = true;
+}
+
+void tasks__for_each_spell(const struct task *tk, __u64 from, __u64 to, spell_fn fn, void *ctx)
+{
+	const struct spell *sp;
+	__u64 s, t;
+	__u32 i;
+
+	for (i = 0; i < tk->spells.n; i++) {
+		sp = ring__at(&tk->spells, i);
+		s = u64_max(sp->start, from);
+		t = u64_min(sp->end, to);
+		if (t > s)
+			fn(sp, s, t, ctx);
+	}
+	if (tk->spell_open) {
+		/* Still off CPU: the spell reaches the end of the span. */
+		s = u64_max(tk->open.start, from);
+		if (to > s)
+			fn(&tk->open, s, to, ctx);
+	}
+}
+
+/* ---- tasks ----------------------------------------------------------- */
+
+struct task *tasks__find(struct engine *e, const struct ls_task *t)
+{
+	struct task *tk;
+
+	if (!t->tid)
+		return NULL;
+	tk = map__get(&e->tasks, t->tid);
+	if (tk && tk->tgid != t->tgid) {
+		/* The tid was reused (its EXIT lost): nothing carries over. */
+		tasks__drop(e, tk);
+		tk = NULL;
+	}
+	return tk;
+}
+
+struct task *tasks__get(struct engine *e, const struct ls_task *t)
+{
+	struct task *tk = tasks__find(e, t);
+	int i;
+
+	if (tk || !t->tid)
+		return tk;
+	tk = calloc(1, sizeof(*tk));
+	if (!tk)
+		goto evict;
+	if (map__put(&e->tasks, t->tid, tk)) {
+		free(tk);
+		goto evict;
+	}
+	tk->tid = t->tid;
+	tk->tgid = t->tgid;
+	tk->info = *t;
+	tk->last_ts = e->now;
+	ring__init(&tk->spells, sizeof(struct spell));
+	list__init(&tk->wait_node);
+	for (i = 0; i < TASK_OPEN_HOLDS; i++) {
+		list__init(&tk->oh[i].node);
+		tk->oh[i].task = tk;
+	}
+	return tk;
+evict:
+	e->sum.evicted++;
+	return NULL;
+}
+
+static void task__touch(struct engine *e, struct task *tk, const struct ls_task *t, __u64 ts)
+{
+	tk->info = *t;
+	tk->last_ts = u64_max(tk->last_ts, ts);
+}
+
+void tasks__drop(struct engine *e, struct task *tk)
+{
+	int i;
+
+	if (tk->spell_open)
+		spell__leave_cpu(e, &tk->open, u64_max(e->now, tk->open.start));
+	locks__end_wait(e, tk);
+	for (i = 0; i < TASK_OPEN_HOLDS; i++)
+		if (tk->oh[i].used)
+			locks__end_open_hold(e, &tk->oh[i]);
+	map__del(&e->tasks, tk->tid);
+	ring__free(&tk->spells);
+	free(tk);
+}
+
+bool tasks__drop_if_idle(struct engine *e, struct task *tk)
+{
+	int i;
+
+	if (ts_older(e->now, tk->last_ts, e->stale_age)) {
+		/* Silent for so long with something open: its EXIT was lost. */
+		if (tk->waiting || tk->spell_open || (tk->flags & LS_TASK_F_ANY))
+			e->sum.evicted++;
+		tasks__drop(e, tk);
+		return true;
+	}
+	if (tk->waiting || tk->spell_open || (tk->flags & LS_TASK_F_ANY))
+		return false;
+	for (i = 0; i < TASK_OPEN_HOLDS; i++)
+		if (tk->oh[i].used)
+			return false;
+	/* A HOLD may still come a little out of order: keep spells for retain. */
+	if (!ts_older(e->now, tk->last_ts, e->retain))
+		return false;
+	tasks__drop(e, tk);
+	return true;
+}
+
+void tasks__set_flags(struct engine *e, struct task *tk, __u8 flags, __u64 ts)
+{
+	int i;
+
+	tk->flags = flags;
+	if (flags & LS_TASK_F_HOLDING)
+		return;
+	/* Holds nothing now: the holds it had ended without a HOLD record. */
+	for (i = 0; i < TASK_OPEN_HOLDS; i++)
+		if (tk->oh[i].used && tk->oh[i].seen_ts <= ts)
+			locks__end_open_hold(e, &tk->oh[i]);
+}
+
+void tasks__free_all(struct engine *e)
+{
+	struct task *tk;
+	__u32 i;
+
+	/* Everything goes: no list surgery, the mms are freed too. */
+	for (i = 0; i < e->tasks.cap; i++) {
+		tk = map__slot(&e->tasks, i);
+		if (!tk)
+			continue;
+		ring__free(&tk->spells);
+		free(tk);
+	}
+	map__free(&e->tasks);
+}
+
+/* ---- scheduler records ------------------------------------------------ */
+
+void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
+{
+	__u64 ts = r->hdr.ts;
+	struct task *p = NULL, *n = NULL;
+	struct cpu *c = cpus__get(e, r->hdr.cpu);
+
+	if (!c)
+		return;
+	/* prev ran from when we last learned who runs here. */
+	cpu__push_run(e, c, &r->prev, c->since, ts);
+	c->runner = r->next;
+	c->since = u64_max(c->since, ts);
+	c->runner_known = true;
+
+	if (r->prev.tid) {
+		p = tasks__find(e, &r->prev);
+		if (!p && (r->prev_flags & LS_TASK_F_ANY))
+			p = tasks__get(e, &r->prev);
+	}
+	if (p) {
+		task__touch(e, p, &r->prev, ts);
+		spell__close(e, p, ts);	/* it was running: an open spell is stale */
+		p->cpu_state = TASK_CPU_OFF;
+		tasks__set_flags(e, p, r->prev_flags, ts);
+		if (r->prev_flags & LS_TASK_F_ANY)
+			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
+				    r->hdr.cpu, ts);
+	}
+
+	if (r->next.tid && r->next.tid != r->prev.tid) {
+		n = tasks__find(e, &r->next);
+		/* Know it is on CPU: a wakeup now must not open a spell. */
+		if (!n && (r->next_flags & LS_TASK_F_ANY))
+			n = tasks__get(e, &r->next);
+	}
+	if (n) {
+		task__touch(e, n, &r->next, ts);
+		spell__close(e, n, ts);
+		n->cpu_state = TASK_CPU_ON;
+		tasks__set_flags(e, n, r->next_flags, ts);
+	}
+}
+
+void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r)
+{
+	__u64 ts = r->hdr.ts;
+	__u8 state = (r->wakee_flags & LS_TASK_F_GRANTED) ?
+		LS_STATE_GRANTED_NOT_RUNNING : LS_STATE_PREEMPTED;
+	struct task *w;
+	struct cpu *c = cpus__get(e, r->target_cpu);
+
+	if (!c)
+		return;
+	cpu__set_runner(e, c, &r->target_curr, ts);
+
+	w = tasks__find(e, &r->wakee);
+	if (!w && (r->wakee_flags & LS_TASK_F_ANY))
+		w = tasks__get(e, &r->wakee);
+	if (!w)
+		return;
+	task__touch(e, w, &r->wakee, ts);
+	tasks__set_flags(e, w, r->wakee_flags, ts);
+	/* Woken before it got off CPU: it never stopped running. */
+	if (w->cpu_state == TASK_CPU_ON && !w->spell_open)
+		return;
+	if (w->spell_open && w->open.state == LS_STATE_BLOCKED) {
+		w->open.has_waker = true;
+		w->open.waker = r->waker;
+		spell__close(e, w, ts);
+	}
+	w->cpu_state = TASK_CPU_OFF;
+	if (w->spell_open) {
+		/* Runnable already: only a grant or another CPU changes the spell. */
+		if (w->open.state == state && w->open.cpu == r->target_cpu)
+			return;
+		spell__close(e, w, ts);
+	}
+	if (r->wakee_flags & LS_TASK_F_ANY)
+		spell__open(e, w, state, r->target_cpu, ts);
+}
+
+void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
+{
+	__u64 ts = r->hdr.ts;
+	struct task *tk;
+	__u8 state;
+	struct cpu *c = cpus__get(e, r->to_cpu);
+
+	if (!c)
+		return;
+	cpu__set_runner(e, c, &r->dest_curr, ts);
+
+	tk = tasks__find(e, &r->task);
+	if (!tk && (r->flags & LS_TASK_F_ANY))
+		tk = tasks__get(e, &r->task);
+	if (!tk)
+		return;
+	task__touch(e, tk, &r->task, ts);
+	tasks__set_flags(e, tk, r->flags, ts);
+	if (tk->spell_open && !spell__runnable(&tk->open)) {
+		/* A sleeper moved ahead of its wakeup: still blocked. */
+		tk->open.cpu = r->to_cpu;
+		return;
+	}
+	if (tk->spell_open) {
+		/* The spell goes on, now waiting for the new CPU. */
+		state = tk->open.state;
+	} else if ((r->flags & LS_TASK_F_ANY) && tk->cpu_state != TASK_CPU_ON) {
+		state = (r->flags & LS_TASK_F_GRANTED) ?
+			LS_STATE_GRANTED_NOT_RUNNING : LS_STATE_PREEMPTED;
+	} else {
+		return;
+	}
+	spell__open(e, tk, state, r->to_cpu, ts);
+	tk->cpu_state = TASK_CPU_OFF;
+}
+
+void tasks__exit(struct engine *e, const struct ls_rec_exit *r)
+{
+	struct task *tk = tasks__find(e, &r->task);
+
+	if (tk)
+		tasks__drop(e, tk);
+}

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The BPF side, seen from user space: check that the kernel can run it, pick
+ * the program variants that fit the kernel's tracepoints, load, attach in an
+ * order that never sees a hold begin without its end, and deliver records.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "util.h"
+#include "lockstall.skel.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+#define LOADER_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+/* The value of the "drops" map, as bpf/lockstall.bpf.c defines it. */
+struct loader_drops {
+	__u64 pending;
+	__u64 total;
+};
+
+struct loader {
+	struct lockstall_bpf *skel;
+	struct ring_buffer *rb;
+	__u32 features;
+	int ncpus;
+	struct loader_stats stats;
+	__u64 lost_in_band;	/* sum of the lost_before delivered */
+	__u64 lost_sent;	/* drops told by LS_REC_LOST */
+	__u64 lost_since_ns;	/* where the span of the next LS_REC_LOST begins */
+	/* The callback of the poll in progress: ring_buffer's ctx is the loader. */
+	ls_record_fn fn;
+	void *fn_ctx;
+	int fn_err;
+	int delivered;
+};
+
+/*
+ * libbpf's print callback has no context argument, so whether to be verbose
+ * is the one piece of loader state kept in a file-static, set before open.
+ */
+static bool loader_verbose;
+
+static int loader_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!loader_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool loader_has_cap(const struct __user_cap_data_struct *data, int cap)
+{
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+static int loader_check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0 ? 0 : -EPERM;
+	if (loader_has_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	/* Kernels before 5.8 know neither: there CAP_SYS_ADMIN is the answer. */
+	if (loader_has_cap(data, CAP_BPF) && loader_has_cap(data, CAP_PERFMON))
+		return 0;
+	return -EPERM;
+}
+
+static void loader_say_root(void)
+{
+	fprintf(stderr, "lockstall: lockstall needs root (CAP_BPF and CAP_PERFMON): run it with sudo\n");
+}
+
+/* Does a member of this name exist in the struct, anonymous members included? */
+static bool loader_btf_has_member(const struct btf *btf, const struct btf_type *t,
+				  const char *name, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mname = btf__name_by_offset(btf, m->name_off);
+		const struct btf_type *mt;
+
+		if (mname && *mname) {
+			if (!strcmp(mname, name))
+				return true;
+			continue;
+		}
+		mt = btf__type_by_id(btf, m->type);
+		while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
+			mt = btf__type_by_id(btf, mt->type);
+		if (mt && btf_is_composite(mt) && depth < 4 &&
+		    loader_btf_has_member(btf, mt, name, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool loader_btf_struct_has(const struct btf *btf, const char *sname, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	if (id < 0)
+		return false;
+	return loader_btf_has_member(btf, btf__type_by_id(btf, id), member, 0);
+}
+
+/* Arguments of a tracepoint, hidden ctx included; negative if there is none. */
+static int loader_btf_tp_nargs(const struct btf *btf, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return -EINVAL;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return btf_vlen(t);
+}
+
+/* Which tracepoint layout and lock features this kernel has. */
+static int loader_probe_kernel(struct loader *l, bool *has_fault_tp)
+{
+	struct btf *btf;
+	int n, err = 0;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot read kernel BTF (%s): %s\n", LOADER_VMLINUX_BTF, strerror(-err));
+		return err;
+	}
+	n = loader_btf_tp_nargs(btf, "mmap_lock_start_locking");
+	if (n == -ENOENT) {
+		fprintf(stderr, "lockstall: cannot attach mmap_lock tracepoints: kernel 5.11+ needed\n");
+		err = -ENOTSUP;
+		goto cleanup;
+	}
+	if (n == 3) {
+		/* (ctx, mm, write) */
+	} else if (n == 4) {
+		/* (ctx, mm, memcg_path, write) */
+		l->features |= LS_FEAT_MEMCG_PATH_ARG;
+	} else {
+		fprintf(stderr, "lockstall: cannot attach mmap_lock tracepoints: unknown argument layout (%d), lockstall needs an update for this kernel\n",
+			n);
+		err = -ENOTSUP;
+		goto cleanup;
+	}
+	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
+	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
+		l->features |= LS_FEAT_PER_VMA_LOCK;
+	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
+cleanup:
+	btf__free(btf);
+	return err;
+}
+
+static int loader_attach(struct loader *l)
+{
+	struct lockstall_bpf *s = l->skel;
+	bool memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+	/*
+	 * The scheduler first, so a task's state is followed from its first
+	 * lock event; then release before acquire_returned before
+	 * start_locking, so every hold whose start is seen has its end seen.
+	 */
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} order[] = {
+		{ s->progs.ls_sched_switch, &s->links.ls_sched_switch },
+		{ s->progs.ls_sched_waking, &s->links.ls_sched_waking },
+		{ s->progs.ls_sched_wakeup, &s->links.ls_sched_wakeup },
+		{ s->progs.ls_sched_migrate_task, &s->links.ls_sched_migrate_task },
+		{ s->progs.ls_sched_process_exit, &s->links.ls_sched_process_exit },
+		{ s->progs.ls_page_fault_user, &s->links.ls_page_fault_user },
+		{ memcg ? s->progs.ls_released_memcg : s->progs.ls_released,
+		  memcg ? &s->links.ls_released_memcg : &s->links.ls_released },
+		{ memcg ? s->progs.ls_acquire_returned_memcg : s->progs.ls_acquire_returned,
+		  memcg ? &s->links.ls_acquire_returned_memcg : &s->links.ls_acquire_returned },
+		{ memcg ? s->progs.ls_start_locking_memcg : s->progs.ls_start_locking,
+		  memcg ? &s->links.ls_start_locking_memcg : &s->links.ls_start_locking },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		struct bpf_link *link;
+		int err;
+
+		if (!bpf_program__autoload(order[i].prog))
+			continue;
+		link = bpf_program__attach(order[i].prog);
+		if (!link) {
+			err = -errno;
+			fprintf(stderr, "lockstall: cannot attach BPF program %s: %s\n",
+				bpf_program__name(order[i].prog), strerror(-err));
+			return err;
+		}
+		/* lockstall_bpf__destroy() detaches what is stored here. */
+		*order[i].link = link;
+	}
+	return 0;
+}
+
+static int loader_on_sample(void *ctx, void *data, size_t size)
+{
+	struct loader *l = ctx;
+	const struct ls_hdr *h = data;
+	int err;
+
+	if (size >= sizeof(*h))
+		l->lost_in_band += h->lost_before;
+	l->stats.records++;
+	l->stats.bytes += size;
+	err = l->fn(l->fn_ctx, data, size);
+	if (err < 0) {
+		l->fn_err = err;
+		return err;
+	}
+	l->delivered++;
+	return 0;
+}
+
+int loader__open(struct loader **out, const struct loader_opts *opts)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	struct lockstall_bpf *s;
+	struct loader *l;
+	bool memcg, has_fault_tp = false;
+	int err;
+
+	*out = NULL;
+	if (loader_check_privileges()) {
+		loader_say_root();
+		return -EPERM;
+	}
+	if (access(LOADER_VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "lockstall: kernel BTF missing (%s): lockstall needs a kernel built with CONFIG_DEBUG_INFO_BTF\n",
+			LOADER_VMLINUX_BTF);
+		return -ENOTSUP;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		fprintf(stderr, "lockstall: cannot allocate the loader: out of memory\n");
+		return -ENOMEM;
+	}
+	err = loader_probe_kernel(l, &has_fault_tp);
+	if (err)
+		goto cleanup;
+	memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+
+	/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK. */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+
+	loader_verbose = opts->verbose;
+	libbpf_set_print(loader_libbpf_print);
+
+	s = lockstall_bpf__open();
+	if (!s) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot open the BPF object: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	l->skel = s;
+	s->rodata->cfg.min_wait_ns = opts->threshold_ns;
+	s->rodata->cfg.min_hold_ns = opts->min_hold_ns;
+	s->rodata->cfg.self_tgid = getpid();
+
+	bpf_program__set_autoload(memcg ? s->progs.ls_start_locking : s->progs.ls_start_locking_memcg, false);
+	bpf_program__set_autoload(memcg ? s->progs.ls_acquire_returned : s->progs.ls_acquire_returned_memcg, false);
+	bpf_program__set_autoload(memcg ? s->progs.ls_released : s->progs.ls_released_memcg, false);
+	/* Without it (not x86) every lock request is told as a syscall. */
+	if (!has_fault_tp)
+		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
+
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		err = l->ncpus ? l->ncpus : -EINVAL;
+		fprintf(stderr, "lockstall: cannot count the possible CPUs: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	err = bpf_map__set_max_entries(s->maps.watch, l->ncpus);
+	if (err) {
+		fprintf(stderr, "lockstall: cannot size the BPF watch map: %s\n", strerror(-err));
+		goto cleanup;
+	}
+
+	err = lockstall_bpf__load(s);
+	if (err) {
+		if (err == -EPERM)
+			loader_say_root();
+		else
+			fprintf(stderr, "lockstall: cannot load the BPF programs into the kernel: %s (rerun with --verbose for the verifier's log)\n",
+				strerror(-err));
+		goto cleanup;
+	}
+	err = loader_attach(l);
+	if (err)
+		goto cleanup;
+
+	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
+	if (!l->rb) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot open the BPF ring buffer: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	l->lost_since_ns = ls_now_ns();
+	*out = l;
+	return 0;
+
+cleanup:
+	loader__free(l);
+	return err;
+}
+
+__u32 loader__features(const struct loader *l)
+{
+	return l->features;
+}
+
+int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx)
+{
+	int err;
+
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	l->fn_err = 0;
+	l->delivered = 0;
+	err = ring_buffer__poll(l->rb, timeout_ms);
+	/*
+	 * The BPF side wakes us only when the ring fills up (see
+	 * ls_emit_submit()), so a timeout does not mean it is empty.
+	 */
+	if (!l->fn_err && (err >= 0 || err == -EINTR))
+		err = ring_buffer__consume(l->rb);
+	l->fn = NULL;
+	if (l->fn_err)
+		return l->fn_err;
+	if (err < 0 && err != -EINTR)
+		return err;
+	return l->delivered;
+}
+
+static void loader_hdr(struct ls_hdr *h, __u16 type, __u16 size, __u64 now)
+{
+	h->type = type;
+	h->size = size;
+	h->cpu = 0;
+	h->lost_before = 0;
+	h->ts = now;
+}
+
+/* Drops on all CPUs: the total, and the part not yet told in band. */
+static int loader_read_drops(const struct loader *l, __u64 *total, __u64 *pending)
+{
+	struct loader_drops *per_cpu;
+	__u32 zero = 0;
+	int i, err;
+
+	*total = 0;
+	*pending = 0;
+	per_cpu = calloc(l->ncpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.drops), &zero, per_cpu);
+	if (err) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (i = 0; i < l->ncpus; i++) {
+		*total += per_cpu[i].total;
+		*pending += per_cpu[i].pending;
+	}
+cleanup:
+	free(per_cpu);
+	return err;
+}
+
+int loader__emit_mark(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx)
+{
+	struct ls_rec_mark m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	loader_hdr(&m.hdr, LS_REC_MARK, sizeof(m), ls_now_ns());
+	m.kind = mark_kind;
+	m.features = mark_kind == LS_MARK_BEGIN ? l->features : 0;
+	err = fn(ctx, &m, sizeof(m));
+	return err < 0 ? err : 0;
+}
+
+/* Histograms of the kernel map, cumulative, one record each. */
+static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64 now)
+{
+	int fd = bpf_map__fd(l->skel->maps.hists);
+	struct ls_hist_key key, next;
+	struct ls_rec_hist r;
+	bool first = true;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		memset(&r, 0, sizeof(r));
+		/* Gone meanwhile: the map never deletes, so this does not happen. */
+		if (bpf_map_lookup_elem(fd, &key, &r.hist))
+			continue;
+		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), now);
+		r.key = key;
+		err = fn(ctx, &r, sizeof(r));
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int loader__emit_histograms(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx)
+{
+	__u64 snap_ns = ls_now_ns(), now, total, pending, told;
+	struct ls_rec_lost lost;
+	int err;
+
+	err = loader_read_drops(l, &total, &pending);
+	if (err)
+		return err;
+	/*
+	 * Records made before that snapshot carry their lost_before in band:
+	 * deliver them before judging what the engine has not been told.
+	 */
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	l->fn_err = 0;
+	err = ring_buffer__consume(l->rb);
+	l->fn = NULL;
+	if (l->fn_err)
+		return l->fn_err;
+	if (err < 0)
+		return err;
+
+	now = ls_now_ns();
+	err = loader_emit_hists(l, fn, ctx, now);
+	if (err)
+		return err;
+
+	/*
+	 * Pending drops will ride in band on their CPU's next record; at the
+	 * end there is no next record, so they are told here.
+	 */
+	if (mark_kind != LS_MARK_END)
+		total -= pending;
+	told = l->lost_in_band + l->lost_sent;
+	if (total > told) {
+		memset(&lost, 0, sizeof(lost));
+		loader_hdr(&lost.hdr, LS_REC_LOST, sizeof(lost), now);
+		lost.count = total - told;
+		lost.first_ns = l->lost_since_ns;
+		lost.last_ns = now;
+		l->lost_sent += lost.count;
+		err = fn(ctx, &lost, sizeof(lost));
+		if (err < 0)
+			return err;
+	}
+	/* Drops still pending happened before now: keep the span open over them. */
+	if (!pending || mark_kind == LS_MARK_END)
+		l->lost_since_ns = snap_ns;
+
+	return loader__emit_mark(l, mark_kind, fn, ctx);
+}
+
+void loader__stats(const struct loader *l, struct loader_stats *out)
+{
+	__u64 total, pending;
+
+	*out = l->stats;
+	if (!loader_read_drops(l, &total, &pending))
+		out->drops = total;
+	out->hist_misses = l->skel->bss->hist_misses;
+}
+
+void loader__free(struct loader *l)
+{
+	if (!l)
+		return;
+	ring_buffer__free(l->rb);
+	lockstall_bpf__destroy(l->skel);
+	free(l);
+}

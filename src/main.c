@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall: find priority inversion on mm->mmap_lock.
+ *
+ * main() parses the command line, sets up signals and runs the command.
+ * The stop flag below is the program's only global mutable state: a signal
+ * handler can reach nothing else.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "commands.h"
+
+#ifndef LOCKSTALL_VERSION
+#define LOCKSTALL_VERSION "unknown"
+#endif
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+static int signals__init(void)
+{
+	struct sigaction sa;
+
+	/*
+	 * "| head" closing stdout must end us quietly: writes then fail with
+	 * EPIPE, which the sinks report, instead of SIGPIPE killing us.
+	 */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		return -errno;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * No SA_RESTART: the poll must return so the loop sees the flag.
+	 * SA_RESETHAND: a second Ctrl-C kills at once if the wind-down hangs.
+	 */
+	sa.sa_flags = SA_RESETHAND;
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+/* Help and version go to stdout; a reader that left early is no error. */
+static int stdout__finish(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return LS_EXIT_OK;
+	if (errno == EPIPE)
+		return LS_EXIT_OK;
+	fprintf(stderr, "lockstall: cannot write to stdout: %s\n", strerror(errno));
+	return LS_EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	struct ls_config cfg;
+	int rc;
+
+	rc = signals__init();
+	if (rc) {
+		fprintf(stderr, "lockstall: cannot set up signal handlers: %s\n", strerror(-rc));
+		return LS_EXIT_FAILURE;
+	}
+
+	rc = cli__parse(argc, argv, &cfg, stderr);
+	if (rc)
+		return rc;
+	if (cfg.help) {
+		cli__usage(stdout, cfg.cmd);
+		return stdout__finish();
+	}
+	if (cfg.version) {
+		printf("lockstall %s\n", LOCKSTALL_VERSION);
+		return stdout__finish();
+	}
+
+	switch (cfg.cmd) {
+	case LS_CMD_WATCH:
+		return cmd_watch(&cfg, &stop_requested, stdout);
+	case LS_CMD_RECORD:
+		return cmd_record(&cfg, &stop_requested);
+	case LS_CMD_REPORT:
+		return cmd_report(&cfg, stdout, stderr);
+	case LS_CMD_NONE:
+		break;
+	}
+	/* cli__parse() returns no config without a command, help or version */
+	fprintf(stderr, "lockstall: no command to run\n");
+	return LS_EXIT_USAGE;
+}

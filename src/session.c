@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * See session.h.  Also two small sinks that only a session needs: the
+ * empty one (record prints nothing but progress) and the window over
+ * another sink (report --from/--to).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "session.h"
+#include "trace_file.h"
+
+static void sink_plain__free(struct sink *s)
+{
+	free(s);
+}
+
+static const struct sink_ops null_ops = {
+	.name = "none",
+	.free = sink_plain__free,
+};
+
+struct window_sink {
+	struct sink base;
+	const struct session *session;
+	bool abs;		/* from_ns, to_ns: CLOCK_MONOTONIC, else relative to t0 */
+	__u64 from_ns, to_ns;
+	__u64 stalls;
+	__u64 by_verdict[LS_VERDICT_N];
+};
+
+static __u64 window__t0(const struct window_sink *w)
+{
+	__u64 t0 = w->session->out->opts.t0_ns;
+
+	if (w->abs)
+		return 0;
+	return t0 ? t0 : w->session->first_ts;
+}
+
+/* [t0 + from, t0 + to): to 0 is open-ended */
+static bool window__holds(const struct window_sink *w, __u64 ts)
+{
+	__u64 t0 = window__t0(w);
+
+	if (ts < t0 + w->from_ns)
+		return false;
+	return !w->to_ns || ts < t0 + w->to_ns;
+}
+
+static int window__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct window_sink *w = (struct window_sink *)s;
+
+	if (!window__holds(w, st->start_ns))
+		return 0;
+	w->stalls++;
+	if (st->verdict < LS_VERDICT_N)
+		w->by_verdict[st->verdict]++;
+	return sink__stall(w->session->out, st);
+}
+
+static int window__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	struct window_sink *w = (struct window_sink *)s;
+	__u64 t0 = window__t0(w);
+
+	/* an interval that overlaps the window */
+	if (h->end_ns < t0 + w->from_ns || (w->to_ns && h->start_ns >= t0 + w->to_ns))
+		return 0;
+	return sink__interval(w->session->out, h);
+}
+
+/* The stall counts are the window's; the rest (events, histograms) the run's. */
+static int window__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct window_sink *w = (struct window_sink *)s;
+	struct ls_summary copy = *sum;
+
+	copy.stalls = w->stalls;
+	memcpy(copy.stalls_by_verdict, w->by_verdict, sizeof(copy.stalls_by_verdict));
+	return sink__summary(w->session->out, &copy);
+}
+
+static const struct sink_ops window_ops = {
+	.name = "window",
+	.stall = window__stall,
+	.interval = window__interval,
+	.summary = window__summary,
+	.free = sink_plain__free,
+};
+
+int session__init(struct session *s, const struct session_opts *o, FILE *out)
+{
+	struct sink_opts so = {
+		.top = o->top,
+		.filter_pid = o->pid,
+	};
+	struct engine_opts eo = {
+		.threshold_ns = o->threshold_ns,
+		.filter_pid = o->pid,
+	};
+
+	memset(s, 0, sizeof(*s));
+	switch (o->format) {
+	case SESSION_TEXT:
+		s->out = sink_text__new(out, &so);
+		break;
+	case SESSION_JSON:
+		s->out = sink_json__new(out, &so);
+		break;
+	case SESSION_NONE:
+		s->out = calloc(1, sizeof(*s->out));
+		if (s->out) {
+			s->out->ops = &null_ops;
+			s->out->out = out;
+			s->out->opts = so;
+		}
+		break;
+	}
+	if (!s->out)
+		goto nomem;
+	s->sink = s->out;
+	if (o->window) {
+		struct window_sink *w = calloc(1, sizeof(*w));
+
+		if (!w)
+			goto nomem;
+		w->base.ops = &window_ops;
+		w->base.out = out;
+		w->base.opts = so;
+		w->session = s;
+		w->abs = o->window_abs;
+		w->from_ns = o->from_ns;
+		w->to_ns = o->to_ns;
+		s->sink = &w->base;
+	}
+	s->engine = engine__new(&eo, s->sink);
+	if (!s->engine)
+		goto nomem;
+	return 0;
+nomem:
+	session__destroy(s);
+	return -ENOMEM;
+}
+
+int session__feed(void *data, const void *rec, size_t len)
+{
+	struct session *s = data;
+	const struct ls_hdr *hdr = rec;
+	int err;
+
+	if (s->writer) {
+		err = trace_writer__record(s->writer, rec, len);
+		if (err < 0) {
+			s->write_err = err;
+			s->writer = NULL;
+			if (s->stop_on_write_error)
+				return err;
+		}
+	}
+	if (len >= sizeof(*hdr) && !s->first_ts)
+		s->first_ts = hdr->ts;
+	/* the text time column counts from the run's BEGIN mark, by its own stamp */
+	if (len >= sizeof(struct ls_rec_mark) && hdr->type == LS_REC_MARK &&
+	    ((const struct ls_rec_mark *)rec)->kind == LS_MARK_BEGIN && !s->out->opts.t0_ns)
+		s->out->opts.t0_ns = hdr->ts;
+
+	err = engine__feed(s->engine, rec, len);
+	if (err < 0)
+		s->feed_err = err;
+	return err;
+}
+
+int session__finish(struct session *s)
+{
+	int err = engine__finish(s->engine);
+
+	if (err < 0)
+		s->feed_err = err;
+	return err;
+}
+
+void session__destroy(struct session *s)
+{
+	if (s->engine)
+		engine__free(s->engine);
+	if (s->sink && s->sink != s->out)
+		sink__free(s->sink);
+	sink__free(s->out);
+	s->engine = NULL;
+	s->sink = s->out = NULL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One run of the engine, live (watch, record) or from a file (report): the
+ * sink, the engine, and the one function every record goes through.  Both
+ * paths share it, so a report prints what watch printed: the same sink,
+ * the same engine, the same records in the same order, the same t0.
+ *
+ *	session__init -> session__feed (each record) -> session__finish
+ *	-> session__destroy
+ */
+#ifndef LOCKSTALL_SESSION_H
+#define LOCKSTALL_SESSION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "engine/engine.h"
+#include "sinks/sink.h"
+
+struct trace_writer;
+
+enum session_format {
+	SESSION_NONE = 0,	/* no output: record counts stalls, prints nothing */
+	SESSION_TEXT,
+	SESSION_JSON,
+};
+
+struct session_opts {
+	enum session_format format;
+	unsigned int top;
+	__u32 pid;		/* 0: all */
+	__u64 threshold_ns;
+	/*
+	 * report --from/--to, relative to the run's start (its BEGIN mark,
+	 * the text output's "+0.000s"): only stalls that began in
+	 * [from_ns, to_ns) are printed, and counted in the summary.  The
+	 * engine still sees every record, so its state stays whole.
+	 */
+	bool window;
+	bool window_abs;	/* from_ns and to_ns are CLOCK_MONOTONIC times, not offsets */
+	__u64 from_ns;
+	__u64 to_ns;		/* 0: to the end */
+};
+
+struct session {
+	struct sink *out;	/* the text, JSON or empty sink */
+	struct sink *sink;	/* what the engine calls: out, or a window over it */
+	struct engine *engine;
+	struct trace_writer *writer;	/* set: every record is written here first */
+	bool stop_on_write_error;	/* else a write error only ends the recording */
+	__u64 first_ts;		/* of the first record: t0 when no BEGIN mark came */
+	int feed_err;		/* the engine's (the sink's) error that stopped feeding */
+	int write_err;		/* the writer's error that stopped feeding */
+};
+
+/* Build sink and engine writing to out.  0 or -ENOMEM (nothing printed). */
+int session__init(struct session *s, const struct session_opts *o, FILE *out);
+/*
+ * One record: to the writer if any, then to the engine.  Fits
+ * ls_record_fn (loader.h).  Returns 0 or the negative errno that stops
+ * the run (s->feed_err or s->write_err says which).  After a write error
+ * the writer is dropped (s->writer = NULL, s->write_err set); the run stops
+ * only if s->stop_on_write_error.
+ */
+int session__feed(void *session, const void *rec, size_t len);
+/* End of stream: the summary. */
+int session__finish(struct session *s);
+void session__destroy(struct session *s);
+
+#endif /* LOCKSTALL_SESSION_H */

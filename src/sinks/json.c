@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The JSON sink: JSON Lines, one object per line, for tools.  The field
+ * names and types are a contract (README, test/unit/test_sink_json.c):
+ * add fields, never rename or retype one.
+ *
+ *	{"type":"stall",...}		one per stall, flushed at once (consumers tail it)
+ *	{"type":"histograms",...}	one per interval, when intervals were asked for
+ *	{"type":"summary",...}		last
+ *
+ * Numbers are decimal integers: nanoseconds, counts and ids unsigned, prio
+ * and nice signed.  Kernel addresses that identify an mm are "0x..."
+ * strings (they exceed what a double holds exactly).  Every string goes
+ * through ls_json_str(), so any comm bytes give valid JSON.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "sinks/sink.h"
+#include "sinks/sink_common.h"
+#include "util.h"
+
+static void json_u64(FILE *f, const char *key, __u64 v)
+{
+	fprintf(f, ",\"%s\":%llu", key, (unsigned long long)v);
+}
+
+static void json_bool(FILE *f, const char *key, bool v)
+{
+	fprintf(f, ",\"%s\":%s", key, v ? "true" : "false");
+}
+
+/* key names are ours, plain ASCII; values go through ls_json_str */
+static void json_strv(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	ls_json_str(f, v, (size_t)-1);
+}
+
+static const char *mode_name(bool write)
+{
+	return write ? "write" : "read";
+}
+
+/* "pid":..,"tid":..,"comm":..: opens the object (no leading comma) */
+static void json_task_id(FILE *f, const struct ls_task *t)
+{
+	fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
+	ls_json_str(f, t->comm, LS_COMM_LEN);
+}
+
+static void json_task(FILE *f, const struct ls_task *t)
+{
+	json_task_id(f, t);
+	json_strv(f, "policy", ls_policy_name(t->policy));
+	fprintf(f, ",\"prio\":%d,\"nice\":%d,\"rt_prio\":%u", t->prio, t->nice, t->rt_prio);
+}
+
+static void json_op(FILE *f, const struct ls_op *op)
+{
+	char name[32];
+
+	json_strv(f, "op", ls_op_name(op, name, sizeof(name)));
+	if (op->kind == LS_OP_PAGE_FAULT)
+		json_u64(f, "addr", op->addr);
+}
+
+static void json_holder(FILE *f, const struct ls_holder *h)
+{
+	unsigned int i, n = h->n_preempted_by, s;
+
+	putc('{', f);
+	json_task(f, &h->task);
+	json_strv(f, "mode", mode_name(h->write));
+	json_op(f, &h->op);
+	json_u64(f, "hold_start_ns", h->hold_start_ns);
+	json_u64(f, "hold_end_ns", h->hold_end_ns);
+	json_u64(f, "held_ns", h->held_ns);
+	json_u64(f, "overlap_ns", h->overlap_ns);
+	json_u64(f, "offcpu_ns", h->offcpu_ns);
+	fprintf(f, ",\"offcpu_by_state\":{");
+	for (s = LS_STATE_PREEMPTED; s < LS_STATE_N; s++) {
+		fprintf(f, "%s", s == LS_STATE_PREEMPTED ? "" : ",");
+		ls_json_str(f, ls_state_name(s), (size_t)-1);
+		fprintf(f, ":%llu", (unsigned long long)h->offcpu_by_state[s]);
+	}
+	putc('}', f);
+	json_strv(f, "state", ls_state_name(h->state));
+	json_bool(f, "granted", h->granted);
+	json_bool(f, "downgraded", h->downgraded);
+	json_bool(f, "released", h->released);
+	fprintf(f, ",\"preempted_by\":[");
+	if (n > LS_MAX_PREEMPTORS)
+		n = LS_MAX_PREEMPTORS;
+	for (i = 0; i < n; i++) {
+		const struct ls_preemptor *p = &h->preempted_by[i];
+
+		fprintf(f, "%s{", i ? "," : "");
+		json_task_id(f, &p->task);
+		json_strv(f, "policy", ls_policy_name(p->task.policy));
+		json_u64(f, "ns", p->ns);
+		putc('}', f);
+	}
+	putc(']', f);
+	json_u64(f, "preempted_other_ns", h->preempted_other_ns);
+	if (h->has_waker) {
+		fprintf(f, ",\"woken_by\":{");
+		json_task_id(f, &h->woken_by);
+		putc('}', f);
+	}
+	putc('}', f);
+}
+
+static void json_chain(FILE *f, const struct ls_stall *st)
+{
+	unsigned int i, n = st->n_chain;
+
+	if (n > LS_MAX_HOPS)
+		n = LS_MAX_HOPS;
+	fprintf(f, ",\"chain\":[");
+	for (i = 0; i < n; i++) {
+		const struct ls_hop *hop = &st->chain[i];
+
+		fprintf(f, "%s{", i ? "," : "");
+		json_task_id(f, &hop->task);
+		json_strv(f, "role", ls_role_name(hop->role));
+		if (hop->role == LS_ROLE_WAITER || hop->role == LS_ROLE_QUEUED_WRITER ||
+		    hop->role == LS_ROLE_HOLDER)
+			json_strv(f, "mode", mode_name(hop->write));
+		json_u64(f, "ns", hop->ns);
+		putc('}', f);
+	}
+	putc(']', f);
+}
+
+static int json__stall(struct sink *s, const struct ls_stall *st)
+{
+	FILE *f = s->out;
+	unsigned int i;
+
+	fprintf(f, "{\"type\":\"stall\"");
+	json_u64(f, "seq", st->seq);
+	json_strv(f, "lock", "mmap_lock");
+	json_strv(f, "mode", mode_name(st->write));
+	json_bool(f, "acquired", st->acquired);
+	json_u64(f, "start_ns", st->start_ns);
+	json_u64(f, "end_ns", st->end_ns);
+	json_u64(f, "wait_ns", st->wait_ns);
+
+	fprintf(f, ",\"mm\":{\"pid\":%u,\"comm\":", st->mm.tgid);
+	ls_json_str(f, st->mm.comm, LS_COMM_LEN);
+	fprintf(f, ",\"id\":\"0x%llx\"}", (unsigned long long)st->mm.id);
+
+	fprintf(f, ",\"waiter\":{");
+	json_task(f, &st->waiter);
+	json_op(f, &st->op);
+	if (st->op.kind == LS_OP_PAGE_FAULT)
+		json_bool(f, "vma_lock_fallback", st->vma_lock_fallback);
+	putc('}', f);
+
+	fprintf(f, ",\"holders\":[");
+	for (i = 0; i < st->n_holders; i++) {
+		if (i)
+			putc(',', f);
+		json_holder(f, &st->holders[i]);
+	}
+	putc(']', f);
+	json_u64(f, "holders_dropped", st->holders_dropped);
+	json_chain(f, st);
+	json_strv(f, "verdict", ls_verdict_name(st->verdict));
+	json_u64(f, "lost_in_window", st->lost_in_window);
+	fprintf(f, "}\n");
+	/* consumers tail this live */
+	return sink__flush(f);
+}
+
+static const char *kind_key(unsigned int kind)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return "wait";
+	case LS_HIST_HOLD:
+		return "hold";
+	case LS_HIST_OFFCPU:
+		return "offcpu";
+	}
+	return "other";
+}
+
+/*
+ * "histograms":{"wait":[...],"hold":[...],"offcpu":[...]}, the same
+ * selection and order as the text sink.  "mode" only where the kernel keyed
+ * the histogram by lock mode (waits); hold and off-CPU ones cover both.
+ */
+static int json_hists(FILE *f, const struct sink_opts *opts, const struct ls_hist_set *set)
+{
+	const struct ls_hist_entry **v[LS_HIST_KIND_N] = { NULL };
+	size_t n[LS_HIST_KIND_N], more, i;
+	unsigned int kind, j;
+	int err = 0;
+
+	/* select everything first: never leave half a line behind on ENOMEM */
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		err = hist__select(set, kind, opts, &v[kind], &n[kind], &more);
+		if (err)
+			goto cleanup;
+	}
+	fprintf(f, ",\"histograms\":{");
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		fprintf(f, "%s\"%s\":[", kind ? "," : "", kind_key(kind));
+		for (i = 0; i < n[kind]; i++) {
+			const struct ls_hist_entry *e = v[kind][i];
+
+			fprintf(f, "%s{\"pid\":%u,\"comm\":", i ? "," : "", e->key.tgid);
+			ls_json_str(f, e->hist.comm, LS_COMM_LEN);
+			if (e->key.write == 0 || e->key.write == 1)
+				json_strv(f, "mode", mode_name(e->key.write));
+			json_u64(f, "count", e->hist.count);
+			json_u64(f, "sum_ns", e->hist.sum_ns);
+			fprintf(f, ",\"log2_usecs\":[");
+			for (j = 0; j < LS_HIST_SLOTS; j++)
+				fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)e->hist.slots[j]);
+			fprintf(f, "]}");
+		}
+		putc(']', f);
+	}
+	putc('}', f);
+cleanup:
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++)
+		free(v[kind]);
+	return err;
+}
+
+static int json__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	FILE *f = s->out;
+	int err;
+
+	fprintf(f, "{\"type\":\"histograms\"");
+	json_u64(f, "start_ns", h->start_ns);
+	json_u64(f, "end_ns", h->end_ns);
+	json_u64(f, "duration_ns", h->end_ns >= h->start_ns ? h->end_ns - h->start_ns : 0);
+	/* on ENOMEM still end the line: every line stays one JSON object */
+	err = json_hists(f, &s->opts, h);
+	fprintf(f, "}\n");
+	return err ? err : sink__flush(f);
+}
+
+static int json__summary(struct sink *s, const struct ls_summary *sum)
+{
+	static const struct ls_hist_set empty;
+	FILE *f = s->out;
+	unsigned int v;
+	int err;
+
+	fprintf(f, "{\"type\":\"summary\"");
+	json_u64(f, "duration_ns", sum->duration_ns);
+	json_u64(f, "start_ns", sum->start_ns);
+	json_u64(f, "end_ns", sum->end_ns);
+	json_u64(f, "stalls", sum->stalls);
+	fprintf(f, ",\"stalls_by_verdict\":{");
+	for (v = 0; v < LS_VERDICT_N; v++) {
+		fprintf(f, "%s", v ? "," : "");
+		ls_json_str(f, ls_verdict_name(v), (size_t)-1);
+		fprintf(f, ":%llu", (unsigned long long)sum->stalls_by_verdict[v]);
+	}
+	putc('}', f);
+	json_u64(f, "events", sum->events);
+	json_u64(f, "lost_events", sum->lost_events);
+	json_u64(f, "bad_records", sum->bad_records);
+	json_u64(f, "evicted", sum->evicted);
+	err = json_hists(f, &s->opts, sum->hists ? sum->hists : &empty);
+	fprintf(f, "}\n");
+	return err ? err : sink__flush(f);
+}
+
+static void json__free(struct sink *s)
+{
+	free(s);
+}
+
+static const struct sink_ops json_ops = {
+	.name = "json",
+	.stall = json__stall,
+	.interval = json__interval,
+	.summary = json__summary,
+	.free = json__free,
+};
+
+struct sink *sink_json__new(FILE *out, const struct sink_opts *opts)
+{
+	struct sink *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->ops = &json_ops;
+	s->out = out;
+	if (opts)
+		s->opts = *opts;
+	return s;
+}

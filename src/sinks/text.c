@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The text sink: for the person on call.  One block per stall, read top to
+ * bottom as the causal chain: who waited, on whose lock, who held it, and
+ * why the holder was not running.  Histograms look like those of the bcc
+ * tools so they read at a glance.
+ *
+ * Times in the first column are "+S.mmm s" since the run began
+ * (sink_opts.t0_ns, else the first time this sink saw): the sink has no
+ * clock, and a replayed recording prints the same text as the live run.
+ * Every comm goes through ls_comm_text(): a process may name itself
+ * "\e[2J" and must not get to drive the terminal.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/sink.h"
+#include "sinks/sink_common.h"
+#include "util.h"
+
+/* Holders and preemptors shown in full per stall; the rest are summed up. */
+#define TEXT_MAX_HOLDERS	4
+#define TEXT_MAX_PREEMPTORS	3
+
+#define HIST_BAR_WIDTH		40
+
+struct text_sink {
+	struct sink base;
+	__u64 t0;		/* when opts.t0_ns is 0: the first time seen */
+};
+
+static struct text_sink *to_text(struct sink *s)
+{
+	return (struct text_sink *)s;
+}
+
+static __u64 text__t0(struct text_sink *t, __u64 ts)
+{
+	if (t->base.opts.t0_ns)
+		return t->base.opts.t0_ns;
+	if (!t->t0)
+		t->t0 = ts;
+	return t->t0;
+}
+
+/* "+1.234s"; records from before the run began (still in the buffer) get "-". */
+static const char *text__time(struct text_sink *t, __u64 ts, char *buf, size_t len)
+{
+	__u64 t0 = text__t0(t, ts);
+	__u64 d = ts >= t0 ? ts - t0 : t0 - ts;
+
+	snprintf(buf, len, "%c%llu.%03llus", ts >= t0 ? '+' : '-',
+		 (unsigned long long)(d / NSEC_PER_SEC),
+		 (unsigned long long)(d % NSEC_PER_SEC / NSEC_PER_MSEC));
+	return buf;
+}
+
+/* "priority_inversion" -> "priority inversion", or upper case for headlines. */
+static const char *words(const char *name, bool upper, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++) {
+		char c = name[i] == '_' ? ' ' : name[i];
+
+		buf[i] = upper && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* "comm[tgid/tid]" */
+static const char *task_ident(const struct ls_task *task, char *buf, size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(task->comm, comm, sizeof(comm)),
+		 task->tgid, task->tid);
+	return buf;
+}
+
+/*
+ * The priority a task would have without priority inheritance, to tell when
+ * task->prio shows a boost (it can hold an rt_mutex besides mmap_lock).
+ */
+static int normal_prio(const struct ls_task *task)
+{
+	switch (task->policy) {
+	case LS_POLICY_FIFO:
+	case LS_POLICY_RR:
+		return 99 - task->rt_prio;
+	case LS_POLICY_DEADLINE:
+		return -1;
+	}
+	return 120 + task->nice;
+}
+
+/* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0", "SCHED_IDLE" */
+static const char *task_sched(const struct ls_task *task, char *buf, size_t len)
+{
+	const char *name = ls_policy_name(task->policy);
+	char up[32];
+	int n;
+
+	if (!strcmp(name, "unknown"))
+		n = snprintf(buf, len, "policy %u", task->policy);
+	else
+		n = snprintf(buf, len, "SCHED_%s", words(name, true, up, sizeof(up)));
+	if (n < 0 || (size_t)n >= len)
+		return buf;
+	switch (task->policy) {
+	case LS_POLICY_FIFO:
+	case LS_POLICY_RR:
+		n += snprintf(buf + n, len - n, " rt %u", task->rt_prio);
+		break;
+	case LS_POLICY_NORMAL:
+	case LS_POLICY_BATCH:
+		n += snprintf(buf + n, len - n, " nice %d", task->nice);
+		break;
+	}
+	if ((size_t)n < len && task->prio < normal_prio(task))
+		snprintf(buf + n, len - n, " boosted to prio %d", task->prio);
+	return buf;
+}
+
+/* "mmap", "page_fault (write) at 0x7f..." */
+static const char *op_text(const struct ls_op *op, bool vma_fallback, char *buf, size_t len)
+{
+	char name[32];
+	const char *access = "";
+
+	ls_op_name(op, name, sizeof(name));
+	if (op->kind != LS_OP_PAGE_FAULT) {
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	if (op->fault_flags & LS_PF_INSTR)
+		access = " (exec)";
+	else if (op->fault_flags & LS_PF_WRITE)
+		access = " (write)";
+	snprintf(buf, len, "%s%s at 0x%llx%s", name, access, (unsigned long long)op->addr,
+		 vma_fallback ? " (per-VMA lock fallback)" : "");
+	return buf;
+}
+
+static const char *mode_name(bool write)
+{
+	return write ? "write" : "read";
+}
+
+static unsigned int percent(__u64 part, __u64 whole)
+{
+	if (!whole)
+		return 0;
+	if (part >= whole)
+		return 100;
+	return (unsigned int)((unsigned __int128)part * 100 / whole);
+}
+
+static void text__preemptors(FILE *f, const struct ls_holder *h)
+{
+	char ident[96], sched[64], d[32];
+	__u64 rest = h->preempted_other_ns;
+	unsigned int i, n = h->n_preempted_by;
+
+	if (n > LS_MAX_PREEMPTORS)
+		n = LS_MAX_PREEMPTORS;
+	for (i = 0; i < n; i++) {
+		const struct ls_preemptor *p = &h->preempted_by[i];
+
+		if (i >= TEXT_MAX_PREEMPTORS) {
+			rest += p->ns;
+			continue;
+		}
+		fprintf(f, "           preempted by %s %s %s\n",
+			task_ident(&p->task, ident, sizeof(ident)),
+			task_sched(&p->task, sched, sizeof(sched)),
+			ls_format_duration(p->ns, d, sizeof(d)));
+	}
+	if (rest)
+		fprintf(f, "           preempted by others %s\n", ls_format_duration(rest, d, sizeof(d)));
+}
+
+/* "off CPU: 20.0ms preempted, 3.00ms blocked", only when it was more than one thing. */
+static void text__offcpu_split(FILE *f, const struct ls_holder *h)
+{
+	char d[32], name[32];
+	unsigned int s, parts = 0;
+	const char *sep = "";
+
+	for (s = LS_STATE_PREEMPTED; s < LS_STATE_N; s++)
+		parts += h->offcpu_by_state[s] != 0;
+	if (parts < 2)
+		return;
+	fprintf(f, "           off CPU:");
+	for (s = LS_STATE_PREEMPTED; s < LS_STATE_N; s++) {
+		if (!h->offcpu_by_state[s])
+			continue;
+		fprintf(f, "%s %s %s", sep, ls_format_duration(h->offcpu_by_state[s], d, sizeof(d)),
+			words(ls_state_name(s), false, name, sizeof(name)));
+		sep = ",";
+	}
+	putc('\n', f);
+}
+
+static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+{
+	char ident[96], sched[64], op[96], held[32], off[32], state[32];
+
+	fprintf(f, "  holder   %-20s  %-18s  %s (%s)  held %s  off CPU %s (%u%%)  %s",
+		task_ident(&h->task, ident, sizeof(ident)),
+		task_sched(&h->task, sched, sizeof(sched)),
+		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
+		ls_format_duration(h->held_ns, held, sizeof(held)),
+		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
+		percent(h->offcpu_ns, st->wait_ns),
+		words(ls_state_name(h->state), false, state, sizeof(state)));
+	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
+	if (h->granted)
+		fprintf(f, ", handoff");
+	if (h->downgraded)
+		fprintf(f, ", downgraded");
+	if (!h->released)
+		fprintf(f, ", still held");
+	putc('\n', f);
+	text__offcpu_split(f, h);
+	text__preemptors(f, h);
+	if (h->has_waker)
+		fprintf(f, "           woken by %s\n", task_ident(&h->woken_by, ident, sizeof(ident)));
+}
+
+/* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
+static void text__chain(FILE *f, const struct ls_stall *st)
+{
+	char comm[LS_COMM_TEXT_LEN], role[32], d[32];
+	unsigned int i, n = st->n_chain;
+
+	if (!n)
+		return;
+	if (n > LS_MAX_HOPS)
+		n = LS_MAX_HOPS;
+	fprintf(f, "  chain    ");
+	for (i = 0; i < n; i++) {
+		const struct ls_hop *hop = &st->chain[i];
+
+		fprintf(f, "%s%s/%u (%s", i ? " <- " : "",
+			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
+			words(ls_role_name(hop->role), false, role, sizeof(role)));
+		switch (hop->role) {
+		case LS_ROLE_WAITER:
+		case LS_ROLE_QUEUED_WRITER:
+		case LS_ROLE_HOLDER:
+			fprintf(f, ", %s", mode_name(hop->write));
+			break;
+		default:
+			if (hop->ns)
+				fprintf(f, ", %s", ls_format_duration(hop->ns, d, sizeof(d)));
+			break;
+		}
+		putc(')', f);
+	}
+	putc('\n', f);
+}
+
+static int text__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct text_sink *t = to_text(s);
+	FILE *f = s->out;
+	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
+	unsigned int i, shown, more;
+
+	fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
+		text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
+		ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
+	if (st->mm.tgid)
+		fprintf(f, "%s[%u]", ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+	else
+		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
+	fprintf(f, "  verdict: %s%s\n",
+		words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
+		st->acquired ? "" : "  (gave up without the lock)");
+
+	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
+		task_ident(&st->waiter, ident, sizeof(ident)),
+		task_sched(&st->waiter, sched, sizeof(sched)),
+		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
+
+	shown = st->n_holders < TEXT_MAX_HOLDERS ? st->n_holders : TEXT_MAX_HOLDERS;
+	for (i = 0; i < shown; i++)
+		text__holder(f, st, &st->holders[i]);
+	more = st->n_holders - shown + st->holders_dropped;
+	if (more)
+		fprintf(f, "  holder   and %u more, not shown\n", more);
+	if (!st->n_holders && !st->holders_dropped)
+		fprintf(f, "  holder   none seen (taken before tracing began, or its records were lost)\n");
+
+	text__chain(f, st);
+	if (st->lost_in_window)
+		fprintf(f, "  lost     %llu events during this wait: holders may be missing, so the verdict is unknown\n",
+			(unsigned long long)st->lost_in_window);
+	putc('\n', f);
+	/* someone may be watching this live: do not sit in a buffer */
+	return sink__flush(f);
+}
+
+static const char *kind_title(unsigned int kind)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return "wait time";
+	case LS_HIST_HOLD:
+		return "hold time";
+	case LS_HIST_OFFCPU:
+		return "off-CPU time while holding";
+	}
+	return "time";
+}
+
+static const char *kind_noun(unsigned int kind)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return "wait";
+	case LS_HIST_HOLD:
+		return "hold";
+	case LS_HIST_OFFCPU:
+		return "off-CPU";
+	}
+	return "";
+}
+
+/*
+ * Slot i counts [2^(i-1), 2^i) us, slot 0 [0, 1) us: "low -> high" gives
+ * that range.  Only the slots from the first to the last non-empty one.
+ */
+static void text__hist(FILE *f, const struct ls_hist_entry *e)
+{
+	const struct ls_hist *h = &e->hist;
+	char comm[LS_COMM_TEXT_LEN], sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
+	unsigned int i, first = LS_HIST_SLOTS, last = 0;
+	__u64 max = 0;
+
+	fprintf(f, "%s, mmap_lock", kind_title(e->key.kind));
+	if (e->key.write == 0 || e->key.write == 1)
+		fprintf(f, " %s", mode_name(e->key.write));
+	fprintf(f, ", %s[%u]:\n", ls_comm_text(h->comm, comm, sizeof(comm)), e->key.tgid);
+
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		if (first == LS_HIST_SLOTS)
+			first = i;
+		last = i;
+		if (h->slots[i] > max)
+			max = h->slots[i];
+	}
+	if (first < LS_HIST_SLOTS) {
+		fprintf(f, "%10s%-14s : count    distribution\n", "usecs", "");
+		for (i = first; i <= last; i++) {
+			unsigned int stars = (unsigned int)((unsigned __int128)h->slots[i] *
+							    HIST_BAR_WIDTH / max);
+
+			memset(bar, '*', stars);
+			bar[stars] = '\0';
+			fprintf(f, "%10llu -> %-10llu : %-8llu |%-*s|\n",
+				i ? 1ULL << (i - 1) : 0ULL, 1ULL << i,
+				(unsigned long long)h->slots[i], HIST_BAR_WIDTH, bar);
+		}
+	}
+	fprintf(f, "%10s count %llu  total %s  avg %s\n\n", "",
+		(unsigned long long)h->count,
+		ls_format_duration(h->sum_ns, sum, sizeof(sum)),
+		ls_format_duration(h->count ? h->sum_ns / h->count : 0, avg, sizeof(avg)));
+}
+
+/* Every kind, most total time first, at most opts.top each; *printed: how many. */
+static int text__hists(struct sink *s, const struct ls_hist_set *set, size_t *printed)
+{
+	const struct ls_hist_entry **v;
+	size_t n, more, i;
+	unsigned int kind;
+	int err;
+
+	*printed = 0;
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		err = hist__select(set, kind, &s->opts, &v, &n, &more);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++)
+			text__hist(s->out, v[i]);
+		if (more)
+			fprintf(s->out, "(%zu more %s histogram%s not shown: --top 0 shows all)\n\n",
+				more, kind_noun(kind), more == 1 ? "" : "s");
+		*printed += n;
+		free(v);
+	}
+	return 0;
+}
+
+static int text__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	struct text_sink *t = to_text(s);
+	char a[32], b[32], d[32];
+	size_t printed;
+	int err;
+
+	/* start first: it is what t0 falls back to */
+	text__time(t, h->start_ns, a, sizeof(a));
+	text__time(t, h->end_ns, b, sizeof(b));
+	fprintf(s->out, "%s INTERVAL  since %s (%s)\n", b, a,
+		ls_format_duration(h->end_ns - h->start_ns, d, sizeof(d)));
+	err = text__hists(s, h, &printed);
+	if (err)
+		return err;
+	if (!printed)
+		fprintf(s->out, "  no mmap_lock activity recorded\n\n");
+	return sink__flush(s->out);
+}
+
+/*
+ * The totals come last, under the histograms: they are what is left on the
+ * screen when the run ends, with the lost-events warning at the very bottom.
+ */
+static int text__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct text_sink *t = to_text(s);
+	FILE *f = s->out;
+	char when[32], dur[32];
+	unsigned int v;
+	size_t printed;
+	int err;
+
+	fprintf(f, "%s SUMMARY  traced %s\n", text__time(t, sum->end_ns, when, sizeof(when)),
+		ls_format_duration(sum->duration_ns, dur, sizeof(dur)));
+	if (sum->hists) {
+		err = text__hists(s, sum->hists, &printed);
+		if (err)
+			return err;
+	}
+	fprintf(f, "  stalls   %llu:", (unsigned long long)sum->stalls);
+	/* the verdicts by the names the JSON uses: one vocabulary to grep for */
+	for (v = 0; v < LS_VERDICT_N; v++)
+		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
+			(unsigned long long)sum->stalls_by_verdict[v]);
+	putc('\n', f);
+	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
+		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
+		(unsigned long long)sum->bad_records);
+	if (sum->evicted)
+		fprintf(f, "  WARNING  %llu entries evicted to bound memory: some holders may be missing\n",
+			(unsigned long long)sum->evicted);
+	if (sum->lost_events)
+		fprintf(f, "  WARNING  %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
+			(unsigned long long)sum->lost_events);
+	return sink__flush(f);
+}
+
+static void text__free(struct sink *s)
+{
+	free(to_text(s));
+}
+
+static const struct sink_ops text_ops = {
+	.name = "text",
+	.stall = text__stall,
+	.interval = text__interval,
+	.summary = text__summary,
+	.free = text__free,
+};
+
+struct sink *sink_text__new(FILE *out, const struct sink_opts *opts)
+{
+	struct text_sink *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->base.ops = &text_ops;
+	t->base.out = out;
+	if (opts)
+		t->base.opts = *opts;
+	return &t->base;
+}

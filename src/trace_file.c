@@ -1,0 +1,1009 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Trace files: see trace_file.h for the layout.
+ *
+ * The reader trusts nothing: every length is checked against a bound
+ * before anything is allocated or read, every chunk against its CRC, every
+ * record against the chunk it sits in.  Damage ends the reading at the last
+ * good chunk with one warning; it never ends the program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include "trace_file.h"
+
+/* CRC-32 ------------------------------------------------------------------ */
+
+static __u32 crc_table[256];
+
+static void crc_table__init(void)
+{
+	__u32 c, i, k;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+__u32 ls_crc32(__u32 crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	/* the table is a pure function of nothing: racing initialisers write the same bytes */
+	if (!crc_table[1])
+		crc_table__init();
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static void chunk_hdr__fill(struct ls_trace_chunk_hdr *h, __u32 type, const void *payload, __u32 len)
+{
+	h->type = type;
+	h->len = len;
+	h->crc = ls_crc32(0, payload, len);
+	h->hdr_crc = ls_crc32(0, h, offsetof(struct ls_trace_chunk_hdr, hdr_crc));
+}
+
+/* Safe create ---------------------------------------------------------------- */
+
+static void say(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	fputs("lockstall: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputc('\n', err);
+}
+
+int ls_create_file(const char *path, bool force, FILE *err)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	struct stat st;
+	int fd;
+
+	fd = open(path, flags, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EEXIST) {
+		fd = -errno;
+		say(err, "%s: cannot create: %s", path, strerror(-fd));
+		return fd;
+	}
+	if (!force) {
+		say(err, "%s: already exists: choose another name, or add --force to replace it", path);
+		return -EEXIST;
+	}
+	/* lstat, not stat: a symlink is replaced, whatever it points to is left alone */
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		say(err, "%s: is a directory", path);
+		return -EISDIR;
+	}
+	if (unlink(path) && errno != ENOENT) {
+		fd = -errno;
+		say(err, "%s: cannot replace: %s", path, strerror(-fd));
+		return fd;
+	}
+	/* O_EXCL again: if someone put a new file or link there meanwhile, we fail */
+	fd = open(path, flags, 0600);
+	if (fd < 0) {
+		fd = -errno;
+		say(err, "%s: cannot create: %s", path, strerror(-fd));
+	}
+	return fd;
+}
+
+/* Writer ------------------------------------------------------------------- */
+
+#define PROCS_MIN	256
+#define PROCS_MAX	65536	/* a bound on memory; beyond it processes are counted */
+
+struct proc_slot {
+	__u32 tgid;		/* 0: empty */
+	__u8 quality;		/* how sure the comm is the process's: see writer__note */
+	char comm[LS_COMM_LEN];
+};
+
+struct trace_writer {
+	int fd;
+	char *name;
+	int err;		/* first write error */
+	off_t good_off;		/* end of the last whole chunk */
+	unsigned char *buf;	/* records of the chunk being filled */
+	size_t len;
+	size_t alloc;
+	char *meta;		/* queued metadata lines */
+	size_t meta_len;
+	size_t meta_alloc;
+	struct proc_slot *procs;
+	size_t procs_n;
+	size_t procs_alloc;	/* a power of two */
+	struct trace_writer_stats stats;
+};
+
+static int buf__reserve(unsigned char **buf, size_t *alloc, size_t need)
+{
+	size_t n = *alloc ? *alloc : 4096;
+	void *p;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*buf, n);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*alloc = n;
+	return 0;
+}
+
+/*
+ * One chunk, one writev(): whole or, on a short write (disk full), cut back
+ * to the last whole chunk so the file stays readable to the end.
+ */
+static int writer__chunk(struct trace_writer *w, __u32 type, const void *payload, size_t len)
+{
+	struct ls_trace_chunk_hdr h;
+	struct iovec iov[2];
+	size_t total = sizeof(h) + len, done = 0;
+	ssize_t n;
+
+	if (w->err)
+		return w->err;
+	chunk_hdr__fill(&h, type, payload, (__u32)len);
+	iov[0] = (struct iovec){ .iov_base = &h, .iov_len = sizeof(h) };
+	iov[1] = (struct iovec){ .iov_base = (void *)payload, .iov_len = len };
+	while (done < total) {
+		n = writev(w->fd, iov, len ? 2 : 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->err = n < 0 ? -errno : -ENOSPC;
+			/* best effort: a half chunk would only read as "cut short" */
+			if (ftruncate(w->fd, w->good_off) == 0)
+				lseek(w->fd, w->good_off, SEEK_SET);
+			return w->err;
+		}
+		done += (size_t)n;
+		/* advance the iovecs past what went out */
+		while (n > 0) {
+			struct iovec *v = iov[0].iov_len ? &iov[0] : &iov[1];
+			size_t k = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
+
+			v->iov_base = (char *)v->iov_base + k;
+			v->iov_len -= k;
+			n -= (ssize_t)k;
+		}
+	}
+	w->good_off += (off_t)total;
+	w->stats.bytes += total;
+	return 0;
+}
+
+int trace_writer__fdopen(struct trace_writer **out, int fd, const char *name)
+{
+	struct ls_trace_file_hdr h;
+	struct trace_writer *w;
+	ssize_t n;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->name = strdup(name))) {
+		free(w);
+		close(fd);
+		return -ENOMEM;
+	}
+	w->fd = fd;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, LS_TRACE_MAGIC, sizeof(h.magic));
+	h.format = LS_TRACE_FORMAT;
+	h.abi = LS_ABI_VERSION;
+	h.hdr_len = sizeof(h);
+	do
+		n = write(fd, &h, sizeof(h));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(h)) {
+		int err = n < 0 ? -errno : -ENOSPC;
+
+		w->err = err;
+		trace_writer__close(w);
+		return err;
+	}
+	w->good_off = sizeof(h);
+	w->stats.bytes = sizeof(h);
+	*out = w;
+	return 0;
+}
+
+int trace_writer__create(struct trace_writer **out, const char *path, bool force, FILE *err)
+{
+	int fd, rc;
+
+	*out = NULL;
+	fd = ls_create_file(path, force, err);
+	if (fd < 0)
+		return fd;
+	rc = trace_writer__fdopen(out, fd, path);
+	if (rc)
+		say(err, "%s: cannot write: %s", path, strerror(-rc));
+	return rc;
+}
+
+static __u32 tgid_hash(__u32 tgid)
+{
+	return tgid * 2654435761u;
+}
+
+static struct proc_slot *procs__slot(struct proc_slot *v, size_t alloc, __u32 tgid)
+{
+	size_t i = tgid_hash(tgid) & (alloc - 1);
+
+	while (v[i].tgid && v[i].tgid != tgid)
+		i = (i + 1) & (alloc - 1);
+	return &v[i];
+}
+
+static int procs__grow(struct trace_writer *w)
+{
+	size_t alloc = w->procs_alloc ? w->procs_alloc * 2 : PROCS_MIN, i;
+	struct proc_slot *v = calloc(alloc, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < w->procs_alloc; i++) {
+		if (w->procs[i].tgid)
+			*procs__slot(v, alloc, w->procs[i].tgid) = w->procs[i];
+	}
+	free(w->procs);
+	w->procs = v;
+	w->procs_alloc = alloc;
+	return 0;
+}
+
+/*
+ * quality 2: the comm of the main thread (tid == tgid) or the mm's owner,
+ * i.e. the process's own name; 1: some thread's name.  Cheap: a hash probe
+ * per task a record names, no system call.
+ */
+static void writer__note(struct trace_writer *w, __u32 tgid, const char comm[LS_COMM_LEN],
+			 __u8 quality)
+{
+	struct proc_slot *s;
+
+	if (!tgid)
+		return;
+	if (w->procs_alloc && (s = procs__slot(w->procs, w->procs_alloc, tgid))->tgid) {
+		if (quality > s->quality) {
+			memcpy(s->comm, comm, LS_COMM_LEN);
+			s->quality = quality;
+		}
+		return;
+	}
+	if ((w->procs_n + 1) * 2 > w->procs_alloc) {
+		if (w->procs_alloc >= PROCS_MAX * 2 || procs__grow(w)) {
+			w->stats.procs_dropped++;
+			return;
+		}
+	}
+	s = procs__slot(w->procs, w->procs_alloc, tgid);
+	s->tgid = tgid;
+	s->quality = quality;
+	memcpy(s->comm, comm, LS_COMM_LEN);
+	w->procs_n++;
+	w->stats.procs = w->procs_n;
+}
+
+static void writer__note_task(struct trace_writer *w, const struct ls_task *t)
+{
+	writer__note(w, t->tgid, t->comm, t->tid == t->tgid ? 2 : 1);
+}
+
+static void writer__note_record(struct trace_writer *w, const void *rec, size_t len)
+{
+	const struct ls_hdr *h = rec;
+
+	switch (h->type) {
+	case LS_REC_WAIT_BEGIN:
+	case LS_REC_WAIT_END:
+	case LS_REC_HOLD:
+		if (len >= sizeof(struct ls_rec_lock)) {
+			const struct ls_rec_lock *r = rec;
+
+			writer__note_task(w, &r->task);
+			writer__note(w, r->mm.tgid, r->mm.comm, 2);
+		}
+		break;
+	case LS_REC_SWITCH:
+		if (len >= sizeof(struct ls_rec_switch)) {
+			const struct ls_rec_switch *r = rec;
+
+			writer__note_task(w, &r->prev);
+			writer__note_task(w, &r->next);
+		}
+		break;
+	case LS_REC_WAKEUP:
+		if (len >= sizeof(struct ls_rec_wakeup)) {
+			const struct ls_rec_wakeup *r = rec;
+
+			writer__note_task(w, &r->wakee);
+			writer__note_task(w, &r->waker);
+			writer__note_task(w, &r->target_curr);
+		}
+		break;
+	case LS_REC_MIGRATE:
+		if (len >= sizeof(struct ls_rec_migrate)) {
+			const struct ls_rec_migrate *r = rec;
+
+			writer__note_task(w, &r->task);
+			writer__note_task(w, &r->dest_curr);
+		}
+		break;
+	case LS_REC_EXIT:
+		if (len >= sizeof(struct ls_rec_exit))
+			writer__note_task(w, &((const struct ls_rec_exit *)rec)->task);
+		break;
+	case LS_REC_HIST:
+		if (len >= sizeof(struct ls_rec_hist)) {
+			const struct ls_rec_hist *r = rec;
+
+			writer__note(w, r->key.tgid, r->hist.comm, 1);
+		}
+		break;
+	}
+}
+
+int trace_writer__record(struct trace_writer *w, const void *rec, size_t len)
+{
+	const struct ls_hdr *h = rec;
+	int err;
+
+	if (w->err)
+		return w->err;
+	/* the file frames records by hdr.size: a record that disagrees cannot be stored */
+	if (len < sizeof(*h) || len % 8 || h->size != len) {
+		w->stats.unrecordable++;
+		return 0;
+	}
+	writer__note_record(w, rec, len);
+	if (w->len + len > LS_TRACE_CHUNK_TARGET) {
+		err = trace_writer__flush(w);
+		if (err)
+			return err;
+	}
+	err = buf__reserve(&w->buf, &w->alloc, w->len + len);
+	if (err)
+		return w->err = err;
+	memcpy(w->buf + w->len, rec, len);
+	w->len += len;
+	w->stats.records++;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	int err;
+
+	if (!w->len)
+		return w->err;
+	err = writer__chunk(w, LS_CHUNK_RECORDS, w->buf, w->len);
+	w->len = 0;
+	return err;
+}
+
+/*
+ * Values: any bytes.  Control bytes, DEL and the backslash become \xNN, so
+ * a value is one line and a reader gets back exactly what was written.
+ */
+static size_t meta__escape(char *out, const unsigned char *v, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (v[i] < 0x20 || v[i] == 0x7f || v[i] == '\\') {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[v[i] >> 4];
+			out[o++] = hex[v[i] & 0xf];
+		} else {
+			out[o++] = (char)v[i];
+		}
+	}
+	return o;
+}
+
+static bool meta__key_ok(const char *k, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 64)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = k[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+int trace_writer__meta(struct trace_writer *w, const char *key, const void *val, size_t len)
+{
+	size_t klen = strlen(key), need;
+	int err;
+
+	if (!meta__key_ok(key, klen) || len > LS_TRACE_MAX_CHUNK / 8)
+		return -EINVAL;
+	need = w->meta_len + klen + 1 + 4 * len + 1;
+	/* many entries: more chunks, each well below the readers' bound */
+	if (need > LS_TRACE_MAX_CHUNK / 4 && w->meta_len) {
+		err = trace_writer__meta_flush(w);
+		if (err)
+			return err;
+		need = klen + 1 + 4 * len + 1;
+	}
+	err = buf__reserve((unsigned char **)&w->meta, &w->meta_alloc, need);
+	if (err)
+		return err;
+	memcpy(w->meta + w->meta_len, key, klen);
+	w->meta_len += klen;
+	w->meta[w->meta_len++] = '=';
+	w->meta_len += meta__escape(w->meta + w->meta_len, val, len);
+	w->meta[w->meta_len++] = '\n';
+	return 0;
+}
+
+int trace_writer__meta_str(struct trace_writer *w, const char *key, const char *val)
+{
+	return trace_writer__meta(w, key, val, strlen(val));
+}
+
+int trace_writer__meta_u64(struct trace_writer *w, const char *key, __u64 v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return trace_writer__meta_str(w, key, buf);
+}
+
+int trace_writer__meta_s64(struct trace_writer *w, const char *key, __s64 v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return trace_writer__meta_str(w, key, buf);
+}
+
+int trace_writer__meta_flush(struct trace_writer *w)
+{
+	int err;
+
+	/* metadata applies from where it sits: records before it go first */
+	err = trace_writer__flush(w);
+	if (err || !w->meta_len)
+		return err;
+	err = writer__chunk(w, LS_CHUNK_META, w->meta, w->meta_len);
+	w->meta_len = 0;
+	return err;
+}
+
+void trace_writer__procs(struct trace_writer *w,
+			 void (*fn)(void *ctx, __u32 tgid, const char comm[LS_COMM_LEN]), void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < w->procs_alloc; i++) {
+		if (w->procs[i].tgid)
+			fn(ctx, w->procs[i].tgid, w->procs[i].comm);
+	}
+}
+
+int trace_writer__error(const struct trace_writer *w)
+{
+	return w->err;
+}
+
+void trace_writer__stats(const struct trace_writer *w, struct trace_writer_stats *out)
+{
+	*out = w->stats;
+}
+
+int trace_writer__close(struct trace_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	trace_writer__meta_flush(w);
+	writer__chunk(w, LS_CHUNK_END, NULL, 0);
+	/* a recording is for after a crash: make sure it is on disk */
+	if (!w->err && fsync(w->fd) && errno != EINVAL)
+		w->err = -errno;
+	if (close(w->fd) && !w->err && errno != EINTR)
+		w->err = -errno;
+	err = w->err;
+	free(w->buf);
+	free(w->meta);
+	free(w->procs);
+	free(w->name);
+	free(w);
+	return err;
+}
+
+/* Reader ------------------------------------------------------------------- */
+
+struct meta_entry {
+	char *key;
+	char *val;		/* decoded, NUL-terminated */
+	size_t len;
+};
+
+struct trace_reader {
+	FILE *f;
+	FILE *err;
+	char *name;
+	off_t off;		/* file offset of the next chunk */
+	unsigned int chunks;	/* whole chunks read */
+	unsigned int status;
+	bool done;
+	bool ended;		/* END chunk seen */
+	unsigned char *buf;	/* payload of the current chunk */
+	size_t alloc;
+	size_t len;
+	size_t pos;		/* next record in buf */
+	bool in_records;	/* buf holds a RECORDS chunk */
+	struct meta_entry *meta;
+	size_t meta_n;
+	size_t meta_alloc;
+	size_t meta_bytes;
+};
+
+/*
+ * Read up to len bytes at the current position, growing buf as data
+ * actually arrives: a chunk header that claims 16 MiB in a 100-byte file
+ * costs 100 bytes, not 16 MiB.  Returns the count read, or -errno.
+ */
+static ssize_t reader__read(struct trace_reader *r, size_t len)
+{
+	size_t got = 0, step, n;
+	int err;
+
+	while (got < len) {
+		step = len - got < 65536 ? len - got : 65536;
+		err = buf__reserve(&r->buf, &r->alloc, got + step);
+		if (err)
+			return err;
+		n = fread(r->buf + got, 1, step, r->f);
+		got += n;
+		if (n < step) {
+			if (ferror(r->f))
+				return -EIO;
+			break;
+		}
+	}
+	return (ssize_t)got;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int reader__meta_add(struct trace_reader *r, const char *key, size_t klen, const char *v,
+			    size_t vlen)
+{
+	struct meta_entry *e;
+	size_t i, o = 0;
+
+	/* what an entry really costs, or a chunk of "a=\n" would cost 20 times its size */
+	size_t cost = klen + vlen + sizeof(*e) + 32;
+
+	if (r->meta_bytes + cost > LS_TRACE_MAX_META)
+		return -E2BIG;
+	if (r->meta_n == r->meta_alloc) {
+		size_t n = r->meta_alloc ? r->meta_alloc * 2 : 32;
+
+		e = realloc(r->meta, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		r->meta = e;
+		r->meta_alloc = n;
+	}
+	e = &r->meta[r->meta_n];
+	e->key = strndup(key, klen);
+	e->val = malloc(vlen + 1);
+	if (!e->key || !e->val) {
+		free(e->key);
+		free(e->val);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vlen; i++) {
+		if (v[i] == '\\') {
+			int hi, lo;
+
+			if (i + 3 >= vlen || v[i + 1] != 'x' || (hi = hexval(v[i + 2])) < 0 ||
+			    (lo = hexval(v[i + 3])) < 0)
+				goto bad;
+			e->val[o++] = (char)(hi << 4 | lo);
+			i += 3;
+		} else if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) {
+			goto bad;
+		} else {
+			e->val[o++] = v[i];
+		}
+	}
+	e->val[o] = '\0';
+	e->len = o;
+	r->meta_n++;
+	r->meta_bytes += cost;
+	return 0;
+bad:
+	free(e->key);
+	free(e->val);
+	return -EINVAL;
+}
+
+/* A META payload: all of it valid, or none of it kept. */
+static int reader__meta_chunk(struct trace_reader *r)
+{
+	const char *p = (const char *)r->buf, *end = p + r->len;
+	size_t first = r->meta_n, bytes = r->meta_bytes;
+	int err = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eq = nl ? memchr(p, '=', (size_t)(nl - p)) : NULL;
+
+		if (!eq || !meta__key_ok(p, (size_t)(eq - p))) {
+			err = -EINVAL;
+			break;
+		}
+		err = reader__meta_add(r, p, (size_t)(eq - p), eq + 1, (size_t)(nl - eq - 1));
+		if (err)
+			break;
+		p = nl + 1;
+	}
+	if (!err)
+		return 0;
+	while (r->meta_n > first) {
+		r->meta_n--;
+		free(r->meta[r->meta_n].key);
+		free(r->meta[r->meta_n].val);
+	}
+	r->meta_bytes = bytes;
+	if (err == -ENOMEM)
+		return err;
+	r->status |= LS_TRACE_BAD_META;
+	say(r->err, "%s: chunk %u: %s metadata: ignored", r->name, r->chunks + 1,
+	    err == -E2BIG ? "too much" : "malformed");
+	return 0;
+}
+
+/* Bytes from the current position to the end of the file, for messages. */
+static __u64 reader__rest(struct trace_reader *r, off_t from)
+{
+	off_t end;
+
+	if (fseeko(r->f, 0, SEEK_END) || (end = ftello(r->f)) < 0 || end < from)
+		return 0;
+	return (__u64)(end - from);
+}
+
+static void reader__stop_corrupt(struct trace_reader *r, const char *what)
+{
+	r->status |= LS_TRACE_CORRUPT;
+	r->done = true;
+	say(r->err, "%s: chunk %u at offset %lld is corrupt (%s): reading stops there, %llu bytes ignored",
+	    r->name, r->chunks + 1, (long long)r->off, what,
+	    (unsigned long long)reader__rest(r, r->off));
+}
+
+/*
+ * The fuzzer cannot forge CRCs: in its build they pass, so that it reaches
+ * the metadata parser and the engine behind the reader (the unit tests
+ * cover the checks themselves).
+ */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define crc_differs(stored, computed)	((void)(computed), false)
+#else
+#define crc_differs(stored, computed)	((stored) != (computed))
+#endif
+
+/*
+ * Load the next chunk into buf.  Returns 1 (a chunk: RECORDS or META,
+ * handled), 0 at the end (r->done), or -errno.
+ */
+static int reader__chunk(struct trace_reader *r)
+{
+	struct ls_trace_chunk_hdr h;
+	ssize_t n;
+	int err;
+
+	if (r->done)
+		return 0;
+	r->in_records = false;
+	n = reader__read(r, sizeof(h));
+	if (n < 0)
+		return (int)n;
+	if (n == 0) {
+		r->done = true;
+		if (!r->ended) {
+			r->status |= LS_TRACE_NO_END;
+			say(r->err, "%s: the recording has no end mark: it was cut short (killed, power loss, disk full); reading all %u chunks there are",
+			    r->name, r->chunks);
+		}
+		return 0;
+	}
+	if (r->ended) {
+		r->status |= LS_TRACE_TRAILING;
+		r->done = true;
+		say(r->err, "%s: %llu bytes after the end mark: ignored", r->name,
+		    (unsigned long long)reader__rest(r, r->off));
+		return 0;
+	}
+	if ((size_t)n < sizeof(h))
+		goto truncated;
+	memcpy(&h, r->buf, sizeof(h));
+	if (crc_differs(h.hdr_crc, ls_crc32(0, &h, offsetof(struct ls_trace_chunk_hdr, hdr_crc)))) {
+		reader__stop_corrupt(r, "bad chunk header");
+		return 0;
+	}
+	if (h.len > LS_TRACE_MAX_CHUNK) {
+		reader__stop_corrupt(r, "chunk too long");
+		return 0;
+	}
+	n = reader__read(r, h.len);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < h.len) {
+		n += sizeof(h);
+		goto truncated;
+	}
+	if (crc_differs(h.crc, ls_crc32(0, r->buf, h.len))) {
+		reader__stop_corrupt(r, "checksum mismatch");
+		return 0;
+	}
+	r->len = h.len;
+	r->pos = 0;
+	switch (h.type) {
+	case LS_CHUNK_RECORDS:
+		r->in_records = true;
+		break;
+	case LS_CHUNK_META:
+		err = reader__meta_chunk(r);
+		if (err)
+			return err;
+		break;
+	case LS_CHUNK_END:
+		r->ended = true;
+		break;
+	default:
+		/* a later chunk type this version does not know: skipped, on purpose */
+		break;
+	}
+	r->chunks++;
+	r->off += (off_t)(sizeof(h) + h.len);
+	return 1;
+
+truncated:
+	r->status |= LS_TRACE_TRUNCATED | LS_TRACE_NO_END;
+	r->done = true;
+	say(r->err, "%s: the recording was cut short: its last chunk is incomplete, %zd bytes lost; reading the %u whole chunks before it",
+	    r->name, n, r->chunks);
+	return 0;
+}
+
+int trace_reader__next_record(struct trace_reader *r, const void **rec, size_t *len)
+{
+	const struct ls_hdr *h;
+	int err;
+
+	for (;;) {
+		if (r->in_records && r->pos < r->len) {
+			size_t left = r->len - r->pos;
+
+			h = (const struct ls_hdr *)(r->buf + r->pos);
+			/* a good CRC over bad framing: a buggy or crafted writer */
+			if (left < sizeof(*h) || h->size < sizeof(*h) || h->size % 8 ||
+			    h->size > left) {
+				r->in_records = false;
+				r->status |= LS_TRACE_CORRUPT;
+				r->done = true;
+				say(r->err, "%s: chunk %u holds a malformed record at byte %zu: reading stops there",
+				    r->name, r->chunks, r->pos);
+				return 0;
+			}
+			*rec = h;
+			*len = h->size;
+			r->pos += h->size;
+			return 1;
+		}
+		err = reader__chunk(r);
+		if (err <= 0) {
+			if (err < 0)
+				say(r->err, "%s: cannot read: %s", r->name, strerror(-err));
+			return err;
+		}
+	}
+}
+
+int trace_reader__skip_to_end(struct trace_reader *r)
+{
+	int err;
+
+	r->in_records = false;
+	while ((err = reader__chunk(r)) > 0)
+		r->in_records = false;
+	if (err < 0)
+		say(r->err, "%s: cannot read: %s", r->name, strerror(-err));
+	return err;
+}
+
+static int reader__header(struct trace_reader *r)
+{
+	struct ls_trace_file_hdr h;
+	ssize_t n;
+
+	n = reader__read(r, sizeof(h));
+	if (n < 0) {
+		say(r->err, "%s: cannot read: %s", r->name, strerror((int)-n));
+		return (int)n;
+	}
+	if ((size_t)n < sizeof(h.magic) || memcmp(r->buf, LS_TRACE_MAGIC, sizeof(h.magic))) {
+		say(r->err, "%s: not a lockstall recording", r->name);
+		return -EINVAL;
+	}
+	if ((size_t)n < sizeof(h)) {
+		say(r->err, "%s: cut short in its header (%zd bytes): nothing to read", r->name, n);
+		return -EINVAL;
+	}
+	memcpy(&h, r->buf, sizeof(h));
+	/* flags are for a later format to say what it needs: none known yet */
+	if (h.format > LS_TRACE_FORMAT || h.abi > LS_ABI_VERSION || h.flags) {
+		say(r->err, "%s: recorded by a newer lockstall (format %u, records version %u): upgrade lockstall to read it",
+		    r->name, h.format, h.abi);
+		return -EPROTONOSUPPORT;
+	}
+	if (h.format < 1 || h.abi < LS_ABI_VERSION || h.hdr_len < sizeof(h) ||
+	    h.hdr_len > LS_TRACE_MAX_HDR) {
+		say(r->err, "%s: not a lockstall recording (format %u, records version %u, header %u bytes)",
+		    r->name, h.format, h.abi, h.hdr_len);
+		return -EINVAL;
+	}
+	/* fields a later format appended: not ours to read */
+	n = reader__read(r, h.hdr_len - sizeof(h));
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < h.hdr_len - sizeof(h)) {
+		say(r->err, "%s: cut short in its header: nothing to read", r->name);
+		return -EINVAL;
+	}
+	r->off = h.hdr_len;
+	return 0;
+}
+
+int trace_reader__open_stream(struct trace_reader **out, FILE *f, const char *name, FILE *err)
+{
+	struct trace_reader *r;
+	int rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->name = strdup(name))) {
+		free(r);
+		fclose(f);
+		say(err, "%s: cannot read: %s", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r->f = f;
+	r->err = err;
+	rc = reader__header(r);
+	if (rc)
+		goto fail;
+	/* the metadata that leads the file says how the run was made: read it now */
+	for (;;) {
+		rc = reader__chunk(r);
+		if (rc < 0) {
+			say(err, "%s: cannot read: %s", name, strerror(-rc));
+			goto fail;
+		}
+		if (rc == 0 || r->in_records || r->ended)
+			break;
+	}
+	*out = r;
+	return 0;
+fail:
+	trace_reader__close(r);
+	return rc;
+}
+
+int trace_reader__open(struct trace_reader **out, const char *path, FILE *err)
+{
+	struct stat st;
+	FILE *f;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		int rc = -errno;
+
+		say(err, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		say(err, "%s: is a directory, not a lockstall recording", path);
+		return -EISDIR;
+	}
+	return trace_reader__open_stream(out, f, path, err);
+}
+
+const char *trace_reader__meta(const struct trace_reader *r, const char *key, size_t *len)
+{
+	size_t i;
+
+	for (i = r->meta_n; i-- > 0;) {
+		if (!strcmp(r->meta[i].key, key)) {
+			if (len)
+				*len = r->meta[i].len;
+			return r->meta[i].val;
+		}
+	}
+	return NULL;
+}
+
+int trace_reader__meta_at(const struct trace_reader *r, size_t i, const char **key,
+			  const char **val, size_t *len)
+{
+	if (i >= r->meta_n)
+		return -ENOENT;
+	*key = r->meta[i].key;
+	*val = r->meta[i].val;
+	if (len)
+		*len = r->meta[i].len;
+	return 0;
+}
+
+unsigned int trace_reader__status(const struct trace_reader *r)
+{
+	return r->status;
+}
+
+void trace_reader__close(struct trace_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	for (i = 0; i < r->meta_n; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].val);
+	}
+	free(r->meta);
+	free(r->buf);
+	free(r->name);
+	free(r);
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Small helpers every module shares: durations, strict numbers, and making
+ * untrusted bytes (task comms) safe for a terminal and for JSON.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include "util.h"
+
+static const struct {
+	const char *name;
+	__u64 ns;
+} duration_units[] = {
+	{ "ns", 1 },
+	{ "us", NSEC_PER_USEC },
+	{ "ms", NSEC_PER_MSEC },
+	{ "s", NSEC_PER_SEC },
+	{ "m", 60 * NSEC_PER_SEC },
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Digits only: no sign, no blanks, no base prefix.  strtoull() would take
+ * " -5" and wrap it to a huge number, which is the opposite of what a
+ * command line wants.  Returns the first byte after the digits, NULL on
+ * overflow or when there is no digit.
+ */
+static const char *parse_digits(const char *s, __u64 *out)
+{
+	__u64 v = 0;
+
+	if (!is_digit(*s))
+		return NULL;
+	for (; is_digit(*s); s++) {
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (__u64)(*s - '0'), &v))
+			return NULL;
+	}
+	*out = v;
+	return s;
+}
+
+/*
+ * "1.5ms" is accepted: the fraction is applied to the unit exactly, in
+ * integers, and anything below a nanosecond is dropped.  A dot needs digits
+ * on both sides.  default_unit_ns == 0 means a unit is required, for values
+ * where a bare "10" could be read as 10ms or 10s (the threshold).
+ */
+int ls_parse_duration(const char *s, __u64 default_unit_ns, __u64 *out_ns)
+{
+	__u64 whole, frac = 0, frac_scale = 1, unit = 0, ns, part;
+	const char *p;
+	size_t i;
+
+	if (!s || !*s)
+		return -EINVAL;
+	p = parse_digits(s, &whole);
+	if (!p)
+		return -EINVAL;
+	if (*p == '.') {
+		p++;
+		if (!is_digit(*p))
+			return -EINVAL;
+		/* 19 digits fit in a __u64 scale; further ones are below 1ns anyway */
+		for (; is_digit(*p); p++) {
+			if (frac_scale >= 1000000000000000000ULL)
+				continue;
+			frac = frac * 10 + (__u64)(*p - '0');
+			frac_scale *= 10;
+		}
+	}
+	if (!*p) {
+		unit = default_unit_ns;
+	} else {
+		for (i = 0; i < ARRAY_SIZE(duration_units); i++) {
+			if (!strcmp(p, duration_units[i].name)) {
+				unit = duration_units[i].ns;
+				break;
+			}
+		}
+	}
+	if (!unit)
+		return -EINVAL;
+	if (__builtin_mul_overflow(whole, unit, &ns))
+		return -EINVAL;
+	/* frac < frac_scale <= 1e18 and unit <= 6e10: use 128 bits */
+	part = (__u64)((unsigned __int128)frac * unit / frac_scale);
+	if (__builtin_add_overflow(ns, part, &ns))
+		return -EINVAL;
+	*out_ns = ns;
+	return 0;
+}
+
+/*
+ * Three significant digits ("23.4ms", "850us", "1.20s"), in the largest of
+ * ns/us/ms/s that keeps the value at least 1.  A value that is exact at
+ * fewer digits drops the padding zeros ("10ms", not "10.0ms"), so settings
+ * people typed read back as they typed them; measured times almost never
+ * are exact and keep their three digits.
+ */
+const char *ls_format_duration(__u64 ns, char *buf, size_t len)
+{
+	static const struct {
+		const char *name;
+		__u64 ns;
+	} units[] = {
+		{ "us", NSEC_PER_USEC },
+		{ "ms", NSEC_PER_MSEC },
+		{ "s", NSEC_PER_SEC },
+	};
+	size_t i;
+	int decimals;
+	double v;
+
+	if (!len)
+		return buf;
+	if (ns < NSEC_PER_USEC) {
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+		return buf;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		v = (double)ns / (double)units[i].ns;
+		/* would round up to 1000: say it in the next unit instead */
+		if (v < 999.5 || i == ARRAY_SIZE(units) - 1)
+			break;
+	}
+	if (v < 9.995)
+		decimals = 2;
+	else if (v < 99.95)
+		decimals = 1;
+	else
+		decimals = 0;
+	/* exact at fewer decimals: 10000000ns is "10ms" */
+	while (decimals > 0) {
+		__u64 step = units[i].ns / (decimals == 2 ? 10 : 1);
+
+		if (ns % step)
+			break;
+		decimals--;
+	}
+	snprintf(buf, len, "%.*f%s", decimals, v, units[i].name);
+	return buf;
+}
+
+int ls_parse_u64(const char *s, __u64 max, __u64 *out)
+{
+	const char *p;
+	__u64 v;
+	size_t i;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (i = 0; s[i]; i++) {
+		if (!is_digit(s[i]))
+			return -EINVAL;
+	}
+	p = parse_digits(s, &v);
+	if (!p)
+		return -ERANGE;	/* all digits, so it overflowed */
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static const char hexdigits[] = "0123456789abcdef";
+
+const char *ls_comm_text(const char comm[16], char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	if (!len)
+		return "";
+	for (i = 0; i < 16 && comm[i]; i++) {
+		unsigned char c = (unsigned char)comm[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\') {
+			/* never split an escape: a cut one could be misread */
+			if (o + 4 >= len)
+				break;
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hexdigits[c >> 4];
+			buf[o++] = hexdigits[c & 0xf];
+		} else {
+			if (o + 1 >= len)
+				break;
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0 if
+ * the bytes there are not one: overlong forms, surrogates and values past
+ * U+10FFFF are refused, as RFC 3629 says.
+ */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len, i;
+	unsigned char lo = 0x80, hi = 0xbf;	/* bounds of the second byte */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* past U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++) {
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	}
+	return len;
+}
+
+void ls_json_str(FILE *f, const char *s, size_t maxlen)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, i, seq;
+
+	n = s ? strnlen(s, maxlen) : 0;
+	putc('"', f);
+	for (i = 0; i < n; i += seq) {
+		unsigned char c = p[i];
+
+		seq = utf8_seq_len(p + i, n - i);
+		if (seq > 1) {
+			fwrite(p + i, 1, seq, f);
+		} else if (c == '"' || c == '\\') {
+			seq = 1;
+			putc('\\', f);
+			putc(c, f);
+		} else if (c < 0x20 || c >= 0x7f) {
+			/*
+			 * Control bytes, DEL (harmless in JSON, not in a
+			 * terminal that shows it) and bytes that are no UTF-8.
+			 */
+			seq = 1;
+			fprintf(f, "\\u00%c%c", hexdigits[c >> 4], hexdigits[c & 0xf]);
+		} else {
+			seq = 1;
+			putc(c, f);
+		}
+	}
+	putc('"', f);
+}
+
+__u64 ls_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}

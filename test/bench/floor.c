@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * floor: attach bpf/floor.bpf.c (empty programs on lockstall's tracepoints)
+ * and hold them until SIGINT or SIGTERM.  The benchmark's "floor" condition.
+ *
+ * Prints "floor: attached N programs" on stderr once attached, so that
+ * scripts/bench starts its workload only then, as it does for lockstall's
+ * "tracing" line.  Exit status: 0 after a signal, 1 if loading failed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "floor.skel.h"
+
+static volatile sig_atomic_t floor_stop;
+
+static void floor_on_signal(int sig)
+{
+	floor_stop = 1;
+}
+
+static int floor_count_links(const struct floor_bpf *s)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, s->obj)
+		n++;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = floor_on_signal };
+	struct floor_bpf *s;
+	sigset_t block, old;
+	int err, ret = 1;
+
+	/* Block first: a signal between attach and sigsuspend must not be lost. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	s = floor_bpf__open_and_load();
+	if (!s) {
+		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(errno));
+		return 1;
+	}
+	err = floor_bpf__attach(s);
+	if (err) {
+		fprintf(stderr, "floor: cannot attach: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	fprintf(stderr, "floor: attached %d programs\n", floor_count_links(s));
+	fflush(stderr);
+
+	while (!floor_stop)
+		sigsuspend(&old);
+	ret = 0;
+cleanup:
+	floor_bpf__destroy(s);
+	return ret;
+}

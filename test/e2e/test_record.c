@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Postmortems end to end: `lockstall watch --json -o FILE` during a real
+ * workload, then `lockstall report FILE --format json` prints the very same
+ * bytes (same stalls, chains, verdicts, summary); `lockstall record`
+ * writes a file report reads; and the command line refuses what it must
+ * (usage errors exit 2, runtime errors 1) without touching existing files.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+static struct e2e_proc p = E2E_PROC_INIT;
+static char dir[64];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/lockstall-e2e-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	e2e_watch__release(&w);
+	e2e_proc__release(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		cr_log_warn("could not remove %s", dir);
+}
+
+static const char *in_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+	return buf;
+}
+
+TestSuite(record, .init = setup, .fini = teardown, .timeout = 120);
+
+Test(record, report_prints_what_watch_printed)
+{
+	const char *const wl_args[] = { NULL };
+	char file[128];
+	const char *const watch_args[] = { "-o", in_dir(file, sizeof(file), "run.lst"), NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	const char *const report_text[] = { "report", file, NULL };
+	struct stat st;
+
+	e2e_watch__run_with(&w, "proc_reader", wl_args, watch_args);
+	cr_assert_gt(json_array_size(w.stalls), 0, "watch found no stall to compare");
+	cr_assert_eq(stat(file, &st), 0, "no recording at %s", file);
+	cr_assert_eq(st.st_mode & 0777, 0600, "mode %o", st.st_mode & 0777);
+
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: status %#x; stderr:\n%s", p.status,
+		     p.err.data);
+	/* byte for byte: every stall line, in order, and the summary */
+	cr_assert_eq(p.out.len, w.lockstall.out.len,
+		     "report printed %zu bytes, watch %zu; report stderr:\n%s", p.out.len,
+		     w.lockstall.out.len, p.err.data);
+	cr_assert(!memcmp(p.out.data, w.lockstall.out.data, p.out.len),
+		  "report differs from what watch printed");
+	cr_assert(strstr(p.err.data, "recorded on "), "no header on stderr: %s", p.err.data);
+	cr_assert_null(strstr(p.err.data, "cut short"), "%s", p.err.data);
+	e2e_proc__release(&p);
+
+	e2e_run_cli(&p, report_text);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.out.data, "STALL #1 "), "no stall in the text report:\n%s", p.out.data);
+	cr_assert(strstr(p.out.data, "SUMMARY"), "no summary in the text report");
+}
+
+Test(record, record_then_report)
+{
+	char file[128];
+	const char *const rec[] = { "record", "-o", in_dir(file, sizeof(file), "rec.lst"), "-d",
+				    "1500ms", "-t", "1ms", "--no-cmdline", NULL };
+	const char *const rep[] = { "report", file, "--format=json", NULL };
+	const char *const rep_low[] = { "report", file, "-t", "500us", NULL };
+
+	e2e_require(true);
+	e2e_run_cli(&p, rec);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "record: status %#x; stderr:\n%s", p.status,
+		     p.err.data);
+	cr_assert_str_empty(p.out.data, "record printed on stdout");
+	cr_assert(e2e_buf__line_with_prefix(&p.err, "lockstall: recording mmap_lock to "),
+		  "stderr:\n%s", p.err.data);
+	cr_assert(e2e_buf__line_with_prefix(&p.err, "lockstall: recorded "), "stderr:\n%s",
+		  p.err.data);
+	e2e_proc__release(&p);
+
+	e2e_run_cli(&p, rep);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.out.data, "{\"type\":\"summary\""), "no summary:\n%s", p.out.data);
+	cr_assert(strstr(p.err.data, "threshold 1ms"), "the recorded threshold is not the default: %s",
+		  p.err.data);
+	e2e_proc__release(&p);
+
+	/* below what the kernel was told to send: refused */
+	e2e_run_cli(&p, rep_low);
+	cr_assert_eq(e2e_proc__exit_code(&p), 2, "stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.err.data, "below the recording's 1ms"), "%s", p.err.data);
+}
+
+TestSuite(record_cli, .init = setup, .fini = teardown, .timeout = 30);
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+	char buf[256] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	cr_assert_geq(fd, 0, "%s is gone", path);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert_eq(n, (ssize_t)strlen(text), "%s was changed", path);
+	cr_assert_str_eq(buf, text, "%s was changed", path);
+}
+
+/* One line on stderr naming the problem, nothing on stdout, the status. */
+static void check_fails(const char *const args[], int status, const char *msg)
+{
+	e2e_run_cli(&p, args);
+	cr_assert_eq(e2e_proc__exit_code(&p), status, "status %#x; stderr: %s", p.status,
+		     p.err.data);
+	cr_assert_str_empty(p.out.data);
+	cr_assert(strstr(p.err.data, msg), "want '%s' in: %s", msg, p.err.data);
+	cr_assert_eq(e2e_buf__lines(&p.err), 1, "stderr: %s", p.err.data);
+}
+
+Test(record_cli, record_needs_output)
+{
+	const char *const args[] = { "record", "-d", "1", NULL };
+
+	check_fails(args, 2, "missing -o FILE");
+}
+
+Test(record_cli, record_refuses_existing_output)
+{
+	char file[128];
+	const char *const args[] = { "record", "-o", in_dir(file, sizeof(file), "old.lst"), NULL };
+
+	write_file(file, "keep me");
+	check_fails(args, 1, "already exists: choose another name, or add --force");
+	assert_file_is(file, "keep me");
+}
+
+Test(record_cli, record_refuses_symlink_output)
+{
+	char file[128], target[128];
+	const char *const args[] = { "record", "-o", in_dir(file, sizeof(file), "link.lst"), NULL };
+
+	write_file(in_dir(target, sizeof(target), "target"), "precious");
+	cr_assert_eq(symlink(target, file), 0);
+	check_fails(args, 1, "already exists");
+	assert_file_is(target, "precious");
+}
+
+Test(record_cli, report_missing_file)
+{
+	char file[128];
+	const char *const args[] = { "report", in_dir(file, sizeof(file), "nope.lst"), NULL };
+
+	check_fails(args, 1, "nope.lst: No such file or directory");
+}
+
+Test(record_cli, report_foreign_file)
+{
+	char file[128];
+	const char *const args[] = { "report", in_dir(file, sizeof(file), "notes.txt"), NULL };
+
+	write_file(file, "these are my notes, not a recording\n");
+	check_fails(args, 1, "notes.txt: not a lockstall recording");
+}
+
+Test(record_cli, report_refuses_existing_and_symlink_output)
+{
+	char out[128], target[128], link[128], data[256];
+	const char *const to_out[] = { "report", data, "-o", in_dir(out, sizeof(out), "out.txt"),
+				       NULL };
+	const char *const to_link[] = { "report", data, "-o", in_dir(link, sizeof(link), "l.txt"),
+					NULL };
+
+	snprintf(data, sizeof(data), "%s/golden.lst", getenv("LOCKSTALL_TEST_DATA") ?: "test/data");
+	write_file(out, "old report");
+	check_fails(to_out, 1, "out.txt: already exists");
+	assert_file_is(out, "old report");
+	e2e_proc__release(&p);
+
+	write_file(in_dir(target, sizeof(target), "target"), "precious");
+	cr_assert_eq(symlink(target, link), 0);
+	check_fails(to_link, 1, "l.txt: already exists");
+	assert_file_is(target, "precious");
+}
+
+Test(record_cli, report_bad_format)
+{
+	const char *const args[] = { "report", "x.lst", "--format", "yaml", NULL };
+
+	check_fails(args, 2, "invalid format 'yaml'");
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall watch against workloads whose ground truth is known: who the
+ * victim, the holder and the hog were, and when the victim's slowest call
+ * began and ended.  Needs root and BPF (see e2e_require()).
+ *
+ * What is checked is who and why, and that a reported wait sits inside the
+ * call it delayed and is not much shorter than it: never how fast anything
+ * was.
+ */
+#include <string.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+}
+
+/* A JSON value as compact text, for short messages; freed by the test's exit. */
+static char *dump(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+
+	return s ? s : "(out of memory)";
+}
+
+static void log_task(char *buf, size_t len, const char *what, const json_t *t)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s[%lld/%lld]", what, e2e_str(t, "comm"),
+		 e2e_int(t, "pid"), e2e_int(t, "tid"));
+}
+
+/*
+ * Criterion cuts a message at about 1 KiB: when a check fails, put the
+ * stalls it looked at in the log one line each, short enough to be read.
+ */
+static void log_stalls(const char *title, const json_t *stalls)
+{
+	const json_t *st, *h, *x;
+	size_t i, j, k;
+
+	cr_log_warn("%s: %zu", title, json_array_size(stalls));
+	json_array_foreach(stalls, i, st) {
+		char line[900] = "";
+		size_t used;
+
+		log_task(line, sizeof(line), "", e2e_object(st, "waiter"));
+		used = strlen(line);
+		snprintf(line + used, sizeof(line) - used, " %s %s waited %lldus: %s; holders:",
+			 e2e_str(e2e_object(st, "waiter"), "op"), e2e_str(st, "mode"),
+			 e2e_int(st, "wait_ns") / 1000, e2e_str(st, "verdict"));
+		json_array_foreach(e2e_array(st, "holders"), j, h) {
+			log_task(line, sizeof(line), " ", h);
+			used = strlen(line);
+			snprintf(line + used, sizeof(line) - used, " %s %s off %lldus by", e2e_str(h, "mode"),
+				 e2e_str(h, "state"), e2e_int(h, "offcpu_ns") / 1000);
+			json_array_foreach(e2e_array(h, "preempted_by"), k, x)
+				log_task(line, sizeof(line), " ", x);
+		}
+		used = strlen(line);
+		snprintf(line + used, sizeof(line) - used, "; chain:");
+		json_array_foreach(e2e_array(st, "chain"), j, x) {
+			used = strlen(line);
+			snprintf(line + used, sizeof(line) - used, " %s", e2e_str(x, "role"));
+			log_task(line, sizeof(line), "=", x);
+		}
+		cr_log_warn("  #%lld %s", e2e_int(st, "seq"), line);
+	}
+}
+
+/* Stalls of one waiting thread, as a new array. */
+static json_t *stalls_of(const json_t *stalls, json_int_t tid)
+{
+	json_t *out = json_array();
+	const json_t *st;
+	size_t i;
+
+	json_array_foreach(stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") == tid)
+			json_array_append(out, (json_t *)st);
+	}
+	return out;
+}
+
+static bool preempted_by(const json_t *holder, json_int_t tid)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(e2e_array(holder, "preempted_by"), i, p) {
+		if (e2e_int(p, "tid") == tid)
+			return true;
+	}
+	return false;
+}
+
+static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(e2e_array(stall, "holders"), i, h) {
+		if (e2e_int(h, "tid") == tid)
+			return h;
+	}
+	return NULL;
+}
+
+/*
+ * The chain reads waiter -> ... -> holder -> preemptor, with the holder we
+ * expect and, as its preemptor, one of the tasks that ran in its place.
+ * (Which one ran longest is up to whatever else the machine is doing.)
+ */
+static bool chain_blames(const json_t *stall, json_int_t waiter, const json_t *holder)
+{
+	const json_t *chain = e2e_array(stall, "chain");
+	size_t i, n = json_array_size(chain);
+
+	if (n < 3 || strcmp(e2e_str(json_array_get(chain, 0), "role"), "waiter") ||
+	    e2e_int(json_array_get(chain, 0), "tid") != waiter)
+		return false;
+	for (i = 1; i + 1 < n; i++) {
+		const json_t *h = json_array_get(chain, i), *p = json_array_get(chain, i + 1);
+
+		if (!strcmp(e2e_str(h, "role"), "holder") &&
+		    e2e_int(h, "tid") == e2e_int(holder, "tid") &&
+		    !strcmp(e2e_str(p, "role"), "preemptor") && preempted_by(holder, e2e_int(p, "tid")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The victim's stall that lies inside its slowest call, if any: the wait is
+ * part of that call, so it starts and ends within it.  The longest such one.
+ */
+static const json_t *stall_in_worst_call(const json_t *victim_stalls, const json_t *truth)
+{
+	json_int_t from = e2e_int(truth, "worst_start_ns"), to = e2e_int(truth, "worst_end_ns");
+	const json_t *st, *best = NULL;
+	size_t i;
+
+	json_array_foreach(victim_stalls, i, st) {
+		if (e2e_int(st, "start_ns") < from || e2e_int(st, "end_ns") > to)
+			continue;
+		if (!best || e2e_int(st, "wait_ns") > e2e_int(best, "wait_ns"))
+			best = st;
+	}
+	return best;
+}
+
+/* The workload's slowest call was found, at its place, and its wait not cut short. */
+static void check_worst_call(const json_t *victim_stalls, const json_t *truth)
+{
+	const json_t *st = stall_in_worst_call(victim_stalls, truth);
+	json_int_t worst = e2e_int(truth, "worst_ns");
+
+	if (!st)
+		log_stalls("the victim's stalls", victim_stalls);
+	cr_assert_not_null(st, "no stall of the victim inside its slowest call [%lld, %lld] (%lld ns)",
+			   e2e_int(truth, "worst_start_ns"), e2e_int(truth, "worst_end_ns"), worst);
+	cr_log_info("slowest call %lld us; lockstall's stall #%lld in it: waited %lld us, %s",
+		    worst / 1000, e2e_int(st, "seq"), e2e_int(st, "wait_ns") / 1000,
+		    e2e_str(st, "verdict"));
+	cr_expect_geq(e2e_int(st, "wait_ns") * 2, worst,
+		      "the stall in the slowest call waited %lld ns, under half of the call's %lld ns",
+		      e2e_int(st, "wait_ns"), worst);
+	cr_expect_eq(e2e_int(st, "wait_ns"), e2e_int(st, "end_ns") - e2e_int(st, "start_ns"),
+		     "wait_ns is not end_ns - start_ns: %s", dump(st));
+	cr_expect_str_eq(e2e_str(st, "verdict"), "priority_inversion",
+			 "the slowest call's stall: %s", dump(st));
+}
+
+static void check_summary(const struct e2e_watch *run)
+{
+	const json_t *by = e2e_object(run->summary, "stalls_by_verdict");
+
+	cr_assert_eq(e2e_int(run->summary, "stalls"), (json_int_t)json_array_size(run->stalls),
+		     "the summary counts %lld stalls, %zu were printed",
+		     e2e_int(run->summary, "stalls"), json_array_size(run->stalls));
+	cr_assert_geq(e2e_int(run->summary, "lost_events"), 0);
+	cr_assert_gt(e2e_int(run->summary, "events"), 0, "no event seen in the whole run");
+	cr_assert(json_is_integer(json_object_get(by, "priority_inversion")),
+		  "no priority_inversion count in stalls_by_verdict: %s", dump(by));
+	cr_log_info("summary: %lld stalls, %lld events, %lld lost", e2e_int(run->summary, "stalls"),
+		    e2e_int(run->summary, "events"), e2e_int(run->summary, "lost_events"));
+}
+
+/*
+ * A monitoring daemon (SCHED_IDLE) reads /proc/<victim>/environ, holding
+ * the victim's mmap_lock for read, and is preempted by a hog; the victim's
+ * SCHED_FIFO thread waits in mmap()/munmap() for the write lock.
+ */
+Test(watch, proc_reader, .fini = teardown, .timeout = 120)
+{
+	const json_t *t, *st, *found = NULL;
+	json_int_t victim_pid, victim_tid, reader_pid, reader_tid, hog_tid;
+	json_t *mine;
+	size_t i;
+
+	e2e_watch__run(&w, "proc_reader", NULL);
+	t = w.truth;
+	victim_pid = e2e_int(t, "victim_pid");
+	victim_tid = e2e_int(t, "victim_tid");
+	reader_pid = e2e_int(t, "holder_pid");
+	reader_tid = e2e_int(t, "holder_tid");
+	hog_tid = e2e_int(t, "hog_tid");
+	cr_assert_neq(reader_pid, victim_pid, "the workload's reader is not another process");
+	check_summary(&w);
+
+	mine = stalls_of(w.stalls, victim_tid);
+	if (!json_array_size(mine))
+		log_stalls("all stalls", w.stalls);
+	cr_assert_gt(json_array_size(mine), 0, "no stall of the victim thread %lld", victim_tid);
+
+	json_array_foreach(mine, i, st) {
+		const json_t *mm = e2e_object(st, "mm"), *h = holder_with_tid(st, reader_tid);
+		const char *state;
+
+		if (e2e_int(mm, "pid") != victim_pid ||
+		    strcmp(e2e_str(st, "verdict"), "priority_inversion") || !h)
+			continue;
+		state = e2e_str(h, "state");
+		if (e2e_int(h, "pid") == e2e_int(mm, "pid") ||
+		    (strcmp(state, "preempted") && strcmp(state, "granted_not_running")) ||
+		    !preempted_by(h, hog_tid) || !chain_blames(st, victim_tid, h))
+			continue;
+		found = st;
+		break;
+	}
+	if (!found)
+		log_stalls("the victim's stalls", mine);
+	cr_assert_not_null(found, "no stall of the victim %lld blamed on the reader %lld (another "
+			   "process, preempted by the hog %lld) as a priority inversion",
+			   victim_tid, reader_tid, hog_tid);
+	cr_expect_str_eq(e2e_str(found, "lock"), "mmap_lock");
+	cr_expect_str_eq(e2e_str(found, "mode"), "write", "mmap and munmap take the write lock");
+	cr_expect_str_eq(e2e_str(e2e_object(found, "waiter"), "policy"),
+			 e2e_str(t, "victim_policy"));
+	cr_expect_str_eq(e2e_str(holder_with_tid(found, reader_tid), "policy"), "idle");
+	cr_expect_str_eq(e2e_str(holder_with_tid(found, reader_tid), "mode"), "read",
+			 "the reader holds the lock for read");
+
+	check_worst_call(mine, t);
+	json_decref(mine);
+}
+
+/*
+ * A SCHED_IDLE thread's mprotect() holds the write lock, preempted by a
+ * hog; a SCHED_FIFO thread of the same process page-faults in that VMA,
+ * whose per-VMA lock is taken, and waits for mmap_read_lock.
+ */
+Test(watch, mprotect_fault, .fini = teardown, .timeout = 120)
+{
+	const json_t *t, *st, *found = NULL;
+	json_int_t pid, victim_tid, holder_tid, hog_tid, map_start, map_end;
+	json_t *mine;
+	size_t i;
+
+	e2e_watch__run(&w, "mprotect_fault", NULL);
+	t = w.truth;
+	pid = e2e_int(t, "victim_pid");
+	victim_tid = e2e_int(t, "victim_tid");
+	holder_tid = e2e_int(t, "holder_tid");
+	hog_tid = e2e_int(t, "hog_tid");
+	map_start = e2e_int(t, "map_start");
+	map_end = e2e_int(t, "map_end");
+	check_summary(&w);
+
+	mine = stalls_of(w.stalls, victim_tid);
+	if (!json_array_size(mine))
+		log_stalls("all stalls", w.stalls);
+	cr_assert_gt(json_array_size(mine), 0, "no stall of the victim thread %lld", victim_tid);
+
+	json_array_foreach(mine, i, st) {
+		const json_t *wt = e2e_object(st, "waiter"), *h = holder_with_tid(st, holder_tid);
+		const json_t *addr = json_object_get(wt, "addr");
+
+		if (strcmp(e2e_str(wt, "op"), "page_fault") || !json_is_integer(addr) ||
+		    json_integer_value(addr) < map_start || json_integer_value(addr) >= map_end)
+			continue;
+		if (!h || strcmp(e2e_str(h, "mode"), "write") ||
+		    strcmp(e2e_str(st, "verdict"), "priority_inversion") ||
+		    !preempted_by(h, hog_tid) || !chain_blames(st, victim_tid, h))
+			continue;
+		found = st;
+		break;
+	}
+	if (!found)
+		log_stalls("the victim's stalls", mine);
+	cr_assert_not_null(found, "no page fault of the victim %lld in [%#llx, %#llx) blamed on the "
+			   "mprotect thread %lld (write, preempted by the hog %lld) as a priority "
+			   "inversion", victim_tid, map_start, map_end, holder_tid, hog_tid);
+	cr_expect_eq(e2e_int(e2e_object(found, "mm"), "pid"), pid);
+	cr_expect_eq(e2e_int(holder_with_tid(found, holder_tid), "pid"), pid,
+		     "the holder is a thread of the same process");
+	cr_expect_str_eq(e2e_str(found, "mode"), "read", "a page fault takes the read lock");
+	cr_expect_str_eq(e2e_str(holder_with_tid(found, holder_tid), "op"), "mprotect");
+	if (json_object_get(e2e_object(found, "waiter"), "vma_lock_fallback"))
+		cr_expect(json_is_true(json_object_get(e2e_object(found, "waiter"), "vma_lock_fallback")),
+			  "a fault that took mmap_lock on a per-VMA-lock kernel is a fallback: %s",
+			  dump(found));
+
+	check_worst_call(mine, t);
+	json_decref(mine);
+}
+
+/*
+ * The proc_reader set-up without a hog and with every task at nice 0: the
+ * reader never sits on the lock, so nothing of the workload may be called
+ * a priority inversion.
+ */
+Test(watch, control_has_no_inversion, .fini = teardown, .timeout = 120)
+{
+	const char *const args[] = { "--control", NULL };
+	json_int_t victim_pid, reader_pid;
+	const json_t *st;
+	size_t i;
+
+	e2e_watch__run(&w, "proc_reader", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "control");
+	cr_assert_gt(e2e_int(w.truth, "calls"), 0, "the victim made no call");
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	reader_pid = e2e_int(w.truth, "holder_pid");
+	check_summary(&w);
+
+	json_array_foreach(w.stalls, i, st) {
+		const json_t *mm = e2e_object(st, "mm");
+		json_int_t waiter_pid = e2e_int(e2e_object(st, "waiter"), "pid");
+		bool ours = e2e_int(mm, "pid") == victim_pid || waiter_pid == victim_pid ||
+			    waiter_pid == reader_pid;
+
+		cr_expect(!ours || strcmp(e2e_str(st, "verdict"), "priority_inversion"),
+			  "the control run has a priority inversion: %s", dump(st));
+	}
+}

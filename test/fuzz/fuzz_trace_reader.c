@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target: any bytes as a recording, through what lockstall report
+ * runs: the reader (header, chunks, CRCs, metadata), the engine and the
+ * JSON sink (to /dev/null).  It must never crash, hang, or allocate beyond
+ * the format's bounds (make fuzz runs it with -malloc_limit_mb).
+ *
+ *	make fuzz             a few minutes, seeded from test/data
+ *	make test-fuzz        20 seconds (part of make test)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "session.h"
+#include "trace_file.h"
+#include "util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	struct session_opts so = {
+		.format = SESSION_JSON,
+		.top = 10,
+		.threshold_ns = 10 * NSEC_PER_MSEC,
+	};
+	struct trace_reader *r;
+	struct session s;
+	const char *v, *key;
+	const void *rec;
+	size_t len, i;
+	__u64 n;
+	FILE *f;
+
+	if (!null)
+		null = fopen("/dev/null", "we");
+	if (!size || !null)
+		return 0;
+	f = fmemopen((void *)data, size, "r");
+	if (!f)
+		return 0;
+	if (trace_reader__open_stream(&r, f, "fuzz", NULL))
+		return 0;
+	/* what report takes from the metadata */
+	v = trace_reader__meta(r, "threshold_ns", NULL);
+	if (v && !ls_parse_u64(v, UINT64_MAX, &n))
+		so.threshold_ns = n;
+	v = trace_reader__meta(r, "pid", NULL);
+	if (v && !ls_parse_u64(v, 4194304, &n))
+		so.pid = (__u32)n;
+	/* the last byte picks a window, so report --from/--to is covered too */
+	if (data[size - 1] & 1) {
+		so.window = true;
+		so.from_ns = (data[size - 1] >> 1) * NSEC_PER_MSEC;
+		so.to_ns = so.from_ns + 100 * NSEC_PER_MSEC;
+	}
+	if (session__init(&s, &so, null)) {
+		trace_reader__close(r);
+		return 0;
+	}
+	while (trace_reader__next_record(r, &rec, &len) > 0) {
+		if (session__feed(&s, rec, len) < 0)
+			break;
+	}
+	session__finish(&s);
+	session__destroy(&s);
+	for (i = 0; !trace_reader__meta_at(r, i, &key, &v, &len); i++)
+		;
+	trace_reader__close(r);
+	return 0;
+}

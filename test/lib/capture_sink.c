@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A sink that keeps deep copies of what it receives: see capture_sink.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/capture_sink.h"
+
+static void *capture__xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "capture_sink: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static struct capture_sink *capture__of(struct sink *s)
+{
+	return (struct capture_sink *)s;	/* sink is the first member */
+}
+
+/* dst gets its own copy of src's entries. */
+static void capture__copy_set(struct ls_hist_set *dst, const struct ls_hist_set *src)
+{
+	free(dst->v);
+	*dst = *src;
+	dst->v = NULL;
+	dst->alloc = src->n;
+	if (src->n) {
+		dst->v = capture__xrealloc(NULL, src->n * sizeof(*dst->v));
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	}
+}
+
+static int capture__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct capture_sink *cs = capture__of(s);
+	struct capture_stall *c;
+	unsigned int n = st->n_holders;
+
+	if (cs->fail)
+		return cs->fail;
+	if (cs->n_stalls == cs->stalls_alloc) {
+		cs->stalls_alloc = cs->stalls_alloc ? cs->stalls_alloc * 2 : 8;
+		cs->stalls = capture__xrealloc(cs->stalls, cs->stalls_alloc * sizeof(*cs->stalls));
+	}
+	c = &cs->stalls[cs->n_stalls++];
+	memset(c, 0, sizeof(*c));
+	c->st = *st;
+	if (n > LS_MAX_HOLDERS)
+		n = LS_MAX_HOLDERS;
+	if (n && st->holders)
+		memcpy(c->holders, st->holders, n * sizeof(*c->holders));
+	/* Fixed up on every read too: the array may have moved since. */
+	c->st.holders = c->holders;
+	return 0;
+}
+
+static int capture__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	struct capture_sink *cs = capture__of(s);
+
+	if (cs->fail)
+		return cs->fail;
+	if (cs->n_intervals == cs->intervals_alloc) {
+		cs->intervals_alloc = cs->intervals_alloc ? cs->intervals_alloc * 2 : 8;
+		cs->intervals = capture__xrealloc(cs->intervals,
+						  cs->intervals_alloc * sizeof(*cs->intervals));
+	}
+	memset(&cs->intervals[cs->n_intervals], 0, sizeof(cs->intervals[0]));
+	capture__copy_set(&cs->intervals[cs->n_intervals++], h);
+	return 0;
+}
+
+static int capture__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct capture_sink *cs = capture__of(s);
+
+	if (cs->fail)
+		return cs->fail;
+	cs->n_summaries++;
+	cs->summary = *sum;
+	if (sum->hists)
+		capture__copy_set(&cs->summary_hists, sum->hists);
+	cs->summary.hists = &cs->summary_hists;
+	return 0;
+}
+
+static void capture__free(struct sink *s)
+{
+	capture_sink__free(capture__of(s));
+}
+
+static const struct sink_ops capture_ops = {
+	.name = "capture",
+	.stall = capture__stall,
+	.interval = capture__interval,
+	.summary = capture__summary,
+	.free = capture__free,
+};
+
+struct capture_sink *capture_sink__new(void)
+{
+	struct capture_sink *cs = capture__xrealloc(NULL, sizeof(*cs));
+
+	memset(cs, 0, sizeof(*cs));
+	cs->sink.ops = &capture_ops;
+	return cs;
+}
+
+void capture_sink__free(struct capture_sink *cs)
+{
+	size_t i;
+
+	if (!cs)
+		return;
+	for (i = 0; i < cs->n_intervals; i++)
+		free(cs->intervals[i].v);
+	free(cs->intervals);
+	free(cs->summary_hists.v);
+	free(cs->stalls);
+	free(cs);
+}
+
+const struct ls_stall *capture_sink__stall(const struct capture_sink *cs, size_t i)
+{
+	struct capture_stall *c;
+
+	if (i >= cs->n_stalls)
+		return NULL;
+	c = &cs->stalls[i];
+	c->st.holders = c->holders;
+	return &c->st;
+}
+
+const struct ls_hist_entry *capture_sink__find(const struct ls_hist_set *set, __u32 tgid,
+					       __u8 kind, __u8 write)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].key.tgid == tgid && set->v[i].key.kind == kind &&
+		    set->v[i].key.write == write)
+			return &set->v[i];
+	return NULL;
+}

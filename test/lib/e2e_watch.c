@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * See e2e_watch.h.
+ *
+ * The deadlines below are safety nets that turn a hang into a failure with
+ * lockstall's stderr in the message; no step waits for time to pass.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+#define E2E_ATTACH_TIMEOUT_MS	30000	/* BPF load and attach */
+#define E2E_WORKLOAD_TIMEOUT_MS	60000	/* a workload runs a few seconds */
+#define E2E_STOP_TIMEOUT_MS	30000	/* SIGINT to exit, summary included */
+#define E2E_CLI_TIMEOUT_MS	10000
+
+#define TRACING_PREFIX "lockstall: tracing"
+
+const char *e2e_require(bool need_bpf)
+{
+	const char *bin = getenv("LOCKSTALL_BIN");
+	const char *mode = getenv("LOCKSTALL_E2E");
+	bool required = mode && !strcmp(mode, "required");
+	const char *why = NULL;
+
+	if (!bin || !*bin)
+		why = "LOCKSTALL_BIN is not set (run the end-to-end tests with `make test-e2e`)";
+	else if (access(bin, X_OK))
+		why = "LOCKSTALL_BIN is not an executable (build it with `make`)";
+	else if (need_bpf && geteuid() != 0)
+		why = "not root: tracing with BPF needs root (run `sudo make test-e2e`)";
+	else if (need_bpf && !getenv("LOCKSTALL_WORKLOADS"))
+		why = "LOCKSTALL_WORKLOADS is not set (run the end-to-end tests with `make test-e2e`)";
+	if (!why)
+		return bin;
+	if (required)
+		cr_assert_fail("LOCKSTALL_E2E=required, but %s", why);
+	/* A skip is silent at Criterion's default verbosity: say why anyway. */
+	cr_log_warn("skipped: %s", why);
+	cr_skip_test("%s", why);
+	return NULL;	/* not reached */
+}
+
+struct until_tracing {
+	const struct e2e_proc *lockstall;
+};
+
+static bool tracing_or_gone(void *ctx)
+{
+	const struct until_tracing *u = ctx;
+
+	return e2e_buf__line_with_prefix(&u->lockstall->err, TRACING_PREFIX) ||
+	       e2e_proc__done(u->lockstall);
+}
+
+static bool workload_or_lockstall_gone(void *ctx)
+{
+	struct e2e_watch *w = ctx;
+
+	return e2e_proc__done(&w->workload) || w->lockstall.reaped;
+}
+
+static bool proc_gone(void *ctx)
+{
+	return e2e_proc__done(ctx);
+}
+
+/* The last non-empty line of a buffer, as JSON. */
+static json_t *last_line_json(const struct e2e_buf *b)
+{
+	char *copy = strdup(b->data), *line = NULL, *save = NULL, *tok;
+	json_error_t jerr;
+	json_t *j = NULL;
+
+	cr_assert(copy, "out of memory");
+	for (tok = strtok_r(copy, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+		line = tok;
+	if (line)
+		j = json_loads(line, 0, &jerr);
+	free(copy);
+	return j;
+}
+
+/* Parse every line lockstall printed; each is one JSON object of a known type. */
+static void watch__parse(struct e2e_watch *w)
+{
+	char *copy = strdup(w->lockstall.out.data), *save = NULL, *line;
+	size_t lineno = 0;
+
+	cr_assert(copy, "out of memory");
+	w->stalls = json_array();
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_error_t jerr;
+		json_t *j = json_loads(line, 0, &jerr);
+		const char *type;
+
+		lineno++;
+		cr_assert(j, "lockstall stdout line %zu is not JSON (%s): %.300s", lineno, jerr.text,
+			  line);
+		cr_assert(json_is_object(j), "lockstall stdout line %zu is not an object", lineno);
+		cr_assert_null(w->summary, "line %zu comes after the summary: %.300s", lineno, line);
+		type = e2e_str(j, "type");
+		if (!strcmp(type, "stall")) {
+			json_array_append_new(w->stalls, j);
+		} else if (!strcmp(type, "summary")) {
+			w->summary = j;
+		} else if (!strcmp(type, "histograms")) {
+			json_decref(j);	/* per interval: the runs here ask for none */
+		} else {
+			cr_assert_fail("line %zu has an unknown type \"%s\"", lineno, type);
+		}
+	}
+	free(copy);
+	cr_assert_not_null(w->summary, "no summary line in lockstall's output; stderr:\n%s",
+			   w->lockstall.err.data);
+}
+
+void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const args[])
+{
+	e2e_watch__run_with(w, workload, args, NULL);
+}
+
+void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *const args[],
+			 const char *const watch_args[])
+{
+	const char *bin, *dir;
+	char *ls_argv[16] = { NULL, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
+	size_t ls_n = 5;
+	char *wl_argv[16];
+	char path[4096];
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	struct until_tracing ut = { &w->lockstall };
+	size_t n = 0;
+	int rc;
+
+	/* First: e2e_watch__release() must find a clean slate whatever fails next. */
+	*w = (struct e2e_watch)E2E_WATCH_INIT;
+	bin = e2e_require(true);
+	dir = getenv("LOCKSTALL_WORKLOADS");
+	ls_argv[0] = (char *)bin;
+	while (watch_args && watch_args[ls_n - 5] && ls_n < 13) {
+		ls_argv[ls_n] = (char *)watch_args[ls_n - 5];
+		ls_n++;
+	}
+	ls_argv[ls_n] = NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, workload);
+	cr_assert(!access(path, X_OK), "no workload %s (build it with `make %s`)", path, path);
+	wl_argv[n++] = path;
+	while (args && args[n - 1] && n < 15) {
+		wl_argv[n] = (char *)args[n - 1];
+		n++;
+	}
+	wl_argv[n] = NULL;
+
+	rc = e2e_proc__spawn(&w->lockstall, "lockstall", ls_argv);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", bin, strerror(-rc));
+
+	/* The synchronisation point: lockstall says so once its programs are attached. */
+	rc = e2e_proc__pump(both, 1, E2E_ATTACH_TIMEOUT_MS, tracing_or_gone, &ut);
+	cr_assert(e2e_buf__line_with_prefix(&w->lockstall.err, TRACING_PREFIX),
+		  "lockstall never said \"%s\" (%s, exit code %d); stderr:\n%s", TRACING_PREFIX,
+		  rc ? strerror(-rc) : "it ended", e2e_proc__exit_code(&w->lockstall),
+		  w->lockstall.err.data);
+
+	rc = e2e_proc__spawn(&w->workload, workload, wl_argv);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", path, strerror(-rc));
+	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, workload_or_lockstall_gone, w);
+	cr_assert_eq(rc, 0, "workload %s did not finish: %s; its stderr:\n%s", workload,
+		     strerror(-rc), w->workload.err.data);
+	cr_assert(!w->lockstall.reaped, "lockstall exited while the workload ran (exit code %d); stderr:\n%s",
+		  e2e_proc__exit_code(&w->lockstall), w->lockstall.err.data);
+	cr_assert_eq(e2e_proc__exit_code(&w->workload), 0, "workload %s failed (status %#x); stderr:\n%s",
+		     workload, w->workload.status, w->workload.err.data);
+	w->truth = last_line_json(&w->workload.out);
+	cr_assert(json_is_object(w->truth), "workload %s printed no ground truth; stdout:\n%s",
+		  workload, w->workload.out.data);
+	cr_log_info("%s ground truth: %s", workload, w->workload.out.data);
+
+	rc = e2e_proc__signal(&w->lockstall, SIGINT);
+	cr_assert_eq(rc, 0, "SIGINT to lockstall: %s", strerror(-rc));
+	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
+	cr_assert_eq(rc, 0, "lockstall did not exit after SIGINT: %s; stderr:\n%s", strerror(-rc),
+		     w->lockstall.err.data);
+	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0,
+		     "lockstall ended with status %#x after SIGINT; stderr:\n%s", w->lockstall.status,
+		     w->lockstall.err.data);
+	watch__parse(w);
+}
+
+void e2e_watch__release(struct e2e_watch *w)
+{
+	e2e_proc__release(&w->workload);
+	e2e_proc__release(&w->lockstall);
+	json_decref(w->truth);
+	json_decref(w->stalls);
+	json_decref(w->summary);
+	w->truth = w->stalls = w->summary = NULL;
+}
+
+void e2e_run_cli(struct e2e_proc *p, const char *const args[])
+{
+	struct e2e_proc *one[1] = { p };
+	const char *bin;
+	char *argv[16];
+	size_t n = 0;
+	int rc;
+
+	*p = (struct e2e_proc)E2E_PROC_INIT;
+	bin = e2e_require(false);
+	argv[n++] = (char *)bin;
+	while (args[n - 1] && n < 15) {
+		argv[n] = (char *)args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	rc = e2e_proc__spawn(p, "lockstall", argv);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", bin, strerror(-rc));
+	rc = e2e_proc__pump(one, 1, E2E_CLI_TIMEOUT_MS, NULL, NULL);
+	cr_assert_eq(rc, 0, "lockstall %s did not finish: %s", args[0] ? args[0] : "",
+		     strerror(-rc));
+}
+
+static const json_t *field(const json_t *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		char *dump = json_dumps(obj, JSON_COMPACT);
+
+		cr_assert_fail("no \"%s\" in %.400s", key, dump ? dump : "?");
+	}
+	return v;
+}
+
+json_int_t e2e_int(const json_t *obj, const char *key)
+{
+	const json_t *v = field(obj, key);
+
+	cr_assert(json_is_integer(v), "\"%s\" is not an integer", key);
+	return json_integer_value(v);
+}
+
+const char *e2e_str(const json_t *obj, const char *key)
+{
+	const json_t *v = field(obj, key);
+
+	cr_assert(json_is_string(v), "\"%s\" is not a string", key);
+	return json_string_value(v);
+}
+
+const json_t *e2e_array(const json_t *obj, const char *key)
+{
+	const json_t *v = field(obj, key);
+
+	cr_assert(json_is_array(v), "\"%s\" is not an array", key);
+	return v;
+}
+
+const json_t *e2e_object(const json_t *obj, const char *key)
+{
+	const json_t *v = field(obj, key);
+
+	cr_assert(json_is_object(v), "\"%s\" is not an object", key);
+	return v;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One end-to-end run: `lockstall watch --json` traces while one workload
+ * (test/workloads/) runs to completion; then lockstall is stopped with
+ * SIGINT and every line it printed is parsed.  The steps assert as they go
+ * (Criterion), so a test reads as: run, then check findings against the
+ * workload's ground truth.
+ *
+ * Environment (set by `make test-e2e`):
+ *   LOCKSTALL_BIN        the lockstall binary
+ *   LOCKSTALL_WORKLOADS  the directory of the workload binaries
+ *   LOCKSTALL_E2E        "required": a test that would skip fails instead
+ */
+#ifndef LOCKSTALL_TEST_E2E_WATCH_H
+#define LOCKSTALL_TEST_E2E_WATCH_H
+
+#include <stdbool.h>
+#include <jansson.h>
+#include "lib/e2e_proc.h"
+
+/* The threshold every run uses: below the workloads' stalls, above the noise. */
+#define E2E_THRESHOLD "5ms"
+
+struct e2e_watch {
+	struct e2e_proc lockstall;
+	struct e2e_proc workload;
+	json_t *truth;		/* the workload's ground-truth object */
+	json_t *stalls;		/* array: every "stall" line, in order */
+	json_t *summary;	/* the "summary" line */
+};
+
+#define E2E_WATCH_INIT { .lockstall = E2E_PROC_INIT, .workload = E2E_PROC_INIT }
+
+/*
+ * Skip the calling test with why (or fail it when LOCKSTALL_E2E=required)
+ * unless LOCKSTALL_BIN is an executable and, with need_bpf, we are root and
+ * LOCKSTALL_WORKLOADS is set.  Returns LOCKSTALL_BIN.
+ */
+const char *e2e_require(bool need_bpf);
+
+/* Run $LOCKSTALL_WORKLOADS/workload with args (NULL-terminated) under lockstall. */
+void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const args[]);
+/* The same with more arguments for lockstall watch (NULL-terminated, at most 8). */
+void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *const args[],
+			 const char *const watch_args[]);
+void e2e_watch__release(struct e2e_watch *w);
+
+/* Run the lockstall binary with args to completion, no workload; for CLI tests. */
+void e2e_run_cli(struct e2e_proc *p, const char *const args[]);
+
+/* Field access that fails the test when the field is missing or mistyped. */
+json_int_t e2e_int(const json_t *obj, const char *key);
+const char *e2e_str(const json_t *obj, const char *key);
+const json_t *e2e_array(const json_t *obj, const char *key);
+const json_t *e2e_object(const json_t *obj, const char *key);
+
+#endif /* LOCKSTALL_TEST_E2E_WATCH_H */

@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * src/sinks/json.c: the JSON Lines schema is a contract other tools parse.
+ * Every line is read back with jansson and every contract field is checked
+ * for presence, type and value.
+ */
+#include <errno.h>
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include "unit/sink_fixture.h"
+
+static const struct sink_opts default_opts = { .top = 10, .t0_ns = FX_T0 };
+
+/* ---- reading the output back ---- */
+
+struct lines {
+	json_t *v[16];
+	size_t n;
+};
+
+/* Every line must be exactly one JSON object, and the output end in a newline. */
+static void parse_lines(const char *text, struct lines *out)
+{
+	const char *p = text, *nl;
+	json_error_t err;
+
+	memset(out, 0, sizeof(*out));
+	cr_assert(*text, "no output");
+	cr_assert_eq(text[strlen(text) - 1], '\n', "output does not end in a newline");
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		cr_assert_lt(out->n, ARRAY_SIZE(out->v));
+		out->v[out->n] = json_loadb(p, (size_t)(nl - p), 0, &err);
+		cr_assert_not_null(out->v[out->n], "line %zu: %s: %.*s", out->n + 1, err.text,
+				   (int)(nl - p), p);
+		cr_assert(json_is_object(out->v[out->n]), "line %zu is not an object", out->n + 1);
+		out->n++;
+	}
+}
+
+static void free_lines(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_decref(l->v[i]);
+}
+
+static json_t *field(json_t *o, const char *key, json_type type)
+{
+	json_t *v = json_object_get(o, key);
+
+	cr_assert_not_null(v, "field '%s' missing", key);
+	if (type == JSON_TRUE || type == JSON_FALSE)
+		cr_assert(json_is_boolean(v), "field '%s' is not a boolean", key);
+	else
+		cr_assert_eq(json_typeof(v), type, "field '%s' has type %d, want %d", key,
+			     json_typeof(v), type);
+	return v;
+}
+
+static void expect_u(json_t *o, const char *key, unsigned long long want)
+{
+	json_t *v = field(o, key, JSON_INTEGER);
+
+	cr_assert_geq(json_integer_value(v), 0, "'%s' negative", key);
+	cr_assert_eq((unsigned long long)json_integer_value(v), want, "'%s': %lld, want %llu", key,
+		     json_integer_value(v), want);
+}
+
+static void expect_i(json_t *o, const char *key, long long want)
+{
+	cr_assert_eq(json_integer_value(field(o, key, JSON_INTEGER)), want, "'%s'", key);
+}
+
+static void expect_s(json_t *o, const char *key, const char *want)
+{
+	cr_assert_str_eq(json_string_value(field(o, key, JSON_STRING)), want, "'%s'", key);
+}
+
+static void expect_b(json_t *o, const char *key, bool want)
+{
+	cr_assert_eq(json_is_true(field(o, key, JSON_TRUE)), want, "'%s'", key);
+}
+
+static void expect_absent(json_t *o, const char *key)
+{
+	cr_assert_null(json_object_get(o, key), "field '%s' must be absent", key);
+}
+
+/* pid, tid, comm, policy, prio, nice, rt_prio */
+static void expect_task(json_t *o, const struct ls_task *t, const char *comm, const char *policy)
+{
+	expect_u(o, "pid", t->tgid);
+	expect_u(o, "tid", t->tid);
+	expect_s(o, "comm", comm);
+	expect_s(o, "policy", policy);
+	expect_i(o, "prio", t->prio);
+	expect_i(o, "nice", t->nice);
+	expect_u(o, "rt_prio", t->rt_prio);
+}
+
+static char *json_of_stall(const struct ls_stall *st)
+{
+	struct fx_out o;
+	struct sink *s;
+
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &default_opts);
+	cr_assert_not_null(s);
+	cr_assert_eq(sink__stall(s, st), 0);
+	/* flushed at once: a consumer tailing the output sees the whole line now */
+	cr_assert_gt(o.len, 0);
+	cr_assert_eq(o.buf[o.len - 1], '\n');
+	sink__free(s);
+	return (char *)fx_out_close(&o);
+}
+
+/* ---- stalls ---- */
+
+Test(sink_json, stall_contract)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *o, *mm, *w, *hs, *h0, *pb, *ch, *obs;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.holders_dropped = 0;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1, "one line per stall");
+	o = l.v[0];
+
+	expect_s(o, "type", "stall");
+	expect_u(o, "seq", 3);
+	expect_s(o, "lock", "mmap_lock");
+	expect_s(o, "mode", "write");
+	expect_b(o, "acquired", true);
+	expect_u(o, "start_ns", st.start_ns);
+	expect_u(o, "end_ns", st.end_ns);
+	expect_u(o, "wait_ns", 23400000);
+
+	mm = field(o, "mm", JSON_OBJECT);
+	expect_u(mm, "pid", 1234);
+	expect_s(mm, "comm", "victim");
+	expect_s(mm, "id", "0xffff888012345600");
+
+	w = field(o, "waiter", JSON_OBJECT);
+	expect_task(w, &st.waiter, "victim", "fifo");
+	expect_u(w, "rt_prio", 50);
+	expect_s(w, "op", "mmap");
+	/* page-fault-only fields */
+	expect_absent(w, "addr");
+	expect_absent(w, "vma_lock_fallback");
+
+	hs = field(o, "holders", JSON_ARRAY);
+	cr_assert_eq(json_array_size(hs), 1);
+	h0 = json_array_get(hs, 0);
+	expect_task(h0, &h.task, "reader", "idle");
+	expect_s(h0, "mode", "read");
+	expect_s(h0, "op", "munmap");
+	expect_u(h0, "held_ns", 25100000);
+	expect_u(h0, "overlap_ns", 23400000);
+	expect_u(h0, "offcpu_ns", 23000000);
+	expect_s(h0, "state", "preempted");
+	expect_b(h0, "granted", false);
+	expect_b(h0, "downgraded", false);
+	expect_u(h0, "preempted_other_ns", 0);
+	expect_absent(h0, "woken_by");
+	pb = field(h0, "preempted_by", JSON_ARRAY);
+	cr_assert_eq(json_array_size(pb), 1);
+	expect_u(json_array_get(pb, 0), "pid", 3001);
+	expect_u(json_array_get(pb, 0), "tid", 3001);
+	expect_s(json_array_get(pb, 0), "comm", "hog");
+	expect_s(json_array_get(pb, 0), "policy", "normal");
+	expect_u(json_array_get(pb, 0), "ns", 22900000);
+	/* extras beyond the minimum contract */
+	expect_u(h0, "hold_start_ns", h.hold_start_ns);
+	expect_u(h0, "hold_end_ns", h.hold_end_ns);
+	expect_b(h0, "released", true);
+	obs = field(h0, "offcpu_by_state", JSON_OBJECT);
+	expect_u(obs, "preempted", 23000000);
+	expect_u(obs, "blocked", 0);
+	expect_u(obs, "granted_not_running", 0);
+
+	expect_u(o, "holders_dropped", 0);
+
+	ch = field(o, "chain", JSON_ARRAY);
+	cr_assert_eq(json_array_size(ch), 3);
+	expect_u(json_array_get(ch, 0), "pid", 1234);
+	expect_u(json_array_get(ch, 0), "tid", 1240);
+	expect_s(json_array_get(ch, 0), "comm", "victim");
+	expect_s(json_array_get(ch, 0), "role", "waiter");
+	expect_s(json_array_get(ch, 0), "mode", "write");
+	expect_u(json_array_get(ch, 0), "ns", 0);
+	expect_s(json_array_get(ch, 1), "role", "holder");
+	expect_s(json_array_get(ch, 1), "mode", "read");
+	expect_u(json_array_get(ch, 1), "ns", 23000000);
+	expect_s(json_array_get(ch, 2), "role", "preemptor");
+	expect_s(json_array_get(ch, 2), "comm", "hog");
+	expect_absent(json_array_get(ch, 2), "mode");
+	expect_u(json_array_get(ch, 2), "ns", 22900000);
+
+	expect_s(o, "verdict", "priority_inversion");
+	expect_u(o, "lost_in_window", 0);
+	/* one object per line: no pretty printing */
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1);
+	free_lines(&l);
+	free(text);
+}
+
+Test(sink_json, stall_no_holders)
+{
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+
+	fx_stall(&st, NULL, 0);
+	st.acquired = false;
+	st.lost_in_window = 12;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(json_array_size(field(l.v[0], "holders", JSON_ARRAY)), 0);
+	cr_assert_eq(json_array_size(field(l.v[0], "chain", JSON_ARRAY)), 1);
+	expect_b(l.v[0], "acquired", false);
+	expect_s(l.v[0], "verdict", "unknown");
+	expect_u(l.v[0], "lost_in_window", 12);
+	free_lines(&l);
+	free(text);
+}
+
+Test(sink_json, stall_several_holders)
+{
+	struct ls_holder h[3];
+	struct ls_stall st;
+	struct lines l;
+	json_t *hs;
+	char *text;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		fx_holder_reader(&h[i]);
+		h[i].task.tid = 2001 + i;
+	}
+	h[1].write = true;
+	h[1].state = LS_STATE_BLOCKED;
+	h[1].has_waker = true;
+	fx_task(&h[1].woken_by, 77, 78, "disk", LS_POLICY_NORMAL, 0, 0);
+	h[2].state = LS_STATE_GRANTED_NOT_RUNNING;
+	h[2].granted = true;
+	h[2].downgraded = true;
+	h[2].n_preempted_by = 0;
+	h[2].preempted_other_ns = 5;
+	fx_stall(&st, h, 3);
+	st.holders_dropped = 40;
+	st.verdict = LS_VERDICT_HOLDER_OFF_CPU;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+
+	hs = field(l.v[0], "holders", JSON_ARRAY);
+	cr_assert_eq(json_array_size(hs), 3);
+	for (i = 0; i < 3; i++)
+		expect_u(json_array_get(hs, i), "tid", 2001 + i);
+	expect_s(json_array_get(hs, 1), "mode", "write");
+	expect_s(json_array_get(hs, 1), "state", "blocked");
+	{
+		json_t *wb = field(json_array_get(hs, 1), "woken_by", JSON_OBJECT);
+
+		expect_u(wb, "pid", 77);
+		expect_u(wb, "tid", 78);
+		expect_s(wb, "comm", "disk");
+	}
+	expect_s(json_array_get(hs, 2), "state", "granted_not_running");
+	expect_b(json_array_get(hs, 2), "granted", true);
+	expect_b(json_array_get(hs, 2), "downgraded", true);
+	cr_assert_eq(json_array_size(field(json_array_get(hs, 2), "preempted_by", JSON_ARRAY)), 0);
+	expect_u(json_array_get(hs, 2), "preempted_other_ns", 5);
+	expect_u(l.v[0], "holders_dropped", 40);
+	expect_s(l.v[0], "verdict", "holder_off_cpu");
+	free_lines(&l);
+	free(text);
+}
+
+Test(sink_json, page_fault_fields)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *w, *h0;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.op.kind = LS_OP_PAGE_FAULT;
+	h.op.addr = 0x5555000;
+	fx_stall(&st, &h, 1);
+	st.write = false;
+	st.op.kind = LS_OP_PAGE_FAULT;
+	st.op.syscall = -1;
+	st.op.addr = 0x7f1234567000ULL;
+	st.vma_lock_fallback = true;
+	st.verdict = LS_VERDICT_CONTENTION;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	w = field(l.v[0], "waiter", JSON_OBJECT);
+	expect_s(w, "op", "page_fault");
+	expect_u(w, "addr", 0x7f1234567000ULL);
+	expect_b(w, "vma_lock_fallback", true);
+	expect_s(l.v[0], "mode", "read");
+	expect_s(l.v[0], "verdict", "contention");
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	expect_s(h0, "op", "page_fault");
+	expect_u(h0, "addr", 0x5555000);
+	free_lines(&l);
+	free(text);
+
+	st.vma_lock_fallback = false;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_b(field(l.v[0], "waiter", JSON_OBJECT), "vma_lock_fallback", false);
+	free_lines(&l);
+	free(text);
+}
+
+Test(sink_json, every_policy_name)
+{
+	static const struct {
+		__u8 policy;
+		const char *name;
+	} p[] = {
+		{ LS_POLICY_NORMAL, "normal" }, { LS_POLICY_BATCH, "batch" },
+		{ LS_POLICY_IDLE, "idle" },     { LS_POLICY_FIFO, "fifo" },
+		{ LS_POLICY_RR, "rr" },         { LS_POLICY_DEADLINE, "deadline" },
+	};
+	struct ls_stall st;
+	struct lines l;
+	size_t i;
+	char *text;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		fx_stall(&st, NULL, 0);
+		fx_task(&st.waiter, 1, 2, "t", p[i].policy, -3, 7);
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_task(field(l.v[0], "waiter", JSON_OBJECT), &st.waiter, "t", p[i].name);
+		free_lines(&l);
+		free(text);
+	}
+}
+
+Test(sink_json, hostile_comm_stays_valid_json)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *h0;
+	char *text;
+	const unsigned char *p;
+
+	fx_holder_reader(&h);
+	fx_comm(h.task.comm, FX_HOSTILE_COMM);
+	memcpy(h.preempted_by[0].task.comm, "\"\\\"}]\n,{\"x\":12}\"", 16);	/* 16, no NUL */
+	fx_stall(&st, &h, 1);
+	memcpy(st.mm.comm, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xe2\x82", 16);
+	text = json_of_stall(&st);
+
+	for (p = (const unsigned char *)text; *p; p++)
+		cr_assert(*p >= 0x20 || *p == '\n', "raw control byte 0x%02x", *p);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1, "a comm broke the line");
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	/* 0xff is no UTF-8: it reads as U+00FF */
+	expect_s(h0, "comm", "\n\x1b[2J<script>\xc3\xbf");
+	expect_s(json_array_get(field(h0, "preempted_by", JSON_ARRAY), 0), "comm",
+		 "\"\\\"}]\n,{\"x\":12}\"");
+	/* valid UTF-8 passes; the sequence cut at byte 16 is read byte by byte */
+	expect_s(field(l.v[0], "mm", JSON_OBJECT), "comm",
+		 "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xc3\xa2\xc2\x82");
+	expect_s(json_array_get(field(l.v[0], "chain", JSON_ARRAY), 1), "comm",
+		 "\n\x1b[2J<script>\xc3\xbf");
+	free_lines(&l);
+	free(text);
+}
+
+/* ---- histograms ---- */
+
+static void hist_set(struct ls_hist_set *set, struct ls_hist_entry *e, size_t n)
+{
+	memset(set, 0, sizeof(*set));
+	set->v = e;
+	set->n = n;
+	set->start_ns = FX_T0 + NSEC_PER_SEC;
+	set->end_ns = FX_T0 + 2 * NSEC_PER_SEC;
+}
+
+static void expect_hist(json_t *h, __u32 pid, const char *comm, const char *mode, __u64 sum)
+{
+	json_t *slots;
+	size_t i;
+
+	expect_u(h, "pid", pid);
+	expect_s(h, "comm", comm);
+	if (mode)
+		expect_s(h, "mode", mode);
+	else
+		expect_absent(h, "mode");
+	expect_u(h, "count", 9);
+	expect_u(h, "sum_ns", sum);
+	slots = field(h, "log2_usecs", JSON_ARRAY);
+	cr_assert_eq(json_array_size(slots), LS_HIST_SLOTS);
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		json_t *v = json_array_get(slots, i);
+
+		cr_assert(json_is_integer(v));
+		cr_assert_eq(json_integer_value(v), i == 0 ? 3 : i == 3 ? 6 : 0, "slot %zu", i);
+	}
+}
+
+Test(sink_json, interval_histograms)
+{
+	struct sink_opts opts = { .top = 2 };
+	struct ls_hist_entry e[5];
+	struct ls_hist_set set;
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *hs, *wait;
+
+	fx_hist(&e[0], 1, LS_HIST_WAIT, 0, "small", 1000);
+	fx_hist(&e[1], 2, LS_HIST_WAIT, 1, "big", 9000000);
+	fx_hist(&e[2], 3, LS_HIST_WAIT, 0, "middle", 5000000);
+	fx_hist(&e[3], 4, LS_HIST_HOLD, LS_HIST_ANY_MODE, "holder", 7000000);
+	fx_hist(&e[4], 4, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "holder", 6000000);
+	hist_set(&set, e, 5);
+
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &opts);
+	cr_assert_eq(sink__interval(s, &set), 0);
+	set.start_ns = set.end_ns;
+	set.end_ns += NSEC_PER_SEC;
+	set.n = 0;
+	cr_assert_eq(sink__interval(s, &set), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+
+	cr_assert_eq(l.n, 2, "one line per interval");
+	expect_s(l.v[0], "type", "histograms");
+	expect_u(l.v[0], "start_ns", FX_T0 + NSEC_PER_SEC);
+	expect_u(l.v[0], "end_ns", FX_T0 + 2 * NSEC_PER_SEC);
+	expect_u(l.v[0], "duration_ns", NSEC_PER_SEC);
+	hs = field(l.v[0], "histograms", JSON_OBJECT);
+	wait = field(hs, "wait", JSON_ARRAY);
+	/* most total time first, --top 2 */
+	cr_assert_eq(json_array_size(wait), 2);
+	expect_hist(json_array_get(wait, 0), 2, "big", "write", 9000000);
+	expect_hist(json_array_get(wait, 1), 3, "middle", "read", 5000000);
+	cr_assert_eq(json_array_size(field(hs, "hold", JSON_ARRAY)), 1);
+	expect_hist(json_array_get(field(hs, "hold", JSON_ARRAY), 0), 4, "holder", NULL, 7000000);
+	expect_hist(json_array_get(field(hs, "offcpu", JSON_ARRAY), 0), 4, "holder", NULL, 6000000);
+
+	/* an empty interval still says it happened, with empty lists */
+	hs = field(l.v[1], "histograms", JSON_OBJECT);
+	cr_assert_eq(json_array_size(field(hs, "wait", JSON_ARRAY)), 0);
+	cr_assert_eq(json_array_size(field(hs, "hold", JSON_ARRAY)), 0);
+	cr_assert_eq(json_array_size(field(hs, "offcpu", JSON_ARRAY)), 0);
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+Test(sink_json, histograms_filtered_by_pid)
+{
+	struct sink_opts opts = { .top = 0, .filter_pid = 3 };
+	struct ls_hist_entry e[3];
+	struct ls_hist_set set;
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *wait;
+
+	fx_hist(&e[0], 1, LS_HIST_WAIT, 0, "a", 1000);
+	fx_hist(&e[1], 3, LS_HIST_WAIT, 0, "b", 900);
+	fx_hist(&e[2], 3, LS_HIST_WAIT, 1, "b", 800);
+	hist_set(&set, e, 3);
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &opts);
+	cr_assert_eq(sink__interval(s, &set), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+	wait = field(field(l.v[0], "histograms", JSON_OBJECT), "wait", JSON_ARRAY);
+	cr_assert_eq(json_array_size(wait), 2);
+	expect_u(json_array_get(wait, 0), "pid", 3);
+	expect_u(json_array_get(wait, 1), "pid", 3);
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+/* ---- summary ---- */
+
+Test(sink_json, summary_contract)
+{
+	struct ls_hist_entry e[2];
+	struct ls_hist_set set;
+	struct ls_summary sum = {
+		.start_ns = FX_T0,
+		.end_ns = FX_T0 + 10 * NSEC_PER_SEC,
+		.duration_ns = 10 * NSEC_PER_SEC,
+		.stalls = 6,
+		.stalls_by_verdict = { 1, 2, 3, 0 },
+		.events = 12345,
+		.lost_events = 77,
+		.bad_records = 2,
+		.evicted = 4,
+		.hists = &set,
+	};
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *o0, *v, *hs;
+
+	fx_hist(&e[0], 1234, LS_HIST_WAIT, 1, "victim", 5000000);
+	fx_hist(&e[1], 2001, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "reader", 4000000);
+	hist_set(&set, e, 2);
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &default_opts);
+	cr_assert_eq(sink__summary(s, &sum), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+	cr_assert_eq(l.n, 1);
+	o0 = l.v[0];
+
+	expect_s(o0, "type", "summary");
+	expect_u(o0, "duration_ns", 10 * NSEC_PER_SEC);
+	expect_u(o0, "start_ns", FX_T0);
+	expect_u(o0, "end_ns", FX_T0 + 10 * NSEC_PER_SEC);
+	expect_u(o0, "stalls", 6);
+	v = field(o0, "stalls_by_verdict", JSON_OBJECT);
+	cr_assert_eq(json_object_size(v), LS_VERDICT_N);
+	expect_u(v, "priority_inversion", 1);
+	expect_u(v, "holder_off_cpu", 2);
+	expect_u(v, "contention", 3);
+	expect_u(v, "unknown", 0);
+	expect_u(o0, "events", 12345);
+	expect_u(o0, "lost_events", 77);
+	expect_u(o0, "bad_records", 2);
+	expect_u(o0, "evicted", 4);
+	hs = field(o0, "histograms", JSON_OBJECT);
+	cr_assert_eq(json_array_size(field(hs, "wait", JSON_ARRAY)), 1);
+	expect_hist(json_array_get(field(hs, "wait", JSON_ARRAY), 0), 1234, "victim", "write", 5000000);
+	cr_assert_eq(json_array_size(field(hs, "hold", JSON_ARRAY)), 0);
+	expect_hist(json_array_get(field(hs, "offcpu", JSON_ARRAY), 0), 2001, "reader", NULL, 4000000);
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+Test(sink_json, summary_without_histograms)
+{
+	struct ls_summary sum = { .stalls = 0 };
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *hs;
+
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &default_opts);
+	cr_assert_eq(sink__summary(s, &sum), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+	hs = field(l.v[0], "histograms", JSON_OBJECT);
+	cr_assert_eq(json_array_size(field(hs, "wait", JSON_ARRAY)), 0);
+	expect_u(l.v[0], "stalls", 0);
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+/* A whole run: stalls, intervals, summary, each its own line, in order. */
+Test(sink_json, json_lines_stream)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct ls_hist_set set;
+	struct ls_summary sum = { .stalls = 2 };
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	hist_set(&set, NULL, 0);
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &default_opts);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	cr_assert_eq(sink__interval(s, &set), 0);
+	st.seq = 4;
+	cr_assert_eq(sink__stall(s, &st), 0);
+	cr_assert_eq(sink__summary(s, &sum), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+	cr_assert_eq(l.n, 4);
+	expect_s(l.v[0], "type", "stall");
+	expect_u(l.v[0], "seq", 3);
+	expect_s(l.v[1], "type", "histograms");
+	expect_u(l.v[2], "seq", 4);
+	expect_s(l.v[3], "type", "summary");
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+Test(sink_json, full_disk_is_eio)
+{
+	struct ls_stall st;
+	struct ls_summary sum = { .stalls = 0 };
+	struct sink *s;
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	fx_stall(&st, NULL, 0);
+	s = sink_json__new(f, &default_opts);
+	cr_assert_eq(sink__stall(s, &st), -EIO);
+	cr_assert_eq(sink__summary(s, &sum), -EIO);
+	sink__free(s);
+	fclose(f);
+}

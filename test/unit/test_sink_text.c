@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * src/sinks/text.c: what the person on call reads.  Stalls built by hand
+ * (test/unit/sink_fixture.h), written to a memory stream, read back.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "unit/sink_fixture.h"
+
+static const struct sink_opts default_opts = { .top = 10, .t0_ns = FX_T0 };
+
+/* Run one stall through a fresh text sink; the caller frees the text. */
+static char *text_of_stall(const struct ls_stall *st, const struct sink_opts *opts)
+{
+	struct fx_out o;
+	struct sink *s;
+
+	fx_out_open(&o);
+	s = sink_text__new(o.f, opts);
+	cr_assert_not_null(s);
+	cr_assert_eq(sink__stall(s, st), 0);
+	sink__free(s);
+	return (char *)fx_out_close(&o);
+}
+
+static void assert_line(const char *text, const char *line)
+{
+	char want[512];
+
+	/* a whole line: preceded by the start or a newline, followed by one */
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	cr_assert(!strncmp(text, want + 1, strlen(want + 1)) || strstr(text, want),
+		  "missing line:\n%s\nin:\n%s", line, text);
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (text = strstr(text, needle); text; text = strstr(text + 1, needle))
+		n++;
+	return n;
+}
+
+/* Nothing a terminal would act on: printable ASCII and newlines only. */
+static void assert_terminal_safe(const char *text)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++)
+		cr_assert(*p == '\n' || (*p >= 0x20 && *p < 0x7f),
+			  "raw byte 0x%02x at offset %zu", *p, (size_t)(p - (const unsigned char *)text));
+}
+
+Test(sink_text, stall_one_holder)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	text = text_of_stall(&st, &default_opts);
+
+	assert_line(text, "+1.234s STALL #3  23.4ms  mmap_lock write  of victim[1234]  verdict: PRIORITY INVERSION");
+	assert_line(text, "  waiter   victim[1234/1240]     SCHED_FIFO rt 50    mmap");
+	assert_line(text, "  holder   reader[2001/2001]     SCHED_IDLE          read (munmap)  held 25.1ms  off CPU 23ms (98%)  preempted");
+	assert_line(text, "           preempted by hog[3001/3001] SCHED_NORMAL nice 0 22.9ms");
+	assert_line(text, "  chain    victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)");
+	/* a block ends with an empty line, and says nothing about losses it did not have */
+	cr_assert(strlen(text) > 2 && !strcmp(text + strlen(text) - 2, "\n\n"));
+	cr_assert_null(strstr(text, "lost"));
+	cr_assert_null(strstr(text, "woken by"));
+	assert_terminal_safe(text);
+	free(text);
+}
+
+Test(sink_text, stall_no_holder)
+{
+	struct ls_stall st;
+	char *text;
+
+	fx_stall(&st, NULL, 0);
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "verdict: UNKNOWN\n"));
+	assert_line(text, "  holder   none seen (taken before tracing began, or its records were lost)");
+	assert_line(text, "  chain    victim/1240 (waiter, write)");
+	free(text);
+}
+
+Test(sink_text, stall_many_holders_are_summarized)
+{
+	struct ls_holder h[6];
+	struct ls_stall st;
+	unsigned int i;
+	char *text;
+
+	for (i = 0; i < 6; i++)
+		fx_holder_reader(&h[i]);
+	fx_stall(&st, h, 6);
+	st.holders_dropped = 2;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_eq(count_of(text, "\n  holder   reader["), 4, "%s", text);
+	/* 2 not shown + 2 the engine did not keep */
+	assert_line(text, "  holder   and 4 more, not shown");
+	free(text);
+}
+
+Test(sink_text, holder_details)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	unsigned int i;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.offcpu_by_state[LS_STATE_BLOCKED] = 3000000;
+	h.has_waker = true;
+	fx_task(&h.woken_by, 5, 6, "kworker/0:1", LS_POLICY_NORMAL, 0, 0);
+	h.n_preempted_by = 5;
+	for (i = 1; i < 5; i++) {
+		fx_task(&h.preempted_by[i].task, 3001 + i, 3001 + i, "hog", LS_POLICY_NORMAL, 0, 0);
+		h.preempted_by[i].ns = 1000000 * (5 - i);
+	}
+	h.preempted_other_ns = 500000;
+	h.granted = true;
+	h.downgraded = true;
+	h.released = false;
+	fx_stall(&st, &h, 1);
+	text = text_of_stall(&st, &default_opts);
+
+	cr_assert_not_null(strstr(text, "preempted, handoff, downgraded, still held\n"), "%s", text);
+	assert_line(text, "           off CPU: 23ms preempted, 3ms blocked");
+	assert_line(text, "           preempted by hog[3002/3002] SCHED_NORMAL nice 0 4ms");
+	assert_line(text, "           preempted by hog[3003/3003] SCHED_NORMAL nice 0 3ms");
+	/* the 4th and 5th (2ms + 1ms) and the rest the engine summed (0.5ms) */
+	assert_line(text, "           preempted by others 3.5ms");
+	cr_assert_null(strstr(text, "hog[3004/3004]"));
+	assert_line(text, "           woken by kworker/0:1[5/6]");
+	free(text);
+}
+
+Test(sink_text, page_fault_waiter)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.write = false;
+	st.op.kind = LS_OP_PAGE_FAULT;
+	st.op.syscall = -1;
+	st.op.addr = 0x7f1234567000ULL;
+	st.op.fault_flags = LS_PF_WRITE | LS_PF_USER;
+	st.vma_lock_fallback = true;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "mmap_lock read  of victim[1234]"), "%s", text);
+	cr_assert_not_null(strstr(text, "  page_fault (write) at 0x7f1234567000 (per-VMA lock fallback)\n"),
+			   "%s", text);
+	free(text);
+
+	st.vma_lock_fallback = false;
+	st.op.fault_flags = LS_PF_USER;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "  page_fault at 0x7f1234567000\n"), "%s", text);
+	free(text);
+}
+
+Test(sink_text, scheduling_classes)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_task(&h.task, 2001, 2001, "reader", LS_POLICY_BATCH, 5, 0);
+	fx_stall(&st, &h, 1);
+	fx_task(&st.waiter, 1234, 1240, "victim", LS_POLICY_NORMAL, -5, 0);
+	st.waiter.prio = 90;	/* PI-boosted into the RT range */
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "SCHED_NORMAL nice -5 boosted to prio 90  mmap"), "%s", text);
+	cr_assert_not_null(strstr(text, "SCHED_BATCH nice 5 "), "%s", text);
+	free(text);
+
+	fx_task(&st.waiter, 1234, 1240, "victim", LS_POLICY_DEADLINE, 0, 0);
+	fx_task(&h.task, 2001, 2001, "reader", 42, 0, 0);	/* no such policy */
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "SCHED_DEADLINE"), "%s", text);
+	cr_assert_not_null(strstr(text, "policy 42"), "%s", text);
+	free(text);
+}
+
+Test(sink_text, hostile_comm_is_escaped)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_comm(h.task.comm, FX_HOSTILE_COMM);
+	fx_comm(h.preempted_by[0].task.comm, "\x9b" "31m\x07\x08\x7f");
+	fx_stall(&st, &h, 1);
+	/* 16 bytes, no NUL: must stop at 16 */
+	memcpy(st.mm.comm, "\x1b]0;pwned\x07xxxxxx", LS_COMM_LEN);
+	memcpy(st.waiter.comm, "AAAAAAAAAAAAAAAA", LS_COMM_LEN);
+	st.chain[0].task = st.waiter;
+	text = text_of_stall(&st, &default_opts);
+
+	assert_terminal_safe(text);
+	cr_assert_not_null(strstr(text, "  holder   \\x0a\\x1b[2J<script>\\xff[2001/2001]"), "%s", text);
+	cr_assert_not_null(strstr(text, "preempted by \\x9b31m\\x07\\x08\\x7f[3001/3001]"), "%s", text);
+	cr_assert_not_null(strstr(text, "of \\x1b]0;pwned\\x07xxxxxx[1234]"), "%s", text);
+	cr_assert_not_null(strstr(text, "  waiter   AAAAAAAAAAAAAAAA[1234/1240]"), "%s", text);
+	cr_assert_not_null(strstr(text, "<- \\x0a\\x1b[2J<script>\\xff/2001 (holder, read)"), "%s", text);
+	free(text);
+}
+
+Test(sink_text, not_acquired_and_lost)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.acquired = false;
+	st.lost_in_window = 4;
+	st.verdict = LS_VERDICT_UNKNOWN;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "verdict: UNKNOWN  (gave up without the lock)\n"), "%s", text);
+	assert_line(text, "  lost     4 events during this wait: holders may be missing, so the verdict is unknown");
+	free(text);
+}
+
+Test(sink_text, time_column)
+{
+	struct sink_opts opts = { .top = 10 };
+	struct ls_stall a, b, c;
+	struct fx_out o;
+	struct sink *s;
+	const char *text;
+
+	fx_stall(&a, NULL, 0);
+	fx_stall(&b, NULL, 0);
+	fx_stall(&c, NULL, 0);
+	b.start_ns = a.start_ns + 1500 * NSEC_PER_MSEC;
+	c.start_ns = a.start_ns - 250 * NSEC_PER_MSEC;
+
+	/* no t0: the first time the sink sees is +0 */
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &opts);
+	sink__stall(s, &a);
+	sink__stall(s, &b);
+	sink__stall(s, &c);
+	sink__free(s);
+	text = fx_out_close(&o);
+	cr_assert(!strncmp(text, "+0.000s STALL", 13), "%s", text);
+	cr_assert_not_null(strstr(text, "\n+1.500s STALL"), "%s", text);
+	cr_assert_not_null(strstr(text, "\n-0.250s STALL"), "%s", text);
+	fx_out_free(&o);
+
+	/* t0 given (the run's BEGIN mark): counted from there, even if set late */
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &opts);
+	s->opts.t0_ns = FX_T0;
+	sink__stall(s, &a);
+	sink__free(s);
+	text = fx_out_close(&o);
+	cr_assert(!strncmp(text, "+1.234s STALL", 13), "%s", text);
+	fx_out_free(&o);
+}
+
+/* ---- histograms ---- */
+
+static void hist_set(struct ls_hist_set *set, struct ls_hist_entry *e, size_t n)
+{
+	memset(set, 0, sizeof(*set));
+	set->v = e;
+	set->n = n;
+	set->start_ns = FX_T0 + NSEC_PER_SEC;
+	set->end_ns = FX_T0 + 2 * NSEC_PER_SEC;
+}
+
+static char *text_of_interval(const struct ls_hist_set *set, const struct sink_opts *opts)
+{
+	struct fx_out o;
+	struct sink *s;
+
+	fx_out_open(&o);
+	s = sink_text__new(o.f, opts);
+	cr_assert_eq(sink__interval(s, set), 0);
+	sink__free(s);
+	return (char *)fx_out_close(&o);
+}
+
+Test(sink_text, histogram_bcc_format)
+{
+	struct ls_hist_entry e;
+	struct ls_hist_set set;
+	char *text;
+
+	fx_hist(&e, 1234, LS_HIST_WAIT, 1, "victim", 5000000);
+	hist_set(&set, &e, 1);
+	text = text_of_interval(&set, &default_opts);
+	cr_assert_str_eq(text,
+		"+2.000s INTERVAL  since +1.000s (1s)\n"
+		"wait time, mmap_lock write, victim[1234]:\n"
+		"     usecs               : count    distribution\n"
+		"         0 -> 1          : 3        |********************                    |\n"
+		"         1 -> 2          : 0        |                                        |\n"
+		"         2 -> 4          : 0        |                                        |\n"
+		"         4 -> 8          : 6        |****************************************|\n"
+		"           count 9  total 5ms  avg 556us\n"
+		"\n");
+	free(text);
+}
+
+Test(sink_text, histogram_slot_range)
+{
+	struct ls_hist_entry e;
+	struct ls_hist_set set;
+	char *text;
+
+	/* only the first to the last non-empty slot; the top slot's bounds */
+	fx_hist(&e, 7, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "x", 1);
+	memset(e.hist.slots, 0, sizeof(e.hist.slots));
+	e.hist.slots[5] = 1;
+	e.hist.slots[31] = 2;
+	e.hist.count = 3;
+	hist_set(&set, &e, 1);
+	text = text_of_interval(&set, &default_opts);
+	cr_assert_not_null(strstr(text, "off-CPU time while holding, mmap_lock, x[7]:\n"), "%s", text);
+	cr_assert_null(strstr(text, " 8 -> 16 "), "slots before the first non-empty one:\n%s", text);
+	cr_assert_not_null(strstr(text, "\n        16 -> 32         : 1        |********************"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "\n1073741824 -> 2147483648 : 2        |****************************************|\n"),
+			   "%s", text);
+	cr_assert_eq(count_of(text, " -> "), 27);
+	free(text);
+}
+
+Test(sink_text, histograms_ordered_by_total_time_and_capped)
+{
+	struct sink_opts opts = { .top = 2, .t0_ns = FX_T0 };
+	struct ls_hist_entry e[7];
+	struct ls_hist_set set;
+	const char *a, *b, *c;
+	char *text;
+
+	fx_hist(&e[0], 1, LS_HIST_WAIT, 0, "small", 1000);
+	fx_hist(&e[1], 2, LS_HIST_WAIT, 1, "big", 9000000);
+	fx_hist(&e[2], 3, LS_HIST_WAIT, 0, "middle", 5000000);
+	fx_hist(&e[3], 4, LS_HIST_HOLD, LS_HIST_ANY_MODE, "holder", 7000000);
+	fx_hist(&e[4], 5, LS_HIST_WAIT, 0, "empty", 0);
+	e[4].hist.count = 0;
+	memset(e[4].hist.slots, 0, sizeof(e[4].hist.slots));
+	fx_hist(&e[5], 6, LS_HIST_WAIT, 0, "tiny", 10);
+	fx_hist(&e[6], 7, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "never-off", 0);
+	hist_set(&set, e, 7);
+	text = text_of_interval(&set, &opts);
+
+	a = strstr(text, "wait time, mmap_lock write, big[2]:");
+	b = strstr(text, "wait time, mmap_lock read, middle[3]:");
+	c = strstr(text, "hold time, mmap_lock, holder[4]:");
+	cr_assert(a && b && c, "%s", text);
+	cr_assert(a < b && b < c, "not most total time first:\n%s", text);
+	cr_assert_null(strstr(text, "small[1]"), "--top 2 not applied:\n%s", text);
+	cr_assert_null(strstr(text, "tiny[6]"));
+	cr_assert_null(strstr(text, "empty[5]"), "empty histogram printed");
+	cr_assert_null(strstr(text, "never-off[7]"), "histogram without time printed");
+	cr_assert_null(strstr(text, "off-CPU"), "%s", text);
+	/* small and tiny were cut; empty ones do not count */
+	assert_line(text, "(2 more wait histograms not shown: --top 0 shows all)");
+	free(text);
+
+	opts.top = 0;
+	text = text_of_interval(&set, &opts);
+	cr_assert_not_null(strstr(text, "tiny[6]"));
+	cr_assert(strstr(text, "small[1]") < strstr(text, "tiny[6]"));
+	cr_assert_null(strstr(text, "not shown"));
+	cr_assert_null(strstr(text, "never-off[7]"));
+	free(text);
+}
+
+Test(sink_text, histograms_filtered_by_pid)
+{
+	struct sink_opts opts = { .top = 10, .filter_pid = 3, .t0_ns = FX_T0 };
+	struct ls_hist_entry e[3];
+	struct ls_hist_set set;
+	char *text;
+
+	fx_hist(&e[0], 1, LS_HIST_WAIT, 0, "a", 1000);
+	fx_hist(&e[1], 3, LS_HIST_WAIT, 0, "b", 900);
+	fx_hist(&e[2], 3, LS_HIST_HOLD, LS_HIST_ANY_MODE, "b", 800);
+	hist_set(&set, e, 3);
+	text = text_of_interval(&set, &opts);
+	cr_assert_null(strstr(text, "a[1]"), "%s", text);
+	cr_assert_eq(count_of(text, "b[3]:"), 2, "%s", text);
+	free(text);
+}
+
+Test(sink_text, empty_interval_says_so)
+{
+	struct ls_hist_set set;
+	char *text;
+
+	hist_set(&set, NULL, 0);
+	text = text_of_interval(&set, &default_opts);
+	cr_assert_str_eq(text, "+2.000s INTERVAL  since +1.000s (1s)\n  no mmap_lock activity recorded\n\n");
+	free(text);
+}
+
+/* ---- summary ---- */
+
+static char *text_of_summary(const struct ls_summary *sum)
+{
+	struct fx_out o;
+	struct sink *s;
+
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &default_opts);
+	cr_assert_eq(sink__summary(s, sum), 0);
+	sink__free(s);
+	return (char *)fx_out_close(&o);
+}
+
+Test(sink_text, summary)
+{
+	struct ls_hist_entry e;
+	struct ls_hist_set set;
+	struct ls_summary sum = {
+		.start_ns = FX_T0,
+		.end_ns = FX_T0 + 10020 * NSEC_PER_MSEC,
+		.duration_ns = 10020 * NSEC_PER_MSEC,
+		.stalls = 6,
+		.stalls_by_verdict = { 1, 2, 3, 0 },
+		.events = 12345,
+		.bad_records = 2,
+		.hists = &set,
+	};
+	char *text;
+
+	fx_hist(&e, 1234, LS_HIST_WAIT, 1, "victim", 5000000);
+	hist_set(&set, &e, 1);
+	text = text_of_summary(&sum);
+	assert_line(text, "+10.020s SUMMARY  traced 10.0s");
+	cr_assert_not_null(strstr(text, "wait time, mmap_lock write, victim[1234]:"));
+	assert_line(text, "  stalls   6: priority_inversion 1, holder_off_cpu 2, contention 3, unknown 0");
+	assert_line(text, "  events   12345 seen, 0 lost, 2 malformed");
+	cr_assert_null(strstr(text, "WARNING"), "%s", text);
+	/* the totals are the last thing on the screen */
+	cr_assert(strstr(text, "victim[1234]") < strstr(text, "  stalls   "));
+	free(text);
+
+	sum.lost_events = 77;
+	sum.evicted = 3;
+	sum.hists = NULL;
+	text = text_of_summary(&sum);
+	assert_line(text, "  events   12345 seen, 77 lost, 2 malformed");
+	assert_line(text, "  WARNING  77 events lost (ring buffer full): findings in those spans are marked unknown");
+	assert_line(text, "  WARNING  3 entries evicted to bound memory: some holders may be missing");
+	free(text);
+}
+
+/* ---- failures of the output stream ---- */
+
+Test(sink_text, full_disk_is_eio)
+{
+	struct ls_stall st;
+	struct sink *s;
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	fx_stall(&st, NULL, 0);
+	s = sink_text__new(f, &default_opts);
+	cr_assert_eq(sink__stall(s, &st), -EIO);
+	sink__free(s);
+	fclose(f);
+}
+
+Test(sink_text, closed_pipe_is_epipe)
+{
+	struct ls_stall st;
+	struct sink *s;
+	int fds[2];
+	FILE *f;
+
+	signal(SIGPIPE, SIG_IGN);	/* as main() does */
+	cr_assert_eq(pipe(fds), 0);
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	fx_stall(&st, NULL, 0);
+	s = sink_text__new(f, &default_opts);
+	cr_assert_eq(sink__stall(s, &st), -EPIPE);
+	sink__free(s);
+	fclose(f);
+}

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * src/util.c: durations, strict numbers, and untrusted bytes made safe for
+ * terminals and JSON.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <jansson.h>
+#include "util.h"
+
+/* ---- ls_parse_duration ---- */
+
+/*
+ * Strings live inside the cases: Criterion runs each case in a fresh
+ * process of the (position-independent) binary, where pointers from the
+ * parent do not point at the same bytes.
+ */
+struct dur_case {
+	char in[32];
+	__u64 unit;		/* default unit; 0: unit required */
+	int rc;
+	__u64 ns;
+};
+
+ParameterizedTestParameters(util, parse_duration)
+{
+	static struct dur_case cases[] = {
+		{ "0", NSEC_PER_SEC, 0, 0 },
+		{ "5", NSEC_PER_SEC, 0, 5 * NSEC_PER_SEC },
+		{ "5", NSEC_PER_MSEC, 0, 5 * NSEC_PER_MSEC },
+		{ "5s", NSEC_PER_MSEC, 0, 5 * NSEC_PER_SEC },
+		{ "500ms", NSEC_PER_SEC, 0, 500 * NSEC_PER_MSEC },
+		{ "500us", 0, 0, 500 * NSEC_PER_USEC },
+		{ "250ns", 0, 0, 250 },
+		{ "10ms", 0, 0, 10 * NSEC_PER_MSEC },
+		{ "1s", 0, 0, NSEC_PER_SEC },
+		{ "2m", 0, 0, 120 * NSEC_PER_SEC },
+		{ "1.5ms", 0, 0, 1500 * NSEC_PER_USEC },
+		{ "0.5", NSEC_PER_SEC, 0, 500 * NSEC_PER_MSEC },
+		{ "1.0000000001s", 0, 0, NSEC_PER_SEC },	/* below 1ns: dropped */
+		{ "1.999999999999999999999s", 0, 0, 2 * NSEC_PER_SEC - 1 },
+		{ "007ms", 0, 0, 7 * NSEC_PER_MSEC },
+		{ "18446744073709551615ns", 0, 0, 18446744073709551615ULL },
+		{ "18446744073s", 0, 0, 18446744073ULL * NSEC_PER_SEC },
+		/* bad */
+		{ "", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "10", 0, -EINVAL, 0 },		/* unit required */
+		{ "abc", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "10xs", 0, -EINVAL, 0 },
+		{ "10 ms", 0, -EINVAL, 0 },
+		{ " 10ms", 0, -EINVAL, 0 },
+		{ "10ms ", 0, -EINVAL, 0 },
+		{ "-5", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "-5ms", 0, -EINVAL, 0 },
+		{ "+5ms", 0, -EINVAL, 0 },
+		{ "ms", 0, -EINVAL, 0 },
+		{ "1.", NSEC_PER_SEC, -EINVAL, 0 },
+		{ ".5", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "1.5.5ms", 0, -EINVAL, 0 },
+		{ "0x10", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "1e3ms", 0, -EINVAL, 0 },
+		{ "10MS", 0, -EINVAL, 0 },
+		{ "10msec", 0, -EINVAL, 0 },
+		{ "18446744073709551616ns", 0, -EINVAL, 0 },	/* 2^64 */
+		{ "18446744074s", 0, -EINVAL, 0 },		/* overflows in the multiply */
+		{ "99999999999999999999999", NSEC_PER_SEC, -EINVAL, 0 },
+		{ "18446744073.8s", 0, -EINVAL, 0 },		/* overflows in the fraction */
+	};
+
+	return cr_make_param_array(struct dur_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct dur_case *c, util, parse_duration)
+{
+	__u64 ns = 0xdeadbeef;
+	int rc = ls_parse_duration(c->in, c->unit, &ns);
+
+	cr_assert_eq(rc, c->rc, "'%s': rc %d, want %d", c->in, rc, c->rc);
+	if (c->rc)
+		cr_assert_eq(ns, 0xdeadbeef, "'%s': output written on failure", c->in);
+	else
+		cr_assert_eq(ns, c->ns, "'%s': %llu ns, want %llu", c->in,
+			     (unsigned long long)ns, (unsigned long long)c->ns);
+}
+
+Test(util, parse_duration_null)
+{
+	__u64 ns;
+
+	cr_assert_eq(ls_parse_duration(NULL, 1, &ns), -EINVAL);
+}
+
+/* ---- ls_format_duration ---- */
+
+struct fmt_case {
+	__u64 ns;
+	char out[16];
+};
+
+ParameterizedTestParameters(util, format_duration)
+{
+	static struct fmt_case cases[] = {
+		{ 0, "0ns" },
+		{ 850, "850ns" },
+		{ 999, "999ns" },
+		{ 1000, "1us" },
+		{ 1234, "1.23us" },
+		{ 850000, "850us" },
+		{ 999400, "999us" },
+		{ 999600, "1.00ms" },			/* would round to 1000us */
+		{ 10 * NSEC_PER_MSEC, "10ms" },	/* exact: no padding zeros */
+		{ 1500 * NSEC_PER_USEC, "1.5ms" },
+		{ 23400000, "23.4ms" },
+		{ 23412345, "23.4ms" },
+		{ 9996000, "10.0ms" },
+		{ 1200000001, "1.20s" },
+		{ 1200000000, "1.2s" },
+		{ NSEC_PER_SEC, "1s" },
+		{ 125 * NSEC_PER_SEC, "125s" },
+		{ 5000 * NSEC_PER_SEC + 1, "5000s" },
+	};
+
+	return cr_make_param_array(struct fmt_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct fmt_case *c, util, format_duration)
+{
+	char buf[32];
+
+	cr_assert_str_eq(ls_format_duration(c->ns, buf, sizeof(buf)), c->out,
+			 "%llu ns", (unsigned long long)c->ns);
+}
+
+Test(util, format_duration_small_buffer)
+{
+	char buf[4];
+
+	ls_format_duration(23400000, buf, sizeof(buf));
+	cr_assert_eq(strlen(buf), 3);
+	cr_assert_str_eq(buf, "23.");
+}
+
+Test(util, format_duration_round_trips_through_parse)
+{
+	static const __u64 values[] = { 1000, 10 * NSEC_PER_MSEC, 500 * NSEC_PER_USEC,
+					NSEC_PER_SEC, 1500 * NSEC_PER_USEC, 60 * NSEC_PER_SEC };
+	char buf[32];
+	__u64 ns;
+	size_t i;
+
+	/* what the tracing line shows for a setting parses back to it */
+	for (i = 0; i < ARRAY_SIZE(values); i++) {
+		ls_format_duration(values[i], buf, sizeof(buf));
+		cr_assert_eq(ls_parse_duration(buf, 0, &ns), 0, "%s", buf);
+		cr_assert_eq(ns, values[i], "%s", buf);
+	}
+}
+
+/* ---- ls_parse_u64 ---- */
+
+struct u64_case {
+	char in[32];
+	__u64 max;
+	int rc;
+	__u64 v;
+};
+
+ParameterizedTestParameters(util, parse_u64)
+{
+	static struct u64_case cases[] = {
+		{ "0", 10, 0, 0 },
+		{ "10", 10, 0, 10 },
+		{ "0042", 100, 0, 42 },
+		{ "18446744073709551615", UINT64_MAX, 0, UINT64_MAX },
+		{ "11", 10, -ERANGE, 0 },
+		{ "18446744073709551616", UINT64_MAX, -ERANGE, 0 },
+		{ "", 10, -EINVAL, 0 },
+		{ "-1", 10, -EINVAL, 0 },
+		{ "+1", 10, -EINVAL, 0 },
+		{ " 1", 10, -EINVAL, 0 },
+		{ "1 ", 10, -EINVAL, 0 },
+		{ "1a", 10, -EINVAL, 0 },
+		{ "0x1", 10, -EINVAL, 0 },
+		{ "abc", 10, -EINVAL, 0 },
+	};
+
+	return cr_make_param_array(struct u64_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct u64_case *c, util, parse_u64)
+{
+	__u64 v = 77;
+	int rc = ls_parse_u64(c->in, c->max, &v);
+
+	cr_assert_eq(rc, c->rc, "'%s': rc %d, want %d", c->in, rc, c->rc);
+	cr_assert_eq(v, c->rc ? 77 : c->v, "'%s'", c->in);
+}
+
+/* ---- ls_comm_text ---- */
+
+static bool all_printable_ascii(const char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* Undo the \xNN escapes: the text must say exactly which bytes there were. */
+static size_t unescape(const char *s, char *out)
+{
+	size_t n = 0;
+
+	while (*s) {
+		if (s[0] == '\\') {
+			cr_assert_eq(s[1], 'x', "bare backslash in '%s'", s);
+			out[n++] = (char)strtoul((char[]){ s[2], s[3], 0 }, NULL, 16);
+			s += 4;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	return n;
+}
+
+Test(util, comm_text_every_byte)
+{
+	char comm[16], buf[LS_COMM_TEXT_LEN], back[16];
+	int b;
+
+	for (b = 1; b < 256; b++) {
+		memset(comm, 0, sizeof(comm));
+		comm[0] = 'a';
+		comm[1] = (char)b;
+		comm[2] = 'z';
+		ls_comm_text(comm, buf, sizeof(buf));
+		cr_assert(all_printable_ascii(buf), "byte 0x%02x gave a raw control byte", b);
+		cr_assert_eq(unescape(buf, back), 3, "byte 0x%02x: '%s'", b, buf);
+		cr_assert_eq((unsigned char)back[1], b, "byte 0x%02x: '%s'", b, buf);
+		if (b < 0x20 || b >= 0x7f || b == '\\')
+			cr_assert_eq(strlen(buf), 6, "byte 0x%02x not escaped: '%s'", b, buf);
+		else
+			cr_assert_eq(strlen(buf), 3, "byte 0x%02x escaped: '%s'", b, buf);
+	}
+}
+
+Test(util, comm_text_hostile)
+{
+	char comm[16] = "\n\x1b[2J<script>\xff";
+	char buf[LS_COMM_TEXT_LEN];
+
+	cr_assert_str_eq(ls_comm_text(comm, buf, sizeof(buf)), "\\x0a\\x1b[2J<script>\\xff");
+}
+
+Test(util, comm_text_full_16_bytes_without_nul)
+{
+	char comm[17];
+	char buf[LS_COMM_TEXT_LEN];
+
+	/* the 17th byte is outside the comm and must not be read */
+	memcpy(comm, "0123456789abcdefX", 17);
+	cr_assert_str_eq(ls_comm_text(comm, buf, sizeof(buf)), "0123456789abcdef");
+
+	memset(comm, 0x1b, 16);
+	ls_comm_text(comm, buf, sizeof(buf));
+	cr_assert_eq(strlen(buf), 64, "16 escapes must fit LS_COMM_TEXT_LEN");
+}
+
+Test(util, comm_text_never_splits_an_escape)
+{
+	char comm[16] = "ab\x1b" "cd";
+	char buf[6];
+
+	/* "ab" + "\x1b" needs 7 bytes with the NUL: the escape is left out whole */
+	cr_assert_str_eq(ls_comm_text(comm, buf, sizeof(buf)), "ab");
+	cr_assert_str_eq(ls_comm_text(comm, buf, 7), "ab\\x1b");
+}
+
+/* ---- ls_json_str ---- */
+
+/* Encode with ls_json_str and decode with jansson; NULL if it is no valid JSON. */
+static char *json_round_trip(const char *s, size_t maxlen, size_t *out_len, char **raw)
+{
+	char *buf = NULL, *res = NULL;
+	size_t len = 0;
+	json_error_t jerr;
+	json_t *j;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	ls_json_str(f, s, maxlen);
+	fclose(f);
+	j = json_loads(buf, JSON_DECODE_ANY, &jerr);
+	if (j && json_is_string(j)) {
+		*out_len = json_string_length(j);
+		res = malloc(*out_len + 1);
+		memcpy(res, json_string_value(j), *out_len + 1);
+	}
+	json_decref(j);
+	if (raw)
+		*raw = buf;
+	else
+		free(buf);
+	return res;
+}
+
+static bool raw_has_control_bytes(const char *raw)
+{
+	for (; *raw; raw++) {
+		if ((unsigned char)*raw < 0x20 || (unsigned char)*raw == 0x7f)
+			return true;
+	}
+	return false;
+}
+
+Test(util, json_str_every_byte)
+{
+	char in[2] = { 0, 0 }, *out, *raw;
+	size_t len;
+	int b;
+
+	for (b = 0; b < 256; b++) {
+		in[0] = (char)b;
+		out = json_round_trip(in, 2, &len, &raw);
+		cr_assert_not_null(out, "byte 0x%02x: invalid JSON %s", b, raw);
+		cr_assert(!raw_has_control_bytes(raw), "byte 0x%02x: raw control byte", b);
+		if (b == 0) {
+			cr_assert_eq(len, 0, "NUL ends the string");
+		} else if (b < 0x80) {
+			cr_assert_eq(len, 1);
+			cr_assert_eq((unsigned char)out[0], b, "byte 0x%02x", b);
+		} else {
+			/* a lone byte >= 0x80 is no UTF-8: it reads as U+00XX */
+			cr_assert_eq(len, 2, "byte 0x%02x", b);
+			cr_assert_eq((unsigned char)out[0], 0xc0 | (b >> 6), "byte 0x%02x", b);
+			cr_assert_eq((unsigned char)out[1], 0x80 | (b & 0x3f), "byte 0x%02x", b);
+		}
+		free(out);
+		free(raw);
+	}
+}
+
+struct utf8_case {
+	char in[16];
+	char decoded[32];	/* what a JSON reader gets */
+};
+
+ParameterizedTestParameters(util, json_str_utf8)
+{
+	static struct utf8_case cases[] = {
+		{ "plain", "plain" },
+		{ "q\"b\\s/", "q\"b\\s/" },
+		{ "\xe2\x82\xac", "\xe2\x82\xac" },			/* euro sign, valid */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },		/* 4 bytes, valid */
+		{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9" },		/* été */
+		{ "\xc0\x80", "\xc3\x80\xc2\x80" },			/* overlong NUL */
+		{ "\xe0\x80\xaf", "\xc3\xa0\xc2\x80\xc2\xaf" },		/* overlong '/' */
+		{ "\xed\xa0\x80", "\xc3\xad\xc2\xa0\xc2\x80" },		/* surrogate */
+		{ "\xf4\x90\x80\x80", "\xc3\xb4\xc2\x90\xc2\x80\xc2\x80" },	/* > U+10FFFF */
+		{ "\xf5", "\xc3\xb5" },
+		{ "\xe2\x82", "\xc3\xa2\xc2\x82" },			/* cut short */
+		{ "a\xe2\x82" "b", "a\xc3\xa2\xc2\x82" "b" },
+		{ "\x7f", "\x7f" },
+		{ "\x1b[2J", "\x1b[2J" },
+	};
+
+	return cr_make_param_array(struct utf8_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct utf8_case *c, util, json_str_utf8)
+{
+	size_t len;
+	char *raw, *out = json_round_trip(c->in, (size_t)-1, &len, &raw);
+
+	cr_assert_not_null(out, "invalid JSON: %s", raw);
+	cr_assert(!raw_has_control_bytes(raw), "raw control byte in %s", raw);
+	cr_assert_eq(len, strlen(c->decoded));
+	cr_assert_str_eq(out, c->decoded, "raw %s", raw);
+	free(out);
+	free(raw);
+}
+
+Test(util, json_str_maxlen_and_nul)
+{
+	char comm[16];
+	size_t len;
+	char *out;
+
+	memcpy(comm, "0123456789abcdef", 16);	/* no NUL */
+	out = json_round_trip(comm, 16, &len, NULL);
+	cr_assert_str_eq(out, "0123456789abcdef");
+	free(out);
+	out = json_round_trip("abc\0def", 7, &len, NULL);
+	cr_assert_str_eq(out, "abc");
+	free(out);
+	out = json_round_trip("abcdef", 2, &len, NULL);
+	cr_assert_str_eq(out, "ab");
+	free(out);
+	out = json_round_trip(NULL, 5, &len, NULL);
+	cr_assert_str_eq(out, "");
+	free(out);
+}
+
+/* xorshift64: the same "random" strings on every run */
+static __u64 rng_next(__u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+Test(util, json_str_random_bytes)
+{
+	__u64 seed = 0x9e3779b97f4a7c15ULL;
+	char in[40], *out, *raw;
+	size_t len, n, i;
+	int round;
+	json_t *as_utf8;
+
+	for (round = 0; round < 5000; round++) {
+		n = rng_next(&seed) % sizeof(in);
+		for (i = 0; i < n; i++) {
+			/* bias towards bytes that make (in)valid UTF-8 interesting */
+			__u64 r = rng_next(&seed);
+
+			in[i] = (char)(r & 1 ? 0x80 | (r >> 8) : r >> 8);
+			if (!in[i])
+				in[i] = 'x';
+		}
+		out = json_round_trip(in, n, &len, &raw);
+		cr_assert_not_null(out, "round %d: invalid JSON %s", round, raw);
+		cr_assert(!raw_has_control_bytes(raw), "round %d: raw control byte", round);
+		/* valid UTF-8 must come back byte for byte */
+		as_utf8 = json_stringn(in, n);
+		if (as_utf8) {
+			cr_assert_eq(len, n, "round %d", round);
+			cr_assert(!memcmp(out, in, n), "round %d: valid UTF-8 changed", round);
+		} else {
+			cr_assert_gt(len, n, "round %d: invalid bytes must widen", round);
+		}
+		json_decref(as_utf8);
+		free(out);
+		free(raw);
+	}
+}
+
+/* ---- ls_now_ns ---- */
+
+Test(util, now_is_monotonic)
+{
+	__u64 a = ls_now_ns(), b = ls_now_ns();
+
+	cr_assert_gt(a, 0);
+	cr_assert_geq(b, a);
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * proc_reader: a monitoring daemon stalls a real-time thread of another
+ * process through that process's mmap_lock.
+ *
+ *  victim   this process, with ~1 MB of environment; its thread "wl-victim"
+ *           (SCHED_FIFO 10, CPU 0) loops mmap() + munmap() of an anonymous
+ *           region: each needs the write lock on this process's mmap_lock.
+ *  holder   "wl-reader", a child process (SCHED_IDLE, CPU 1) looping read()
+ *           of /proc/<victim>/environ: each page of it is copied under the
+ *           victim's mmap_read_lock (access_remote_vm), one hold per page.
+ *  hog      "wl-hog", a child process (SCHED_OTHER nice 0, CPU 1) spinning.
+ *
+ * The reader is preempted by the hog while holding the read lock and, being
+ * SCHED_IDLE, gets its CPU back only after a long while; the victim's next
+ * mmap() or munmap() waits for all of it.
+ *
+ * The victim pauses 5 ms between calls (-i).  Calling much more often keeps
+ * the reader queued behind the victim's writes: it is then woken, owning the
+ * lock, every time, and each stall shrinks to about one tick.
+ *
+ * --control: the same without the hog, every task SCHED_OTHER nice 0 (the
+ * victim and the reader still on different CPUs): the reader never sits on
+ * the lock, so nothing should look like an inversion.
+ */
+#include <pthread.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include "workload.h"
+
+#define ENV_MARK	"LOCKSTALL_WL_BIGENV=1"
+#define ENV_VARS	16
+#define ENV_VAR_LEN	(64 * 1024)	/* under MAX_ARG_STRLEN (32 pages) */
+#define READ_BUF_LEN	(4 << 20)
+#define VICTIM_MAP_LEN	(64 * 1024)
+
+extern char **environ;
+
+/*
+ * Re-execute with a large environment, so that reading /proc/<pid>/environ
+ * takes the victim's mmap_lock once per page, ~256 times per read().
+ */
+static void env__grow_and_reexec(char **argv)
+{
+	size_t n = 0, i;
+	char self[4096];
+	ssize_t len;
+	char **envp;
+
+	if (getenv("LOCKSTALL_WL_BIGENV"))
+		return;
+	while (environ[n])
+		n++;
+	envp = calloc(n + ENV_VARS + 2, sizeof(*envp));
+	if (!envp)
+		wl_die("out of memory");
+	for (i = 0; i < n; i++)
+		envp[i] = environ[i];
+	for (i = 0; i < ENV_VARS; i++) {
+		char *v = malloc(ENV_VAR_LEN);
+
+		if (!v)
+			wl_die("out of memory");
+		memset(v, 'x', ENV_VAR_LEN - 1);
+		v[ENV_VAR_LEN - 1] = '\0';
+		snprintf(v, 32, "LOCKSTALL_WL_PAD%02zu", i);
+		v[strlen(v)] = '=';
+		envp[n++] = v;
+	}
+	envp[n++] = ENV_MARK;
+	envp[n] = NULL;
+	/* By its real path: through /proc/self/exe the process would be named "exe". */
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0 || len == sizeof(self) - 1)
+		wl_die("readlink /proc/self/exe: %s", len < 0 ? strerror(errno) : "too long");
+	self[len] = '\0';
+	execve(self, argv, envp);
+	wl_die("re-exec %s with a large environment: %s", self, strerror(errno));
+}
+
+struct reader_ready {
+	pid_t tid;
+	ssize_t bytes;	/* what one read of environ returned */
+};
+
+/* The child that plays the monitoring daemon.  Never returns: SIGKILL ends it. */
+static void reader__run(pid_t victim, bool control, int ready_fd)
+{
+	struct reader_ready r = { .tid = gettid() };
+	char path[64];
+	char *buf;
+	int fd, err;
+
+	prctl(PR_SET_NAME, "wl-reader");
+	err = wl_pin_cpu(WL_CPU_LOW);
+	if (err)
+		wl_die("reader: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
+	wl_set_class(control ? WL_CLASS_NORMAL : WL_CLASS_LOW);
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)victim);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		wl_die("reader: open %s: %s", path, strerror(errno));
+	buf = malloc(READ_BUF_LEN);
+	if (!buf)
+		wl_die("out of memory");
+	/* Fault the buffer in now: the reader's own faults are not the point. */
+	memset(buf, 0, READ_BUF_LEN);
+
+	r.bytes = pread(fd, buf, READ_BUF_LEN, 0);
+	if (r.bytes < ENV_VARS * ENV_VAR_LEN)
+		wl_die("reader: read %s: %s", path, r.bytes < 0 ? strerror(errno) : "too short");
+	wl_send(ready_fd, &r, sizeof(r));
+	close(ready_fd);
+	for (;;)
+		pread(fd, buf, READ_BUF_LEN, 0);
+}
+
+struct victim {
+	const struct wl_opts *opts;
+	struct wl_gate go;
+	pid_t tid;
+	const char *policy;
+	struct wl_worst worst;
+	const char *worst_op;
+	uint64_t start_ns, end_ns;
+};
+
+static void *victim__run(void *arg)
+{
+	struct victim *v = arg;
+	uint64_t deadline, t0, t1;
+	int err;
+
+	prctl(PR_SET_NAME, "wl-victim");
+	v->tid = gettid();
+	err = wl_pin_cpu(WL_CPU_VICTIM);
+	if (err)
+		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
+	v->policy = wl_set_class(v->opts->control ? WL_CLASS_NORMAL : WL_CLASS_HIGH);
+	wl_gate__wait(&v->go);
+
+	v->start_ns = wl_now_ns();
+	deadline = v->start_ns + (uint64_t)(v->opts->duration_s * 1e9);
+	do {
+		uint64_t before = v->worst.ns;
+		void *p;
+
+		t0 = wl_now_ns();
+		p = mmap(NULL, VICTIM_MAP_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t1 = wl_now_ns();
+		if (p == MAP_FAILED)
+			wl_die("victim: mmap: %s", strerror(errno));
+		wl_worst__add(&v->worst, t0, t1, 0);
+		if (v->worst.ns != before)
+			v->worst_op = "mmap";
+
+		before = v->worst.ns;
+		t0 = wl_now_ns();
+		if (munmap(p, VICTIM_MAP_LEN))
+			wl_die("victim: munmap: %s", strerror(errno));
+		t1 = wl_now_ns();
+		wl_worst__add(&v->worst, t0, t1, 0);
+		if (v->worst.ns != before)
+			v->worst_op = "munmap";
+
+		wl_pause(v->opts->pause_us);
+	} while (t1 < deadline);
+	v->end_ns = t1;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
+	struct victim v = { .opts = &opts, .worst_op = "none" };
+	struct wl_child reader = { 0 };
+	struct wl_hog hog = { 0 };
+	struct reader_ready rr;
+	pthread_t thread;
+	int ready[2], err;
+
+	wl_parse_opts(argc, argv, &opts);
+	env__grow_and_reexec(argv);
+	/* Our own output must not wait in a pipe's buffer behind a SIGKILL. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	wl_gate__init(&v.go);
+	err = pthread_create(&thread, NULL, victim__run, &v);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+
+	/*
+	 * The reader before the hog: under a running hog a SCHED_IDLE task
+	 * would take seconds to even get going.  It is reading when it says
+	 * it is ready.
+	 */
+	if (pipe(ready))
+		wl_die("pipe: %s", strerror(errno));
+	reader.pid = fork();
+	if (reader.pid < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (reader.pid == 0) {
+		close(ready[0]);
+		wl_child_setup(getppid());
+		reader__run(getppid(), opts.control, ready[1]);
+	}
+	close(ready[1]);
+	wl_recv(ready[0], &rr, sizeof(rr), "the reader");
+	close(ready[0]);
+	reader.tid = rr.tid;
+
+	if (!opts.control) {
+		wl_hog__fork(&hog, WL_CPU_LOW);
+		wl_hog__go(&hog);
+	}
+
+	/* Everyone else is at work: the victim may start measuring. */
+	wl_gate__open(&v.go);
+	pthread_join(thread, NULL);
+
+	/* The hog first: the reader needs a CPU to die on. */
+	wl_child__stop(&hog.c);
+	wl_child__stop(&reader);
+
+	printf("{\"workload\":\"%s\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
+	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"%s\","
+	       "\"hog_pid\":%d,\"hog_tid\":%d,\"environ_bytes\":%zd,"
+	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,\"over_5ms\":%llu,"
+	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu}\n",
+	       opts.control ? "control" : "proc_reader", (int)getpid(), (int)v.tid, v.policy,
+	       (int)reader.pid, (int)reader.tid, opts.control ? "normal" : "idle",
+	       (int)hog.c.pid, (int)hog.c.tid, rr.bytes,
+	       (unsigned long long)v.start_ns, (unsigned long long)v.end_ns,
+	       (unsigned long long)v.worst.calls, (unsigned long long)v.worst.over_5ms,
+	       v.worst_op, (unsigned long long)v.worst.start_ns,
+	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns);
+	return 0;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the workloads share: the clock, CPU pinning, scheduling classes, a
+ * CPU hog process, startup hand-shakes over pipes, and the record of the
+ * worst call a victim made.
+ *
+ * A workload is a small program that builds one priority inversion on
+ * mm->mmap_lock (or, for the control, none) and prints its ground truth as
+ * one JSON line on stdout when it ends: who the victim, the holder and the
+ * hog were, and when the victim's slowest call began and ended, in
+ * CLOCK_MONOTONIC ns, the clock lockstall reports in.  Chatter goes to
+ * stderr.  Startup order is enforced with pipes, never with sleeps: a
+ * participant says it is ready only once it is doing what it is there for.
+ */
+#ifndef LOCKSTALL_WORKLOAD_H
+#define LOCKSTALL_WORKLOAD_H
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#define WL_CPU_VICTIM	0	/* the important thread */
+#define WL_CPU_LOW	1	/* the unimportant holder and the hog that starves it */
+
+/* The victim's importance when it cannot have SCHED_FIFO (not root). */
+#define WL_VICTIM_RT_PRIO	10
+#define WL_VICTIM_NICE		(-10)
+
+static inline void wl_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("workload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static inline uint64_t wl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Pin the calling thread to one CPU.  Returns 0 or -errno. */
+static inline int wl_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return 0;
+}
+
+enum wl_class {
+	WL_CLASS_NORMAL,	/* SCHED_OTHER, nice 0 */
+	WL_CLASS_LOW,		/* SCHED_IDLE: runs only when nothing else wants the CPU */
+	WL_CLASS_HIGH,		/* SCHED_FIFO if permitted, else SCHED_OTHER nice -10 */
+};
+
+/*
+ * Put the calling thread in a scheduling class (policy and nice are per
+ * thread on Linux).  Returns the policy name it got, for the ground truth.
+ */
+static inline const char *wl_set_class(enum wl_class c)
+{
+	struct sched_param sp = { 0 };
+	pid_t tid = gettid();
+
+	switch (c) {
+	case WL_CLASS_NORMAL:
+		if (sched_setscheduler(0, SCHED_OTHER, &sp) || setpriority(PRIO_PROCESS, tid, 0))
+			wl_die("SCHED_OTHER nice 0: %s", strerror(errno));
+		return "normal";
+	case WL_CLASS_LOW:
+		if (sched_setscheduler(0, SCHED_IDLE, &sp))
+			wl_die("SCHED_IDLE: %s", strerror(errno));
+		return "idle";
+	case WL_CLASS_HIGH:
+		sp.sched_priority = WL_VICTIM_RT_PRIO;
+		if (!sched_setscheduler(0, SCHED_FIFO, &sp))
+			return "fifo";
+		/* Unprivileged: a lower nice is the most we may ask for, if that. */
+		sp.sched_priority = 0;
+		if (sched_setscheduler(0, SCHED_OTHER, &sp))
+			wl_die("SCHED_OTHER: %s", strerror(errno));
+		if (setpriority(PRIO_PROCESS, tid, WL_VICTIM_NICE))
+			fprintf(stderr, "workload: nice %d: %s: the victim keeps nice 0\n",
+				WL_VICTIM_NICE, strerror(errno));
+		return "normal";
+	}
+	return "unknown";
+}
+
+/* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
+static inline void wl_send(int fd, const void *msg, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, msg, len);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len)
+		wl_die("pipe write: %s", n < 0 ? strerror(errno) : "short");
+}
+
+static inline void wl_recv(int fd, void *msg, size_t len, const char *who)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = read(fd, (char *)msg + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			wl_die("%s did not start (%s)", who, n < 0 ? strerror(errno) : "it exited");
+		got += n;
+	}
+}
+
+/*
+ * A start gate for one thread: it waits in wl_gate__wait() until another
+ * calls wl_gate__open().  The victim thread is made (its stack mapped, its
+ * class set) before the holder and the hog start, so that its set-up does not
+ * stall on the lock too, and it starts measuring once they are at work.
+ */
+struct wl_gate {
+	int fd[2];
+};
+
+static inline void wl_gate__init(struct wl_gate *g)
+{
+	if (pipe(g->fd))
+		wl_die("pipe: %s", strerror(errno));
+}
+
+static inline void wl_gate__wait(struct wl_gate *g)
+{
+	char b;
+
+	wl_recv(g->fd[0], &b, 1, "the workload");
+}
+
+static inline void wl_gate__open(struct wl_gate *g)
+{
+	wl_send(g->fd[1], "g", 1);
+}
+
+/* Children die with the workload, whatever kills it (a test timing out). */
+static inline void wl_child_setup(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		wl_die("PR_SET_PDEATHSIG: %s", strerror(errno));
+	if (getppid() != parent)	/* the parent died before prctl */
+		_exit(1);
+}
+
+/* A helper process: its ids as it reported them once ready. */
+struct wl_child {
+	pid_t pid;	/* 0: never started */
+	pid_t tid;
+	bool reaped;
+};
+
+static inline void wl_child__stop(struct wl_child *c)
+{
+	if (c->pid <= 0 || c->reaped)
+		return;
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->reaped = true;
+}
+
+/*
+ * A CPU hog: a SCHED_OTHER nice 0 process pinned to one CPU, spinning.
+ *
+ * wl_hog__fork() makes the process, which waits; wl_hog__go() lets it spin
+ * and returns once it does.  Two steps, because a workload must fork before
+ * it maps anything large (fork would copy the page tables and leave every
+ * page shared copy-on-write) but wants the hog only once its other tasks
+ * are at work (a SCHED_IDLE task under a hog takes seconds to get going).
+ */
+struct wl_hog {
+	struct wl_child c;
+	int go_fd;
+	int ready_fd;
+};
+
+static inline void wl_hog__fork(struct wl_hog *hog, int cpu)
+{
+	pid_t parent = getpid();
+	int go[2], ready[2];
+	pid_t pid;
+
+	if (pipe(go) || pipe(ready))
+		wl_die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		volatile uint64_t spins = 0;
+		pid_t tid = gettid();
+		char b;
+		int err;
+
+		close(go[1]);
+		close(ready[0]);
+		wl_child_setup(parent);
+		prctl(PR_SET_NAME, "wl-hog");
+		err = wl_pin_cpu(cpu);
+		if (err)
+			wl_die("hog: pin to CPU %d: %s", cpu, strerror(-err));
+		wl_set_class(WL_CLASS_NORMAL);
+		wl_recv(go[0], &b, 1, "the workload");
+		wl_send(ready[1], &tid, sizeof(tid));
+		close(ready[1]);
+		for (;;)
+			spins++;
+	}
+	close(go[0]);
+	close(ready[1]);
+	hog->c.pid = pid;
+	hog->go_fd = go[1];
+	hog->ready_fd = ready[0];
+}
+
+static inline void wl_hog__go(struct wl_hog *hog)
+{
+	wl_send(hog->go_fd, "g", 1);
+	close(hog->go_fd);
+	wl_recv(hog->ready_fd, &hog->c.tid, sizeof(hog->c.tid), "the hog");
+	close(hog->ready_fd);
+}
+
+/* The victim's slowest call. */
+struct wl_worst {
+	uint64_t calls;
+	uint64_t over_5ms;	/* calls that took 5 ms or more */
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t ns;
+	uint64_t addr;		/* where it was, when that means something */
+};
+
+static inline void wl_worst__add(struct wl_worst *w, uint64_t start, uint64_t end, uint64_t addr)
+{
+	uint64_t d = end - start;
+
+	w->calls++;
+	if (d >= 5000000)
+		w->over_5ms++;
+	if (d > w->ns) {
+		w->ns = d;
+		w->start_ns = start;
+		w->end_ns = end;
+		w->addr = addr;
+	}
+}
+
+/* Options every workload takes. */
+struct wl_opts {
+	double duration_s;	/* -d: how long the victim measures */
+	unsigned int pause_us;	/* -i: pause between the victim's calls */
+	bool control;		/* --control: no hog, equal priorities */
+	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
+};
+
+static inline void wl_usage(const char *prog, FILE *f)
+{
+	fprintf(f,
+		"usage: %s [-d SECONDS] [-i PAUSE_US] [-s SIZE_MB] [--control]\n"
+		"  -d SECONDS   how long the victim measures (default 3)\n"
+		"  -i PAUSE_US  pause between the victim's calls (default: per workload)\n"
+		"  -s SIZE_MB   mapping size, for workloads that map one\n"
+		"  --control    no hog, every task SCHED_OTHER nice 0 (proc_reader)\n"
+		"Prints its ground truth as one JSON line on stdout.\n", prog);
+}
+
+static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
+{
+	char *end;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			wl_usage(argv[0], stdout);
+			exit(0);
+		} else if (!strcmp(a, "--control")) {
+			o->control = true;
+			continue;
+		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s"))) {
+			fprintf(stderr, "workload: bad option '%s'\n", a);
+			wl_usage(argv[0], stderr);
+			exit(2);
+		}
+		errno = 0;
+		if (a[1] == 'd') {
+			o->duration_s = strtod(v, &end);
+			if (errno || *end || !(o->duration_s > 0 && o->duration_s <= 3600))
+				wl_die("-d %s: want seconds in (0, 3600]", v);
+		} else {
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (errno || *end || !*v || n > 1000000)
+				wl_die("%s %s: want a number up to 1000000", a, v);
+			if (a[1] == 'i')
+				o->pause_us = n;
+			else
+				o->size_mb = n;
+		}
+		i++;
+	}
+}
+
+/* Sleep between calls: pacing, so the victim leaves its CPU to others, never a hand-shake. */
+static inline void wl_pause(unsigned int us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	if (us)
+		nanosleep(&ts, NULL);
+}
+
+#endif /* LOCKSTALL_WORKLOAD_H */
