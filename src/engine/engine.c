@@ -460,6 +460,7 @@ void engine__debug(const struct engine *e, struct engine_debug *out)
 		if (!tk)
 			continue;
 		out->open_waits += tk->waiting;
+		out->spells += tk->spells.n;
 		for (k = 0; k < TASK_OPEN_HOLDS; k++)
 			out->open_holds += tk->oh[k].used;
 	}

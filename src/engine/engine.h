@@ -90,9 +90,19 @@ struct ls_stall {
 	__u64 seq;		/* 1, 2, ... in the order found */
 	bool write;		/* mode the waiter asked for */
 	bool acquired;		/* false: the wait ended without the lock (killed, trylock) */
-	__u64 start_ns;
-	__u64 end_ns;
-	__u64 wait_ns;
+	__u64 start_ns;		/* start_locking */
+	__u64 end_ns;		/* acquire_returned */
+	__u64 wait_ns;		/* end_ns - start_ns: what the waiter went through */
+	/*
+	 * The part the lock is to blame for: from start_locking to the wakeup
+	 * that handed the lock over (granted_ns), or to end_ns when nothing
+	 * handed it over.  The threshold, the holders and the verdict look at
+	 * this window only: after a handoff the waiter owns the lock and any
+	 * further delay (run_delay_ns) is its own run-queue wait.
+	 */
+	__u64 lock_wait_ns;
+	__u64 granted_ns;	/* 0: not handed over by a wakeup */
+	__u64 run_delay_ns;	/* end_ns - granted_ns, else 0 */
 	struct ls_mm mm;
 	struct ls_task waiter;
 	struct ls_op op;

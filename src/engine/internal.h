@@ -30,13 +30,14 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
-#define ENGINE_SPELL_RING	32	/* closed spells kept per task */
+#define ENGINE_SPELL_RING	512	/* closed spells kept per task, at most */
+#define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
 #define ENGINE_MM_MAX_WAITS	4096	/* completed write waits kept per mm */
 #define ENGINE_MAX_WAITS	65536
 #define ENGINE_MM_MAX_OPEN	4096	/* open waits tracked per mm */
-#define ENGINE_RUNS_MAX		4096	/* runner history per CPU, at most */
+#define ENGINE_RUNS_MAX		65536	/* runner history per CPU, at most */
 #define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
 #define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
 #define ENGINE_MAX_HIST_KEYS	65536
@@ -193,7 +194,8 @@ struct spell {
 	__u32 cpu;
 	__u8 state;		/* enum ls_holder_state */
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
-	__u8 pad[2];
+	bool holding;		/* the kernel said it held or was granted the lock at open */
+	__u8 pad;
 	struct ls_task waker;
 };
 
@@ -357,6 +359,8 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh);
 
 /* Build and send the stall for one WAIT_END (already past the threshold). */
 int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm);
+/* When the lock stopped making r's task wait: its handoff, else acquire_returned. */
+__u64 stall__lock_end(const struct ls_rec_lock *r);
 
 /* ---- engine.c -------------------------------------------------------- */
 
@@ -395,6 +399,7 @@ struct engine {
 	struct cpu *cpus;
 	__u32 n_cpus;
 	__u32 n_runs;		/* run slots allocated over all CPUs */
+	__u32 n_spells;		/* spell slots allocated over all tasks */
 	__u32 n_holds;		/* completed holds over all mms */
 	__u32 n_waits;		/* completed write waits over all mms */
 	__u32 sweep_task, sweep_mm;
@@ -436,6 +441,7 @@ struct engine_debug {
 	__u32 open_waits;
 	__u32 lossy_spans;
 	__u32 hist_keys;
+	__u32 spells;		/* closed spells kept, over all tasks */
 };
 
 void engine__debug(const struct engine *e, struct engine_debug *out);

@@ -372,7 +372,8 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	mm = mms__get(e, &r->mm);
 	if (mm && r->write)
 		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
-	if (ts >= start && ts - start >= e->opts.threshold_ns)
+	/* The lock is to blame until it was handed over, not for the run delay after. */
+	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns)
 		err = stall__emit(e, r, mm);
 	if (acquired && tk && mm) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;

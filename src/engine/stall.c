@@ -383,7 +383,7 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 
 	if (st->lost_in_window || !st->n_holders)
 		return LS_VERDICT_UNKNOWN;
-	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->wait_ns)
+	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->lock_wait_ns)
 		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?
 			LS_VERDICT_PRIORITY_INVERSION : LS_VERDICT_HOLDER_OFF_CPU;
 	return LS_VERDICT_CONTENTION;
@@ -402,12 +402,19 @@ static bool stall__wanted(const struct engine *e, const struct ls_stall *st, __u
 	return false;
 }
 
+__u64 stall__lock_end(const struct ls_rec_lock *r)
+{
+	if (r->granted_ns > r->start_ns && r->granted_ns <= r->hdr.ts)
+		return r->granted_ns;
+	return r->hdr.ts;
+}
+
 int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 {
 	struct stall_ctx x = {
 		.r = r,
 		.ws = r->start_ns,
-		.we = r->hdr.ts,
+		.we = stall__lock_end(r),
 		.write = !!r->write,
 	};
 	struct ls_stall st;
@@ -426,8 +433,13 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 	st.write = x.write;
 	st.acquired = !!r->success;
 	st.start_ns = x.ws;
-	st.end_ns = x.we;
-	st.wait_ns = x.we - x.ws;
+	st.end_ns = r->hdr.ts;
+	st.wait_ns = st.end_ns - st.start_ns;
+	st.lock_wait_ns = x.we - x.ws;
+	if (x.we != st.end_ns) {
+		st.granted_ns = x.we;
+		st.run_delay_ns = st.end_ns - x.we;
+	}
 	st.mm = r->mm;
 	st.waiter = r->task;
 	st.op = r->op;

@@ -213,6 +213,7 @@ static void spell__leave_cpu(struct engine *e, const struct spell *sp, __u64 end
 static void spell__close(struct engine *e, struct task *tk, __u64 ts)
 {
 	struct spell *sp = &tk->open, *slot;
+	__u32 old_cap, max;
 	int err;
 
 	if (!tk->spell_open)
@@ -220,9 +221,23 @@ static void spell__close(struct engine *e, struct task *tk, __u64 ts)
 	tk->spell_open = false;
 	sp->end = u64_max(ts, sp->start);
 	spell__leave_cpu(e, sp, sp->end);
-	if (sp->end == sp->start)
+	/*
+	 * Only time off CPU while holding (or granted) explains a stall: the
+	 * spells of a task that was merely waiting are never looked at again.
+	 */
+	if (sp->end == sp->start || (!sp->holding && sp->state != LS_STATE_GRANTED_NOT_RUNNING))
 		return;
-	err = ring__reserve(&tk->spells, ENGINE_SPELL_RING);
+	/*
+	 * A task that holds and sleeps often (a reader of /proc/PID/environ
+	 * goes off CPU once a page) needs hundreds of spells per retain
+	 * window; grow while the budget over all tasks allows.
+	 */
+	old_cap = tk->spells.cap;
+	max = old_cap;
+	if (e->n_spells + (old_cap ? old_cap : 8) <= ENGINE_MAX_SPELLS)
+		max = ENGINE_SPELL_RING;
+	err = ring__reserve(&tk->spells, max ? max : 8);
+	e->n_spells += tk->spells.cap - old_cap;
 	if (err && tk->spells.n) {
 		slot = ring__at(&tk->spells, 0);
 		if (!ts_older(e->now, slot->end, e->retain))
@@ -253,6 +268,7 @@ static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu
 	tk->open.start = ts;
 	tk->open.cpu = cpu;
 	tk->open.state = state;
+	tk->open.holding = !!(tk->flags & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED));
 	if (spell__runnable(&tk->open)) {
 		struct cpu *c = cpus__get(e, cpu);
 
@@ -348,6 +364,7 @@ void tasks__drop(struct engine *e, struct task *tk)
 		if (tk->oh[i].used)
 			locks__end_open_hold(e, &tk->oh[i]);
 	map__del(&e->tasks, tk->tid);
+	e->n_spells -= tk->spells.cap;
 	ring__free(&tk->spells);
 	free(tk);
 }
@@ -401,6 +418,7 @@ void tasks__free_all(struct engine *e)
 		ring__free(&tk->spells);
 		free(tk);
 	}
+	e->n_spells = 0;
 	map__free(&e->tasks);
 }
 

@@ -145,6 +145,8 @@ static int json__stall(struct sink *s, const struct ls_stall *st)
 	json_u64(f, "start_ns", st->start_ns);
 	json_u64(f, "end_ns", st->end_ns);
 	json_u64(f, "wait_ns", st->wait_ns);
+	json_u64(f, "lock_wait_ns", st->lock_wait_ns);
+	json_u64(f, "run_delay_ns", st->run_delay_ns);
 
 	fprintf(f, ",\"mm\":{\"pid\":%u,\"comm\":", st->mm.tgid);
 	ls_json_str(f, st->mm.comm, LS_COMM_LEN);

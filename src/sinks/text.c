@@ -207,13 +207,13 @@ static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_hol
 {
 	char ident[96], sched[64], op[96], held[32], off[32], state[32];
 
-	fprintf(f, "  holder   %-20s  %-18s  %s (%s)  held %s  off CPU %s (%u%%)  %s",
+	fprintf(f, "  holder   %-20s  %-18s  %s lock in %s  held %s  off CPU %s (%u%%)  %s",
 		task_ident(&h->task, ident, sizeof(ident)),
 		task_sched(&h->task, sched, sizeof(sched)),
 		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
-		percent(h->offcpu_ns, st->wait_ns),
+		percent(h->offcpu_ns, st->lock_wait_ns),
 		words(ls_state_name(h->state), false, state, sizeof(state)));
 	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
 	if (h->granted)
@@ -284,6 +284,14 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		task_ident(&st->waiter, ident, sizeof(ident)),
 		task_sched(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
+
+	if (st->granted_ns) {
+		char lw[32], rd[32];
+
+		fprintf(f, "  handoff  lock handed over after %s, ran %s later (its own run-queue wait)\n",
+			ls_format_duration(st->lock_wait_ns, lw, sizeof(lw)),
+			ls_format_duration(st->run_delay_ns, rd, sizeof(rd)));
+	}
 
 	shown = st->n_holders < TEXT_MAX_HOLDERS ? st->n_holders : TEXT_MAX_HOLDERS;
 	for (i = 0; i < shown; i++)

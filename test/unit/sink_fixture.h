@@ -102,6 +102,7 @@ static inline void fx_stall(struct ls_stall *st, const struct ls_holder *holders
 	st->acquired = true;
 	st->start_ns = FX_T0 + FX_MS(1234);
 	st->wait_ns = 23400000;
+	st->lock_wait_ns = st->wait_ns;	/* no handoff */
 	st->end_ns = st->start_ns + st->wait_ns;
 	st->mm.id = 0xffff888012345600ULL;
 	st->mm.tgid = 1234;

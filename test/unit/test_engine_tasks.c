@@ -215,3 +215,34 @@ Test(task, mm_table_bounded)
 	cr_assert_leq(d.mms, ENGINE_MAX_MMS);
 	cr_assert_geq(efx.cs->summary.evicted, 1000);
 }
+
+/*
+ * Only off-CPU time while holding explains a stall: a waiter that goes to
+ * sleep a thousand times keeps no spells, so the budget stays for holders.
+ */
+Test(task, waiting_only_spells_are_not_kept)
+{
+	static const struct ls_task sleeper = FX_NORMAL(310, 310, 0, "sleeper");
+	struct stream_lock w = { .start = T(0) };
+	struct stream_lock h = { .start = T(0), .write = true };
+	struct engine_debug d;
+	unsigned int i;
+
+	stream__wait_begin(&efx.s, 1, T(0), &sleeper, &efx.mm, &w);
+	for (i = 0; i < 2000; i++) {
+		stream__switch(&efx.s, 1, T(0.1) + i * 200000ULL, &sleeper, WAITING, false, &efx.hog, 0);
+		stream__switch(&efx.s, 1, T(0.2) + i * 200000ULL, &efx.hog, 0, true, &sleeper, WAITING);
+	}
+	/* and a holder that went off CPU twice: both spells kept */
+	stream__switch(&efx.s, 0, T(500), &efx.holder, HOLDING, true, &efx.hog, 0);
+	stream__switch(&efx.s, 0, T(510), &efx.hog, 0, true, &efx.holder, HOLDING);
+	stream__switch(&efx.s, 0, T(520), &efx.holder, HOLDING, true, &efx.hog, 0);
+	stream__switch(&efx.s, 0, T(530), &efx.hog, 0, true, &efx.holder, HOLDING);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	d = debug_now();
+	cr_assert_eq(d.spells, 2, "spells kept: %u", d.spells);
+	stream__clear(&efx.s);
+	stream__hold(&efx.s, 0, T(540), &efx.holder, &efx.mm, &h);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->summary.evicted, 0);
+}

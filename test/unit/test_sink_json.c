@@ -142,6 +142,8 @@ Test(sink_json, stall_contract)
 	expect_u(o, "start_ns", st.start_ns);
 	expect_u(o, "end_ns", st.end_ns);
 	expect_u(o, "wait_ns", 23400000);
+	expect_u(o, "lock_wait_ns", 23400000);
+	expect_u(o, "run_delay_ns", 0);
 
 	mm = field(o, "mm", JSON_OBJECT);
 	expect_u(mm, "pid", 1234);

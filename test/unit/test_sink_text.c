@@ -66,7 +66,7 @@ Test(sink_text, stall_one_holder)
 
 	assert_line(text, "+1.234s STALL #3  23.4ms  mmap_lock write  of victim[1234]  verdict: PRIORITY INVERSION");
 	assert_line(text, "  waiter   victim[1234/1240]     SCHED_FIFO rt 50    mmap");
-	assert_line(text, "  holder   reader[2001/2001]     SCHED_IDLE          read (munmap)  held 25.1ms  off CPU 23ms (98%)  preempted");
+	assert_line(text, "  holder   reader[2001/2001]     SCHED_IDLE          read lock in munmap  held 25.1ms  off CPU 23ms (98%)  preempted");
 	assert_line(text, "           preempted by hog[3001/3001] SCHED_NORMAL nice 0 22.9ms");
 	assert_line(text, "  chain    victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)");
 	/* a block ends with an empty line, and says nothing about losses it did not have */

@@ -695,6 +695,23 @@ Test(create_file, directory_is_refused)
 	cr_assert_eq(ls_create_file(tf.dir, true, tf.errf), -EISDIR);
 }
 
+/* --force on /dev/null (or a FIFO) must not unlink it */
+Test(create_file, special_files_are_never_replaced)
+{
+	char fifo[160];
+	struct stat st;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tf.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(ls_create_file(fifo, true, tf.errf), -EPERM);
+	cr_assert_not_null(strstr(tf_err(), "fifo: not a regular file: not replaced"), "%s", tf_err());
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode));
+	cr_assert_eq(ls_create_file("/dev/null", true, tf.errf), -EPERM);
+	cr_assert_eq(stat("/dev/null", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode));
+}
+
 Test(create_file, missing_directory)
 {
 	char p[160];
