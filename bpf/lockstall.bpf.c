@@ -136,7 +136,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 8192);
 	__type(key, struct ls_hist_key);
 	__type(value, struct ls_hist);
 } hists SEC(".maps");

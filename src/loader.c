@@ -5,6 +5,7 @@
  * order that never sees a hold begin without its end, and deliver records.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,19 +51,28 @@ struct loader {
 	void *fn_ctx;
 	int fn_err;
 	int delivered;
+	__u64 next_reap_ns;	/* when to hand over the histograms of exited processes */
 };
 
-/*
- * libbpf's print callback has no context argument, so whether to be verbose
- * is the one piece of loader state kept in a file-static, set before open.
- */
-static bool loader_verbose;
+/* How often the histograms of exited processes leave the kernel map. */
+#define LOADER_REAP_NS (5 * 1000000000ULL)
+/* Keys deleted per reap: a bound on the work, the rest wait for the next one. */
+#define LOADER_REAP_MAX 1024
 
+/*
+ * libbpf's print callback has no context argument: verbosity is chosen by
+ * which callback is installed, so no state is kept for it.
+ */
 static int loader_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!loader_verbose || level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+static int loader_libbpf_silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
 }
 
 static bool loader_has_cap(const struct __user_cap_data_struct *data, int cap)
@@ -281,8 +291,7 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 
-	loader_verbose = opts->verbose;
-	libbpf_set_print(loader_libbpf_print);
+	libbpf_set_print(opts->verbose ? loader_libbpf_print : loader_libbpf_silent);
 
 	s = lockstall_bpf__open();
 	if (!s) {
@@ -347,8 +356,11 @@ __u32 loader__features(const struct loader *l)
 	return l->features;
 }
 
+static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx);
+
 int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx)
 {
+	__u64 now;
 	int err;
 
 	l->fn = fn;
@@ -367,6 +379,13 @@ int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx)
 		return l->fn_err;
 	if (err < 0 && err != -EINTR)
 		return err;
+	now = ls_now_ns();
+	if (now >= l->next_reap_ns) {
+		l->next_reap_ns = now + LOADER_REAP_NS;
+		err = loader_reap_hists(l, fn, ctx);
+		if (err < 0)
+			return err;
+	}
 	return l->delivered;
 }
 
@@ -431,7 +450,7 @@ static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64
 		first = false;
 		key = next;
 		memset(&r, 0, sizeof(r));
-		/* Gone meanwhile: the map never deletes, so this does not happen. */
+		/* Reaped meanwhile: it was delivered then. */
 		if (bpf_map_lookup_elem(fd, &key, &r.hist))
 			continue;
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), now);
@@ -441,6 +460,51 @@ static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64
 			return err;
 	}
 	return 0;
+}
+
+static bool loader_tgid_gone(__u32 tgid)
+{
+	return kill((pid_t)tgid, 0) && errno == ESRCH;
+}
+
+/*
+ * The kernel map never deletes, so on a host that starts processes all day
+ * it would fill up and stop counting.  An exited process's histograms are
+ * final: hand them to the engine (which keeps the cumulative set) and free
+ * their keys.  A pid reused before this runs just keeps adding to the
+ * same key, which is what a new process of that pid would have created.
+ */
+static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(l->skel->maps.hists);
+	struct ls_hist_key key, next, *dead;
+	struct ls_rec_hist r;
+	__u32 n = 0, i;
+	bool first = true;
+	int err = 0;
+
+	dead = calloc(LOADER_REAP_MAX, sizeof(*dead));
+	if (!dead)
+		return -ENOMEM;
+	while (n < LOADER_REAP_MAX && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (key.tgid && loader_tgid_gone(key.tgid))
+			dead[n++] = key;
+	}
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		if (bpf_map_lookup_elem(fd, &dead[i], &r.hist))
+			continue;
+		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), ls_now_ns());
+		r.key = dead[i];
+		err = fn(ctx, &r, sizeof(r));
+		if (err < 0)
+			break;
+		bpf_map_delete_elem(fd, &dead[i]);
+	}
+	free(dead);
+	return err < 0 ? err : 0;
 }
 
 int loader__emit_histograms(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx)

@@ -271,6 +271,7 @@ struct cpu {
 	__u64 last_close;	/* latest end of a runnable spell here */
 	/* Runs that overlap runnable spells, ordered: from and to never decrease. */
 	struct ring runs;
+	__u64 evicted_to;	/* runs ending up to here were overwritten to stay bounded */
 };
 
 struct engine;
@@ -422,6 +423,7 @@ struct engine {
 	__u32 n_tally, tally_alloc;
 	__u8 tally_idx[2 * ENGINE_MAX_TALLY];	/* tid hash -> tally index + 1 */
 	__u32 run_budget;	/* left for this stall: ENGINE_STALL_RUN_BUDGET */
+	bool stall_history_short;	/* this stall needed runs that were overwritten */
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };

@@ -423,6 +423,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 
 	memset(&st, 0, sizeof(st));
 	e->run_budget = ENGINE_STALL_RUN_BUDGET;
+	e->stall_history_short = false;
 	if (mm) {
 		if (!x.write)
 			stall__find_queued_writer(mm, &x);
@@ -453,6 +454,9 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 	for (i = 0; i < st.n_holders; i++)
 		stall__fill_holder(e, e->order[i], &e->holders[i]);
 	st.holders = e->holders;
+	/* One count per stall whose preemptors could not all be named. */
+	if (e->stall_history_short)
+		e->sum.evicted++;
 	st.lost_in_window = engine__lost_in(e, x.ws, x.we);
 	stall__chain(&st, &x.qw);
 	st.verdict = stall__verdict(&st);

@@ -81,9 +81,13 @@ static void cpu__push_run(struct engine *e, struct cpu *c, const struct ls_task 
 		max = ENGINE_RUNS_MAX;
 	err = ring__reserve(&c->runs, max ? max : 8);
 	if (err && c->runs.n) {
+		/*
+		 * On a busy CPU the history turns over constantly; that only
+		 * matters to a stall that needs the lost span, and cpus__tally
+		 * counts it then.
+		 */
 		run = ring__at(&c->runs, 0);
-		if (!ts_older(e->now, run->to, e->retain))
-			e->sum.evicted++;
+		c->evicted_to = u64_max(c->evicted_to, run->to);
 		ring__pop_front(&c->runs);
 		/* The oldest run is cold by now; the next push reads the next one. */
 		__builtin_prefetch(ring__at(&c->runs, 1));
@@ -173,6 +177,14 @@ void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder
 	if (cpu >= e->n_cpus || to <= from)
 		return;
 	c = &e->cpus[cpu];
+	if (from < c->evicted_to) {
+		/* Who ran then was overwritten: the time stays, unnamed. */
+		e->tally_other += u64_min(to, c->evicted_to) - from;
+		e->stall_history_short = true;
+		from = c->evicted_to;
+		if (to <= from)
+			return;
+	}
 	lo = ring__first_after(&c->runs, from, run__end);
 	for (; lo < c->runs.n; lo++) {
 		run = ring__at(&c->runs, lo);

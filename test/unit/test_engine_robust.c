@@ -279,6 +279,35 @@ Test(robust, runner_history_bounded)
 	st = fixture__stall(0);
 	cr_assert_eq(st->holders[0].offcpu_ns, MS(298));
 	cr_assert_eq(st->holders[0].n_preempted_by, 2);
+	/* the overwritten span is still off-CPU time, just unnamed */
+	cr_assert_gt(st->holders[0].preempted_other_ns, 0);
+	cr_assert_eq(st->holders[0].preempted_by[0].ns + st->holders[0].preempted_by[1].ns +
+		     st->holders[0].preempted_other_ns, MS(298));
+}
+
+/* History overwritten on a busy CPU before any wait began costs no stall anything. */
+Test(robust, runner_history_turnover_is_not_eviction)
+{
+	static const struct ls_task a = FX_NORMAL(201, 201, 0, "a");
+	static const struct ls_task b = FX_NORMAL(202, 202, 0, "b");
+	struct stream_lock h = { .start = T(0), .write = true };
+	const struct ls_stall *st;
+	unsigned int i, n = 2 * ENGINE_RUNS_MAX + 100;
+
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &a, 0);
+	for (i = 0; i < n; i++)
+		stream__switch(&efx.s, 0, T(3) + i * 2000ULL, i % 2 ? &b : &a, 0, true,
+			       i % 2 ? &a : &b, 0);
+	/* the waiter comes after the turnover, while the hogs still run */
+	scenario__wait_begin(&efx.waiter, true, T(270));
+	stream__switch(&efx.s, 0, T(300), &a, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(301), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(270), T(303), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(efx.cs->summary.evicted, 0);
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(30));
+	cr_assert_eq(st->holders[0].preempted_other_ns, 0);
 }
 
 /* Histogram keys beyond the bound are dropped, counted. */
