@@ -614,7 +614,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "\n"
 "Find priority inversion on the kernel's mmap_lock: a low-priority task holds\n"
 "a process's mmap_lock and is descheduled, and a high-priority task of that\n"
-"process stalls on the lock.  Needs root.\n"
+"process stalls on the lock.  watch and record need root; report does not.\n"
 "\n"
 "Commands:\n"
 "  watch      trace live and print one causal record per stall\n"

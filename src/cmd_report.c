@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "commands.h"
 #include "session.h"
 #include "trace_file.h"
@@ -77,11 +78,19 @@ static void report__header(struct trace_reader *r, const struct ls_config *cfg, 
 
 static int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err, FILE **res)
 {
+	struct stat in, o;
 	int fd;
 
 	*res = out;
 	if (!cfg->output)
 		return 0;
+	/* --force would unlink the recording being read: refuse, it may be the only copy */
+	if (cfg->force && !stat(cfg->input, &in) && !lstat(cfg->output, &o) &&
+	    in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+		fprintf(err, "lockstall: %s: is the recording itself: choose another output\n",
+			cfg->output);
+		return -EINVAL;
+	}
 	fd = ls_create_file(cfg->output, cfg->force, err);
 	if (fd < 0)
 		return fd;

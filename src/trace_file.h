@@ -66,7 +66,7 @@ __u32 ls_crc32(__u32 crc, const void *buf, size_t len);
 /*
  * Create path for writing, safely: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600.
  * An existing path is refused unless force, and then unlinked first (a
- * symlink is removed, never followed).  Returns an fd or a negative errno,
+ * symlink is removed, never followed; only files and symlinks are).  Returns an fd or a negative errno,
  * after one line on err (NULL: silent) naming path and what to do.
  */
 int ls_create_file(const char *path, bool force, FILE *err);

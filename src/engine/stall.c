@@ -246,6 +246,8 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 	struct stall_cand *lead, *c;
 	__u32 i, j, n = 0, k;
 
+	if (!x->n)
+		return 0;	/* e->cands may not be allocated yet: no qsort(NULL, 0) */
 	qsort(e->cands, x->n, sizeof(*e->cands), cand__cmp_tid);
 	for (i = 0; i < x->n; i = j) {
 		lead = &e->cands[i];

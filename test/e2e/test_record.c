@@ -7,6 +7,7 @@
  * (usage errors exit 2, runtime errors 1) without touching existing files.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,4 +214,90 @@ Test(record_cli, report_bad_format)
 	const char *const args[] = { "report", "x.lst", "--format", "yaml", NULL };
 
 	check_fails(args, 2, "invalid format 'yaml'");
+}
+
+static bool said_progress(void *ctx)
+{
+	const struct e2e_proc *rec = ctx;
+
+	return e2e_buf__line_with_prefix(&rec->err, "lockstall: 1s: ") || e2e_proc__done(rec);
+}
+
+/* kill -9 after a second of recording: the file reads, with a warning, exit 0. */
+Test(record, killed_recording_still_reports)
+{
+	char file[128];
+	char *rec_argv[] = { NULL, "record", "-o", (char *)in_dir(file, sizeof(file), "k.lst"),
+			     "--no-cmdline", NULL };
+	const char *const rep[] = { "report", file, "--format", "json", NULL };
+	struct e2e_proc rec = E2E_PROC_INIT;
+	struct e2e_proc *one[1] = { &rec };
+	int rc;
+
+	rec_argv[0] = (char *)e2e_require(true);
+	rc = e2e_proc__spawn(&rec, "lockstall record", rec_argv);
+	cr_assert_eq(rc, 0, "cannot start lockstall: %s", strerror(-rc));
+	/* the first progress line comes after the first write of the file */
+	rc = e2e_proc__pump(one, 1, 30000, said_progress, &rec);
+	cr_assert(e2e_buf__line_with_prefix(&rec.err, "lockstall: 1s: "),
+		  "no progress line (%s); stderr:\n%s", rc ? strerror(-rc) : "it ended", rec.err.data);
+	cr_assert_eq(e2e_proc__signal(&rec, SIGKILL), 0);
+	e2e_proc__pump(one, 1, 30000, NULL, NULL);
+	e2e_proc__release(&rec);
+
+	e2e_run_cli(&p, rep);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.err.data, "no end mark: it was cut short"), "no warning: %s", p.err.data);
+	cr_assert(strstr(p.out.data, "{\"type\":\"summary\""), "no summary:\n%s", p.out.data);
+}
+
+static bool said_tracing(void *ctx)
+{
+	const struct e2e_proc *ls = ctx;
+
+	return e2e_buf__line_with_prefix(&ls->err, "lockstall: tracing") || e2e_proc__done(ls);
+}
+
+static bool workload_done(void *ctx)
+{
+	return e2e_proc__done(ctx);
+}
+
+/* The text output too: watch's stdout and report's, byte for byte. */
+Test(record, text_report_prints_what_watch_printed)
+{
+	char file[128], workload[512];
+	char *ls_argv[] = { NULL, "watch", "-t", E2E_THRESHOLD, "-o",
+			    (char *)in_dir(file, sizeof(file), "text.lst"), NULL };
+	char *wl_argv[] = { workload, NULL };
+	const char *const rep[] = { "report", file, NULL };
+	struct e2e_proc ls = E2E_PROC_INIT, wl = E2E_PROC_INIT;
+	struct e2e_proc *both[2] = { &ls, &wl };
+	int rc;
+
+	ls_argv[0] = (char *)e2e_require(true);
+	snprintf(workload, sizeof(workload), "%s/proc_reader", getenv("LOCKSTALL_WORKLOADS"));
+	rc = e2e_proc__spawn(&ls, "lockstall", ls_argv);
+	cr_assert_eq(rc, 0, "cannot start lockstall: %s", strerror(-rc));
+	e2e_proc__pump(both, 1, 30000, said_tracing, &ls);
+	cr_assert(e2e_buf__line_with_prefix(&ls.err, "lockstall: tracing"), "stderr:\n%s", ls.err.data);
+	rc = e2e_proc__spawn(&wl, "proc_reader", wl_argv);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", workload, strerror(-rc));
+	/* both: lockstall's output must be drained while the workload runs */
+	rc = e2e_proc__pump(both, 2, 60000, workload_done, &wl);
+	cr_assert_eq(rc, 0, "proc_reader did not finish");
+	cr_assert_eq(e2e_proc__exit_code(&wl), 0, "proc_reader failed: %s", wl.err.data);
+	cr_assert_eq(e2e_proc__signal(&ls, SIGINT), 0);
+	rc = e2e_proc__pump(both, 1, 30000, NULL, NULL);
+	cr_assert_eq(rc, 0, "lockstall did not stop");
+	cr_assert_eq(e2e_proc__exit_code(&ls), 0, "watch: stderr:\n%s", ls.err.data);
+	cr_assert(strstr(ls.out.data, "STALL #1 "), "watch found no stall:\n%s", ls.out.data);
+
+	e2e_run_cli(&p, rep);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	cr_assert_eq(p.out.len, ls.out.len, "report printed %zu bytes, watch %zu", p.out.len,
+		     ls.out.len);
+	cr_assert(!memcmp(p.out.data, ls.out.data, p.out.len), "report differs from watch");
+	e2e_proc__release(&wl);
+	e2e_proc__release(&ls);
 }

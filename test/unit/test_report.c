@@ -272,6 +272,36 @@ Test(report, output_file)
 	free(got);
 }
 
+/* -o the input itself with --force would delete the recording: refused. */
+Test(report, output_is_not_the_recording)
+{
+	char tmp[] = "/tmp/lockstall-report-XXXXXX", path[64], args[128];
+	unsigned char *buf, *after;
+	size_t len, len_after;
+	struct run r;
+	FILE *f;
+
+	buf = trace_fixture__slurp(data_path(GOLDEN_LST), &len);
+	cr_assert_not_null(buf);
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/only-copy.lst", tmp);
+	f = fopen(path, "w");
+	fwrite(buf, 1, len, f);
+	fclose(f);
+	snprintf(args, sizeof(args), "-o %s --force", path);
+	report_run(&r, path, args);
+	cr_assert_eq(r.rc, 1, "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "only-copy.lst: is the recording itself: choose another output"),
+			   "%s", r.err);
+	after = trace_fixture__slurp(path, &len_after);
+	cr_assert_eq(len_after, len, "the recording was touched");
+	unlink(path);
+	rmdir(tmp);
+	free(after);
+	free(buf);
+	run_free(&r);
+}
+
 /* A recording cut short still reports what it holds, with a warning, exit 0. */
 Test(report, truncated_recording)
 {
