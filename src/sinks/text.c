@@ -285,7 +285,8 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		task_sched(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
 
-	if (st->granted_ns) {
+	/* Only when the waiter's own run delay is a real part of what it went through. */
+	if (st->granted_ns && (st->run_delay_ns >= NSEC_PER_MSEC || st->run_delay_ns * 10 >= st->wait_ns)) {
 		char lw[32], rd[32];
 
 		fprintf(f, "  handoff  lock handed over after %s, ran %s later (its own run-queue wait)\n",

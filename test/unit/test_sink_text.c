@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include "unit/sink_fixture.h"
 
 static const struct sink_opts default_opts = { .top = 10, .t0_ns = FX_T0 };
@@ -497,4 +498,47 @@ Test(sink_text, closed_pipe_is_epipe)
 	cr_assert_eq(sink__stall(s, &st), -EPIPE);
 	sink__free(s);
 	fclose(f);
+}
+
+/*
+ * The handoff line says the waiter's own run delay after the lock was
+ * handed over; it is there only when that delay is a real part of the stall.
+ */
+struct handoff_case {
+	__u64 wait_ns;
+	__u64 run_delay_ns;
+	bool shown;
+};
+
+ParameterizedTestParameters(sink_text, handoff_line)
+{
+	static struct handoff_case cases[] = {
+		{ 16000000, 15900, false },	/* a victim that ran at once */
+		{ 27000000, 2000000, true },	/* >= 1 ms */
+		{ 2000000, 300000, true },	/* >= 10% of a short stall */
+		{ 2000000, 150000, false },
+		{ 23400000, 0, false },		/* not handed over */
+	};
+
+	return cr_make_param_array(struct handoff_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct handoff_case *c, sink_text, handoff_line)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.wait_ns = c->wait_ns;
+	st.end_ns = st.start_ns + c->wait_ns;
+	st.run_delay_ns = c->run_delay_ns;
+	st.lock_wait_ns = c->wait_ns - c->run_delay_ns;
+	st.granted_ns = c->run_delay_ns ? st.start_ns + st.lock_wait_ns : 0;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_eq(count_of(text, "\n  handoff  lock handed over after "), c->shown ? 1 : 0,
+		     "wait %llu run delay %llu:\n%s", (unsigned long long)c->wait_ns,
+		     (unsigned long long)c->run_delay_ns, text);
+	free(text);
 }
