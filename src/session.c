@@ -126,9 +126,7 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 
 		if (!w)
 			goto nomem;
-		w->base.ops = &window_ops;
-		w->base.out = out;
-		w->base.opts = so;
+		sink__init(&w->base, &window_ops, out, &so);
 		w->session = s;
 		w->abs = o->window_abs;
 		w->from_ns = o->from_ns;

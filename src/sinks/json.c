@@ -294,9 +294,6 @@ struct sink *sink_json__new(FILE *out, const struct sink_opts *opts)
 
 	if (!s)
 		return NULL;
-	s->ops = &json_ops;
-	s->out = out;
-	if (opts)
-		s->opts = *opts;
+	sink__init(s, &json_ops, out, opts);
 	return s;
 }

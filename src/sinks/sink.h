@@ -39,6 +39,16 @@ struct sink {
 struct sink *sink_text__new(FILE *out, const struct sink_opts *opts);
 struct sink *sink_json__new(FILE *out, const struct sink_opts *opts);
 
+/* Every sink's constructor starts here: one place that sets the base. */
+static inline void sink__init(struct sink *s, const struct sink_ops *ops, FILE *out,
+			      const struct sink_opts *opts)
+{
+	s->ops = ops;
+	s->out = out;
+	if (opts)
+		s->opts = *opts;
+}
+
 static inline int sink__stall(struct sink *s, const struct ls_stall *st)
 {
 	return s->ops->stall ? s->ops->stall(s, st) : 0;

@@ -483,9 +483,6 @@ struct sink *sink_text__new(FILE *out, const struct sink_opts *opts)
 
 	if (!t)
 		return NULL;
-	t->base.ops = &text_ops;
-	t->base.out = out;
-	if (opts)
-		t->base.opts = *opts;
+	sink__init(&t->base, &text_ops, out, opts);
 	return &t->base;
 }
