@@ -173,11 +173,14 @@ workloads = [w for w in WORKLOADS if glob.glob(os.path.join(RAW, w + ".base.*.ti
 pairs = sorted({int(p.split(".")[-2]) for p in glob.glob(os.path.join(RAW, "*.base.*.time"))})
 
 out("Machine: %s." % machine())
+la0 = (read(os.path.join(RAW, "loadavg.start")) or "?").strip()
+la1 = (read(os.path.join(RAW, "loadavg.end")) or "?").strip()
+out("Load average (1, 5, 15 min) before the runs: %s; after: %s." % (la0, la1))
 out("Command: `%s` (%s pairs of %s-second runs per workload, conditions interleaved; "
     "kernel.bpf_stats_enabled=1 in every run)." % (COMMAND.strip(), PAIRS, SECS))
 out()
-out("| workload | condition | throughput vs base (median, min..max) | events/s | ns/event all | sched_switch ns | mmap_lock ns | tracer CPU % | peak RSS MB | records / drops |")
-out("|---|---|---|---|---|---|---|---|---|---|")
+out("| workload | condition | throughput vs base (median, min..max) | events/s | ns/event all | sched_switch ns | mmap_lock ns | BPF CPU % | tracer CPU % | peak RSS MB | records / drops |")
+out("|---|---|---|---|---|---|---|---|---|---|---|")
 
 agg = {}
 for wl in workloads:
@@ -220,13 +223,14 @@ for wl in workloads:
         sw_ns, _ = ns_per(pooled, ("sched_switch",))
         lk_ns, _ = ns_per(pooled, LOCK_TPS)
         evs = events / (wall / 1e9) if wall and cond != "base" else None
+        bpf_cpu = 100.0 * sum(v[0] for v in pooled.values()) / wall if wall and cond != "base" else None
         rd = "%d / %d" % (recs, drops) if have_sum else ("n/a" if cond != "base" else "-")
-        out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             wl, cond, rng, fmt(evs, "%.3g"), fmt(all_ns, "%.0f"), fmt(sw_ns, "%.0f"),
-            fmt(lk_ns, "%.0f"), fmt(agg[(wl, cond)]["cpu"], "%.2f") if cond != "base" else "-",
+            fmt(lk_ns, "%.0f"), fmt(bpf_cpu, "%.2f"), fmt(agg[(wl, cond)]["cpu"], "%.2f") if cond != "base" else "-",
             fmt(agg[(wl, cond)]["hwm"], "%.1f") if cond != "base" else "-", rd))
     if HAVE_RECORD != "1":
-        out("| %s | record | n/a (not built yet) | | | | | | | |" % wl)
+        out("| %s | record | n/a (not built yet) | | | | | | | | |" % wl)
 
 out()
 out("Overhead = 1 - throughput ratio, in percentage points of the baseline:")

@@ -2,9 +2,10 @@
 /*
  * replay: the engine alone.  Feeds a large synthetic stream (test/bench/gen.c)
  * to engine__feed with a sink that only counts, and prints what one core
- * does: records per second (feeding only: generation is timed out), peak
- * RSS, and RSS at each quarter of the stream, which must stay flat when
- * memory is bounded by live tasks and not by the length of the run.
+ * does: records per second of its CPU time (feeding only: generation is
+ * timed out), peak RSS, and RSS at each quarter of the stream, which must
+ * level off when memory is bounded by live tasks and not by the length of
+ * the run.
  *
  *	build/bench/replay [-n records] [-t tasks] [-m mms] [-c cpus]
  *	                   [-a active] [-H holders] [-s stall_pct] [-k churn_ppm]
@@ -65,11 +66,15 @@ static const struct sink_ops count_ops = {
 	.free = count__free,
 };
 
+/*
+ * This thread's CPU time, not the wall clock: "records per second on one
+ * core" must not count the time a busy host gave that core to others.
+ */
 static double replay_now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -104,7 +109,7 @@ static void replay_usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct engine_opts eo = { .threshold_ns = 10000000ULL, .features = LS_FEAT_PER_VMA_LOCK };
-	struct count_sink cs = { .s = { .ops = &count_ops } };
+	struct count_sink cs = { 0 };
 	unsigned long long total = 10000000ULL, fed = 0;
 	long rss_q[4] = { 0 }, rss_base;
 	unsigned char *buf = NULL;
@@ -117,6 +122,7 @@ int main(int argc, char **argv)
 	bool json = false;
 	int opt, q = 0, ret = 1;
 
+	sink__init(&cs.s, &count_ops, NULL, NULL);
 	gen_opts__defaults(&go);
 	while ((opt = getopt(argc, argv, "n:t:m:c:a:H:s:k:g:S:jh")) != -1) {
 		switch (opt) {
