@@ -51,10 +51,19 @@ enum ls_role {
 #define LS_MAX_PREEMPTORS 8	/* per holder, most time first; the rest summed */
 #define LS_MAX_HOLDERS 32	/* per stall; the rest counted */
 #define LS_MAX_HOPS 8
+#define LS_MAX_SPELLS 16	/* per holder: off-CPU spells inside the wait; the rest counted */
 
 struct ls_preemptor {
 	struct ls_task task;
 	__u64 ns;		/* time it ran on the holder's CPU while the holder waited to run */
+};
+
+/* One stretch a holder spent off CPU while it held the lock, inside the lock wait. */
+struct ls_spell {
+	__u64 start_ns;
+	__u64 end_ns;
+	enum ls_holder_state state;	/* PREEMPTED, BLOCKED or GRANTED_NOT_RUNNING */
+	struct ls_task ran_instead;	/* ran most on its CPU in the spell; tid 0: none or unknown */
 };
 
 struct ls_holder {
@@ -76,6 +85,10 @@ struct ls_holder {
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
 	bool has_waker;
 	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+	/* Its off-CPU spells inside the lock wait, oldest first: for timelines. */
+	const struct ls_spell *spells;
+	unsigned int n_spells;
+	unsigned int n_spells_dropped;	/* beyond LS_MAX_SPELLS */
 };
 
 struct ls_hop {
@@ -140,6 +153,17 @@ struct ls_summary {
 	__u64 lost_events;	/* lost_before + LS_REC_LOST */
 	__u64 bad_records;	/* malformed records skipped */
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
+	/*
+	 * SLO rules (src/slo.c) and their hooks (src/hooks.c): filled in by
+	 * the session, never by the engine; printed only when slo is set.
+	 */
+	bool slo;
+	__u64 slo_violations;	/* fired */
+	__u64 slo_suppressed;	/* held back by a rule's rate limit */
+	__u64 hook_runs;	/* hooks started */
+	__u64 hook_failures;	/* could not start, exited non-zero or died of a signal */
+	__u64 hook_timeouts;	/* killed after --exec-timeout */
+	__u64 hook_skipped;	/* not started: as many running as allowed */
 	const struct ls_hist_set *hists;	/* cumulative over the run */
 };
 

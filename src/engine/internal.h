@@ -30,14 +30,14 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
-#define ENGINE_SPELL_RING	512	/* closed spells kept per task, at most */
+#define ENGINE_SPELL_RING	128	/* closed spells kept per task, at most */
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
 #define ENGINE_MM_MAX_WAITS	4096	/* completed write waits kept per mm */
 #define ENGINE_MAX_WAITS	65536
 #define ENGINE_MM_MAX_OPEN	4096	/* open waits tracked per mm */
-#define ENGINE_RUNS_MAX		65536	/* runner history per CPU, at most */
+#define ENGINE_RUNS_MAX		16384	/* runner history per CPU, at most */
 #define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
 #define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
 #define ENGINE_MAX_HIST_KEYS	65536
@@ -426,6 +426,8 @@ struct engine {
 	bool stall_history_short;	/* this stall needed runs that were overwritten */
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
+	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
+	__u64 tally_snap[ENGINE_MAX_TALLY];	/* tally before one spell: its own top runner */
 };
 
 /* Records lost in the spans that meet (from, to): a stall's lost_in_window. */

@@ -272,26 +272,71 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 	return n;
 }
 
+/*
+ * Who ran most on the spell's CPU during the spell alone: the tally's growth
+ * since e->tally_snap.  The tally is not sorted until every spell is in, so
+ * an index names the same task before and after.
+ */
+static void spell__top_runner(const struct engine *e, __u32 n_before, struct ls_spell *out)
+{
+	__u64 best = 0, d;
+	__u32 i;
+
+	for (i = 0; i < e->n_tally; i++) {
+		d = e->tally[i].ns - (i < n_before ? e->tally_snap[i] : 0);
+		if (d > best) {
+			best = d;
+			out->ran_instead = e->tally[i].task;
+		}
+	}
+}
+
+/*
+ * Tally the holder's preemptors over its runnable spells and keep its first
+ * LS_MAX_SPELLS spells for timelines.  One walk serves both: a spell's own
+ * top runner costs a snapshot of the tally (at most ENGINE_MAX_TALLY
+ * counters), and no extra run is read, so e->run_budget bounds it as before.
+ */
 static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
-			      struct ls_holder *hd)
+			      struct ls_holder *hd, struct ls_spell *spells)
 {
 	const struct stall_cand *c;
 	const struct spell *sp;
+	struct ls_spell *out;
+	__u32 i, j, k, n_before;
 	__u64 s, t;
-	__u32 i, k;
 
 	tally__reset(e);
 	for (i = 0; i < lead->n_group; i++) {
 		c = &lead[i];
 		for (k = 0; k < c->h->n_spells; k++) {
 			sp = &c->h->spells[k];
-			if (!spell__runnable(sp))
-				continue;
 			s = u64_max(sp->start, c->from);
 			t = u64_min(sp->end, c->to);
+			if (t <= s || sp->state >= LS_STATE_N)
+				continue;
+			out = NULL;
+			if (hd->n_spells < LS_MAX_SPELLS) {
+				out = &spells[hd->n_spells++];
+				memset(out, 0, sizeof(*out));
+				out->start_ns = s;
+				out->end_ns = t;
+				out->state = sp->state;
+			} else {
+				hd->n_spells_dropped++;
+			}
+			if (!spell__runnable(sp))
+				continue;
+			n_before = e->n_tally;
+			if (out)
+				for (j = 0; j < n_before; j++)
+					e->tally_snap[j] = e->tally[j].ns;
 			cpus__tally(e, sp->cpu, s, t, hd->task.tid);
+			if (out)
+				spell__top_runner(e, n_before, out);
 		}
 	}
+	hd->spells = spells;
 	if (e->n_tally > 1)
 		qsort(e->tally, e->n_tally, sizeof(*e->tally), tally__cmp);
 	hd->preempted_other_ns = e->tally_other;
@@ -307,7 +352,7 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 }
 
 static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
-			       struct ls_holder *hd)
+			       struct ls_holder *hd, struct ls_spell *spells)
 {
 	const struct stall_cand *c, *last = lead;
 	unsigned int s, best = LS_STATE_RUNNING;
@@ -341,7 +386,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)
 		hd->woken_by = lead->waker;
-	stall__preemptors(e, lead, hd);
+	stall__preemptors(e, lead, hd, spells);
 }
 
 static void stall__chain(struct ls_stall *st, const struct queued_writer *qw)
@@ -454,7 +499,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 		goto cleanup;
 
 	for (i = 0; i < st.n_holders; i++)
-		stall__fill_holder(e, e->order[i], &e->holders[i]);
+		stall__fill_holder(e, e->order[i], &e->holders[i], e->spells[i]);
 	st.holders = e->holders;
 	/* One count per stall whose preemptors could not all be named. */
 	if (e->stall_history_short)

@@ -291,14 +291,22 @@ static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu
 	tk->spell_open = true;
 }
 
+static __u64 spell__end(const void *elem)
+{
+	return ((const struct spell *)elem)->end;
+}
+
 void tasks__for_each_spell(const struct task *tk, __u64 from, __u64 to, spell_fn fn, void *ctx)
 {
 	const struct spell *sp;
 	__u64 s, t;
 	__u32 i;
 
-	for (i = 0; i < tk->spells.n; i++) {
+	/* Spells are disjoint and in order: skip those that ended before from. */
+	for (i = ring__first_after(&tk->spells, from, spell__end); i < tk->spells.n; i++) {
 		sp = ring__at(&tk->spells, i);
+		if (sp->start >= to)
+			break;
 		s = u64_max(sp->start, from);
 		t = u64_min(sp->end, to);
 		if (t > s)

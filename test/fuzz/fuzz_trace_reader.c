@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target: any bytes as a recording, through what lockstall report
- * runs: the reader (header, chunks, CRCs, metadata), the engine and the
- * JSON sink (to /dev/null).  It must never crash, hang, or allocate beyond
+ * runs: the reader (header, chunks, CRCs, metadata), the engine and a
+ * sink (to /dev/null): JSON, or by the input's size the Markdown, HTML or
+ * Perfetto report.  It must never crash, hang, or allocate beyond
  * the format's bounds (make fuzz runs it with -malloc_limit_mb).
  *
  *	make fuzz             a few minutes, seeded from test/data
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "session.h"
+#include "sinks/report.h"
 #include "trace_file.h"
 #include "util.h"
 
@@ -25,6 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.top = 10,
 		.threshold_ns = 10 * NSEC_PER_MSEC,
 	};
+	struct sink_opts sink_opts = { .top = 10 };
+	struct report_meta meta = { .input = "fuzz", .has_clock = true };
 	struct trace_reader *r;
 	struct session s;
 	const char *v, *key;
@@ -55,6 +59,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		so.from_ns = (data[size - 1] >> 1) * NSEC_PER_MSEC;
 		so.to_ns = so.from_ns + 100 * NSEC_PER_MSEC;
 	}
+	meta.host = trace_reader__meta(r, "host", NULL);
+	meta.kernel = trace_reader__meta(r, "kernel.release", NULL);
+	switch (size % 4) {
+	case 1:
+		so.custom = sink_markdown__new(null, &sink_opts, &meta);
+		break;
+	case 2:
+		so.custom = sink_html__new(null, &sink_opts, &meta);
+		break;
+	case 3:
+		so.custom = sink_perfetto__new(null, &sink_opts);
+		break;
+	}
+	if (so.custom)
+		so.format = SESSION_CUSTOM;
 	if (session__init(&s, &so, null)) {
 		trace_reader__close(r);
 		return 0;

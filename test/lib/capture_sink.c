@@ -33,11 +33,21 @@ static void capture__copy_set(struct ls_hist_set *dst, const struct ls_hist_set 
 	}
 }
 
+/* Point the copy's pointers at the copy's arrays. */
+static void capture__fixup(struct capture_stall *c)
+{
+	unsigned int i;
+
+	c->st.holders = c->holders;
+	for (i = 0; i < c->st.n_holders && i < LS_MAX_HOLDERS; i++)
+		c->holders[i].spells = c->spells ? c->spells + i * LS_MAX_SPELLS : NULL;
+}
+
 static int capture__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct capture_sink *cs = capture__of(s);
 	struct capture_stall *c;
-	unsigned int n = st->n_holders;
+	unsigned int n = st->n_holders, i;
 
 	if (cs->fail)
 		return cs->fail;
@@ -52,8 +62,18 @@ static int capture__stall(struct sink *s, const struct ls_stall *st)
 		n = LS_MAX_HOLDERS;
 	if (n && st->holders)
 		memcpy(c->holders, st->holders, n * sizeof(*c->holders));
+	if (n) {
+		c->spells = capture__xrealloc(NULL, n * LS_MAX_SPELLS * sizeof(*c->spells));
+		for (i = 0; i < n; i++) {
+			if (c->holders[i].n_spells > LS_MAX_SPELLS)
+				c->holders[i].n_spells = LS_MAX_SPELLS;
+			if (c->holders[i].n_spells && c->holders[i].spells)
+				memcpy(c->spells + i * LS_MAX_SPELLS, c->holders[i].spells,
+				       c->holders[i].n_spells * sizeof(*c->spells));
+		}
+	}
 	/* Fixed up on every read too: the array may have moved since. */
-	c->st.holders = c->holders;
+	capture__fixup(c);
 	return 0;
 }
 
@@ -119,6 +139,8 @@ void capture_sink__free(struct capture_sink *cs)
 		free(cs->intervals[i].v);
 	free(cs->intervals);
 	free(cs->summary_hists.v);
+	for (i = 0; i < cs->n_stalls; i++)
+		free(cs->stalls[i].spells);
 	free(cs->stalls);
 	free(cs);
 }
@@ -130,7 +152,7 @@ const struct ls_stall *capture_sink__stall(const struct capture_sink *cs, size_t
 	if (i >= cs->n_stalls)
 		return NULL;
 	c = &cs->stalls[i];
-	c->st.holders = c->holders;
+	capture__fixup(c);
 	return &c->st;
 }
 

@@ -15,6 +15,7 @@
 struct capture_stall {
 	struct ls_stall st;	/* st.holders points at holders below */
 	struct ls_holder holders[LS_MAX_HOLDERS];
+	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder: holders[i].spells points here */
 };
 
 struct capture_sink {

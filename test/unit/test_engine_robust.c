@@ -329,7 +329,7 @@ Test(robust, hist_keys_bounded)
 }
 
 /*
- * A holder preempted on 2 CPUs in turn, each through a full runner
+ * A holder preempted on several CPUs in turn, each through a full runner
  * history: more run visits than one stall may make.  The time past the
  * budget is summed unnamed, so named + unnamed still equals off-CPU time.
  */
@@ -343,9 +343,10 @@ Test(robust, stall_work_bounded)
 	unsigned int cpu, i, k;
 
 	scenario__wait_begin(&efx.waiter, true, T(1));
-	_Static_assert(2 * (ENGINE_RUNS_MAX - 1) > ENGINE_STALL_RUN_BUDGET,
-		       "the test must exceed the per-stall budget");
-	for (cpu = 2; cpu < 4; cpu++) {
+	/* enough CPUs of full history to exceed the per-stall budget */
+	unsigned int n_cpus = ENGINE_STALL_RUN_BUDGET / (ENGINE_RUNS_MAX - 1) + 1;
+
+	for (cpu = 2; cpu < 2 + n_cpus; cpu++) {
 		stream__switch(&efx.s, cpu, ts, &efx.holder, LS_TASK_F_HOLDING, true, &a, 0);
 		/* ENGINE_RUNS_MAX - 1 runs: the history holds them all. */
 		for (i = 0; i < ENGINE_RUNS_MAX - 2; i++) {
@@ -355,11 +356,11 @@ Test(robust, stall_work_bounded)
 		ts += 1000;
 		stream__switch(&efx.s, cpu, ts, &a, 0, true, &efx.holder, LS_TASK_F_HOLDING);
 	}
-	stream__hold(&efx.s, 3, ts + MS(1), &efx.holder, &efx.mm, &h);
+	stream__hold(&efx.s, 1 + n_cpus, ts + MS(1), &efx.holder, &efx.mm, &h);
 	scenario__wait_end(&efx.waiter, true, T(1), ts + MS(3), &efx.holder);
 	cr_assert_eq(fixture__run(), 0);
 	hd = &fixture__stall(0)->holders[0];
-	cr_assert_eq(hd->offcpu_ns, 2ULL * (ENGINE_RUNS_MAX - 1) * 1000);
+	cr_assert_eq(hd->offcpu_ns, (__u64)n_cpus * (ENGINE_RUNS_MAX - 1) * 1000);
 	cr_assert_eq(efx.cs->summary.evicted, 0);
 	cr_assert_gt(hd->preempted_other_ns, 0, "the budget was not reached");
 	for (k = 0; k < hd->n_preempted_by; k++)

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The Markdown report: to paste into a postmortem or a ticket.  Header,
+ * top culprits, the worst stalls with their chains, histograms; written
+ * at the summary from the run's report model (report_model.h).
+ *
+ * Every string from the traced system goes through md_name() or md_text():
+ * a code span when that is safe, else markup characters as entities and
+ * the other active ones backslash-escaped, so a comm cannot open a link,
+ * an HTML tag, a code span or a table cell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/report_model.h"
+#include "sinks/sink_common.h"
+#include "util.h"
+
+#define MD_BAR_WIDTH	30
+#define MD_MAX_HOLDERS	4	/* per stall shown; the rest counted */
+
+struct md_sink {
+	struct sink base;
+	const struct report_meta *meta;
+	struct report_model m;
+	int err;		/* the model's, kept for the summary */
+};
+
+/*
+ * Printable text (already through ls_comm_text), Markdown-escaped for
+ * inline use (never at a line's start, where - + # . would matter too):
+ * markup characters as entities, so not even the raw text has a tag in
+ * it, the other active ones backslash-escaped.
+ */
+static void md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (strchr("\\`*_[]|~!", *s))
+			fprintf(f, "\\%c", *s);
+		else
+			putc(*s, f);
+	}
+}
+
+/* Recording metadata: made printable first (any bytes may be in it). */
+static void md_meta(FILE *f, const char *v)
+{
+	char part[LS_COMM_LEN], buf[LS_COMM_TEXT_LEN];
+	size_t off = 0, n;
+
+	if (!v) {
+		fputs("?", f);
+		return;
+	}
+	while (v[off] && off < 256) {
+		n = strnlen(v + off, sizeof(part));
+		memset(part, 0, sizeof(part));
+		memcpy(part, v + off, n);
+		md_text(f, ls_comm_text(part, buf, sizeof(buf)));
+		off += n;
+	}
+}
+
+/*
+ * A name from the trace as a code span, which shows it verbatim; escaped
+ * text instead when it has a backtick (it would end the span), a pipe (it
+ * would end a table cell, even in a span) or markup characters (a renderer
+ * that is not CommonMark may not keep spans literal).
+ */
+static void md_name(FILE *f, const char *s)
+{
+	if (strpbrk(s, "`|<>&")) {
+		md_text(f, s);
+		return;
+	}
+	fprintf(f, "`%s`", s);
+}
+
+static void md_task(FILE *f, const struct ls_task *t)
+{
+	char buf[LS_COMM_TEXT_LEN + 32];
+
+	md_name(f, rm_task(t, buf, sizeof(buf)));
+}
+
+static void md_dur(FILE *f, __u64 ns)
+{
+	char buf[32];
+
+	fputs(ls_format_duration(ns, buf, sizeof(buf)), f);
+}
+
+static void md_header(struct md_sink *m, const struct ls_summary *sum)
+{
+	const struct report_meta *meta = m->meta;
+	FILE *f = m->base.out;
+	char a[64], b[64];
+	unsigned int v;
+
+	fputs("# lockstall report", f);
+	if (meta->input) {
+		fputs(": ", f);
+		md_meta(f, meta->input);
+	}
+	fputs("\n\n| | |\n|---|---|\n| Host | ", f);
+	md_meta(f, meta->host);
+	fputs(" |\n| Kernel | Linux ", f);
+	md_meta(f, meta->kernel);
+	fprintf(f, " |\n| CPUs | %llu |\n| Recorded | %s to %s (", (unsigned long long)meta->cpus,
+		rm_when(meta, sum->start_ns, sum->start_ns, true, a, sizeof(a)),
+		rm_when(meta, sum->end_ns, sum->start_ns, true, b, sizeof(b)));
+	md_dur(f, sum->duration_ns);
+	fputs(") |\n| Threshold | ", f);
+	md_dur(f, meta->threshold_ns);
+	fprintf(f, " |\n| Events | %llu seen, %llu lost, %llu malformed |\n| Stalls | %llu:",
+		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
+		(unsigned long long)sum->bad_records, (unsigned long long)sum->stalls);
+	for (v = 0; v < LS_VERDICT_N; v++)
+		fprintf(f, "%s %s %llu", v ? "," : "", rm_verdict_text(v),
+			(unsigned long long)sum->stalls_by_verdict[v]);
+	fputs(" |\n| Recorded by | lockstall ", f);
+	md_meta(f, meta->version);
+	fputs(" |\n\n", f);
+	if (sum->lost_events)
+		fprintf(f, "> **Warning:** %llu events were lost (ring buffer full): stalls in those spans are marked unknown.\n\n",
+			(unsigned long long)sum->lost_events);
+}
+
+static void md_table(FILE *f, const struct rm_table *t, const char *who, const char *what)
+{
+	char sched[64];
+	unsigned int i;
+
+	if (!t->n) {
+		fprintf(f, "No %ss.\n\n", who);
+		return;
+	}
+	fprintf(f, "| # | %s | Scheduling | Stalls | %s |\n|---:|---|---|---:|---:|\n", who, what);
+	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
+		fprintf(f, "| %u | ", i + 1);
+		md_task(f, &t->v[i].task);
+		fprintf(f, " | %s | %llu | ", rm_sched(&t->v[i].task, sched, sizeof(sched)),
+			(unsigned long long)t->v[i].stalls);
+		md_dur(f, t->v[i].ns);
+		fputs(" |\n", f);
+	}
+	if (t->n > RM_SHOW_TASKS || t->others) {
+		__u64 ns = t->other_ns, stalls = t->others;
+
+		for (; i < t->n; i++) {
+			ns += t->v[i].ns;
+			stalls += t->v[i].stalls;
+		}
+		fprintf(f, "| | others | | %llu | ", (unsigned long long)stalls);
+		md_dur(f, ns);
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+}
+
+static void md_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
+{
+	char op[32], sched[64];
+	unsigned int k;
+
+	fputs("- Holder ", f);
+	md_task(f, &h->task);
+	fprintf(f, " (%s): %s lock in %s, held ", rm_sched(&h->task, sched, sizeof(sched)),
+		h->write ? "write" : "read", ls_op_name(&h->op, op, sizeof(op)));
+	md_dur(f, h->held_ns);
+	fputs(", off CPU ", f);
+	md_dur(f, h->offcpu_ns);
+	fprintf(f, " (%u%%): %s\n", rm_pct(h->offcpu_ns, lock_wait_ns), ls_state_name(h->state));
+	for (k = 0; k < h->n_preempted_by; k++) {
+		fputs("  - preempted by ", f);
+		md_task(f, &h->preempted_by[k].task);
+		fputs(" for ", f);
+		md_dur(f, h->preempted_by[k].ns);
+		fputs("\n", f);
+	}
+	if (h->has_waker) {
+		fputs("  - woken by ", f);
+		md_task(f, &h->woken_by);
+		fputs("\n", f);
+	}
+}
+
+static void md_chain(FILE *f, const struct ls_stall *st)
+{
+	char buf[LS_COMM_TEXT_LEN + 8], comm[LS_COMM_TEXT_LEN];
+	const struct ls_hop *hop;
+	unsigned int i;
+
+	fputs("- Chain: ", f);
+	for (i = 0; i < st->n_chain; i++) {
+		hop = &st->chain[i];
+		if (i)
+			fputs(" ← ", f);
+		snprintf(buf, sizeof(buf), "%s/%u", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
+			 hop->task.tid);
+		md_name(f, buf);
+		fprintf(f, " (%s", ls_role_name(hop->role));
+		if (hop->role <= LS_ROLE_HOLDER)
+			fprintf(f, ", %s", hop->write ? "write" : "read");
+		if (hop->ns) {
+			fputs(", ", f);
+			md_dur(f, hop->ns);
+		}
+		fputs(")", f);
+	}
+	fputs("\n", f);
+}
+
+static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *st, __u64 t0)
+{
+	FILE *f = m->base.out;
+	char when[64], rel[32], op[32], sched[64];
+	unsigned int i;
+
+	fprintf(f, "### %u. Stall #%llu: ", n, (unsigned long long)st->seq);
+	md_dur(f, st->lock_wait_ns);
+	fprintf(f, " for mmap_lock %s, %s\n\n", st->write ? "write" : "read",
+		rm_verdict_text(st->verdict));
+	fprintf(f, "- When: %s (%s into the run)\n",
+		rm_when(m->meta, st->start_ns, t0, true, when, sizeof(when)),
+		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
+	fputs("- Waiter ", f);
+	md_task(f, &st->waiter);
+	fprintf(f, " (%s): %s%s, waited ", rm_sched(&st->waiter, sched, sizeof(sched)),
+		ls_op_name(&st->op, op, sizeof(op)),
+		st->vma_lock_fallback ? " (per-VMA lock fallback)" : "");
+	md_dur(f, st->wait_ns);
+	if (st->run_delay_ns) {
+		fputs(" (lock handed over after ", f);
+		md_dur(f, st->lock_wait_ns);
+		fputs(", then ", f);
+		md_dur(f, st->run_delay_ns);
+		fputs(" on the run queue)", f);
+	}
+	fputs("\n", f);
+	for (i = 0; i < st->n_holders && i < MD_MAX_HOLDERS; i++)
+		md_holder(f, &st->holders[i], st->lock_wait_ns);
+	if (st->n_holders + st->holders_dropped > i)
+		fprintf(f, "- and %u more holders\n", st->n_holders + st->holders_dropped - i);
+	if (st->lost_in_window)
+		fprintf(f, "- %llu events lost during this wait: the verdict is unknown\n",
+			(unsigned long long)st->lost_in_window);
+	md_chain(f, st);
+	fputs("\n", f);
+}
+
+static void md_hist(FILE *f, const struct ls_hist_entry *e)
+{
+	const struct ls_hist *h = &e->hist;
+	char comm[LS_COMM_TEXT_LEN], name[LS_COMM_TEXT_LEN + 16];
+	unsigned int i, first = 0, last = 0, k, bars;
+	__u64 max;
+
+	fprintf(f, "#### %s, mmap\\_lock%s, ", rm_hist_title(e->key.kind),
+		e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "");
+	snprintf(name, sizeof(name), "%s[%u]", ls_comm_text(h->comm, comm, sizeof(comm)),
+		 e->key.tgid);
+	md_name(f, name);
+	fputs("\n\n", f);
+	if (rm_hist_span(h, &first, &last, &max)) {
+		fputs("| usecs | count | distribution |\n|---:|---:|---|\n", f);
+		for (i = first; i <= last; i++) {
+			fprintf(f, "| %llu -> %llu | %llu | ", (unsigned long long)rm_slot_lo(i),
+				(unsigned long long)rm_slot_hi(i), (unsigned long long)h->slots[i]);
+			bars = (unsigned int)((unsigned __int128)h->slots[i] * MD_BAR_WIDTH / max);
+			if (!bars && h->slots[i])
+				bars = 1;
+			for (k = 0; k < bars; k++)
+				fputs("█", f);
+			fputs(" |\n", f);
+		}
+		fputs("\n", f);
+	}
+	fprintf(f, "count %llu, total ", (unsigned long long)h->count);
+	md_dur(f, h->sum_ns);
+	fputs(", avg ", f);
+	md_dur(f, h->count ? h->sum_ns / h->count : 0);
+	fputs("\n\n", f);
+}
+
+static int md_hists(struct md_sink *m, const struct ls_hist_set *set)
+{
+	const struct ls_hist_entry **v;
+	size_t n, more, i;
+	unsigned int kind;
+	int err;
+
+	fputs("## Histograms\n\n", m->base.out);
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		err = hist__select(set, kind, &m->base.opts, &v, &n, &more);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++)
+			md_hist(m->base.out, v[i]);
+		if (more)
+			fprintf(m->base.out, "and %zu more %s histograms (--top)\n\n", more,
+				rm_hist_title(kind));
+		free(v);
+	}
+	return 0;
+}
+
+static int md__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct md_sink *m = (struct md_sink *)s;
+	int err = report_model__stall(&m->m, st);
+
+	if (err && !m->err)
+		m->err = err;
+	return 0;
+}
+
+static int md__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct md_sink *m = (struct md_sink *)s;
+	FILE *f = s->out;
+	unsigned int i;
+	int err = 0;
+
+	report_model__finish(&m->m);
+	md_header(m, sum);
+	fputs("## Top culprits\n\n### Holders, by the stall time they caused\n\n", f);
+	md_table(f, &m->m.holders, "Holder", "Stall time");
+	fputs("### Preemptors, by the holder off-CPU time they caused\n\n", f);
+	md_table(f, &m->m.preemptors, "Preemptor", "Off-CPU time");
+	fprintf(f, "## Worst stalls\n\n");
+	if (!m->m.n_worst)
+		fputs("No stalls.\n\n", f);
+	for (i = 0; i < m->m.n_worst; i++)
+		md_stall(m, i + 1, &m->m.worst[i].st, sum->start_ns);
+	if (m->m.stalls > m->m.n_worst)
+		fprintf(f, "and %llu shorter stalls (`--format text` lists them all)\n\n",
+			(unsigned long long)(m->m.stalls - m->m.n_worst));
+	if (sum->hists)
+		err = md_hists(m, sum->hists);
+	if (!err && m->err)
+		fputs("> **Warning:** out of memory: some stalls are missing from this report.\n", f);
+	return err ?: sink__flush(f);
+}
+
+static void md__free(struct sink *s)
+{
+	struct md_sink *m = (struct md_sink *)s;
+
+	report_model__free(&m->m);
+	free(m);
+}
+
+static const struct sink_ops md_ops = {
+	.name = "markdown",
+	.stall = md__stall,
+	.summary = md__summary,
+	.free = md__free,
+};
+
+struct sink *sink_markdown__new(FILE *out, const struct sink_opts *opts,
+				const struct report_meta *meta)
+{
+	struct md_sink *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->base.ops = &md_ops;
+	m->base.out = out;
+	m->base.opts = *opts;
+	m->meta = meta;
+	return &m->base;
+}

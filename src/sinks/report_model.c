@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * See report_model.h.  Memory is bounded whatever the run's length: the
+ * RM_MAX_WORST longest stalls (deep copies, replaced as longer ones come)
+ * and two tables of at most RM_MAX_TASKS culprits each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sinks/report_model.h"
+#include "util.h"
+
+static void rm_stall__free(struct rm_stall *r)
+{
+	free(r->holders);
+	free(r->spells);
+	memset(r, 0, sizeof(*r));
+}
+
+static void rm_stall__fixup(struct rm_stall *r)
+{
+	unsigned int i;
+
+	r->st.holders = r->holders;
+	for (i = 0; i < r->st.n_holders; i++)
+		r->holders[i].spells = r->spells + (size_t)i * LS_MAX_SPELLS;
+}
+
+static int rm_stall__copy(struct rm_stall *r, const struct ls_stall *st)
+{
+	unsigned int n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS, i;
+	struct ls_holder *h = NULL;
+	struct ls_spell *sp = NULL;
+
+	if (n) {
+		h = calloc(n, sizeof(*h));
+		sp = calloc((size_t)n * LS_MAX_SPELLS, sizeof(*sp));
+		if (!h || !sp) {
+			free(h);
+			free(sp);
+			return -ENOMEM;
+		}
+		memcpy(h, st->holders, n * sizeof(*h));
+		for (i = 0; i < n; i++) {
+			if (h[i].n_spells > LS_MAX_SPELLS)
+				h[i].n_spells = LS_MAX_SPELLS;
+			if (h[i].n_spells)
+				memcpy(sp + (size_t)i * LS_MAX_SPELLS, h[i].spells,
+				       h[i].n_spells * sizeof(*sp));
+		}
+	}
+	r->st = *st;
+	r->st.n_holders = n;
+	r->holders = h;
+	r->spells = sp;
+	rm_stall__fixup(r);
+	return 0;
+}
+
+/* A preemptor of two holders of one stall counts once in its stall count. */
+static void rm_table__credit(struct rm_table *t, const struct ls_task *task, __u64 ns, __u64 seq)
+{
+	struct rm_culprit *c;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		c = &t->v[i];
+		if (c->task.tid == task->tid && c->task.tgid == task->tgid) {
+			c->task = *task;
+			c->ns += ns;
+			c->stalls += c->last_seq != seq;
+			c->last_seq = seq;
+			return;
+		}
+	}
+	if (t->n == RM_MAX_TASKS) {
+		t->other_ns += ns;
+		t->others++;
+		return;
+	}
+	c = &t->v[t->n++];
+	c->task = *task;
+	c->ns = ns;
+	c->stalls = 1;
+	c->last_seq = seq;
+}
+
+/* Longest lock wait first; the earlier stall first among equals. */
+static bool rm_worse(const struct ls_stall *a, const struct ls_stall *b)
+{
+	if (a->lock_wait_ns != b->lock_wait_ns)
+		return a->lock_wait_ns > b->lock_wait_ns;
+	return a->seq < b->seq;
+}
+
+int report_model__stall(struct report_model *m, const struct ls_stall *st)
+{
+	struct rm_stall *slot = NULL;
+	unsigned int i, k;
+
+	if (!m->stalls || st->start_ns < m->first_stall_ns)
+		m->first_stall_ns = st->start_ns;
+	if (st->end_ns > m->last_stall_ns)
+		m->last_stall_ns = st->end_ns;
+	m->stalls++;
+	if (st->n_holders)
+		rm_table__credit(&m->holders, &st->holders[0].task, st->lock_wait_ns, st->seq);
+	for (i = 0; i < st->n_holders && i < LS_MAX_HOLDERS; i++)
+		for (k = 0; k < st->holders[i].n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
+			rm_table__credit(&m->preemptors, &st->holders[i].preempted_by[k].task,
+					 st->holders[i].preempted_by[k].ns, st->seq);
+
+	if (m->n_worst < RM_MAX_WORST) {
+		slot = &m->worst[m->n_worst];
+	} else {
+		for (i = 0; i < RM_MAX_WORST; i++)
+			if (!slot || rm_worse(&slot->st, &m->worst[i].st))
+				slot = &m->worst[i];
+		if (!rm_worse(st, &slot->st))
+			return 0;
+		rm_stall__free(slot);
+	}
+	if (rm_stall__copy(slot, st)) {
+		/* the slot is empty now: close the gap so every kept stall is whole */
+		if (slot != &m->worst[m->n_worst]) {
+			*slot = m->worst[--m->n_worst];
+			rm_stall__fixup(slot);
+		}
+		return -ENOMEM;
+	}
+	if (slot == &m->worst[m->n_worst])
+		m->n_worst++;
+	return 0;
+}
+
+static int rm_stall__cmp(const void *a, const void *b)
+{
+	const struct rm_stall *x = a, *y = b;
+
+	return rm_worse(&x->st, &y->st) ? -1 : rm_worse(&y->st, &x->st) ? 1 : 0;
+}
+
+static int rm_culprit__cmp(const void *a, const void *b)
+{
+	const struct rm_culprit *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->task.tid != y->task.tid)
+		return x->task.tid < y->task.tid ? -1 : 1;
+	return 0;
+}
+
+void report_model__finish(struct report_model *m)
+{
+	unsigned int i;
+
+	qsort(m->worst, m->n_worst, sizeof(*m->worst), rm_stall__cmp);
+	for (i = 0; i < m->n_worst; i++)
+		rm_stall__fixup(&m->worst[i]);
+	qsort(m->holders.v, m->holders.n, sizeof(*m->holders.v), rm_culprit__cmp);
+	qsort(m->preemptors.v, m->preemptors.n, sizeof(*m->preemptors.v), rm_culprit__cmp);
+}
+
+void report_model__free(struct report_model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_worst; i++)
+		rm_stall__free(&m->worst[i]);
+	m->n_worst = 0;
+}
+
+/* ---- shared text ---------------------------------------------------- */
+
+/* The priority the policy gives, to tell when prio shows a PI boost. */
+static int rm_normal_prio(const struct ls_task *t)
+{
+	switch (t->policy) {
+	case LS_POLICY_FIFO:
+	case LS_POLICY_RR:
+		return 99 - t->rt_prio;
+	case LS_POLICY_DEADLINE:
+		return -1;
+	}
+	return 120 + t->nice;
+}
+
+const char *rm_sched(const struct ls_task *t, char *buf, size_t len)
+{
+	const char *name = ls_policy_name(t->policy);
+	size_t i, n;
+	int w;
+
+	if (!strcmp(name, "unknown")) {
+		w = snprintf(buf, len, "policy %u", t->policy);
+	} else {
+		w = snprintf(buf, len, "SCHED_");
+		for (i = 0, n = (size_t)w; name[i] && n + 1 < len; i++, n++)
+			buf[n] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+		buf[n] = '\0';
+		w = (int)n;
+	}
+	if (w < 0 || (size_t)w >= len)
+		return buf;
+	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
+		w += snprintf(buf + w, len - w, " rt %u", t->rt_prio);
+	else if (t->policy == LS_POLICY_NORMAL || t->policy == LS_POLICY_BATCH)
+		w += snprintf(buf + w, len - w, " nice %d", t->nice);
+	if ((size_t)w < len && t->prio < rm_normal_prio(t))
+		snprintf(buf + w, len - w, " boosted to prio %d", t->prio);
+	return buf;
+}
+
+const char *rm_task(const struct ls_task *t, char *buf, size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid, t->tid);
+	return buf;
+}
+
+const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool with_date,
+		    char *buf, size_t len)
+{
+	long long real = (long long)ts + (meta ? meta->realtime_minus_monotonic_ns : 0);
+	char day[48];
+	struct tm tm;
+	time_t sec;
+
+	if (meta && meta->has_clock && real > 0) {
+		sec = (time_t)(real / (long long)NSEC_PER_SEC);
+		if (gmtime_r(&sec, &tm) &&
+		    strftime(day, sizeof(day), with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm)) {
+			snprintf(buf, len, "%s.%03lld%s", day,
+				 (real % (long long)NSEC_PER_SEC) / 1000000, with_date ? " UTC" : "");
+			return buf;
+		}
+	}
+	ts = ts > t0 ? ts - t0 : 0;
+	snprintf(buf, len, "+%llu.%03llus", (unsigned long long)(ts / NSEC_PER_SEC),
+		 (unsigned long long)(ts % NSEC_PER_SEC / 1000000));
+	return buf;
+}
+
+const char *rm_hist_title(unsigned int kind)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return "wait time";
+	case LS_HIST_HOLD:
+		return "hold time";
+	case LS_HIST_OFFCPU:
+		return "off-CPU time while holding";
+	}
+	return "time";
+}
+
+const char *rm_verdict_text(enum ls_verdict v)
+{
+	switch (v) {
+	case LS_VERDICT_PRIORITY_INVERSION:
+		return "priority inversion";
+	case LS_VERDICT_HOLDER_OFF_CPU:
+		return "holder off CPU";
+	case LS_VERDICT_CONTENTION:
+		return "contention";
+	case LS_VERDICT_UNKNOWN:
+	case LS_VERDICT_N:
+		break;
+	}
+	return "unknown";
+}
+
+bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max)
+{
+	unsigned int i;
+	bool any = false;
+
+	*max = 0;
+	for (i = 0; i < LS_HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		if (!any)
+			*first = i;
+		any = true;
+		*last = i;
+		if (h->slots[i] > *max)
+			*max = h->slots[i];
+	}
+	return any;
+}
+
+/* Slot i counts [2^(i-1), 2^i) us, slot 0 [0, 1) us (as the text sink prints). */
+__u64 rm_slot_lo(unsigned int i)
+{
+	return i ? 1ULL << (i - 1) : 0;
+}
+
+__u64 rm_slot_hi(unsigned int i)
+{
+	return 1ULL << i;
+}
+
+unsigned int rm_pct(__u64 ns, __u64 of)
+{
+	if (!of)
+		return 0;
+	return ns >= of ? 100 : (unsigned int)((unsigned __int128)ns * 100 / of);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the Markdown and HTML reports are made of: the whole run, gathered
+ * stall by stall in bounded memory, written at the summary.
+ *
+ *	report_model__stall (each stall) -> report_model__finish -> read
+ *	m->worst, m->holders, m->preemptors -> report_model__free
+ *
+ * And the text helpers both formats share (each in one place).  Private
+ * to src/sinks.
+ */
+#ifndef LOCKSTALL_REPORT_MODEL_H
+#define LOCKSTALL_REPORT_MODEL_H
+
+#include "sinks/report.h"
+
+#define RM_MAX_WORST	20	/* stalls kept, longest lock wait first */
+#define RM_MAX_TASKS	256	/* culprits tracked per table; the rest summed as "others" */
+#define RM_SHOW_TASKS	10	/* culprits shown per table */
+
+/* A deep copy of one stall: st.holders and each holder's spells point into it. */
+struct rm_stall {
+	struct ls_stall st;
+	struct ls_holder *holders;
+	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder */
+};
+
+struct rm_culprit {
+	struct ls_task task;	/* as last seen */
+	__u64 ns;		/* holders: lock wait they caused; preemptors: holder off-CPU time */
+	__u64 stalls;		/* stalls it took part in */
+	__u64 last_seq;		/* the last stall counted: one count per stall */
+};
+
+struct rm_table {
+	struct rm_culprit v[RM_MAX_TASKS];
+	unsigned int n;
+	__u64 other_ns;		/* of tasks beyond RM_MAX_TASKS */
+	__u64 others;		/* credits that went to other_ns */
+};
+
+struct report_model {
+	struct rm_stall worst[RM_MAX_WORST];
+	unsigned int n_worst;
+	struct rm_table holders;	/* each stall's lock wait, to its first holder */
+	struct rm_table preemptors;	/* each holder's preempted_by times */
+	__u64 stalls;
+	__u64 first_stall_ns;
+	__u64 last_stall_ns;
+};
+
+/* Take one stall in.  0 or -ENOMEM (the model stays consistent without it). */
+int report_model__stall(struct report_model *m, const struct ls_stall *st);
+/* Sort for reading: worst stalls and culprits most time first. */
+void report_model__finish(struct report_model *m);
+void report_model__free(struct report_model *m);
+
+/* ---- text both formats share ---------------------------------------- */
+
+/* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0", "SCHED_IDLE" */
+const char *rm_sched(const struct ls_task *t, char *buf, size_t len);
+/* "comm[tgid/tid]", made printable (ls_comm_text): escape it for the format too. */
+const char *rm_task(const struct ls_task *t, char *buf, size_t len);
+/*
+ * A record time as wall-clock time, "2026-12-03 06:40:00.102 UTC" (with_date)
+ * or "06:40:00.102"; without a clock offset (meta NULL too), "+S.mmms" from t0.
+ */
+const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool with_date,
+		    char *buf, size_t len);
+/* "wait time", "hold time", "off-CPU time while holding" */
+const char *rm_hist_title(unsigned int kind);
+/* "priority inversion", ... */
+const char *rm_verdict_text(enum ls_verdict v);
+/* First and last non-empty slot of h; false when it has none. */
+bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max);
+/* The lower and upper bound of slot i, in microseconds. */
+__u64 rm_slot_lo(unsigned int i);
+__u64 rm_slot_hi(unsigned int i);
+/* ns as a percentage of of, at most 100; 0 when of is 0. */
+unsigned int rm_pct(__u64 ns, __u64 of);
+
+#endif /* LOCKSTALL_REPORT_MODEL_H */
