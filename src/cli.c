@@ -33,6 +33,13 @@ enum opt_id {
 	OPT_FORMAT,
 	OPT_FROM,
 	OPT_TO,
+	OPT_SLO,
+	OPT_RULES,
+	OPT_EXEC,
+	OPT_EXEC_FILE,
+	OPT_EXEC_TIMEOUT,
+	OPT_EXEC_LIMIT,
+	OPT_EXIT_ON_VIOLATION,
 };
 
 struct opt_def {
@@ -59,6 +66,13 @@ static const struct opt_def watch_opts[] = {
 	{ 'o', "output", true, OPT_OUTPUT },
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 0, "slo", true, OPT_SLO },
+	{ 0, "rules", true, OPT_RULES },
+	{ 0, "exec", false, OPT_EXEC },
+	{ 0, "exec-file", true, OPT_EXEC_FILE },
+	{ 0, "exec-timeout", true, OPT_EXEC_TIMEOUT },
+	{ 0, "exec-limit", true, OPT_EXEC_LIMIT },
+	{ 0, "exit-on-violation", false, OPT_EXIT_ON_VIOLATION },
 };
 
 static const struct opt_def record_opts[] = {
@@ -85,6 +99,8 @@ static const struct opt_def report_opts[] = {
 	{ 0, "top", true, OPT_TOP },
 	{ 0, "from", true, OPT_FROM },
 	{ 0, "to", true, OPT_TO },
+	{ 0, "slo", true, OPT_SLO },
+	{ 0, "rules", true, OPT_RULES },
 };
 
 static const struct {
@@ -234,6 +250,7 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		return 0;
 	case OPT_JSON:
 		cfg->json = true;
+		cfg->report_format = LS_FORMAT_JSON;
 		return 0;
 	case OPT_TOP:
 		if (ls_parse_u64(val, UINT32_MAX, &v))
@@ -259,12 +276,60 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		return 0;
 	case OPT_FORMAT:
 		if (!strcmp(val, "json"))
-			cfg->json = true;
+			cfg->report_format = LS_FORMAT_JSON;
 		else if (!strcmp(val, "text"))
-			cfg->json = false;
+			cfg->report_format = LS_FORMAT_TEXT;
+		else if (!strcmp(val, "markdown"))
+			cfg->report_format = LS_FORMAT_MARKDOWN;
+		else if (!strcmp(val, "html"))
+			cfg->report_format = LS_FORMAT_HTML;
+		else if (!strcmp(val, "perfetto"))
+			cfg->report_format = LS_FORMAT_PERFETTO;
 		else
 			return usage_error(err, cfg->cmd,
-					   "invalid format '%s' for %s: expected text or json", val, opt);
+					   "invalid format '%s' for %s: expected text, json, markdown, html or perfetto",
+					   val, opt);
+		cfg->json = cfg->report_format == LS_FORMAT_JSON;
+		return 0;
+	case OPT_SLO:
+		/* the rule is parsed by cmd_watch(), which can say where it is wrong */
+		if (cfg->n_slo == LS_MAX_SLO_ARGS)
+			return usage_error(err, cfg->cmd,
+					   "more than %d --slo options: put the rules in a --rules file",
+					   LS_MAX_SLO_ARGS);
+		cfg->slo[cfg->n_slo++] = val;
+		return 0;
+	case OPT_RULES:
+		if (!*val)
+			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
+		if (cfg->rules_file)
+			return usage_error(err, cfg->cmd, "%s given twice: one rules file", opt);
+		cfg->rules_file = val;
+		return 0;
+	case OPT_EXEC:
+		/* parse_command() takes its words up to ';' */
+		return 0;
+	case OPT_EXEC_FILE:
+		if (!*val)
+			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
+		cfg->exec_file = val;
+		return 0;
+	case OPT_EXEC_TIMEOUT:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid timeout '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
+					   val, opt);
+		cfg->exec_timeout_ns = v;
+		return 0;
+	case OPT_EXEC_LIMIT:
+		if (ls_parse_u64(val, 64, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid number '%s' for %s: expected how many hooks may run at once, 1 to 64",
+					   val, opt);
+		cfg->exec_limit = (unsigned int)v;
+		return 0;
+	case OPT_EXIT_ON_VIOLATION:
+		cfg->exit_on_violation = true;
 		return 0;
 	case OPT_FROM:
 	case OPT_TO: {
@@ -344,6 +409,16 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
 			return usage_error(err, cfg->cmd, "%s goes with -o FILE",
 					   cfg->force ? "--force" : "--no-cmdline");
+		if (cfg->exec_argv && cfg->exec_file)
+			return usage_error(err, cfg->cmd, "--exec and --exec-file: give one hook");
+		if ((cfg->exec_timeout_ns || cfg->exec_limit) && !cfg->exec_argv && !cfg->exec_file)
+			return usage_error(err, cfg->cmd, "%s goes with --exec or --exec-file",
+					   cfg->exec_timeout_ns ? "--exec-timeout" : "--exec-limit");
+		if ((cfg->exec_argv || cfg->exec_file || cfg->exit_on_violation) &&
+		    !cfg->n_slo && !cfg->rules_file)
+			return usage_error(err, cfg->cmd, "%s goes with --slo RULE or --rules FILE",
+					   cfg->exit_on_violation ? "--exit-on-violation" :
+					   cfg->exec_argv ? "--exec" : "--exec-file");
 		return parse_watch_positionals(cfg, err, pos, npos);
 	case LS_CMD_RECORD:
 		if (!cfg->output)
@@ -356,6 +431,10 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 		cfg->input = pos[0];
 		if (cfg->force && !cfg->output)
 			return usage_error(err, cfg->cmd, "--force goes with -o FILE");
+		if ((cfg->n_slo || cfg->rules_file) && cfg->report_format != LS_FORMAT_TEXT &&
+		    cfg->report_format != LS_FORMAT_JSON)
+			return usage_error(err, cfg->cmd, "%s goes with --format text or json",
+					   cfg->n_slo ? "--slo" : "--rules");
 		/* times of day may cross midnight: cmd_report() sorts them out */
 		if (cfg->has_to && !cfg->wall_clock && cfg->to_ns <= cfg->from_ns)
 			return usage_error(err, cfg->cmd, "--to must be later than --from");
@@ -429,6 +508,24 @@ static int parse_command(struct ls_config *cfg, int argc, char *const argv[], in
 				return usage_error(err, cfg->cmd, "option '%s' needs a value", opt);
 			val = argv[++i];
 		}
+		if (def->id == OPT_EXEC) {
+			/* like find -exec: every word up to a lone ';' is the hook's argv */
+			int end = i + 1;
+
+			if (cfg->exec_argv)
+				return usage_error(err, cfg->cmd, "--exec given twice: one hook");
+			while (end < argc && strcmp(argv[end], ";"))
+				end++;
+			if (end == argc)
+				return usage_error(err, cfg->cmd,
+						   "--exec needs a ';' after the program and its arguments (from a shell: \\;)");
+			if (end == i + 1)
+				return usage_error(err, cfg->cmd, "--exec needs a program before its ';'");
+			cfg->exec_argv = &argv[i + 1];
+			cfg->exec_argc = end - i - 1;
+			i = end;
+			continue;
+		}
 		rc = apply_opt(cfg, err, def, opt, val);
 		if (rc)
 			return rc;
@@ -494,6 +591,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall watch [-d DURATION] [-t THRESHOLD] [-p PID] [--json] [--top N]\n"
 "                       [-o FILE [--force] [--no-cmdline]]\n"
+"                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
+"                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
+"                       [--exec-timeout DURATION] [--exec-limit N]\n"
 "                       [-v] [interval [count]]\n"
 "\n"
 "Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
@@ -515,6 +615,22 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --force               replace FILE if it exists (never through a symlink)\n"
 "      --no-cmdline          do not read the command lines of the processes seen\n"
 "  -v, --verbose             libbpf messages and ring buffer statistics on stderr\n"
+"      --slo RULE            an SLO rule (repeatable): selectors pid=, comm=\n"
+"                            (exact or glob), policy=, verdict=, and one\n"
+"                            condition: wait>=50ms (one stall) or\n"
+"                            stalled>=200ms/10s (stalled time in a sliding\n"
+"                            window); every=DURATION: fire at most so often\n"
+"      --rules FILE          rules, one a line, '#' comments; SIGHUP re-reads\n"
+"                            it (a bad file keeps the rules in use)\n"
+"      --exit-on-violation   stop at the first violation, print the summary,\n"
+"                            exit 3\n"
+"      --exec PROGRAM [ARG]... ';'\n"
+"                            run PROGRAM (no shell) on each violation, the\n"
+"                            violation as JSON on its stdin, LOCKSTALL_*\n"
+"                            variables in its environment\n"
+"      --exec-file FILE      the same, the program and its arguments one a line\n"
+"      --exec-timeout DURATION  kill a hook after DURATION (default 10s)\n"
+"      --exec-limit N        hooks running at once (default 4); beyond, skipped\n"
 "  -h, --help                show this help\n"
 "\n"
 "Arguments:\n"
@@ -522,7 +638,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            500ms), count times, then the summary (default:\n"
 "                            until stopped)\n"
 "\n"
-"Exit status: 0 done, 1 tracing or writing failed, 2 bad command line.\n"
+"Exit status: 0 done, 1 tracing or writing failed, 2 bad command line or\n"
+"rule, 3 an SLO rule was broken (--exit-on-violation).\n"
 "\n"
 "Examples:\n"
 "  lockstall watch                # until Ctrl-C, waits of 10ms or more\n"
@@ -531,7 +648,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  lockstall watch -p 1234        # only stalls involving process 1234\n"
 "  lockstall watch 1 10           # histograms every second, 10 times\n"
 "  lockstall watch --json | jq .  # stalls as JSON Lines, for tools\n"
-"  lockstall watch -o run.lst     # watch, and keep a recording\n");
+"  lockstall watch -o run.lst     # watch, and keep a recording\n"
+"  lockstall watch --slo 'comm=db-* wait>=50ms' --exec /usr/local/bin/page ';'\n");
 		return;
 	}
 	if (cmd == LS_CMD_RECORD) {
@@ -569,8 +687,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 	}
 	if (cmd == LS_CMD_REPORT) {
 		fprintf(f,
-"Usage: lockstall report FILE [--format text|json] [-o OUT [--force]]\n"
+"Usage: lockstall report FILE [--format FORMAT] [-o OUT [--force]]\n"
 "                        [-t THRESHOLD] [-p PID] [--top N] [--from T] [--to T]\n"
+"                        [--slo RULE]... [--rules FILE]\n"
 "\n"
 "Replay a recording made by 'lockstall record' or 'lockstall watch -o' into\n"
 "the same analysis and print what 'lockstall watch' printed (or would have,\n"
@@ -579,7 +698,11 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "\n"
 "Options:\n"
 "      --format FORMAT       text (default) or json, as 'watch' and\n"
-"                            'watch --json' print; --json is short for json\n"
+"                            'watch --json' print (--json is short for json);\n"
+"                            markdown (for a postmortem or a ticket), html\n"
+"                            (one self-contained page with SVG timelines) or\n"
+"                            perfetto (Chrome trace-event JSON: open it in\n"
+"                            ui.perfetto.dev): the whole run's report\n"
 "  -o, --output OUT          write to OUT instead of stdout (mode 0600, never\n"
 "                            through a symlink)\n"
 "      --force               replace OUT if it exists\n"
@@ -591,6 +714,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            recording's -p, if any)\n"
 "      --top N               histograms printed per kind (default: the\n"
 "                            recording's, else 10; 0 for all)\n"
+"      --slo RULE, --rules FILE\n"
+"                            judge the stalls reported by SLO rules, as\n"
+"                            'watch --slo' does, and print the violations\n"
+"                            (text and json only; no hooks)\n"
 "      --from T, --to T      only stalls that began from T until before T: a\n"
 "                            time since the recording began, as the text\n"
 "                            output's +S.mmm column counts (2, 1.5s, 500ms),\n"

@@ -15,16 +15,27 @@
 #define LS_EXIT_OK	0
 #define LS_EXIT_FAILURE	1	/* runtime: no privileges, no BPF, output failed */
 #define LS_EXIT_USAGE	2	/* bad command line */
+#define LS_EXIT_VIOLATION	3	/* watch --exit-on-violation: an SLO rule was broken */
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
 #define LS_PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
+#define LS_MAX_SLO_ARGS		32	/* --slo options; more rules go in a --rules file */
 
 enum ls_command {
 	LS_CMD_NONE = 0,	/* "lockstall --help" / "--version": no command */
 	LS_CMD_WATCH,
 	LS_CMD_RECORD,		/* trace live into a file */
 	LS_CMD_REPORT,		/* replay a file into the engine */
+};
+
+/* report --format: text and json are what watch prints; the rest are reports only. */
+enum ls_report_format {
+	LS_FORMAT_TEXT = 0,
+	LS_FORMAT_JSON,
+	LS_FORMAT_MARKDOWN,
+	LS_FORMAT_HTML,
+	LS_FORMAT_PERFETTO,	/* Chrome trace-event JSON */
 };
 
 struct ls_config {
@@ -35,6 +46,7 @@ struct ls_config {
 	__u64 threshold_ns;	/* -t */
 	__u32 pid;		/* -p: 0 all */
 	bool json;		/* --json */
+	enum ls_report_format report_format;	/* report --format; json also sets json */
 	unsigned int top;	/* --top: histograms per kind, 0 all */
 	bool verbose;		/* -v */
 	__u64 interval_ns;	/* positional interval; 0: histograms only in the summary */
@@ -51,6 +63,16 @@ struct ls_config {
 	bool has_from, has_to;	/* --from, --to */
 	bool wall_clock;	/* they are UTC times of day (HH:MM:SS[.fff]), ns since midnight */
 	__u64 from_ns, to_ns;	/* else: since the run's start */
+	/* watch: SLO rules and what a violation does (src/slo.h, src/hooks.h) */
+	const char *slo[LS_MAX_SLO_ARGS];	/* --slo RULE, in order */
+	unsigned int n_slo;
+	const char *rules_file;	/* --rules FILE: re-read on SIGHUP */
+	char *const *exec_argv;	/* --exec PROGRAM [ARG...] ';': points into argv */
+	int exec_argc;		/* the words before the ';' */
+	const char *exec_file;	/* --exec-file FILE: one argument per line */
+	__u64 exec_timeout_ns;	/* --exec-timeout; 0: the default (10s) */
+	unsigned int exec_limit;	/* --exec-limit: hooks at once; 0: the default (4) */
+	bool exit_on_violation;	/* --exit-on-violation: stop and exit 3 at the first */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

@@ -36,7 +36,7 @@
 int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop)
 {
 	/* the same loop as watch: cmd_watch() sees LS_CMD_RECORD and prints nothing */
-	return cmd_watch(cfg, stop, stdout);
+	return cmd_watch(cfg, stop, NULL, stdout);
 }
 
 int record__create(struct trace_writer **out, const struct ls_config *cfg)

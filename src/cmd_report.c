@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include "commands.h"
 #include "session.h"
+#include "sinks/report.h"
 #include "trace_file.h"
 #include "util.h"
 
@@ -103,6 +104,47 @@ static int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err
 	return 0;
 }
 
+/*
+ * The report formats' sink, made here: they also want the recording's
+ * metadata (meta points into r, which outlives the session).
+ */
+static int report__sink(struct trace_reader *r, const struct ls_config *cfg,
+			struct session_opts *so, struct report_meta *meta, FILE *f)
+{
+	const char *v = trace_reader__meta(r, "clock.realtime_minus_monotonic_ns", NULL);
+	struct sink_opts o = { .top = so->top, .filter_pid = so->pid };
+	char *end;
+
+	if (cfg->report_format == LS_FORMAT_TEXT || cfg->report_format == LS_FORMAT_JSON)
+		return 0;
+	meta->input = cfg->input;
+	meta->host = trace_reader__meta(r, "host", NULL);
+	meta->kernel = trace_reader__meta(r, "kernel.release", NULL);
+	meta->version = trace_reader__meta(r, "lockstall.version", NULL);
+	meta_u64(r, "cpus", 1 << 20, &meta->cpus);
+	meta->threshold_ns = so->threshold_ns;
+	if (v && *v) {
+		errno = 0;
+		meta->realtime_minus_monotonic_ns = strtoll(v, &end, 10);
+		meta->has_clock = !errno && !*end;
+	}
+	switch (cfg->report_format) {
+	case LS_FORMAT_MARKDOWN:
+		so->custom = sink_markdown__new(f, &o, meta);
+		break;
+	case LS_FORMAT_HTML:
+		so->custom = sink_html__new(f, &o, meta);
+		break;
+	default:
+		so->custom = sink_perfetto__new(f, &o);
+		break;
+	}
+	if (!so->custom)
+		return -ENOMEM;
+	so->format = SESSION_CUSTOM;
+	return 0;
+}
+
 #define NSEC_PER_DAY	(86400 * NSEC_PER_SEC)
 
 /*
@@ -153,7 +195,9 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 		.to_ns = cfg->has_to ? cfg->to_ns : 0,
 	};
 	struct trace_reader *r = NULL;
+	struct report_meta meta = { 0 };
 	struct session s = { 0 };
+	struct slo_rules rules = { 0 };	/* --slo, --rules */
 	FILE *f = NULL;
 	__u64 v, recorded_ns;
 	const void *rec;
@@ -185,10 +229,22 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	meta_u64(r, "top", UINT32_MAX, &v);
 	so.top = cfg->top_set ? cfg->top : (unsigned int)v;
 
+	if (cfg->n_slo || cfg->rules_file) {
+		char why[SLO_ERR_LEN];
+
+		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, why,
+				     sizeof(why));
+		if (rc) {
+			fprintf(err, "lockstall: %s\n", why);
+			ret = rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
+			goto cleanup;
+		}
+		so.rules = &rules;
+	}
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
 	report__header(r, cfg, err, so.threshold_ns);
-	if (session__init(&s, &so, f)) {
+	if (report__sink(r, cfg, &so, &meta, f) || session__init(&s, &so, f)) {
 		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
 	}
@@ -214,6 +270,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	ret = LS_EXIT_OK;
 cleanup:
 	session__destroy(&s);
+	slo_rules__free(&rules);
 	if (f && f != out && fclose(f) && ret == LS_EXIT_OK) {
 		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(errno));
 		ret = LS_EXIT_FAILURE;

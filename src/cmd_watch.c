@@ -16,11 +16,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include "commands.h"
 #include "engine/engine.h"
+#include "hooks.h"
 #include "loader.h"
 #include "session.h"
 #include "sinks/sink.h"
@@ -42,7 +44,172 @@ struct watch {
 	__u64 lost_warned;	/* drops already reported on stderr */
 	bool write_told;	/* the write error has been reported */
 	__u64 start_ns;		/* for progress */
+	const struct ls_config *cfg;
+	struct hooks *hooks;	/* --exec, --exec-file */
+	bool violated;		/* an SLO rule was broken */
+	bool stop_violation;	/* ... and --exit-on-violation says stop */
 };
+
+/* SIGHUP: the new rules file, or the old rules and why not. */
+static void watch__reload(struct watch *w)
+{
+	struct slo_rules rules = { 0 };
+	char err[SLO_ERR_LEN];
+
+	if (!w->cfg->rules_file || !w->s.slo) {
+		fprintf(stderr, "lockstall: SIGHUP: no --rules file to re-read\n");
+		return;
+	}
+	if (slo_rules__read(&rules, w->cfg->slo, w->cfg->n_slo, w->cfg->rules_file, err,
+			    sizeof(err))) {
+		fprintf(stderr, "lockstall: SIGHUP: %s: keeping the rules in use (%zu)\n", err,
+			slo__n_rules(w->s.slo));
+		return;
+	}
+	fprintf(stderr, "lockstall: SIGHUP: %s re-read: rules in use: %zu\n", w->cfg->rules_file,
+		rules.n);
+	slo__set_rules(w->s.slo, &rules);
+}
+
+static void env__add(char **env, size_t *n, const char *name, unsigned long long v)
+{
+	if (asprintf(&env[*n], "%s=%llu", name, v) >= 0)
+		(*n)++;
+}
+
+/*
+ * A hook's environment: numbers, names of our own vocabulary and the rule
+ * the operator wrote; nothing a traced process could choose (its comm is
+ * in the JSON on stdin only).
+ */
+static size_t violation__env(const struct slo_violation *v, char **env)
+{
+	const struct ls_stall *st = v->n_stalls ? v->stalls[0] : NULL;
+	size_t n = 0, i;
+
+	if (asprintf(&env[n], "LOCKSTALL_RULE=%s", v->rule->text) >= 0)
+		n++;
+	env__add(env, &n, "LOCKSTALL_RULE_INDEX", v->rule_index + 1);
+	if (asprintf(&env[n], "LOCKSTALL_KIND=%s", v->rule->kind == SLO_WAIT ? "wait" : "stalled") >= 0)
+		n++;
+	env__add(env, &n, "LOCKSTALL_VALUE_NS", v->value_ns);
+	env__add(env, &n, "LOCKSTALL_LIMIT_NS", v->rule->limit_ns);
+	if (v->rule->kind == SLO_STALLED)
+		env__add(env, &n, "LOCKSTALL_WINDOW_NS", v->rule->window_ns);
+	env__add(env, &n, "LOCKSTALL_SUPPRESSED", v->suppressed);
+	if (st) {
+		if (asprintf(&env[n], "LOCKSTALL_VERDICT=%s", ls_verdict_name(st->verdict)) >= 0)
+			n++;
+		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
+		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
+		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
+		env__add(env, &n, "LOCKSTALL_MM_PID", st->mm.tgid);
+		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
+			if (st->chain[i].role != LS_ROLE_HOLDER)
+				continue;
+			env__add(env, &n, "LOCKSTALL_HOLDER_PID", st->chain[i].task.tgid);
+			env__add(env, &n, "LOCKSTALL_HOLDER_TID", st->chain[i].task.tid);
+			break;
+		}
+	}
+	env[n] = NULL;
+	return n;
+}
+
+#define VIOLATION_ENV_MAX 16
+
+static int watch__on_violation(void *ctx, const struct slo_violation *v)
+{
+	struct watch *w = ctx;
+	char *env[VIOLATION_ENV_MAX], *json = NULL, what[48];
+	size_t len = 0, n, i;
+	FILE *f;
+
+	w->violated = true;
+	if (w->cfg->exit_on_violation)
+		w->stop_violation = true;
+	if (!w->hooks)
+		return 0;
+	snprintf(what, sizeof(what), "rule %zu", v->rule_index + 1);
+	f = open_memstream(&json, &len);
+	if (!f) {
+		fprintf(stderr, "lockstall: hook not run for %s: %s\n", what, strerror(errno));
+		return 0;
+	}
+	slo_violation__write_json(f, v);
+	putc('\n', f);
+	if (fclose(f)) {
+		fprintf(stderr, "lockstall: hook not run for %s: %s\n", what, strerror(ENOMEM));
+		free(json);
+		return 0;
+	}
+	n = violation__env(v, env);
+	hooks__run(w->hooks, json, len, env, what);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	free(json);
+	return 0;
+}
+
+/* The hooks' counts, for the summary. */
+static void watch__hook_stats(struct watch *w)
+{
+	struct hooks_stats hs;
+
+	if (!w->hooks)
+		return;
+	hooks__stats(w->hooks, &hs);
+	w->s.hook_runs = hs.runs;
+	w->s.hook_failures = hs.failures;
+	w->s.hook_timeouts = hs.timeouts;
+	w->s.hook_skipped = hs.skipped;
+}
+
+/* The hook's argv: --exec's words up to ';', or --exec-file's lines. */
+static int watch__hooks(struct watch *w, const struct ls_config *cfg)
+{
+	struct hooks_opts ho = {
+		.max_running = cfg->exec_limit,
+		.timeout_ns = cfg->exec_timeout_ns,
+	};
+	char **argv = NULL, err[SLO_ERR_LEN];
+	int i, rc;
+
+	if (cfg->exec_file) {
+		rc = hooks_argv__read(cfg->exec_file, &argv, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "lockstall: --exec-file %s\n", err);
+			return rc;
+		}
+	} else {
+		argv = calloc((size_t)cfg->exec_argc + 1, sizeof(*argv));
+		if (!argv)
+			goto nomem;
+		for (i = 0; i < cfg->exec_argc; i++) {
+			argv[i] = strdup(cfg->exec_argv[i]);
+			if (!argv[i])
+				goto nomem;
+		}
+	}
+	/* a hook that can never run should fail now, not at the first violation */
+	if (strchr(argv[0], '/') && access(argv[0], X_OK)) {
+		rc = -errno;
+		fprintf(stderr, "lockstall: hook %s: cannot run: %s\n", argv[0], strerror(-rc));
+		hooks_argv__free(argv);
+		return rc;
+	}
+	ho.argv = argv;
+	w->hooks = hooks__new(&ho);
+	hooks_argv__free(argv);
+	if (!w->hooks)
+		goto nomem_freed;
+	return 0;
+nomem:
+	hooks_argv__free(argv);
+nomem_freed:
+	fprintf(stderr, "lockstall: cannot set up the hook: %s\n", strerror(ENOMEM));
+	return -ENOMEM;
+}
 
 /*
  * -p names a process.  One that does not exist yet may start later; a
@@ -146,7 +313,8 @@ static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, co
 	return LS_EXIT_FAILURE;
 }
 
-static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile sig_atomic_t *stop)
+static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile sig_atomic_t *stop,
+		       volatile sig_atomic_t *reload)
 {
 	__u64 now = ls_now_ns();
 	__u64 deadline = cfg->duration_ns ? now + cfg->duration_ns : 0;
@@ -155,8 +323,15 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	__u64 intervals = 0;
 	int timeout, rc;
 
-	while (!*stop) {
+	while (!*stop && !w->stop_violation) {
 		now = ls_now_ns();
+		if (reload && *reload) {
+			*reload = 0;
+			if (cfg->cmd == LS_CMD_WATCH)
+				watch__reload(w);
+		}
+		if (w->hooks)
+			hooks__poll(w->hooks, now);
 		/* an interval due with the deadline ("-d 3 1") still prints */
 		if (next_interval && now >= next_interval) {
 			/* stalls found so far print before the interval's histograms */
@@ -207,13 +382,18 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	rc = loader__emit_histograms(w->loader, LS_MARK_END, session__feed, &w->s);
 	if (rc < 0)
 		return watch__fail(w, cfg, rc, "reading the histograms");
+	/* what the hooks did belongs in the summary: let them end (or time out) */
+	if (w->hooks)
+		hooks__drain(w->hooks);
+	watch__hook_stats(w);
 	rc = session__finish(&w->s);
 	if (rc < 0)
 		return watch__fail(w, cfg, rc, NULL);
 	return LS_EXIT_OK;
 }
 
-int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop, FILE *out)
+int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	      volatile sig_atomic_t *reload, FILE *out)
 {
 	struct session_opts so = {
 		.format = cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
@@ -232,10 +412,29 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop, FILE *ou
 		.min_hold_ns = cfg->threshold_ns / 4,
 		.verbose = cfg->verbose,
 	};
-	struct watch w = { 0 };
+	struct watch w = { .cfg = cfg };
+	struct slo_rules rules = { 0 };
 	char thr[32];
 	int ret = LS_EXIT_FAILURE, rc;
 
+	/* a rule that cannot be used fails before anything is loaded */
+	if (cfg->n_slo || cfg->rules_file) {
+		char err[SLO_ERR_LEN];
+
+		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, err,
+				     sizeof(err));
+		if (rc) {
+			fprintf(stderr, "lockstall: %s\n", err);
+			return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
+		}
+		so.rules = &rules;
+		so.on_violation = watch__on_violation;
+		so.violation_ctx = &w;
+		if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(&w, cfg)) {
+			slo_rules__free(&rules);
+			return LS_EXIT_FAILURE;
+		}
+	}
 	if (cfg->pid)
 		so.pid = watch__check_pid(cfg->pid);
 
@@ -286,7 +485,9 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop, FILE *ou
 			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
 	fflush(stderr);
 
-	ret = watch__loop(&w, cfg, stop);
+	ret = watch__loop(&w, cfg, stop, reload);
+	if (ret == LS_EXIT_OK && w.violated && cfg->exit_on_violation)
+		ret = LS_EXIT_VIOLATION;
 	watch__tell_write_error(&w, cfg);
 	if (w.s.write_err)
 		ret = LS_EXIT_FAILURE;
@@ -317,5 +518,7 @@ cleanup:
 			ret = LS_EXIT_FAILURE;
 	}
 	session__destroy(&w.s);
+	slo_rules__free(&rules);
+	hooks__free(w.hooks);
 	return ret;
 }

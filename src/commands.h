@@ -16,10 +16,12 @@ struct trace_writer;
 /*
  * Trace live until *stop is set (SIGINT, SIGTERM), cfg->duration_ns passed,
  * or cfg->count intervals were printed; then print the summary to out.
+ * *reload (SIGHUP; may be NULL): re-read cfg->rules_file.
  * cfg->output: also record to that file.  LS_CMD_RECORD: record only,
  * print progress instead of stalls (cmd_watch.c).
  */
-int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop, FILE *out);
+int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	      volatile sig_atomic_t *reload, FILE *out);
 
 /* The trace file of a live run (cmd_record.c); each prints its errors. */
 int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop);

@@ -3,8 +3,8 @@
  * lockstall: find priority inversion on mm->mmap_lock.
  *
  * main() parses the command line, sets up signals and runs the command.
- * The stop flag below is the program's only global mutable state: a signal
- * handler can reach nothing else.
+ * The stop and reload flags below are the program's only global mutable
+ * state: a signal handler can reach nothing else.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,10 +18,16 @@
 #endif
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reload_requested;	/* SIGHUP: watch re-reads --rules */
 
 static void on_stop_signal(int sig)
 {
 	stop_requested = 1;
+}
+
+static void on_reload_signal(int sig)
+{
+	reload_requested = 1;
 }
 
 static int signals__init(void)
@@ -44,6 +50,11 @@ static int signals__init(void)
 	 */
 	sa.sa_flags = SA_RESETHAND;
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	/* a daemon's "reload": never the default, which would end the run */
+	sa.sa_handler = on_reload_signal;
+	sa.sa_flags = 0;
+	if (sigaction(SIGHUP, &sa, NULL))
 		return -errno;
 	return 0;
 }
@@ -84,7 +95,7 @@ int main(int argc, char **argv)
 
 	switch (cfg.cmd) {
 	case LS_CMD_WATCH:
-		return cmd_watch(&cfg, &stop_requested, stdout);
+		return cmd_watch(&cfg, &stop_requested, &reload_requested, stdout);
 	case LS_CMD_RECORD:
 		return cmd_record(&cfg, &stop_requested);
 	case LS_CMD_REPORT:

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "session.h"
+#include "sinks/sink_common.h"
 #include "trace_file.h"
 
 static void sink_plain__free(struct sink *s)
@@ -90,6 +91,109 @@ static const struct sink_ops window_ops = {
 	.free = sink_plain__free,
 };
 
+/*
+ * The rules see every stall the engine emits, after the output has printed
+ * it, so a violation line follows its stall; the summary gets their counts.
+ */
+struct slo_sink {
+	struct sink base;
+	struct session *session;
+	struct sink *inner;
+	const struct window_sink *window;	/* inner, when it is report's window */
+	enum session_format format;
+	int (*on_violation)(void *ctx, const struct slo_violation *v);
+	void *ctx;
+};
+
+static int slo_sink__violation(void *ctx, const struct slo_violation *v)
+{
+	struct slo_sink *t = ctx;
+	FILE *f = t->base.out;
+	int err = 0;
+
+	if (t->format == SESSION_JSON) {
+		slo_violation__write_json(f, v);
+		putc('\n', f);
+		err = sink__flush(f);
+	} else if (t->format == SESSION_TEXT) {
+		slo_violation__write_text(f, v);
+		putc('\n', f);
+		err = sink__flush(f);
+	}
+	if (err)
+		return err;
+	return t->on_violation ? t->on_violation(t->ctx, v) : 0;
+}
+
+static int slo_sink__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct slo_sink *t = (struct slo_sink *)s;
+	int err = sink__stall(t->inner, st);
+
+	if (err)
+		return err;
+	/* report --from/--to: the rules judge what is reported, no more */
+	if (t->window && !window__holds(t->window, st->start_ns))
+		return 0;
+	return slo__on_stall(t->session->slo, st);
+}
+
+static int slo_sink__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	return sink__interval(((struct slo_sink *)s)->inner, h);
+}
+
+static int slo_sink__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct slo_sink *t = (struct slo_sink *)s;
+	const struct session *ss = t->session;
+	struct ls_summary copy = *sum;
+	struct slo_stats st;
+
+	slo__stats(ss->slo, &st);
+	copy.slo = true;
+	copy.slo_violations = st.violations;
+	copy.slo_suppressed = st.suppressed;
+	copy.hook_runs = ss->hook_runs;
+	copy.hook_failures = ss->hook_failures;
+	copy.hook_timeouts = ss->hook_timeouts;
+	copy.hook_skipped = ss->hook_skipped;
+	return sink__summary(t->inner, &copy);
+}
+
+static const struct sink_ops slo_sink_ops = {
+	.name = "slo",
+	.stall = slo_sink__stall,
+	.interval = slo_sink__interval,
+	.summary = slo_sink__summary,
+	.free = sink_plain__free,
+};
+
+static int session__add_slo(struct session *s, const struct session_opts *o, FILE *out)
+{
+	struct slo_sink *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->base.ops = &slo_sink_ops;
+	t->base.out = out;
+	t->base.opts = s->out->opts;
+	t->session = s;
+	t->inner = s->sink;
+	if (o->window)
+		t->window = (const struct window_sink *)s->sink;
+	t->format = o->format;
+	t->on_violation = o->on_violation;
+	t->ctx = o->violation_ctx;
+	s->slo = slo__new(o->rules, slo_sink__violation, t);
+	if (!s->slo) {
+		free(t);
+		return -ENOMEM;
+	}
+	s->sink = &t->base;
+	return 0;
+}
+
 int session__init(struct session *s, const struct session_opts *o, FILE *out)
 {
 	struct sink_opts so = {
@@ -108,6 +212,9 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 		break;
 	case SESSION_JSON:
 		s->out = sink_json__new(out, &so);
+		break;
+	case SESSION_CUSTOM:
+		s->out = o->custom;
 		break;
 	case SESSION_NONE:
 		s->out = calloc(1, sizeof(*s->out));
@@ -133,6 +240,9 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 		w->to_ns = o->to_ns;
 		s->sink = &w->base;
 	}
+	/* even without rules yet: a SIGHUP may bring some */
+	if (o->rules && session__add_slo(s, o, out))
+		goto nomem;
 	s->engine = engine__new(&eo, s->sink);
 	if (!s->engine)
 		goto nomem;
@@ -183,6 +293,15 @@ void session__destroy(struct session *s)
 {
 	if (s->engine)
 		engine__free(s->engine);
+	/* the rules' sink wraps the window's, if any */
+	if (s->slo) {
+		struct sink *inner = ((struct slo_sink *)s->sink)->inner;
+
+		sink__free(s->sink);
+		s->sink = inner;
+		slo__free(s->slo);
+		s->slo = NULL;
+	}
 	if (s->sink && s->sink != s->out)
 		sink__free(s->sink);
 	sink__free(s->out);

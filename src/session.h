@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include "engine/engine.h"
 #include "sinks/sink.h"
+#include "slo.h"
 
 struct trace_writer;
 
@@ -22,6 +23,7 @@ enum session_format {
 	SESSION_NONE = 0,	/* no output: record counts stalls, prints nothing */
 	SESSION_TEXT,
 	SESSION_JSON,
+	SESSION_CUSTOM,		/* session_opts.custom: a report sink the caller made */
 };
 
 struct session_opts {
@@ -39,6 +41,16 @@ struct session_opts {
 	bool window_abs;	/* from_ns and to_ns are CLOCK_MONOTONIC times, not offsets */
 	__u64 from_ns;
 	__u64 to_ns;		/* 0: to the end */
+	struct sink *custom;	/* SESSION_CUSTOM: the session owns it from session__init on */
+	/*
+	 * SLO rules (taken: left empty): every stall the engine emits goes
+	 * to the output, then to the rules; a violation is printed after
+	 * its stall (text, JSON) and handed to on_violation, whose negative
+	 * return stops the run like a sink error.
+	 */
+	struct slo_rules *rules;
+	int (*on_violation)(void *ctx, const struct slo_violation *v);
+	void *violation_ctx;
 };
 
 struct session {
@@ -50,6 +62,9 @@ struct session {
 	__u64 first_ts;		/* of the first record: t0 when no BEGIN mark came */
 	int feed_err;		/* the engine's (the sink's) error that stopped feeding */
 	int write_err;		/* the writer's error that stopped feeding */
+	struct slo *slo;	/* NULL: no rules */
+	/* hook counts for the summary, kept up to date by whoever runs hooks */
+	__u64 hook_runs, hook_failures, hook_timeouts, hook_skipped;
 };
 
 /* Build sink and engine writing to out.  0 or -ENOMEM (nothing printed). */

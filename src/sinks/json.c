@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include "sinks/json_stall.h"
 #include "sinks/sink.h"
 #include "sinks/sink_common.h"
 #include "util.h"
@@ -132,9 +133,8 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 	putc(']', f);
 }
 
-static int json__stall(struct sink *s, const struct ls_stall *st)
+void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 {
-	FILE *f = s->out;
 	unsigned int i;
 
 	fprintf(f, "{\"type\":\"stall\"");
@@ -170,9 +170,15 @@ static int json__stall(struct sink *s, const struct ls_stall *st)
 	json_chain(f, st);
 	json_strv(f, "verdict", ls_verdict_name(st->verdict));
 	json_u64(f, "lost_in_window", st->lost_in_window);
-	fprintf(f, "}\n");
+	putc('}', f);
+}
+
+static int json__stall(struct sink *s, const struct ls_stall *st)
+{
+	sink_json__write_stall(s->out, st);
+	putc('\n', s->out);
 	/* consumers tail this live */
-	return sink__flush(f);
+	return sink__flush(s->out);
 }
 
 static const char *kind_key(unsigned int kind)
@@ -270,6 +276,15 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 	json_u64(f, "lost_events", sum->lost_events);
 	json_u64(f, "bad_records", sum->bad_records);
 	json_u64(f, "evicted", sum->evicted);
+	if (sum->slo) {
+		fprintf(f, ",\"slo\":{\"violations\":%llu", (unsigned long long)sum->slo_violations);
+		json_u64(f, "suppressed", sum->slo_suppressed);
+		fprintf(f, ",\"hooks\":{\"runs\":%llu", (unsigned long long)sum->hook_runs);
+		json_u64(f, "failures", sum->hook_failures);
+		json_u64(f, "timeouts", sum->hook_timeouts);
+		json_u64(f, "skipped", sum->hook_skipped);
+		fprintf(f, "}}");
+	}
 	err = json_hists(f, &s->opts, sum->hists ? sum->hists : &empty);
 	fprintf(f, "}\n");
 	return err ? err : sink__flush(f);

@@ -455,6 +455,12 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records);
+	if (sum->slo)
+		fprintf(f, "  slo      %llu violations, %llu suppressed; hooks %llu run, %llu failed, %llu timed out, %llu skipped\n",
+			(unsigned long long)sum->slo_violations,
+			(unsigned long long)sum->slo_suppressed, (unsigned long long)sum->hook_runs,
+			(unsigned long long)sum->hook_failures, (unsigned long long)sum->hook_timeouts,
+			(unsigned long long)sum->hook_skipped);
 	if (sum->evicted)
 		fprintf(f, "  WARNING  %llu entries evicted to bound memory: some holders may be missing\n",
 			(unsigned long long)sum->evicted);

@@ -94,6 +94,8 @@ static void watch__parse(struct e2e_watch *w)
 
 	cr_assert(copy, "out of memory");
 	w->stalls = json_array();
+	w->violations = json_array();
+	w->lines = json_array();
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		json_error_t jerr;
 		json_t *j = json_loads(line, 0, &jerr);
@@ -105,7 +107,10 @@ static void watch__parse(struct e2e_watch *w)
 		cr_assert(json_is_object(j), "lockstall stdout line %zu is not an object", lineno);
 		cr_assert_null(w->summary, "line %zu comes after the summary: %.300s", lineno, line);
 		type = e2e_str(j, "type");
-		if (!strcmp(type, "stall")) {
+		json_array_append(w->lines, j);
+		if (!strcmp(type, "violation")) {
+			json_array_append_new(w->violations, j);
+		} else if (!strcmp(type, "stall")) {
 			json_array_append_new(w->stalls, j);
 		} else if (!strcmp(type, "summary")) {
 			w->summary = j;
@@ -129,7 +134,7 @@ void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *
 			 const char *const watch_args[])
 {
 	const char *bin, *dir;
-	char *ls_argv[16] = { NULL, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
+	char *ls_argv[24] = { NULL, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
 	size_t ls_n = 5;
 	char *wl_argv[16];
 	char path[4096];
@@ -143,7 +148,7 @@ void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *
 	bin = e2e_require(true);
 	dir = getenv("LOCKSTALL_WORKLOADS");
 	ls_argv[0] = (char *)bin;
-	while (watch_args && watch_args[ls_n - 5] && ls_n < 13) {
+	while (watch_args && watch_args[ls_n - 5] && ls_n < 21) {
 		ls_argv[ls_n] = (char *)watch_args[ls_n - 5];
 		ls_n++;
 	}
@@ -199,7 +204,9 @@ void e2e_watch__release(struct e2e_watch *w)
 	json_decref(w->truth);
 	json_decref(w->stalls);
 	json_decref(w->summary);
-	w->truth = w->stalls = w->summary = NULL;
+	json_decref(w->violations);
+	json_decref(w->lines);
+	w->truth = w->stalls = w->summary = w->violations = w->lines = NULL;
 }
 
 void e2e_run_cli(struct e2e_proc *p, const char *const args[])

@@ -26,6 +26,8 @@ struct e2e_watch {
 	struct e2e_proc workload;
 	json_t *truth;		/* the workload's ground-truth object */
 	json_t *stalls;		/* array: every "stall" line, in order */
+	json_t *violations;	/* array: every "violation" line (watch --slo), in order */
+	json_t *lines;		/* array: every line, in order */
 	json_t *summary;	/* the "summary" line */
 };
 
@@ -40,7 +42,7 @@ const char *e2e_require(bool need_bpf);
 
 /* Run $LOCKSTALL_WORKLOADS/workload with args (NULL-terminated) under lockstall. */
 void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const args[]);
-/* The same with more arguments for lockstall watch (NULL-terminated, at most 8). */
+/* The same with more arguments for lockstall watch (NULL-terminated, at most 16). */
 void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const char *const watch_args[]);
 void e2e_watch__release(struct e2e_watch *w);

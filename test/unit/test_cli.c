@@ -43,6 +43,12 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " p=%u", c->pid);
 	if (c->json)
 		fprintf(f, " json");
+	if (c->report_format == LS_FORMAT_MARKDOWN)
+		fprintf(f, " markdown");
+	else if (c->report_format == LS_FORMAT_HTML)
+		fprintf(f, " html");
+	else if (c->report_format == LS_FORMAT_PERFETTO)
+		fprintf(f, " perfetto");
 	if (c->top != LS_DEFAULT_TOP)
 		fprintf(f, " top=%u", c->top);
 	if (c->verbose)
@@ -174,6 +180,11 @@ ParameterizedTestParameters(cli, parse)
 		{ "report r.lst --format json", 0, "report in=r.lst json", "" },
 		{ "report --format=text r.lst", 0, "report in=r.lst", "" },
 		{ "report r.lst --json", 0, "report in=r.lst json", "" },
+		{ "report r.lst --format markdown", 0, "report in=r.lst markdown", "" },
+		{ "report r.lst --format=html -o r.html", 0, "report in=r.lst html o=r.html", "" },
+		{ "report r.lst --format perfetto", 0, "report in=r.lst perfetto", "" },
+		{ "report r.lst --format html --json", 0, "report in=r.lst json", "" },
+		{ "report r.lst --json --format markdown", 0, "report in=r.lst markdown", "" },
 		{ "report r.lst -o out.txt --force", 0, "report in=r.lst o=out.txt force", "" },
 		{ "report r.lst -t 10ms -p 7 --top 0", 0, "report in=r.lst p=7 top=0 set=tptop", "" },
 		{ "report r.lst --from 2s --to 2500ms", 0,
@@ -198,7 +209,7 @@ ParameterizedTestParameters(cli, parse)
 		{ "report", 2, "missing FILE: the recording to report on", "report" },
 		{ "report a.lst b.lst", 2, "unexpected argument 'b.lst': report reads one recording",
 		  "report" },
-		{ "report r.lst --format xml", 2, "invalid format 'xml' for --format: expected text or json",
+		{ "report r.lst --format xml", 2, "invalid format 'xml' for --format: expected text, json, markdown, html or perfetto",
 		  "report" },
 		{ "report r.lst --from 2s --to 1s", 2, "--to must be later than --from", "report" },
 		{ "report r.lst --from soon", 2, "invalid time 'soon' for --from", "report" },

@@ -38,6 +38,9 @@ static struct golden_case golden_cases[] = {
 	{ "--from 06:39:00 --to 06:40:00.2", "golden.window0.txt" },
 	{ "-p 300 --format=json", "golden.pid300.json" },
 	{ "-t 55ms --top 1", "golden.t55ms.txt" },
+	{ "--format markdown", "golden.md" },
+	{ "--format html", "golden.html" },
+	{ "--format perfetto", "golden.perfetto.json" },
 };
 
 struct run {

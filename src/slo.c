@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * See slo.h.  The parser takes lines from people and from files that may
+ * be anything: every byte is checked, every number bounded, and an error
+ * names the rule, the column and what was expected.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "slo.h"
+#include "sinks/json_stall.h"
+#include "util.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+struct parse_ctx {
+	const char *line;
+	size_t len;
+	const char *what;
+	char *err;
+	size_t err_len;
+};
+
+/* The rule quoted for a message: printable ASCII, at most 60 bytes. */
+static void quote_rule(const struct parse_ctx *c, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < c->len && o + 5 < len; i++) {
+		unsigned char b = (unsigned char)c->line[i];
+
+		if (i == 60) {
+			o += (size_t)snprintf(buf + o, len - o, "...");
+			break;
+		}
+		if (b >= 0x20 && b < 0x7f && b != '\\')
+			buf[o++] = (char)b;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", b);
+	}
+	buf[o < len ? o : len - 1] = '\0';
+}
+
+__attribute__((format(printf, 3, 4)))
+static int parse_error(const struct parse_ctx *c, size_t col, const char *fmt, ...)
+{
+	char quoted[320], msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	quote_rule(c, quoted, sizeof(quoted));
+	if (c->err && c->err_len)
+		snprintf(c->err, c->err_len, "%s: rule '%s', column %zu: %s", c->what, quoted,
+			 col + 1, msg);
+	return -EINVAL;
+}
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+static int parse_dur(const struct parse_ctx *c, size_t col, const char *key, const char *val,
+		     __u64 *out)
+{
+	if (ls_parse_duration(val, 0, out) || !*out)
+		return parse_error(c, col, "invalid duration '%.40s' for %s: expected a duration above zero with a unit, like 500us, 50ms, 10s",
+				   val, key);
+	return 0;
+}
+
+static const char *const policy_names[] = {
+	[LS_POLICY_NORMAL] = "normal", [LS_POLICY_FIFO] = "fifo", [LS_POLICY_RR] = "rr",
+	[LS_POLICY_BATCH] = "batch", [LS_POLICY_IDLE] = "idle", [LS_POLICY_DEADLINE] = "deadline",
+};
+
+/* One word, NUL-terminated, starting at column col. */
+static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
+		      bool *has_cond, bool *has_every)
+{
+	char *eq = strchr(word, '='), *val;
+	size_t klen;
+	__u64 v;
+
+	if (!eq || eq == word)
+		return parse_error(c, col, "expected key=value or a condition (wait>=DURATION, stalled>=DURATION/WINDOW), got '%.40s'",
+				   word);
+	val = eq + 1;
+	/* "wait>=..." has its '>' before the '=' */
+	if (eq[-1] == '>') {
+		klen = (size_t)(eq - 1 - word);
+		if (*has_cond)
+			return parse_error(c, col, "a second condition: a rule has one (wait>= or stalled>=)");
+		if (klen == 4 && !strncmp(word, "wait", 4)) {
+			r->kind = SLO_WAIT;
+			if (parse_dur(c, col + 6, "wait>=", val, &r->limit_ns))
+				return -EINVAL;
+		} else if (klen == 7 && !strncmp(word, "stalled", 7)) {
+			char *slash = strchr(val, '/');
+
+			if (!slash)
+				return parse_error(c, col + 9, "expected stalled>=DURATION/WINDOW, like stalled>=200ms/10s");
+			*slash = '\0';
+			r->kind = SLO_STALLED;
+			if (parse_dur(c, col + 9, "stalled>=", val, &r->limit_ns) ||
+			    parse_dur(c, col + 9 + (size_t)(slash + 1 - val), "the window", slash + 1,
+				      &r->window_ns))
+				return -EINVAL;
+			if (r->limit_ns > r->window_ns)
+				return parse_error(c, col + 9, "the budget is longer than its window: it could never be broken");
+		} else {
+			return parse_error(c, col, "unknown condition '%.*s>=': expected wait>= or stalled>=",
+					   (int)(klen > 40 ? 40 : klen), word);
+		}
+		*has_cond = true;
+		return 0;
+	}
+	*eq = '\0';
+	col += (size_t)(val - word);
+	if (!strcmp(word, "pid")) {
+		if (r->has_pid)
+			return parse_error(c, col, "pid= given twice");
+		if (ls_parse_u64(val, LS_PID_MAX, &v) || !v)
+			return parse_error(c, col, "invalid pid '%.40s': expected a process ID from 1 to %u",
+					   val, LS_PID_MAX);
+		r->pid = (__u32)v;
+		r->has_pid = true;
+	} else if (!strcmp(word, "comm")) {
+		if (r->has_comm)
+			return parse_error(c, col, "comm= given twice");
+		if (!*val || strlen(val) > SLO_MAX_GLOB)
+			return parse_error(c, col, "expected a comm or a glob of 1 to %d bytes", SLO_MAX_GLOB);
+		strcpy(r->comm, val);
+		r->has_comm = true;
+	} else if (!strcmp(word, "policy")) {
+		size_t i;
+
+		if (r->has_policy)
+			return parse_error(c, col, "policy= given twice");
+		for (i = 0; i < ARRAY_SIZE(policy_names); i++) {
+			if (policy_names[i] && !strcmp(val, policy_names[i]))
+				break;
+		}
+		if (i == ARRAY_SIZE(policy_names))
+			return parse_error(c, col, "unknown policy '%.40s': expected normal, batch, idle, fifo, rr or deadline",
+					   val);
+		r->policy = (unsigned int)i;
+		r->has_policy = true;
+	} else if (!strcmp(word, "verdict")) {
+		unsigned int i;
+
+		if (r->has_verdict)
+			return parse_error(c, col, "verdict= given twice");
+		if (!strcmp(val, "any")) {
+			r->has_verdict = true;
+			r->verdict = LS_VERDICT_N;
+			return 0;
+		}
+		for (i = 0; i < LS_VERDICT_N; i++) {
+			if (!strcmp(val, ls_verdict_name(i)))
+				break;
+		}
+		if (i == LS_VERDICT_N)
+			return parse_error(c, col, "unknown verdict '%.40s': expected priority_inversion, holder_off_cpu, contention, unknown or any",
+					   val);
+		r->verdict = i;
+		r->has_verdict = true;
+	} else if (!strcmp(word, "every")) {
+		if (*has_every)
+			return parse_error(c, col, "every= given twice");
+		if (parse_dur(c, col, "every=", val, &r->every_ns))
+			return -EINVAL;
+		*has_every = true;
+	} else if (!strcmp(word, "cgroup")) {
+		return parse_error(c, col - 7, "cgroup= is not supported yet: lockstall's records carry no cgroup ids; select by pid= or comm=");
+	} else {
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, policy, verdict, every, wait>= or stalled>=",
+				   word);
+	}
+	return 0;
+}
+
+static int rules__push(struct slo_rules *rules, struct slo_rule *r)
+{
+	struct slo_rule *v;
+
+	if (rules->n >= SLO_MAX_RULES)
+		return -E2BIG;
+	v = realloc(rules->v, (rules->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	rules->v = v;
+	v[rules->n++] = *r;
+	return 0;
+}
+
+int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len, const char *what,
+			  char *err, size_t err_len)
+{
+	struct parse_ctx c = { line, len, what, err, err_len };
+	struct slo_rule r = { 0 };
+	bool has_cond = false, has_every = false;
+	size_t i, start, end, text_end = 0;
+	char *buf = NULL;
+	int rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (len > SLO_MAX_LINE) {
+		c.len = 60;
+		return parse_error(&c, SLO_MAX_LINE, "the rule is longer than %d bytes", SLO_MAX_LINE);
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)line[i];
+
+		if (b == '#' && (i == 0 || is_blank(line[i - 1])))
+			break;
+		if (!b)
+			return parse_error(&c, i, "a NUL byte: expected printable ASCII");
+		if (!is_blank((char)b) && (b < 0x20 || b >= 0x7f))
+			return parse_error(&c, i, "byte 0x%02x: expected printable ASCII (a comm with other bytes is matched as \\xNN)",
+					   b);
+	}
+	len = i;	/* the comment goes */
+	for (start = 0; start < len && is_blank(line[start]); start++)
+		;
+	if (start == len)
+		return 0;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	r.verdict = LS_VERDICT_N;
+	for (i = start; i < len; i = end) {
+		while (i < len && is_blank(buf[i]))
+			i++;
+		if (i == len)
+			break;
+		for (end = i; end < len && !is_blank(buf[end]); end++)
+			;
+		text_end = end;
+		buf[end] = '\0';
+		rc = parse_word(&c, &r, buf + i, i, &has_cond, &has_every);
+		if (rc)
+			goto fail;
+		if (end < len)
+			end++;
+	}
+	if (!has_cond) {
+		rc = parse_error(&c, text_end, "no condition: expected wait>=DURATION or stalled>=DURATION/WINDOW");
+		goto fail;
+	}
+	if (!has_every)
+		r.every_ns = r.kind == SLO_STALLED ? r.window_ns : SLO_DEFAULT_EVERY_NS;
+	if (r.verdict == LS_VERDICT_N)
+		r.has_verdict = false;
+	r.text = strndup(line + start, text_end - start);
+	if (!r.text) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = rules__push(rules, &r);
+	if (rc) {
+		free(r.text);
+		if (rc == -E2BIG)
+			parse_error(&c, 0, "more than %d rules", SLO_MAX_RULES);
+	}
+fail:
+	free(buf);
+	return rc;
+}
+
+int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, size_t err_len)
+{
+	struct slo_rules got = { 0 };
+	char *line = NULL, what[300];
+	size_t alloc = 0, lineno = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "re");
+	if (!f) {
+		rc = -errno;
+		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
+		return rc;
+	}
+	while ((n = getline(&line, &alloc, f)) >= 0) {
+		lineno++;
+		/* the line's end is no part of the rule (nor of its quote in an error) */
+		if (n && line[n - 1] == '\n')
+			n--;
+		if (n && line[n - 1] == '\r')
+			n--;
+		snprintf(what, sizeof(what), "%s:%zu", path, lineno);
+		rc = slo_rules__parse_line(&got, line, (size_t)n, what, err, err_len);
+		if (rc)
+			goto out;
+	}
+	if (ferror(f)) {
+		rc = -EIO;
+		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
+		goto out;
+	}
+	rc = slo_rules__append(rules, &got);
+	if (rc == -E2BIG)
+		snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
+out:
+	free(line);
+	fclose(f);
+	slo_rules__free(&got);
+	return rc;
+}
+
+int slo_rules__read(struct slo_rules *rules, const char *const lines[], size_t n,
+		    const char *file, char *err, size_t err_len)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		rc = slo_rules__parse_line(rules, lines[i], strlen(lines[i]), "--slo", err, err_len);
+	if (!rc && file)
+		rc = slo_rules__parse_file(rules, file, err, err_len);
+	if (rc == -ENOMEM)
+		snprintf(err, err_len, "cannot read the rules: %s", strerror(ENOMEM));
+	if (rc)
+		slo_rules__free(rules);
+	return rc;
+}
+
+int slo_rules__append(struct slo_rules *dst, struct slo_rules *src)
+{
+	struct slo_rule *v;
+
+	if (!src->n)
+		return 0;
+	if (dst->n + src->n > SLO_MAX_RULES)
+		return -E2BIG;
+	v = realloc(dst->v, (dst->n + src->n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v + dst->n, src->v, src->n * sizeof(*v));
+	dst->v = v;
+	dst->n += src->n;
+	free(src->v);
+	src->v = NULL;
+	src->n = 0;
+	return 0;
+}
+
+void slo_rules__free(struct slo_rules *rules)
+{
+	size_t i;
+
+	for (i = 0; i < rules->n; i++)
+		free(rules->v[i].text);
+	free(rules->v);
+	rules->v = NULL;
+	rules->n = 0;
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+struct win_entry {
+	__u64 end_ns;
+	__u64 ns;
+};
+
+struct rule_state {
+	/* the window: a ring of matching stalls, oldest first */
+	struct win_entry *ring;
+	size_t cap, head, n;
+	__u64 sum_ns;
+	/* the latest matching stalls, deep copies, for the violation */
+	struct slo_stall recent[SLO_VIOLATION_STALLS];
+	size_t n_recent, recent_head;
+	bool fired;
+	__u64 last_fire_ns;
+	__u64 suppressed;
+};
+
+struct slo {
+	struct slo_rules rules;
+	struct rule_state *state;
+	slo_violation_fn fn;
+	void *ctx;
+	__u64 now_ns;
+	struct slo_stats stats;
+};
+
+static void state__free(struct rule_state *s)
+{
+	size_t i;
+
+	free(s->ring);
+	for (i = 0; i < SLO_VIOLATION_STALLS; i++)
+		free(s->recent[i].holders);
+}
+
+static void slo__drop_rules(struct slo *slo)
+{
+	size_t i;
+
+	for (i = 0; slo->state && i < slo->rules.n; i++)
+		state__free(&slo->state[i]);
+	free(slo->state);
+	slo->state = NULL;
+	slo_rules__free(&slo->rules);
+}
+
+void slo__set_rules(struct slo *slo, struct slo_rules *rules)
+{
+	slo__drop_rules(slo);
+	slo->rules = *rules;
+	rules->v = NULL;
+	rules->n = 0;
+	/* calloc(0) may give NULL: n == 0 needs no state */
+	slo->state = slo->rules.n ? calloc(slo->rules.n, sizeof(*slo->state)) : NULL;
+	if (slo->rules.n && !slo->state)
+		slo_rules__free(&slo->rules);	/* out of memory: no rules rather than a crash */
+}
+
+struct slo *slo__new(struct slo_rules *rules, slo_violation_fn fn, void *ctx)
+{
+	struct slo *slo = calloc(1, sizeof(*slo));
+
+	if (!slo)
+		return NULL;
+	slo->fn = fn;
+	slo->ctx = ctx;
+	slo__set_rules(slo, rules);
+	if (!slo->state && slo->rules.n) {
+		free(slo);
+		return NULL;
+	}
+	return slo;
+}
+
+size_t slo__n_rules(const struct slo *slo)
+{
+	return slo->rules.n;
+}
+
+void slo__stats(const struct slo *slo, struct slo_stats *out)
+{
+	*out = slo->stats;
+}
+
+void slo__free(struct slo *slo)
+{
+	if (!slo)
+		return;
+	slo__drop_rules(slo);
+	free(slo);
+}
+
+static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
+{
+	if (r->has_pid && st->waiter.tgid != r->pid)
+		return false;
+	if (r->has_policy && st->waiter.policy != r->policy)
+		return false;
+	if (r->has_verdict && st->verdict != r->verdict)
+		return false;
+	if (r->has_comm) {
+		char comm[LS_COMM_TEXT_LEN];
+
+		/* FNM_NOESCAPE: "\x1b" in a rule matches the text of that byte */
+		if (fnmatch(r->comm, ls_comm_text(st->waiter.comm, comm, sizeof(comm)),
+			    FNM_NOESCAPE))
+			return false;
+	}
+	return true;
+}
+
+/* Keep a copy of st among the rule's latest: the engine's holders live only during the call. */
+static int state__remember(struct rule_state *s, const struct ls_stall *st)
+{
+	struct slo_stall *c = &s->recent[s->recent_head];
+	size_t n = st->n_holders;
+	struct ls_holder *h = c->holders;
+
+	if (n) {
+		h = realloc(c->holders, n * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		memcpy(h, st->holders, n * sizeof(*h));
+		/* the engine's spell arrays live only during the call: not carried */
+		for (size_t i = 0; i < n; i++) {
+			h[i].spells = NULL;
+			h[i].n_spells = 0;
+		}
+	}
+	c->holders = h;
+	c->st = *st;
+	c->st.holders = h;
+	s->recent_head = (s->recent_head + 1) % SLO_VIOLATION_STALLS;
+	if (s->n_recent < SLO_VIOLATION_STALLS)
+		s->n_recent++;
+	return 0;
+}
+
+/* Stalls that ended at or before now - window leave it. */
+static void state__expire(struct rule_state *s, __u64 now, __u64 window)
+{
+	while (s->n) {
+		struct win_entry *e = &s->ring[s->head];
+
+		if (now - e->end_ns < window)
+			break;
+		s->sum_ns -= e->ns;
+		s->head = (s->head + 1) % s->cap;
+		s->n--;
+	}
+}
+
+static int state__add(struct slo *slo, struct rule_state *s, __u64 end_ns, __u64 ns)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16, i;
+		struct win_entry *ring;
+
+		if (cap > SLO_WINDOW_ENTRIES) {
+			/* full: the oldest goes, the sum understates; counted */
+			s->sum_ns -= s->ring[s->head].ns;
+			s->head = (s->head + 1) % s->cap;
+			s->n--;
+			slo->stats.evicted++;
+			goto add;
+		}
+		ring = malloc(cap * sizeof(*ring));
+		if (!ring)
+			return -ENOMEM;
+		for (i = 0; i < s->n; i++)
+			ring[i] = s->ring[(s->head + i) % s->cap];
+		free(s->ring);
+		s->ring = ring;
+		s->cap = cap;
+		s->head = 0;
+	}
+add:
+	s->ring[(s->head + s->n) % s->cap] = (struct win_entry){ end_ns, ns };
+	s->n++;
+	s->sum_ns += ns;
+	return 0;
+}
+
+static int slo__fire(struct slo *slo, size_t i, __u64 value, __u64 window_stalls)
+{
+	const struct slo_rule *r = &slo->rules.v[i];
+	struct rule_state *s = &slo->state[i];
+	const struct ls_stall *stalls[SLO_VIOLATION_STALLS];
+	struct slo_violation v = {
+		.rule = r,
+		.rule_index = i,
+		.value_ns = value,
+		.at_ns = slo->now_ns,
+		.window_stalls = window_stalls,
+		.stalls = stalls,
+	};
+	size_t k;
+
+	if (s->fired && slo->now_ns - s->last_fire_ns < r->every_ns) {
+		s->suppressed++;
+		slo->stats.suppressed++;
+		return 0;
+	}
+	/* latest first; a wait rule carries the stall that broke it only */
+	for (k = 0; k < s->n_recent; k++) {
+		const struct slo_stall *c =
+			&s->recent[(s->recent_head + SLO_VIOLATION_STALLS - 1 - k) % SLO_VIOLATION_STALLS];
+
+		if (r->kind == SLO_WAIT && k)
+			break;
+		if (r->kind == SLO_STALLED && slo->now_ns - c->st.end_ns >= r->window_ns)
+			break;
+		stalls[v.n_stalls++] = &c->st;
+	}
+	v.suppressed = s->suppressed;
+	s->suppressed = 0;
+	s->fired = true;
+	s->last_fire_ns = slo->now_ns;
+	slo->stats.violations++;
+	return slo->fn ? slo->fn(slo->ctx, &v) : 0;
+}
+
+int slo__on_stall(struct slo *slo, const struct ls_stall *st)
+{
+	size_t i;
+	int rc;
+
+	/* stalls end out of order by a little (per-CPU buffers): time only goes on */
+	if (st->end_ns > slo->now_ns)
+		slo->now_ns = st->end_ns;
+	for (i = 0; i < slo->rules.n; i++) {
+		const struct slo_rule *r = &slo->rules.v[i];
+		struct rule_state *s = &slo->state[i];
+
+		if (!rule__matches(r, st))
+			continue;
+		if (r->kind == SLO_WAIT) {
+			if (st->lock_wait_ns < r->limit_ns)
+				continue;
+			rc = state__remember(s, st);
+			if (!rc)
+				rc = slo__fire(slo, i, st->lock_wait_ns, 1);
+		} else {
+			state__expire(s, slo->now_ns, r->window_ns);
+			/* a stall that ended before the window began counts for nothing */
+			if (slo->now_ns - st->end_ns >= r->window_ns)
+				continue;
+			rc = state__add(slo, s, st->end_ns, st->lock_wait_ns);
+			if (!rc)
+				rc = state__remember(s, st);
+			if (!rc && s->sum_ns >= r->limit_ns)
+				rc = slo__fire(slo, i, s->sum_ns, s->n);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static const char *kind_name(enum slo_kind k)
+{
+	return k == SLO_WAIT ? "wait" : "stalled";
+}
+
+static bool culprit_seen(const struct ls_hop *const *seen, size_t n, const struct ls_hop *h)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (seen[i]->task.tid == h->task.tid && seen[i]->role == h->role)
+			return true;
+	}
+	return false;
+}
+
+void slo_violation__write_json(FILE *f, const struct slo_violation *v)
+{
+	const struct slo_rule *r = v->rule;
+	const struct ls_hop *seen[SLO_VIOLATION_STALLS * LS_MAX_HOPS];
+	size_t i, j, n_seen = 0;
+
+	fprintf(f, "{\"type\":\"violation\",\"rule\":");
+	ls_json_str(f, r->text, (size_t)-1);
+	fprintf(f, ",\"rule_index\":%zu,\"kind\":\"%s\",\"value_ns\":%llu,\"limit_ns\":%llu",
+		v->rule_index + 1, kind_name(r->kind), (unsigned long long)v->value_ns,
+		(unsigned long long)r->limit_ns);
+	if (r->kind == SLO_STALLED)
+		fprintf(f, ",\"window_ns\":%llu", (unsigned long long)r->window_ns);
+	fprintf(f, ",\"every_ns\":%llu,\"at_ns\":%llu,\"suppressed\":%llu,\"window_stalls\":%llu",
+		(unsigned long long)r->every_ns, (unsigned long long)v->at_ns,
+		(unsigned long long)v->suppressed, (unsigned long long)v->window_stalls);
+	if (v->n_stalls) {
+		const struct ls_task *t = &v->stalls[0]->waiter;
+
+		fprintf(f, ",\"victim\":{\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
+		ls_json_str(f, t->comm, LS_COMM_LEN);
+		putc('}', f);
+	}
+	fprintf(f, ",\"stalls\":[");
+	for (i = 0; i < v->n_stalls; i++) {
+		if (i)
+			putc(',', f);
+		sink_json__write_stall(f, v->stalls[i]);
+	}
+	/* who made the victims wait: every chain hop but the waiters, once each */
+	fprintf(f, "],\"culprits\":[");
+	for (i = 0; i < v->n_stalls; i++) {
+		const struct ls_stall *st = v->stalls[i];
+
+		for (j = 0; j < st->n_chain && j < LS_MAX_HOPS; j++) {
+			const struct ls_hop *h = &st->chain[j];
+
+			if (h->role == LS_ROLE_WAITER || culprit_seen(seen, n_seen, h))
+				continue;
+			fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
+				h->task.tgid, h->task.tid);
+			ls_json_str(f, h->task.comm, LS_COMM_LEN);
+			fprintf(f, ",\"role\":\"%s\"}", ls_role_name(h->role));
+			seen[n_seen++] = h;
+		}
+	}
+	fprintf(f, "]}");
+}
+
+void slo_violation__write_text(FILE *f, const struct slo_violation *v)
+{
+	const struct slo_rule *r = v->rule;
+	char val[32], lim[32], win[32], comm[LS_COMM_TEXT_LEN], rule[SLO_MAX_LINE * 4 + 1];
+	const struct ls_stall *st = v->n_stalls ? v->stalls[0] : NULL;
+	size_t i, o = 0;
+
+	/* rules are printable ASCII, checked by the parser; still: never a raw byte */
+	for (i = 0; r->text[i] && o + 5 < sizeof(rule); i++) {
+		unsigned char b = (unsigned char)r->text[i];
+
+		if (b >= 0x20 && b < 0x7f)
+			rule[o++] = (char)b;
+		else
+			o += (size_t)snprintf(rule + o, sizeof(rule) - o, "\\x%02x", b);
+	}
+	rule[o] = '\0';
+	fprintf(f, "VIOLATION rule %zu '%s': ", v->rule_index + 1, rule);
+	if (r->kind == SLO_WAIT)
+		fprintf(f, "waited %s >= %s", ls_format_duration(v->value_ns, val, sizeof(val)),
+			ls_format_duration(r->limit_ns, lim, sizeof(lim)));
+	else
+		fprintf(f, "stalled %s in %s >= %s (%llu stalls)",
+			ls_format_duration(v->value_ns, val, sizeof(val)),
+			ls_format_duration(r->window_ns, win, sizeof(win)),
+			ls_format_duration(r->limit_ns, lim, sizeof(lim)),
+			(unsigned long long)v->window_stalls);
+	if (st) {
+		fprintf(f, "  victim %s[%u/%u]", ls_comm_text(st->waiter.comm, comm, sizeof(comm)),
+			st->waiter.tgid, st->waiter.tid);
+		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
+			const struct ls_hop *h = &st->chain[i];
+
+			if (h->role == LS_ROLE_WAITER)
+				continue;
+			fprintf(f, "  %s %s[%u/%u]", ls_role_name(h->role),
+				ls_comm_text(h->task.comm, comm, sizeof(comm)), h->task.tgid,
+				h->task.tid);
+		}
+	}
+	if (v->suppressed)
+		fprintf(f, "  (%llu suppressed)", (unsigned long long)v->suppressed);
+	putc('\n', f);
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * SLO rules over stalls: which stalls break a latency budget, rate limited.
+ *
+ * Pure C like the engine: no libbpf, no clock, no printing.  Time is the
+ * stalls' own end_ns, so rules give the same violations live (watch) and
+ * over a recording (report).
+ *
+ * A rule is one line of blank-separated words, in any order:
+ *
+ *	selectors (all must match the stall's waiter; none: every stall)
+ *		pid=PID		the waiter's process (tgid)
+ *		comm=GLOB	the waiter's comm, exact or an fnmatch(3) glob,
+ *				matched against the comm as text (bytes outside
+ *				printable ASCII read as \xNN, see ls_comm_text)
+ *		policy=NAME	normal, batch, idle, fifo, rr, deadline
+ *		verdict=NAME	priority_inversion, holder_off_cpu, contention,
+ *				unknown, or any (the default)
+ *	one condition
+ *		wait>=DURATION		a single stall of at least DURATION
+ *		stalled>=DURATION/WINDOW	matching stalls add up to at least
+ *				DURATION of stalled time within WINDOW
+ *	every=DURATION	fire at most once per DURATION (default: the
+ *			window of a stalled rule, 10s for a wait rule)
+ *
+ * Stalled time is lock_wait_ns, the part of a wait the lock is to blame
+ * for (the threshold and the verdict look at the same); the window is
+ * (now - WINDOW, now], now the latest end_ns seen, and a stall counts in
+ * it by its end.  The engine sees a stall only once it has ended, so a
+ * wait still going on counts nothing yet.
+ */
+#ifndef LOCKSTALL_SLO_H
+#define LOCKSTALL_SLO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "engine/engine.h"
+
+#define SLO_MAX_RULES		256
+#define SLO_MAX_LINE		4096	/* bytes of one rule line */
+#define SLO_MAX_GLOB		64	/* bytes of a comm= pattern */
+#define SLO_VIOLATION_STALLS	8	/* stalls a violation carries, latest first */
+#define SLO_WINDOW_ENTRIES	65536	/* stalls remembered per rule window */
+#define SLO_DEFAULT_EVERY_NS	(10 * 1000000000ULL)
+#define SLO_ERR_LEN		512
+
+enum slo_kind {
+	SLO_WAIT = 0,		/* one stall of at least limit_ns */
+	SLO_STALLED = 1,	/* limit_ns of stalled time within window_ns */
+};
+
+struct slo_rule {
+	char *text;		/* the rule as written, trimmed */
+	/* selectors; unset ones match everything */
+	bool has_pid, has_comm, has_policy, has_verdict;
+	__u32 pid;
+	char comm[SLO_MAX_GLOB + 1];
+	unsigned int policy;	/* enum ls_policy */
+	enum ls_verdict verdict;
+	/* condition */
+	enum slo_kind kind;
+	__u64 limit_ns;
+	__u64 window_ns;	/* SLO_STALLED only */
+	__u64 every_ns;		/* rate limit */
+};
+
+struct slo_rules {
+	struct slo_rule *v;
+	size_t n;
+};
+
+/*
+ * Parse one line (len bytes, NULs included) and append its rule to rules;
+ * a blank line or a comment ("#" starting a word) adds nothing.  Returns
+ * 0, or -EINVAL with err saying what was wrong at which column (1-based)
+ * and what was expected, or -ENOMEM, -E2BIG (too many rules).
+ * what names the rule in err ("--slo", "rules.conf:3").
+ */
+int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len, const char *what,
+			  char *err, size_t err_len);
+/* Every line of path ("#" comments).  As above; -errno when it cannot be read. */
+int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, size_t err_len);
+/*
+ * The rules of a command line: each of lines[] (--slo), then the file
+ * (--rules, may be NULL).  On error rules is left empty, err says why.
+ */
+int slo_rules__read(struct slo_rules *rules, const char *const lines[], size_t n,
+		    const char *file, char *err, size_t err_len);
+/* Move the rules of src to the end of dst; src is left empty.  0 or -E2BIG, -ENOMEM. */
+int slo_rules__append(struct slo_rules *dst, struct slo_rules *src);
+void slo_rules__free(struct slo_rules *rules);
+
+/* A deep copy of a stall: the holders array goes with it. */
+struct slo_stall {
+	struct ls_stall st;	/* st.holders points at holders */
+	struct ls_holder *holders;
+};
+
+struct slo_violation {
+	const struct slo_rule *rule;
+	size_t rule_index;	/* 0-based in the rules given; printed from 1 */
+	__u64 value_ns;		/* the stall's lock wait, or the stalled time in the window */
+	__u64 at_ns;		/* end_ns of the stall that broke the rule */
+	__u64 suppressed;	/* violations of this rule not fired since the last one */
+	__u64 window_stalls;	/* stalls counted in the window (1 for a wait rule) */
+	const struct ls_stall *const *stalls;	/* latest first, the breaking one [0] */
+	size_t n_stalls;	/* at most SLO_VIOLATION_STALLS */
+};
+
+struct slo_stats {
+	__u64 violations;	/* fired */
+	__u64 suppressed;	/* held back by the rate limit */
+	__u64 evicted;		/* window entries dropped at SLO_WINDOW_ENTRIES */
+};
+
+struct slo;
+
+/*
+ * Takes the rules (rules is left empty).  on_violation is called for each
+ * violation, during slo__on_stall() (the stalls it points at live only
+ * that long); a negative return stops and is returned by slo__on_stall().
+ */
+typedef int (*slo_violation_fn)(void *ctx, const struct slo_violation *v);
+struct slo *slo__new(struct slo_rules *rules, slo_violation_fn fn, void *ctx);
+/* Swap in new rules (taken, as above); their state starts afresh. */
+void slo__set_rules(struct slo *slo, struct slo_rules *rules);
+size_t slo__n_rules(const struct slo *slo);
+int slo__on_stall(struct slo *slo, const struct ls_stall *st);
+void slo__stats(const struct slo *slo, struct slo_stats *out);
+void slo__free(struct slo *slo);
+
+/*
+ * The violation as one JSON object without a newline:
+ * {"type":"violation","rule":..,"rule_index":..,"kind":..,"value_ns":..,
+ *  "limit_ns":..,["window_ns":..,]"every_ns":..,"at_ns":..,"suppressed":..,
+ *  "window_stalls":..,"stalls":[..],"culprits":[..]}
+ */
+void slo_violation__write_json(FILE *f, const struct slo_violation *v);
+/* One "VIOLATION ..." line for people, newline included. */
+void slo_violation__write_text(FILE *f, const struct slo_violation *v);
+
+#endif /* LOCKSTALL_SLO_H */
