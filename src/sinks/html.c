@@ -175,7 +175,7 @@ static void html_table(FILE *f, const struct rm_table *t, const char *who, const
 		fprintf(f, "<tr><td class=\"n\">%u</td><td>", i + 1);
 		html_task(f, &t->v[i].task);
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">",
-			rm_sched(&t->v[i].task, sched, sizeof(sched)),
+			sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
 		html_dur(f, t->v[i].ns);
 		fputs("</td></tr>\n", f);
@@ -293,7 +293,7 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 
 	fputs("<li>holder <b>", f);
 	html_task(f, &h->task);
-	fprintf(f, "</b> (%s): %s lock in %s, held ", rm_sched(&h->task, sched, sizeof(sched)),
+	fprintf(f, "</b> (%s): %s lock in %s, held ", sink__sched_text(&h->task, sched, sizeof(sched)),
 		h->write ? "write" : "read", ls_op_name(&h->op, op, sizeof(op)));
 	html_dur(f, h->held_ns);
 	fputs(", off CPU ", f);
@@ -329,7 +329,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		rm_when(hs->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
 	html_task(f, &st->waiter);
-	fprintf(f, "</b> (%s): %s%s, waited ", rm_sched(&st->waiter, sched, sizeof(sched)),
+	fprintf(f, "</b> (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		ls_op_name(&st->op, op, sizeof(op)),
 		st->vma_lock_fallback ? " (per-VMA lock fallback)" : "");
 	html_dur(f, st->wait_ns);

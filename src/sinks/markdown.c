@@ -145,7 +145,7 @@ static void md_table(FILE *f, const struct rm_table *t, const char *who, const c
 	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
 		fprintf(f, "| %u | ", i + 1);
 		md_task(f, &t->v[i].task);
-		fprintf(f, " | %s | %llu | ", rm_sched(&t->v[i].task, sched, sizeof(sched)),
+		fprintf(f, " | %s | %llu | ", sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
 		md_dur(f, t->v[i].ns);
 		fputs(" |\n", f);
@@ -171,7 +171,7 @@ static void md_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 
 	fputs("- Holder ", f);
 	md_task(f, &h->task);
-	fprintf(f, " (%s): %s lock in %s, held ", rm_sched(&h->task, sched, sizeof(sched)),
+	fprintf(f, " (%s): %s lock in %s, held ", sink__sched_text(&h->task, sched, sizeof(sched)),
 		h->write ? "write" : "read", ls_op_name(&h->op, op, sizeof(op)));
 	md_dur(f, h->held_ns);
 	fputs(", off CPU ", f);
@@ -232,7 +232,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
 	fputs("- Waiter ", f);
 	md_task(f, &st->waiter);
-	fprintf(f, " (%s): %s%s, waited ", rm_sched(&st->waiter, sched, sizeof(sched)),
+	fprintf(f, " (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		ls_op_name(&st->op, op, sizeof(op)),
 		st->vma_lock_fallback ? " (per-VMA lock fallback)" : "");
 	md_dur(f, st->wait_ns);

@@ -174,44 +174,6 @@ void report_model__free(struct report_model *m)
 
 /* ---- shared text ---------------------------------------------------- */
 
-/* The priority the policy gives, to tell when prio shows a PI boost. */
-static int rm_normal_prio(const struct ls_task *t)
-{
-	switch (t->policy) {
-	case LS_POLICY_FIFO:
-	case LS_POLICY_RR:
-		return 99 - t->rt_prio;
-	case LS_POLICY_DEADLINE:
-		return -1;
-	}
-	return 120 + t->nice;
-}
-
-const char *rm_sched(const struct ls_task *t, char *buf, size_t len)
-{
-	const char *name = ls_policy_name(t->policy);
-	size_t i, n;
-	int w;
-
-	if (!strcmp(name, "unknown")) {
-		w = snprintf(buf, len, "policy %u", t->policy);
-	} else {
-		w = snprintf(buf, len, "SCHED_");
-		for (i = 0, n = (size_t)w; name[i] && n + 1 < len; i++, n++)
-			buf[n] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
-		buf[n] = '\0';
-		w = (int)n;
-	}
-	if (w < 0 || (size_t)w >= len)
-		return buf;
-	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
-		w += snprintf(buf + w, len - w, " rt %u", t->rt_prio);
-	else if (t->policy == LS_POLICY_NORMAL || t->policy == LS_POLICY_BATCH)
-		w += snprintf(buf + w, len - w, " nice %d", t->nice);
-	if ((size_t)w < len && t->prio < rm_normal_prio(t))
-		snprintf(buf + w, len - w, " boosted to prio %d", t->prio);
-	return buf;
-}
 
 const char *rm_task(const struct ls_task *t, char *buf, size_t len)
 {

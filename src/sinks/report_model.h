@@ -57,8 +57,6 @@ void report_model__free(struct report_model *m);
 
 /* ---- text both formats share ---------------------------------------- */
 
-/* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0", "SCHED_IDLE" */
-const char *rm_sched(const struct ls_task *t, char *buf, size_t len);
 /* "comm[tgid/tid]", made printable (ls_comm_text): escape it for the format too. */
 const char *rm_task(const struct ls_task *t, char *buf, size_t len);
 /*

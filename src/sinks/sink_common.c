@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sinks/sink_common.h"
 
 /*
@@ -73,4 +74,46 @@ int sink__flush(FILE *f)
 	if (fflush(f) == 0 && !ferror(f))
 		return 0;
 	return errno == EPIPE ? -EPIPE : -EIO;
+}
+
+/*
+ * The priority a task would have without priority inheritance, to tell when
+ * task->prio shows a boost (it can hold an rt_mutex besides mmap_lock).
+ */
+static int sink__normal_prio(const struct ls_task *t)
+{
+	switch (t->policy) {
+	case LS_POLICY_FIFO:
+	case LS_POLICY_RR:
+		return 99 - t->rt_prio;
+	case LS_POLICY_DEADLINE:
+		return -1;
+	}
+	return 120 + t->nice;
+}
+
+const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
+{
+	const char *name = ls_policy_name(t->policy);
+	size_t i, n;
+	int w;
+
+	if (!strcmp(name, "unknown")) {
+		w = snprintf(buf, len, "policy %u", t->policy);
+	} else {
+		w = snprintf(buf, len, "SCHED_");
+		for (i = 0, n = (size_t)w; name[i] && n + 1 < len; i++, n++)
+			buf[n] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+		buf[n] = '\0';
+		w = (int)n;
+	}
+	if (w < 0 || (size_t)w >= len)
+		return buf;
+	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
+		w += snprintf(buf + w, len - w, " rt %u", t->rt_prio);
+	else if (t->policy == LS_POLICY_NORMAL || t->policy == LS_POLICY_BATCH)
+		w += snprintf(buf + w, len - w, " nice %d", t->nice);
+	if ((size_t)w < len && t->prio < sink__normal_prio(t))
+		snprintf(buf + w, len - w, " boosted to prio %d", t->prio);
+	return buf;
 }

@@ -79,49 +79,6 @@ static const char *task_ident(const struct ls_task *task, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * The priority a task would have without priority inheritance, to tell when
- * task->prio shows a boost (it can hold an rt_mutex besides mmap_lock).
- */
-static int normal_prio(const struct ls_task *task)
-{
-	switch (task->policy) {
-	case LS_POLICY_FIFO:
-	case LS_POLICY_RR:
-		return 99 - task->rt_prio;
-	case LS_POLICY_DEADLINE:
-		return -1;
-	}
-	return 120 + task->nice;
-}
-
-/* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0", "SCHED_IDLE" */
-static const char *task_sched(const struct ls_task *task, char *buf, size_t len)
-{
-	const char *name = ls_policy_name(task->policy);
-	char up[32];
-	int n;
-
-	if (!strcmp(name, "unknown"))
-		n = snprintf(buf, len, "policy %u", task->policy);
-	else
-		n = snprintf(buf, len, "SCHED_%s", words(name, true, up, sizeof(up)));
-	if (n < 0 || (size_t)n >= len)
-		return buf;
-	switch (task->policy) {
-	case LS_POLICY_FIFO:
-	case LS_POLICY_RR:
-		n += snprintf(buf + n, len - n, " rt %u", task->rt_prio);
-		break;
-	case LS_POLICY_NORMAL:
-	case LS_POLICY_BATCH:
-		n += snprintf(buf + n, len - n, " nice %d", task->nice);
-		break;
-	}
-	if ((size_t)n < len && task->prio < normal_prio(task))
-		snprintf(buf + n, len - n, " boosted to prio %d", task->prio);
-	return buf;
-}
 
 /* "mmap", "page_fault (write) at 0x7f..." */
 static const char *op_text(const struct ls_op *op, bool vma_fallback, char *buf, size_t len)
@@ -174,7 +131,7 @@ static void text__preemptors(FILE *f, const struct ls_holder *h)
 		}
 		fprintf(f, "           preempted by %s %s %s\n",
 			task_ident(&p->task, ident, sizeof(ident)),
-			task_sched(&p->task, sched, sizeof(sched)),
+			sink__sched_text(&p->task, sched, sizeof(sched)),
 			ls_format_duration(p->ns, d, sizeof(d)));
 	}
 	if (rest)
@@ -209,7 +166,7 @@ static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_hol
 
 	fprintf(f, "  holder   %-20s  %-18s  %s lock in %s  held %s  off CPU %s (%u%%)  %s",
 		task_ident(&h->task, ident, sizeof(ident)),
-		task_sched(&h->task, sched, sizeof(sched)),
+		sink__sched_text(&h->task, sched, sizeof(sched)),
 		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
@@ -282,7 +239,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
 		task_ident(&st->waiter, ident, sizeof(ident)),
-		task_sched(&st->waiter, sched, sizeof(sched)),
+		sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
 
 	/* Only when the waiter's own run delay is a real part of what it went through. */
