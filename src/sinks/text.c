@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sinks/report_model.h"
 #include "sinks/sink.h"
 #include "sinks/sink_common.h"
 #include "util.h"
@@ -27,6 +28,8 @@
 struct text_sink {
 	struct sink base;
 	__u64 t0;		/* when opts.t0_ns is 0: the first time seen */
+	/* the run's culprits, ranked in the summary (bounded, shared with the reports) */
+	struct report_model rm;
 };
 
 static struct text_sink *to_text(struct sink *s)
@@ -226,6 +229,8 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
 	unsigned int i, shown, more;
 
+	/* Out of memory only costs the ranking this stall: it is still printed. */
+	report_model__stall(&t->rm, st);
 	fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
 		text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
 		ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
@@ -387,6 +392,28 @@ static int text__interval(struct sink *s, const struct ls_hist_set *h)
  * The totals come last, under the histograms: they are what is left on the
  * screen when the run ends, with the lost-events warning at the very bottom.
  */
+/*
+ * "Who to talk to": holders by the lock wait they caused (each stall's to
+ * its first holder), preemptors by the holder off-CPU time they caused.
+ */
+static void text__culprits(FILE *f, const char *title, const struct rm_table *tb)
+{
+	char ident[96], sched[64], d[32];
+	unsigned int i, n = tb->n < RM_SHOW_TASKS ? tb->n : RM_SHOW_TASKS;
+
+	if (!tb->n)
+		return;
+	fprintf(f, "  %s\n", title);
+	for (i = 0; i < n; i++)
+		fprintf(f, "    %2u. %-24s  %-20s  %llu stall%s  %s\n", i + 1,
+			rm_task(&tb->v[i].task, ident, sizeof(ident)),
+			sink__sched_text(&tb->v[i].task, sched, sizeof(sched)),
+			(unsigned long long)tb->v[i].stalls, tb->v[i].stalls == 1 ? "" : "s",
+			ls_format_duration(tb->v[i].ns, d, sizeof(d)));
+	if (tb->n > n || tb->others)
+		fprintf(f, "        and others\n");
+}
+
 static int text__summary(struct sink *s, const struct ls_summary *sum)
 {
 	struct text_sink *t = to_text(s);
@@ -402,6 +429,13 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		err = text__hists(s, sum->hists, &printed);
 		if (err)
 			return err;
+	}
+	report_model__finish(&t->rm);
+	if (t->rm.stalls) {
+		fprintf(f, "top culprits\n");
+		text__culprits(f, "holders, by the lock wait they caused:", &t->rm.holders);
+		text__culprits(f, "preemptors, by the holder off-CPU time they caused:", &t->rm.preemptors);
+		putc('\n', f);
 	}
 	fprintf(f, "  stalls   %llu:", (unsigned long long)sum->stalls);
 	/* the verdicts by the names the JSON uses: one vocabulary to grep for */
@@ -429,7 +463,10 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 
 static void text__free(struct sink *s)
 {
-	free(to_text(s));
+	struct text_sink *t = to_text(s);
+
+	report_model__free(&t->rm);
+	free(t);
 }
 
 static const struct sink_ops text_ops = {

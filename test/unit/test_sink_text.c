@@ -466,6 +466,39 @@ Test(sink_text, summary)
 	free(text);
 }
 
+/* The summary ranks the culprits of the stalls the sink printed, and only those. */
+Test(sink_text, summary_ranks_culprits)
+{
+	struct ls_summary sum = { .start_ns = FX_T0, .end_ns = FX_T0 + NSEC_PER_SEC };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct fx_out o;
+	struct sink *s;
+	char *text;
+
+	text = text_of_summary(&sum);
+	cr_assert_null(strstr(text, "top culprits"), "no stalls, no ranking:\n%s", text);
+	free(text);
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &default_opts);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	st.seq++;
+	cr_assert_eq(sink__stall(s, &st), 0);
+	sum.stalls = 2;
+	cr_assert_eq(sink__summary(s, &sum), 0);
+	sink__free(s);
+	text = (char *)fx_out_close(&o);
+	cr_assert_not_null(strstr(text, "\ntop culprits\n  holders, by the lock wait they caused:\n"
+				   "     1. reader[2001/2001]"), "%s", text);
+	cr_assert_not_null(strstr(text, "2 stalls  46.8ms\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "  preemptors, by the holder off-CPU time they caused:\n"
+				   "     1. hog[3001/3001]"), "%s", text);
+	free(text);
+}
+
 /* ---- failures of the output stream ---- */
 
 Test(sink_text, full_disk_is_eio)

@@ -83,7 +83,7 @@ static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t deadline, t0, t1;
+	uint64_t t0, t1;
 	size_t off = 0;
 	int err;
 
@@ -96,7 +96,6 @@ static void *victim__run(void *arg)
 	wl_gate__wait(&v->go);
 
 	v->start_ns = wl_now_ns();
-	deadline = v->start_ns + (uint64_t)(v->opts->duration_s * 1e9);
 	do {
 		volatile char *p = v->area + off;
 
@@ -112,7 +111,7 @@ static void *victim__run(void *arg)
 			off = 0;
 		}
 		wl_pause(v->opts->pause_us);
-	} while (t1 < deadline);
+	} while (!wl_done(v->opts, &v->worst, v->start_ns, t1));
 	v->end_ns = t1;
 	return NULL;
 }

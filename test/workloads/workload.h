@@ -279,16 +279,33 @@ static inline void wl_worst__add(struct wl_worst *w, uint64_t start, uint64_t en
 /* Options every workload takes. */
 struct wl_opts {
 	double duration_s;	/* -d: how long the victim measures */
+	unsigned long until_ms;	/* -u: then go on until one call took this long (0: don't) */
 	unsigned int pause_us;	/* -i: pause between the victim's calls */
 	bool control;		/* --control: no hog, equal priorities */
 	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
 };
 
+/*
+ * Whether the victim may stop at t: after -d, and with -u once a call took
+ * that long, or at ten times -d whatever happened (the ground truth says).
+ */
+static inline bool wl_done(const struct wl_opts *o, const struct wl_worst *w, uint64_t start,
+			   uint64_t t)
+{
+	uint64_t d = (uint64_t)(o->duration_s * 1e9);
+
+	if (t < start + d)
+		return false;
+	return !o->until_ms || w->ns >= o->until_ms * 1000000ULL || t >= start + 10 * d;
+}
+
 static inline void wl_usage(const char *prog, FILE *f)
 {
 	fprintf(f,
-		"usage: %s [-d SECONDS] [-i PAUSE_US] [-s SIZE_MB] [--control]\n"
+		"usage: %s [-d SECONDS] [-u MS] [-i PAUSE_US] [-s SIZE_MB] [--control]\n"
 		"  -d SECONDS   how long the victim measures (default 3)\n"
+		"  -u MS        then go on until one call took MS or more (at most 10 x SECONDS):\n"
+		"               for tests that need the situation to have happened\n"
 		"  -i PAUSE_US  pause between the victim's calls (default: per workload)\n"
 		"  -s SIZE_MB   mapping size, for workloads that map one\n"
 		"  --control    no hog, every task SCHED_OTHER nice 0 (proc_reader)\n"
@@ -310,7 +327,7 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 		} else if (!strcmp(a, "--control")) {
 			o->control = true;
 			continue;
-		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s"))) {
+		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s") && strcmp(a, "-u"))) {
 			fprintf(stderr, "workload: bad option '%s'\n", a);
 			wl_usage(argv[0], stderr);
 			exit(2);
@@ -327,6 +344,8 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 				wl_die("%s %s: want a number up to 1000000", a, v);
 			if (a[1] == 'i')
 				o->pause_us = n;
+			else if (a[1] == 'u')
+				o->until_ms = n;
 			else
 				o->size_mb = n;
 		}
