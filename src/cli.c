@@ -40,6 +40,8 @@ enum opt_id {
 	OPT_EXEC_TIMEOUT,
 	OPT_EXEC_LIMIT,
 	OPT_EXIT_ON_VIOLATION,
+	OPT_METRICS_FILE,
+	OPT_METRICS_INTERVAL,
 };
 
 struct opt_def {
@@ -73,6 +75,8 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "exec-timeout", true, OPT_EXEC_TIMEOUT },
 	{ 0, "exec-limit", true, OPT_EXEC_LIMIT },
 	{ 0, "exit-on-violation", false, OPT_EXIT_ON_VIOLATION },
+	{ 0, "metrics-file", true, OPT_METRICS_FILE },
+	{ 0, "metrics-interval", true, OPT_METRICS_INTERVAL },
 };
 
 static const struct opt_def record_opts[] = {
@@ -331,6 +335,18 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 	case OPT_EXIT_ON_VIOLATION:
 		cfg->exit_on_violation = true;
 		return 0;
+	case OPT_METRICS_FILE:
+		if (!*val)
+			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
+		cfg->metrics_file = val;
+		return 0;
+	case OPT_METRICS_INTERVAL:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid interval '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
+					   val, opt);
+		cfg->metrics_interval_ns = v;
+		return 0;
 	case OPT_FROM:
 	case OPT_TO: {
 		bool wall = strchr(val, ':') != NULL;
@@ -411,6 +427,8 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 					   cfg->force ? "--force" : "--no-cmdline");
 		if (cfg->exec_argv && cfg->exec_file)
 			return usage_error(err, cfg->cmd, "--exec and --exec-file: give one hook");
+		if (cfg->metrics_interval_ns && !cfg->metrics_file)
+			return usage_error(err, cfg->cmd, "--metrics-interval goes with --metrics-file PATH");
 		if ((cfg->exec_timeout_ns || cfg->exec_limit) && !cfg->exec_argv && !cfg->exec_file)
 			return usage_error(err, cfg->cmd, "%s goes with --exec or --exec-file",
 					   cfg->exec_timeout_ns ? "--exec-timeout" : "--exec-limit");
@@ -594,6 +612,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
 "                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
 "                       [--exec-timeout DURATION] [--exec-limit N]\n"
+"                       [--metrics-file PATH [--metrics-interval DURATION]]\n"
 "                       [-v] [interval [count]]\n"
 "\n"
 "Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
@@ -631,6 +650,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --exec-file FILE      the same, the program and its arguments one a line\n"
 "      --exec-timeout DURATION  kill a hook after DURATION (default 10s)\n"
 "      --exec-limit N        hooks running at once (default 4); beyond, skipped\n"
+"      --metrics-file PATH   write Prometheus metrics (text format, for\n"
+"                            node_exporter's textfile collector) to PATH,\n"
+"                            replaced whole at every --metrics-interval\n"
+"                            (default 10s) and at exit\n"
 "  -h, --help                show this help\n"
 "\n"
 "Arguments:\n"

@@ -20,6 +20,7 @@
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
 #define LS_PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
+#define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
 #define LS_MAX_SLO_ARGS		32	/* --slo options; more rules go in a --rules file */
 
 enum ls_command {
@@ -73,6 +74,9 @@ struct ls_config {
 	__u64 exec_timeout_ns;	/* --exec-timeout; 0: the default (10s) */
 	unsigned int exec_limit;	/* --exec-limit: hooks at once; 0: the default (4) */
 	bool exit_on_violation;	/* --exit-on-violation: stop and exit 3 at the first */
+	/* watch: Prometheus metrics for node_exporter's textfile collector */
+	const char *metrics_file;	/* --metrics-file PATH */
+	__u64 metrics_interval_ns;	/* --metrics-interval; 0: the default (10s) */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

@@ -25,6 +25,7 @@
 #include "hooks.h"
 #include "loader.h"
 #include "session.h"
+#include "sinks/prometheus.h"
 #include "sinks/sink.h"
 #include "trace_file.h"
 #include "util.h"
@@ -48,6 +49,8 @@ struct watch {
 	struct hooks *hooks;	/* --exec, --exec-file */
 	bool violated;		/* an SLO rule was broken */
 	bool stop_violation;	/* ... and --exit-on-violation says stop */
+	struct sink *metrics;	/* --metrics-file: owned by the session */
+	bool metrics_told;	/* the metrics write error has been reported */
 };
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -212,6 +215,55 @@ nomem_freed:
 }
 
 /*
+ * Metrics ticks without "interval" arguments: the histograms go to the
+ * engine for the metrics only.  The recording need not hold them (the final
+ * ones are cumulative) nor the INTERVAL mark, which would make report print
+ * intervals this watch did not.
+ */
+static int watch__feed_metrics(void *ctx, const void *rec, size_t len)
+{
+	const struct ls_hdr *hdr = rec;
+
+	if (len >= sizeof(*hdr) &&
+	    (hdr->type == LS_REC_HIST ||
+	     (hdr->type == LS_REC_MARK && len >= sizeof(struct ls_rec_mark) &&
+	      ((const struct ls_rec_mark *)rec)->kind == LS_MARK_INTERVAL)))
+		return session__feed_unrecorded(ctx, rec, len);
+	return session__feed(ctx, rec, len);
+}
+
+/* --metrics-file, replaced whole: the counts so far.  0 or a negative errno. */
+static int watch__write_metrics(struct watch *w)
+{
+	struct ls_summary sum;
+	int err;
+
+	if (!w->metrics)
+		return 0;
+	engine__summary(w->s.engine, &sum);
+	if (w->s.slo) {
+		struct slo_stats st;
+
+		slo__stats(w->s.slo, &st);
+		watch__hook_stats(w);
+		sum.slo = true;
+		sum.slo_violations = st.violations;
+		sum.slo_suppressed = st.suppressed;
+		sum.hook_runs = w->s.hook_runs;
+		sum.hook_failures = w->s.hook_failures;
+		sum.hook_timeouts = w->s.hook_timeouts;
+		sum.hook_skipped = w->s.hook_skipped;
+	}
+	sink_prometheus__set_counters(w->metrics, &sum);
+	err = sink_prometheus__write_file(w->metrics, w->cfg->metrics_file);
+	if (err && !w->metrics_told)
+		fprintf(stderr, "lockstall: %s: cannot write metrics: %s\n", w->cfg->metrics_file,
+			strerror(-err));
+	w->metrics_told = err != 0;
+	return err;
+}
+
+/*
  * -p names a process.  One that does not exist yet may start later; a
  * thread id is understood as its process, since stalls are per mm.
  */
@@ -320,6 +372,9 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	__u64 deadline = cfg->duration_ns ? now + cfg->duration_ns : 0;
 	__u64 next_interval = cfg->interval_ns ? now + cfg->interval_ns : 0;
 	__u64 next_tick = now + TICK_NS;
+	__u64 metrics_ns = cfg->metrics_interval_ns ? cfg->metrics_interval_ns :
+			   LS_DEFAULT_METRICS_INTERVAL_NS;
+	__u64 next_metrics = w->metrics ? now + metrics_ns : 0;
 	__u64 intervals = 0;
 	int timeout, rc;
 
@@ -350,6 +405,23 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 		}
 		if (deadline && now >= deadline)
 			break;
+		if (next_metrics && now >= next_metrics) {
+			/* "interval" arguments bring the histograms; else fetch them */
+			if (!cfg->interval_ns) {
+				rc = loader__poll(w->loader, 0, session__feed, &w->s);
+				if (rc < 0)
+					return watch__fail(w, cfg, rc, "reading the ring buffer");
+				rc = loader__emit_histograms(w->loader, LS_MARK_INTERVAL,
+							     watch__feed_metrics, &w->s);
+				if (rc < 0)
+					return watch__fail(w, cfg, rc, "reading the histograms");
+			}
+			/* a failed write is told once; the next tick tries again */
+			watch__write_metrics(w);
+			while (next_metrics <= now)
+				next_metrics += metrics_ns;
+			continue;
+		}
 		if (now >= next_tick) {
 			if (cfg->cmd == LS_CMD_RECORD)
 				record__progress(w->writer, w->loader, w->s.engine, now - w->start_ns);
@@ -370,6 +442,8 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 			timeout = ms_until(now, deadline);
 		if (next_interval && ms_until(now, next_interval) < timeout)
 			timeout = ms_until(now, next_interval);
+		if (next_metrics && ms_until(now, next_metrics) < timeout)
+			timeout = ms_until(now, next_metrics);
 		rc = loader__poll(w->loader, timeout, session__feed, &w->s);
 		if (rc < 0)
 			return watch__fail(w, cfg, rc, "reading the ring buffer");
@@ -401,6 +475,8 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.top = cfg->top,
 		.pid = cfg->pid,
 		.threshold_ns = cfg->threshold_ns,
+		/* without "interval" arguments, the metrics' intervals print nothing */
+		.quiet_intervals = !cfg->interval_ns,
 	};
 	struct loader_opts lo = {
 		.threshold_ns = cfg->threshold_ns,
@@ -438,10 +514,23 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	if (cfg->pid)
 		so.pid = watch__check_pid(cfg->pid);
 
+	if (cfg->metrics_file) {
+		struct sink_opts mo = { .filter_pid = so.pid };
+
+		so.metrics = sink_prometheus__new(&mo);
+		if (!so.metrics) {
+			fprintf(stderr, "lockstall: cannot set up the metrics: %s\n", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
 	if (session__init(&w.s, &so, out)) {
 		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
 	}
+	w.metrics = w.s.metrics;
+	/* before loading anything: a path that cannot be written fails fast */
+	if (w.metrics && watch__write_metrics(&w))
+		goto cleanup;
 	/* before loading anything: a name that cannot be used fails fast */
 	if (cfg->output) {
 		rc = record__create(&w.writer, cfg);
@@ -486,6 +575,9 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	fflush(stderr);
 
 	ret = watch__loop(&w, cfg, stop, reload);
+	/* at exit, whatever stopped the loop: the run's last counts */
+	if (watch__write_metrics(&w) && ret == LS_EXIT_OK)
+		ret = LS_EXIT_FAILURE;
 	if (ret == LS_EXIT_OK && w.violated && cfg->exit_on_violation)
 		ret = LS_EXIT_VIOLATION;
 	watch__tell_write_error(&w, cfg);

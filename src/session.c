@@ -91,6 +91,45 @@ static const struct sink_ops window_ops = {
 	.free = sink_plain__free,
 };
 
+/* The output and the metrics both get everything, the output first. */
+struct tee_sink {
+	struct sink base;
+	struct sink *a, *b;
+	bool quiet_intervals;	/* intervals to b only */
+};
+
+static int tee__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct tee_sink *t = (struct tee_sink *)s;
+	int err = sink__stall(t->a, st);
+
+	return err ? err : sink__stall(t->b, st);
+}
+
+static int tee__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	struct tee_sink *t = (struct tee_sink *)s;
+	int err = t->quiet_intervals ? 0 : sink__interval(t->a, h);
+
+	return err ? err : sink__interval(t->b, h);
+}
+
+static int tee__summary(struct sink *s, const struct ls_summary *sum)
+{
+	struct tee_sink *t = (struct tee_sink *)s;
+	int err = sink__summary(t->a, sum);
+
+	return err ? err : sink__summary(t->b, sum);
+}
+
+static const struct sink_ops tee_ops = {
+	.name = "tee",
+	.stall = tee__stall,
+	.interval = tee__interval,
+	.summary = tee__summary,
+	.free = sink_plain__free,
+};
+
 /*
  * The rules see every stall the engine emits, after the output has printed
  * it, so a violation line follows its stall; the summary gets their counts.
@@ -206,6 +245,7 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	};
 
 	memset(s, 0, sizeof(*s));
+	s->metrics = o->metrics;
 	switch (o->format) {
 	case SESSION_TEXT:
 		s->out = sink_text__new(out, &so);
@@ -239,6 +279,23 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 		w->from_ns = o->from_ns;
 		w->to_ns = o->to_ns;
 		s->sink = &w->base;
+	}
+	if (o->metrics) {
+		struct tee_sink *t;
+
+		/* the window prints to out directly: it would bypass the tee */
+		if (o->window) {
+			session__destroy(s);
+			return -EINVAL;
+		}
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			goto nomem;
+		sink__init(&t->base, &tee_ops, out, &so);
+		t->a = s->sink;
+		t->b = o->metrics;
+		t->quiet_intervals = o->quiet_intervals;
+		s->sink = &t->base;
 	}
 	/* even without rules yet: a SIGHUP may bring some */
 	if (o->rules && session__add_slo(s, o, out))
@@ -280,6 +337,19 @@ int session__feed(void *data, const void *rec, size_t len)
 	return err;
 }
 
+int session__feed_unrecorded(void *data, const void *rec, size_t len)
+{
+	struct session *s = data;
+	struct trace_writer *writer = s->writer;
+	int err;
+
+	s->writer = NULL;
+	err = session__feed(s, rec, len);
+	/* a write error cannot have come: the writer stays as it was */
+	s->writer = writer;
+	return err;
+}
+
 int session__finish(struct session *s)
 {
 	int err = engine__finish(s->engine);
@@ -293,7 +363,7 @@ void session__destroy(struct session *s)
 {
 	if (s->engine)
 		engine__free(s->engine);
-	/* the rules' sink wraps the window's, if any */
+	/* the rules' sink wraps the tee or the window, if any */
 	if (s->slo) {
 		struct sink *inner = ((struct slo_sink *)s->sink)->inner;
 
@@ -305,6 +375,7 @@ void session__destroy(struct session *s)
 	if (s->sink && s->sink != s->out)
 		sink__free(s->sink);
 	sink__free(s->out);
+	sink__free(s->metrics);
 	s->engine = NULL;
-	s->sink = s->out = NULL;
+	s->sink = s->out = s->metrics = NULL;
 }

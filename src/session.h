@@ -51,6 +51,13 @@ struct session_opts {
 	struct slo_rules *rules;
 	int (*on_violation)(void *ctx, const struct slo_violation *v);
 	void *violation_ctx;
+	/*
+	 * watch --metrics-file: a second sink that gets all the output gets
+	 * (the session owns it from session__init on); not with window.
+	 * quiet_intervals: intervals go to it only, not to the output.
+	 */
+	struct sink *metrics;
+	bool quiet_intervals;
 };
 
 struct session {
@@ -63,6 +70,7 @@ struct session {
 	int feed_err;		/* the engine's (the sink's) error that stopped feeding */
 	int write_err;		/* the writer's error that stopped feeding */
 	struct slo *slo;	/* NULL: no rules */
+	struct sink *metrics;	/* session_opts.metrics */
 	/* hook counts for the summary, kept up to date by whoever runs hooks */
 	__u64 hook_runs, hook_failures, hook_timeouts, hook_skipped;
 };
@@ -77,6 +85,8 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out);
  * only if s->stop_on_write_error.
  */
 int session__feed(void *session, const void *rec, size_t len);
+/* The same without the writer: what the recording need not hold. */
+int session__feed_unrecorded(void *session, const void *rec, size_t len);
 /* End of stream: the summary. */
 int session__finish(struct session *s);
 void session__destroy(struct session *s);
