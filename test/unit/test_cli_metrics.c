@@ -4,22 +4,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "cli.h"
+#include "lib/cli_fixture.h"
 
-static char errbuf[512];
-static char *argv[32] = { "lockstall" };
-
-static int parse(struct ls_config *cfg, const char *const args[])
-{
-	int argc = 1;
-	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
-	int rc;
-
-	while (args[argc - 1])
-		argv[argc] = (char *)args[argc - 1], argc++;
-	rc = cli__parse(argc, argv, cfg, err);
-	fclose(err);
-	return rc;
-}
 
 Test(cli_metrics, file_and_interval)
 {
@@ -27,7 +13,7 @@ Test(cli_metrics, file_and_interval)
 				     "--metrics-interval", "500ms", NULL };
 	struct ls_config cfg;
 
-	cr_assert_eq(parse(&cfg, args), 0, "%s", errbuf);
+	cr_assert_eq(cli_fixture__parse(&cfg, args), 0, "%s", cli_fixture_err);
 	cr_assert_str_eq(cfg.metrics_file, "/var/lib/x/ls.prom");
 	cr_assert_eq(cfg.metrics_interval_ns, 500000000ULL);
 }
@@ -37,7 +23,7 @@ Test(cli_metrics, default_interval)
 	const char *const args[] = { "watch", "--metrics-file=m.prom", NULL };
 	struct ls_config cfg;
 
-	cr_assert_eq(parse(&cfg, args), 0, "%s", errbuf);
+	cr_assert_eq(cli_fixture__parse(&cfg, args), 0, "%s", cli_fixture_err);
 	cr_assert_str_eq(cfg.metrics_file, "m.prom");
 	cr_assert_eq(cfg.metrics_interval_ns, 0, "0: the default, 10s");
 }
@@ -51,10 +37,10 @@ Test(cli_metrics, misuse)
 	const char *const record[] = { "record", "-o", "x.lst", "--metrics-file", "m", NULL };
 	struct ls_config cfg;
 
-	cr_assert_eq(parse(&cfg, no_file), LS_EXIT_USAGE);
-	cr_assert(strstr(errbuf, "--metrics-interval goes with --metrics-file"), "%s", errbuf);
-	cr_assert_eq(parse(&cfg, bad_interval), LS_EXIT_USAGE);
-	cr_assert(strstr(errbuf, "invalid interval '0'"), "%s", errbuf);
-	cr_assert_eq(parse(&cfg, empty), LS_EXIT_USAGE);
-	cr_assert_eq(parse(&cfg, record), LS_EXIT_USAGE, "watch only");
+	cr_assert_eq(cli_fixture__parse(&cfg, no_file), LS_EXIT_USAGE);
+	cr_assert(strstr(cli_fixture_err, "--metrics-interval goes with --metrics-file"), "%s", cli_fixture_err);
+	cr_assert_eq(cli_fixture__parse(&cfg, bad_interval), LS_EXIT_USAGE);
+	cr_assert(strstr(cli_fixture_err, "invalid interval '0'"), "%s", cli_fixture_err);
+	cr_assert_eq(cli_fixture__parse(&cfg, empty), LS_EXIT_USAGE);
+	cr_assert_eq(cli_fixture__parse(&cfg, record), LS_EXIT_USAGE, "watch only");
 }

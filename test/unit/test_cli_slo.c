@@ -8,23 +8,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include "cli.h"
+#include "lib/cli_fixture.h"
 
-static char errbuf[512];
-/* the config points into argv, as into main()'s: it must outlive parse() */
-static char *argv[128] = { "lockstall" };
-
-static int parse(struct ls_config *cfg, const char *const args[])
-{
-	int argc = 1;
-	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
-	int rc;
-
-	while (args[argc - 1])
-		argv[argc] = (char *)args[argc - 1], argc++;
-	rc = cli__parse(argc, argv, cfg, err);
-	fclose(err);
-	return rc;
-}
 
 Test(cli_slo, rules_and_hook)
 {
@@ -35,7 +20,7 @@ Test(cli_slo, rules_and_hook)
 	};
 	struct ls_config cfg;
 
-	cr_assert_eq(parse(&cfg, args), 0, "%s", errbuf);
+	cr_assert_eq(cli_fixture__parse(&cfg, args), 0, "%s", cli_fixture_err);
 	cr_assert_eq(cfg.n_slo, 2);
 	cr_assert_str_eq(cfg.slo[0], "comm=db wait>=5ms");
 	cr_assert_str_eq(cfg.slo[1], "pid=1 stalled>=1ms/1s");
@@ -57,7 +42,7 @@ Test(cli_slo, exec_takes_everything_to_the_semicolon)
 	};
 	struct ls_config cfg;
 
-	cr_assert_eq(parse(&cfg, args), 0, "%s", errbuf);
+	cr_assert_eq(cli_fixture__parse(&cfg, args), 0, "%s", cli_fixture_err);
 	cr_assert_eq(cfg.exec_argc, 4);
 	cr_assert_str_eq(cfg.exec_argv[1], "--json");
 	cr_assert_str_eq(cfg.exec_argv[3], "$(reboot)");
@@ -93,9 +78,9 @@ Test(cli_slo, refused)
 	size_t i;
 
 	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
-		cr_assert_eq(parse(&cfg, bads[i].args), LS_EXIT_USAGE, "case %zu parsed", i);
-		cr_assert(strstr(errbuf, bads[i].said), "case %zu: '%s' does not say '%s'", i,
-			  errbuf, bads[i].said);
+		cr_assert_eq(cli_fixture__parse(&cfg, bads[i].args), LS_EXIT_USAGE, "case %zu parsed", i);
+		cr_assert(strstr(cli_fixture_err, bads[i].said), "case %zu: '%s' does not say '%s'", i,
+			  cli_fixture_err, bads[i].said);
 	}
 }
 
@@ -110,6 +95,6 @@ Test(cli_slo, too_many_slo)
 		args[n++] = "wait>=1ms";
 	}
 	args[n] = NULL;
-	cr_assert_eq(parse(&cfg, args), LS_EXIT_USAGE);
-	cr_assert(strstr(errbuf, "put the rules in a --rules file"), "%s", errbuf);
+	cr_assert_eq(cli_fixture__parse(&cfg, args), LS_EXIT_USAGE);
+	cr_assert(strstr(cli_fixture_err, "put the rules in a --rules file"), "%s", cli_fixture_err);
 }
