@@ -6,7 +6,6 @@
 #include "cli.h"
 #include "lib/cli_fixture.h"
 
-
 Test(cli_metrics, file_and_interval)
 {
 	const char *const args[] = { "watch", "--metrics-file", "/var/lib/x/ls.prom",

@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "lib/cli_fixture.h"
 
-
 Test(cli_slo, rules_and_hook)
 {
 	const char *const args[] = {
