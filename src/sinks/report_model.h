@@ -6,7 +6,8 @@
  *	report_model__stall (each stall) -> report_model__finish -> read
  *	m->worst, m->holders, m->preemptors -> report_model__free
  *
- * And the text helpers both formats share (each in one place).  Private
+ * And the text helpers the text, Markdown and HTML sinks share (each in
+ * one place).  Private
  * to src/sinks.
  */
 #ifndef LOCKSTALL_REPORT_MODEL_H

@@ -72,17 +72,6 @@ static const char *words(const char *name, bool upper, char *buf, size_t len)
 	return buf;
 }
 
-/* "comm[tgid/tid]" */
-static const char *task_ident(const struct ls_task *task, char *buf, size_t len)
-{
-	char comm[LS_COMM_TEXT_LEN];
-
-	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(task->comm, comm, sizeof(comm)),
-		 task->tgid, task->tid);
-	return buf;
-}
-
-
 /* "mmap", "page_fault (write) at 0x7f..." */
 static const char *op_text(const struct ls_op *op, bool vma_fallback, char *buf, size_t len)
 {
@@ -133,7 +122,7 @@ static void text__preemptors(FILE *f, const struct ls_holder *h)
 			continue;
 		}
 		fprintf(f, "           preempted by %s %s %s\n",
-			task_ident(&p->task, ident, sizeof(ident)),
+			rm_task(&p->task, ident, sizeof(ident)),
 			sink__sched_text(&p->task, sched, sizeof(sched)),
 			ls_format_duration(p->ns, d, sizeof(d)));
 	}
@@ -168,7 +157,7 @@ static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_hol
 	char ident[96], sched[64], op[96], held[32], off[32], state[32];
 
 	fprintf(f, "  holder   %-20s  %-18s  %s lock in %s  held %s  off CPU %s (%u%%)  %s",
-		task_ident(&h->task, ident, sizeof(ident)),
+		rm_task(&h->task, ident, sizeof(ident)),
 		sink__sched_text(&h->task, sched, sizeof(sched)),
 		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
 		ls_format_duration(h->held_ns, held, sizeof(held)),
@@ -186,7 +175,7 @@ static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_hol
 	text__offcpu_split(f, h);
 	text__preemptors(f, h);
 	if (h->has_waker)
-		fprintf(f, "           woken by %s\n", task_ident(&h->woken_by, ident, sizeof(ident)));
+		fprintf(f, "           woken by %s\n", rm_task(&h->woken_by, ident, sizeof(ident)));
 }
 
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
@@ -243,7 +232,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		st->acquired ? "" : "  (gave up without the lock)");
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
-		task_ident(&st->waiter, ident, sizeof(ident)),
+		rm_task(&st->waiter, ident, sizeof(ident)),
 		sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
 
@@ -274,19 +263,6 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	return sink__flush(f);
 }
 
-static const char *kind_title(unsigned int kind)
-{
-	switch (kind) {
-	case LS_HIST_WAIT:
-		return "wait time";
-	case LS_HIST_HOLD:
-		return "hold time";
-	case LS_HIST_OFFCPU:
-		return "off-CPU time while holding";
-	}
-	return "time";
-}
-
 static const char *kind_noun(unsigned int kind)
 {
 	switch (kind) {
@@ -311,7 +287,7 @@ static void text__hist(FILE *f, const struct ls_hist_entry *e)
 	unsigned int i, first = LS_HIST_SLOTS, last = 0;
 	__u64 max = 0;
 
-	fprintf(f, "%s, mmap_lock", kind_title(e->key.kind));
+	fprintf(f, "%s, mmap_lock", rm_hist_title(e->key.kind));
 	if (e->key.write == 0 || e->key.write == 1)
 		fprintf(f, " %s", mode_name(e->key.write));
 	fprintf(f, ", %s[%u]:\n", ls_comm_text(h->comm, comm, sizeof(comm)), e->key.tgid);
