@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the Markdown and HTML reports are made of: the whole run, gathered
- * stall by stall in bounded memory, written at the summary.
+ * What the Markdown and HTML reports (and the text summary's culprits) are
+ * made of: the whole run, gathered stall by stall in bounded memory, read
+ * at the summary.
  *
  *	report_model__stall (each stall) -> report_model__finish -> read
  *	m->worst, m->holders, m->preemptors -> report_model__free
  *
  * And the text helpers the text, Markdown and HTML sinks share (each in
- * one place).  Private
- * to src/sinks.
+ * one place).  Private to src/sinks.
  */
 #ifndef LOCKSTALL_REPORT_MODEL_H
 #define LOCKSTALL_REPORT_MODEL_H
