@@ -923,7 +923,7 @@ static int reader__header(struct trace_reader *r)
 		    r->name, h.format, h.abi);
 		return -EPROTONOSUPPORT;
 	}
-	if (h.format < 1 || h.abi < LS_ABI_VERSION || h.hdr_len < sizeof(h) ||
+	if (h.format < 1 || h.abi < LS_ABI_VERSION_MIN || h.hdr_len < sizeof(h) ||
 	    h.hdr_len > LS_TRACE_MAX_HDR) {
 		say(r->err, "%s: not a lockstall recording (format %u, records version %u, header %u bytes)",
 		    r->name, h.format, h.abi, h.hdr_len);

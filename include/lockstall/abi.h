@@ -21,7 +21,12 @@
 #include <linux/types.h>
 #endif
 
-#define LS_ABI_VERSION 1
+/*
+ * 2: LS_REC_STACK and ls_bpf_config's stack settings; the records of
+ * version 1 are unchanged, so version 1 recordings still read.
+ */
+#define LS_ABI_VERSION 2
+#define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
 
 /* TASK_COMM_LEN is an enum constant in a 6.18 vmlinux.h: keep our own. */
 #define LS_COMM_LEN 16
@@ -44,6 +49,7 @@ enum ls_rec_type {
 	LS_REC_WAKEUP = 5,	/* struct ls_rec_wakeup */
 	LS_REC_MIGRATE = 6,	/* struct ls_rec_migrate */
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
+	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
@@ -249,12 +255,88 @@ struct ls_rec_lost {
 	__u64 last_ns;
 };
 
+/*
+ * Stacks ---------------------------------------------------------------------
+ *
+ * A STACK record says where a task was at one moment: its kernel stack, its
+ * user stack as the kernel's frame-pointer walk saw it, and, for DWARF
+ * unwinding in user space, its user registers and a copy of the top of its
+ * user stack (like perf --call-graph dwarf).  Sent right after the record it
+ * belongs to, with the same hdr.ts:
+ *   LS_STACK_WAIT      the waiter's first switch-out in a wait (after WAIT_BEGIN);
+ *   LS_STACK_HOLD_OFF  a holder's first switch-out in a hold (with its SWITCH);
+ *   LS_STACK_HOLD_LONG a hold sent for its length alone, never off CPU (after
+ *                      HOLD): the release site, the end of the path under the lock.
+ * Only tasks with lock state, once per wait or hold: the hot path stays cheap.
+ */
+enum ls_stack_why {
+	LS_STACK_WAIT = 1,
+	LS_STACK_HOLD_OFF = 2,
+	LS_STACK_HOLD_LONG = 3,
+};
+
+/* --user-stacks: what the kernel captures of user stacks. */
+enum ls_ustack_mode {
+	LS_USTACK_NONE = 0,
+	LS_USTACK_FP = 1,	/* the kernel's frame-pointer walk only */
+	LS_USTACK_DWARF = 2,	/* also registers and a copy of the stack top */
+};
+
+#define LS_KSTACK_MAX	48	/* kernel frames kept */
+#define LS_USTACK_MAX	32	/* user frames of the frame-pointer walk kept */
+#define LS_USTACK_COPY_DEFAULT	16384	/* bytes of user stack copied by default */
+#define LS_USTACK_COPY_MAX	32768	/* hdr.size is 16 bits: a record stays below 64 KiB */
+
+/*
+ * User registers, in DWARF x86-64 numbering (which libunwind's UNW_X86_64_*
+ * follows): 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp,
+ * 8..15 r8..r15, 16 rip.
+ */
+#define LS_UREG_BP	6
+#define LS_UREG_SP	7
+#define LS_UREG_IP	16
+#define LS_UREGS_N	17
+
+/* ls_rec_stack.flags */
+#define LS_STACK_F_KERNEL_TRUNC	0x01	/* more kernel frames than LS_KSTACK_MAX */
+#define LS_STACK_F_USER_TRUNC	0x02	/* more user frames than LS_USTACK_MAX */
+#define LS_STACK_F_REGS	0x04	/* uregs are valid */
+#define LS_STACK_F_COPY_SHORT	0x08	/* the copy stopped early (unmapped or not resident page) */
+#define LS_STACK_F_KTHREAD	0x10	/* no user side: a kernel thread */
+
+struct ls_rec_stack {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 mm;		/* the lock's mm, as in the WAIT/HOLD records */
+	__u8 why;		/* enum ls_stack_why */
+	__u8 user_mode;		/* enum ls_ustack_mode the kernel captured with */
+	__u8 flags;		/* LS_STACK_F_* */
+	__u8 pad;
+	__u16 nr_kernel;	/* entries used in kernel[] */
+	__u16 nr_user;		/* entries used in user[] */
+	__u32 copy_len;		/* bytes of copy[] that hold the stack (from uregs[LS_UREG_SP]) */
+	__u32 pad2;
+	__u64 uregs[LS_UREGS_N];
+	__u64 kernel[LS_KSTACK_MAX];	/* innermost first; BPF and tracepoint frames included */
+	__u64 user[LS_USTACK_MAX];	/* innermost first */
+	/*
+	 * Then copy_len bytes: user memory from uregs[LS_UREG_SP] up, and
+	 * padding to hdr.size (a multiple of 8).
+	 */
+	__u8 copy[];
+};
+
 /* Settings the loader writes into the BPF program's read-only data. */
 struct ls_bpf_config {
 	__u64 min_wait_ns;	/* send WAIT_END without WAIT_BEGIN from this wait time on */
 	__u64 min_hold_ns;	/* send HOLD for on-CPU holds from this hold time on */
 	__u32 self_tgid;	/* lockstall itself: never traced */
-	__u32 pad;
+	__u8 kstacks;		/* send STACK records with kernel stacks */
+	__u8 ustack_mode;	/* enum ls_ustack_mode */
+	__u16 pad;
+	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
+	__u32 pad2;
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
@@ -274,7 +356,9 @@ LS_ASSERT_SIZE(ls_hist, 288);
 LS_ASSERT_SIZE(ls_rec_hist, 312);
 LS_ASSERT_SIZE(ls_rec_mark, 24);
 LS_ASSERT_SIZE(ls_rec_lost, 40);
-LS_ASSERT_SIZE(ls_bpf_config, 24);
+LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
+LS_ASSERT_SIZE(ls_bpf_config, 32);
+_Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
 
 #endif /* LOCKSTALL_ABI_H */
