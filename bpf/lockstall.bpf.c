@@ -81,7 +81,15 @@ struct ls_task_state {
 	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
 	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
-	__u8 pad[3];
+	__u8 off_kstack_valid;	/* off_kstack is from this hold's first switch-out */
+	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
+	/*
+	 * Where the holder was switched out, for the STACK record its HOLD
+	 * may bring at release: by then it runs elsewhere in the kernel.
+	 * Kept here rather than sent at once, so only holds that end up
+	 * sent (long ones) cost ring-buffer space.
+	 */
+	__u64 off_kstack[LS_KSTACK_MAX];
 };
 
 struct {
@@ -148,6 +156,28 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ls_hist);
 } hist_init SEC(".maps");
+
+/*
+ * STACK records are built here, per CPU, then copied into the ring buffer
+ * with bpf_ringbuf_output(): their size depends on how much user stack
+ * could be copied, and a reservation's size must be a constant.  Too big
+ * for a per-CPU array (32 KiB values at most): a plain array with one
+ * entry per CPU (the loader sets max_entries).  Only the lock tracepoints
+ * fill it, in process context with preemption off (tracepoint callbacks),
+ * so nothing else runs on this CPU's entry while it is in use.
+ */
+struct ls_stack_buf {
+	struct ls_rec_stack rec;
+	/* slack past LS_USTACK_COPY_MAX: the copy loop's masked bounds */
+	__u8 copy[LS_USTACK_COPY_MAX + 8192];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct ls_stack_buf);
+} stack_bufs SEC(".maps");
 
 /* hist_misses goes into loader_stats; hold_overflows is for bpftool map dump. */
 __u64 hist_misses = 0;		/* samples lost: the histogram map was full */
@@ -301,22 +331,25 @@ static __always_inline bool ls_switch_watched(__u32 cpu, struct task_struct *nex
  * is counted twice: pending goes into this CPU's next record as lost_before
  * (the engine learns where the hole is), total is for the loader.
  */
-static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
+/* One record lost; give back the count a failed record had taken (ls_hdr_fill). */
+static __always_inline void ls_drops_count(__u64 taken)
 {
 	__u32 zero = 0;
 	struct ls_drops *d = bpf_map_lookup_elem(&drops, &zero);
-	struct ls_hdr *h;
+
+	if (d) {
+		d->pending += 1 + taken;
+		d->total++;
+	}
+}
+
+/* Stamp a header; takes this CPU's pending drop count into it, and returns it. */
+static __always_inline __u64 ls_hdr_fill(struct ls_hdr *h, __u16 type, __u32 size, __u64 now)
+{
+	__u32 zero = 0;
+	struct ls_drops *d = bpf_map_lookup_elem(&drops, &zero);
 	__u64 lost = 0;
 
-	h = bpf_ringbuf_reserve(&events, size, 0);
-	if (!h) {
-		if (d) {
-			d->pending++;
-			d->total++;
-		}
-		return NULL;
-	}
-	__builtin_memset(h, 0, size);
 	if (d) {
 		lost = d->pending;
 		d->pending = 0;
@@ -326,6 +359,20 @@ static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
 	h->cpu = bpf_get_smp_processor_id();
 	h->lost_before = lost > 0xffff ? 0xffff : lost;
 	h->ts = now;
+	return lost;
+}
+
+static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
+{
+	struct ls_hdr *h;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		ls_drops_count(0);
+		return NULL;
+	}
+	__builtin_memset(h, 0, size);
+	ls_hdr_fill(h, type, size, now);
 	return h;
 }
 
@@ -337,11 +384,16 @@ static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
  */
 #define LS_RB_WAKEUP_BYTES (1 << 20)
 
-static __always_inline void ls_emit_submit(void *rec)
+static __always_inline __u64 ls_rb_wakeup_flags(void)
 {
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 
-	bpf_ringbuf_submit(rec, avail >= LS_RB_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return avail >= LS_RB_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void ls_emit_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, ls_rb_wakeup_flags());
 }
 
 static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_struct *t, __u64 mm,
@@ -365,6 +417,132 @@ static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_stru
 	r->flags = flags;
 	ls_emit_submit(r);
 	return true;
+}
+
+/* Stacks ------------------------------------------------------------------ */
+
+#define LS_PAGE_SIZE 4096
+
+/*
+ * Copy the user stack from sp up, page by page: bpf_probe_read_user() is
+ * all or nothing, and the stack's mapping may end (or a page be swapped
+ * out) before want bytes.  Returns the bytes copied.  Never faults pages
+ * in and takes no lock: the copy is of current's memory only.
+ */
+static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
+{
+	__u32 done = 0;
+	int i;
+
+	for (i = 0; i < LS_USTACK_COPY_MAX / LS_PAGE_SIZE + 1; i++) {
+		__u32 chunk = LS_PAGE_SIZE - ((sp + done) & (LS_PAGE_SIZE - 1));
+		__u32 off = done;
+
+		if (done >= want)
+			break;
+		if (chunk > want - done)
+			chunk = want - done;
+		/* The verifier needs the bounds it cannot infer through the loop. */
+		asm volatile("" : "+r"(off), "+r"(chunk));
+		off &= LS_USTACK_COPY_MAX - 1;
+		chunk &= 2 * LS_PAGE_SIZE - 1;
+		if (bpf_probe_read_user(dst + off, chunk, (const void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+/*
+ * Send where current is: a STACK record, just before the WAIT_END or HOLD
+ * it belongs to (same timestamp), so the engine has it when that record
+ * arrives.  kstack, when set, is a kernel stack saved earlier (the
+ * holder's first switch-out); else current's stack now.
+ */
+static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct task_struct *cur,
+					  __u64 mm, const __u64 *kstack, __u32 kstack_len)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
+	struct ls_rec_stack *r;
+	struct pt_regs *regs;
+	__u32 size, copied = 0;
+	__u64 taken;
+	long n;
+
+	if (!b)
+		return;
+	r = &b->rec;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->tid = cur->pid;
+	r->tgid = cur->tgid;
+	r->mm = mm;
+	r->why = why;
+	if (kstack) {
+		if (kstack_len > sizeof(r->kernel))
+			kstack_len = sizeof(r->kernel);
+		bpf_probe_read_kernel(r->kernel, kstack_len & (sizeof(r->kernel) * 2 - 1), kstack);
+		n = kstack_len;
+	} else {
+		n = bpf_get_stack(ctx, r->kernel, sizeof(r->kernel), 0);
+	}
+	if (n > 0) {
+		r->nr_kernel = n / 8;
+		if (n >= sizeof(r->kernel))
+			r->flags |= LS_STACK_F_KERNEL_TRUNC;
+	}
+	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+		r->flags |= LS_STACK_F_KTHREAD;
+		goto send;
+	}
+	r->user_mode = cfg.ustack_mode;
+	if (cfg.ustack_mode == LS_USTACK_NONE)
+		goto send;
+	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
+	if (n > 0) {
+		r->nr_user = n / 8;
+		if (n >= sizeof(r->user))
+			r->flags |= LS_STACK_F_USER_TRUNC;
+	}
+	if (cfg.ustack_mode != LS_USTACK_DWARF)
+		goto send;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs)
+		goto send;
+	r->uregs[0] = regs->ax;
+	r->uregs[1] = regs->dx;
+	r->uregs[2] = regs->cx;
+	r->uregs[3] = regs->bx;
+	r->uregs[4] = regs->si;
+	r->uregs[5] = regs->di;
+	r->uregs[6] = regs->bp;
+	r->uregs[7] = regs->sp;
+	r->uregs[8] = regs->r8;
+	r->uregs[9] = regs->r9;
+	r->uregs[10] = regs->r10;
+	r->uregs[11] = regs->r11;
+	r->uregs[12] = regs->r12;
+	r->uregs[13] = regs->r13;
+	r->uregs[14] = regs->r14;
+	r->uregs[15] = regs->r15;
+	r->uregs[16] = regs->ip;
+	r->flags |= LS_STACK_F_REGS;
+	copied = ls_copy_ustack(b->copy, regs->sp, cfg.ustack_copy);
+	if (copied < cfg.ustack_copy)
+		r->flags |= LS_STACK_F_COPY_SHORT;
+	r->copy_len = copied;
+	/* Zero the padding to the next multiple of 8: no stale bytes leave. */
+	copied &= LS_USTACK_COPY_MAX - 1;
+	*(__u64 *)(b->copy + (copied & ~7u)) &= (copied & 7) ? ~0ULL >> (64 - 8 * (copied & 7)) : 0;
+	copied = (copied + 7) & ~7u;
+send:
+	size = sizeof(*r) + copied;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*r) + LS_USTACK_COPY_MAX)
+		size = sizeof(*r) + LS_USTACK_COPY_MAX;
+	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
+	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
+		ls_drops_count(taken);
 }
 
 static __always_inline void ls_hist_add(struct task_struct *t, __u8 kind, __u8 write, __u64 ns)
@@ -460,8 +638,13 @@ static __always_inline struct ls_hold_state *ls_hold_slot(struct ls_task_state *
 	return NULL;
 }
 
-static __always_inline void ls_hold_end(struct ls_task_state *st, struct ls_hold_state *h,
-					struct task_struct *t, __u64 now, __u8 end_flags)
+/*
+ * t is current, except at sched_process_exit (also current, but exiting:
+ * no stack worth sending).  ctx is the program's, for bpf_get_stack().
+ */
+static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st,
+					struct ls_hold_state *h, struct task_struct *t, __u64 now,
+					__u8 end_flags)
 {
 	__u64 start = h->granted_ns ? h->granted_ns : h->acquired_ns;
 	__u64 held = now > start ? now - start : 0;
@@ -478,6 +661,14 @@ static __always_inline void ls_hold_end(struct ls_task_state *st, struct ls_hold
 	 * downgrades, and a short on-CPU write hold cannot explain a stall.
 	 */
 	if ((flags & ~LS_LOCK_F_DOWNGRADED) || h->offcpu_ns || held >= cfg.min_hold_ns) {
+		/* Only holds long enough to matter to a stall bring their stack. */
+		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED)) {
+			if (st->off_kstack_valid)
+				ls_emit_stack(ctx, LS_STACK_HOLD_OFF, now, t, h->mm, st->off_kstack,
+					      st->off_kstack_len);
+			else
+				ls_emit_stack(ctx, LS_STACK_HOLD_LONG, now, t, h->mm, NULL, 0);
+		}
 		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, &h->op, start, h->granted_ns,
 				 h->acquired_ns, h->offcpu_ns, h->write, 1, flags))
 			st->seen = 1;
@@ -509,8 +700,8 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	return 0;
 }
 
-static __always_inline void ls_wait_end(struct ls_task_state *st, struct task_struct *cur,
-					__u64 now, bool success)
+static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
+					struct task_struct *cur, __u64 now, bool success)
 {
 	struct ls_wait_state *w = &st->wait;
 	struct ls_hold_state *h;
@@ -529,6 +720,14 @@ static __always_inline void ls_wait_end(struct ls_task_state *st, struct task_st
 			flags |= LS_LOCK_F_GRANTED;
 		if (trylock)
 			flags |= LS_LOCK_F_TRYLOCK;
+		/*
+		 * A stall, or close to one: where the waiter is.  Its user
+		 * stack and registers have not changed since it asked for the
+		 * lock (it has not been back in user space), and the kernel
+		 * stack is the path that asked.
+		 */
+		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
+			ls_emit_stack(ctx, LS_STACK_WAIT, now, cur, w->mm, NULL, 0);
 		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, &w->op, w->start_ns,
 				 granted ? w->granted_ns : 0, 0, 0, w->write, success, flags))
 			st->seen = 1;
@@ -536,6 +735,9 @@ static __always_inline void ls_wait_end(struct ls_task_state *st, struct task_st
 	w->flags = 0;
 	if (!success)
 		return;
+	/* A new hold with none other open: the saved switch-out stack is stale. */
+	if (!ls_holding(st))
+		st->off_kstack_valid = 0;
 	h = ls_hold_slot(st, w->mm);
 	if (!h)
 		return;
@@ -548,7 +750,8 @@ static __always_inline void ls_wait_end(struct ls_task_state *st, struct task_st
 	h->flags = LS_H_ACTIVE | (granted ? LS_H_GRANTED : 0);
 }
 
-static __always_inline int ls_on_acquire_returned(struct mm_struct *mmp, bool write, bool success)
+static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *mmp, bool write,
+						  bool success)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ls_task_state *st;
@@ -562,7 +765,7 @@ static __always_inline int ls_on_acquire_returned(struct mm_struct *mmp, bool wr
 		return 0;
 	now = bpf_ktime_get_ns();
 	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.mm == mm) {
-		ls_wait_end(st, cur, now, success);
+		ls_wait_end(ctx, st, cur, now, success);
 		return 0;
 	}
 	/* mmap_write_downgrade(): acquire_returned(read) with no start_locking. */
@@ -574,7 +777,7 @@ static __always_inline int ls_on_acquire_returned(struct mm_struct *mmp, bool wr
 		h = &st->hold[1];
 	else
 		return 0;
-	ls_hold_end(st, h, cur, now, LS_LOCK_F_DOWNGRADED);
+	ls_hold_end(ctx, st, h, cur, now, LS_LOCK_F_DOWNGRADED);
 	h->acquired_ns = now;
 	h->granted_ns = 0;
 	h->offcpu_ns = 0;
@@ -583,7 +786,7 @@ static __always_inline int ls_on_acquire_returned(struct mm_struct *mmp, bool wr
 	return 0;
 }
 
-static __always_inline int ls_on_released(struct mm_struct *mmp, bool write)
+static __always_inline int ls_on_released(void *ctx, struct mm_struct *mmp, bool write)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ls_task_state *st;
@@ -601,7 +804,7 @@ static __always_inline int ls_on_released(struct mm_struct *mmp, bool write)
 		h = &st->hold[1];
 	else
 		return 0;	/* began before we attached */
-	ls_hold_end(st, h, cur, bpf_ktime_get_ns(), 0);
+	ls_hold_end(ctx, st, h, cur, bpf_ktime_get_ns(), 0);
 	return 0;
 }
 
@@ -615,13 +818,13 @@ int BPF_PROG(ls_start_locking, struct mm_struct *mm, bool write)
 SEC("tp_btf/mmap_lock_acquire_returned")
 int BPF_PROG(ls_acquire_returned, struct mm_struct *mm, bool write, bool success)
 {
-	return ls_on_acquire_returned(mm, write, success);
+	return ls_on_acquire_returned(ctx, mm, write, success);
 }
 
 SEC("tp_btf/mmap_lock_released")
 int BPF_PROG(ls_released, struct mm_struct *mm, bool write)
 {
-	return ls_on_released(mm, write);
+	return ls_on_released(ctx, mm, write);
 }
 
 /* Older kernels: (mm, memcg_path, write[, success]).  The loader picks one set. */
@@ -635,13 +838,13 @@ SEC("tp_btf/mmap_lock_acquire_returned")
 int BPF_PROG(ls_acquire_returned_memcg, struct mm_struct *mm, const char *memcg_path, bool write,
 	     bool success)
 {
-	return ls_on_acquire_returned(mm, write, success);
+	return ls_on_acquire_returned(ctx, mm, write, success);
 }
 
 SEC("tp_btf/mmap_lock_released")
 int BPF_PROG(ls_released_memcg, struct mm_struct *mm, const char *memcg_path, bool write)
 {
-	return ls_on_released(mm, write);
+	return ls_on_released(ctx, mm, write);
 }
 
 SEC("tp_btf/page_fault_user")
@@ -716,6 +919,13 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			w->granted_offcpu_ns = 0;
 		}
 		pf_after = ls_state_flags(ps);
+		/* The holder's first switch-out: where it was when it left. */
+		if (cfg.kstacks && (pf_after & LS_TASK_F_HOLDING) && !ps->off_kstack_valid) {
+			long n = bpf_get_stack(ctx, ps->off_kstack, sizeof(ps->off_kstack), 0);
+
+			ps->off_kstack_len = n > 0 ? n : 0;
+			ps->off_kstack_valid = 1;
+		}
 		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
 			ls_watch_raise(ps, cpu);
 		else
@@ -868,9 +1078,9 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	f = ls_state_flags(st);
 	ls_watch_lower(st);
 	if (st->hold[0].flags & LS_H_ACTIVE)
-		ls_hold_end(st, &st->hold[0], p, now, LS_LOCK_F_EXITED);
+		ls_hold_end(ctx, st, &st->hold[0], p, now, LS_LOCK_F_EXITED);
 	if (st->hold[1].flags & LS_H_ACTIVE)
-		ls_hold_end(st, &st->hold[1], p, now, LS_LOCK_F_EXITED);
+		ls_hold_end(ctx, st, &st->hold[1], p, now, LS_LOCK_F_EXITED);
 	w = &st->wait;
 	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
 		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, &w->op, w->start_ns, 0, 0, 0,
@@ -886,3 +1096,6 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 		ls_emit_exit(st, p, now, f);
 	return 0;
 }
+
+/* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
+#include "backend_rwsem.bpf.h"

@@ -58,6 +58,10 @@ enum {
 };
 
 enum {
+	BPF_F_USER_STACK = 1ULL << 8,
+};
+
+enum {
 	BPF_RB_NO_WAKEUP = 1ULL << 0,
 	BPF_RB_FORCE_WAKEUP = 1ULL << 1,
 };

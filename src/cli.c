@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "cli.h"
+#include "flight.h"
+#include "metrics_http.h"
 #include "util.h"
 
 enum opt_id {
@@ -42,6 +44,16 @@ enum opt_id {
 	OPT_EXIT_ON_VIOLATION,
 	OPT_METRICS_FILE,
 	OPT_METRICS_INTERVAL,
+	OPT_METRICS_LISTEN,
+	OPT_FLIGHT_RECORDER,
+	OPT_KEEP,
+	OPT_MAX_FILES,
+	OPT_USER_STACKS,
+	OPT_STACK_COPY,
+	OPT_NO_STACKS,
+	OPT_FOLDED,
+	OPT_BACKEND,
+	OPT_BTF,
 };
 
 struct opt_def {
@@ -77,6 +89,16 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "exit-on-violation", false, OPT_EXIT_ON_VIOLATION },
 	{ 0, "metrics-file", true, OPT_METRICS_FILE },
 	{ 0, "metrics-interval", true, OPT_METRICS_INTERVAL },
+	{ 0, "metrics-listen", true, OPT_METRICS_LISTEN },
+	{ 0, "flight-recorder", true, OPT_FLIGHT_RECORDER },
+	{ 0, "keep", true, OPT_KEEP },
+	{ 0, "max-files", true, OPT_MAX_FILES },
+	{ 0, "user-stacks", true, OPT_USER_STACKS },
+	{ 0, "stack-copy", true, OPT_STACK_COPY },
+	{ 0, "no-stacks", false, OPT_NO_STACKS },
+	{ 0, "folded", false, OPT_FOLDED },
+	{ 0, "backend", true, OPT_BACKEND },
+	{ 0, "btf", true, OPT_BTF },
 };
 
 static const struct opt_def record_opts[] = {
@@ -89,6 +111,11 @@ static const struct opt_def record_opts[] = {
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
 	{ 'v', "verbose", false, OPT_VERBOSE },
+	{ 0, "user-stacks", true, OPT_USER_STACKS },
+	{ 0, "stack-copy", true, OPT_STACK_COPY },
+	{ 0, "no-stacks", false, OPT_NO_STACKS },
+	{ 0, "backend", true, OPT_BACKEND },
+	{ 0, "btf", true, OPT_BTF },
 };
 
 static const struct opt_def report_opts[] = {
@@ -105,6 +132,7 @@ static const struct opt_def report_opts[] = {
 	{ 0, "to", true, OPT_TO },
 	{ 0, "slo", true, OPT_SLO },
 	{ 0, "rules", true, OPT_RULES },
+	{ 0, "folded", false, OPT_FOLDED },
 };
 
 static const struct {
@@ -153,6 +181,9 @@ static void config__defaults(struct ls_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->threshold_ns = LS_DEFAULT_THRESHOLD_NS;
 	cfg->top = LS_DEFAULT_TOP;
+	cfg->stacks = true;
+	cfg->ustack_mode = LS_USTACK_DWARF;
+	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 }
 
 /*
@@ -289,9 +320,11 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 			cfg->report_format = LS_FORMAT_HTML;
 		else if (!strcmp(val, "perfetto"))
 			cfg->report_format = LS_FORMAT_PERFETTO;
+		else if (!strcmp(val, "folded"))
+			cfg->report_format = LS_FORMAT_FOLDED;
 		else
 			return usage_error(err, cfg->cmd,
-					   "invalid format '%s' for %s: expected text, json, markdown, html or perfetto",
+					   "invalid format '%s' for %s: expected text, json, markdown, html, perfetto or folded",
 					   val, opt);
 		cfg->json = cfg->report_format == LS_FORMAT_JSON;
 		return 0;
@@ -346,6 +379,80 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 					   "invalid interval '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
 					   val, opt);
 		cfg->metrics_interval_ns = v;
+		return 0;
+	case OPT_METRICS_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (metrics_http__parse_addr(val, &ss, &len))
+			return usage_error(err, cfg->cmd,
+					   "invalid address '%s' for %s: expected ADDR:PORT with a numeric address, like 127.0.0.1:9464, [::1]:9464 or :9464 (loopback)",
+					   val, opt);
+		cfg->metrics_listen = val;
+		return 0;
+	}
+	case OPT_FLIGHT_RECORDER:
+		if (!*val)
+			return usage_error(err, cfg->cmd, "empty directory name for %s", opt);
+		cfg->flight_dir = val;
+		return 0;
+	case OPT_KEEP:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v || v > 3600 * NSEC_PER_SEC)
+			return usage_error(err, cfg->cmd,
+					   "invalid duration '%s' for %s: expected seconds or a duration above zero and at most 1h, like 30, 30s, 2m",
+					   val, opt);
+		cfg->flight_keep_ns = v;
+		return 0;
+	case OPT_MAX_FILES:
+		if (ls_parse_u64(val, 10000, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid number '%s' for %s: expected how many recordings to keep, 1 to 10000",
+					   val, opt);
+		cfg->flight_max_files = (unsigned int)v;
+		return 0;
+	case OPT_USER_STACKS:
+		cfg->stack_opts_set = true;
+		if (!strcmp(val, "none"))
+			cfg->ustack_mode = LS_USTACK_NONE;
+		else if (!strcmp(val, "fp"))
+			cfg->ustack_mode = LS_USTACK_FP;
+		else if (!strcmp(val, "dwarf"))
+			cfg->ustack_mode = LS_USTACK_DWARF;
+		else
+			return usage_error(err, cfg->cmd,
+					   "invalid value '%s' for %s: expected none, fp or dwarf", val, opt);
+		return 0;
+	case OPT_STACK_COPY:
+		cfg->stack_opts_set = true;
+		if (ls_parse_size(val, &v) || v < 512 || v > LS_USTACK_COPY_MAX)
+			return usage_error(err, cfg->cmd,
+					   "invalid size '%s' for %s: expected bytes from 512 to %u, like 8K or 16384",
+					   val, opt, LS_USTACK_COPY_MAX);
+		/* whole 8-byte words: the record's padding rule */
+		cfg->ustack_copy = (__u32)v & ~7u;
+		return 0;
+	case OPT_NO_STACKS:
+		cfg->stacks = false;
+		return 0;
+	case OPT_BACKEND:
+		if (!strcmp(val, "auto"))
+			cfg->backend = LS_BACKEND_AUTO;
+		else if (!strcmp(val, "tracepoint"))
+			cfg->backend = LS_BACKEND_TRACEPOINT;
+		else if (!strcmp(val, "fentry"))
+			cfg->backend = LS_BACKEND_FENTRY;
+		else if (!strcmp(val, "kprobe"))
+			cfg->backend = LS_BACKEND_KPROBE;
+		else
+			return usage_error(err, cfg->cmd,
+					   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
+					   val, opt);
+		return 0;
+	case OPT_BTF:
+		cfg->btf_path = val;
+		return 0;
+	case OPT_FOLDED:
+		cfg->folded = true;
 		return 0;
 	case OPT_FROM:
 	case OPT_TO: {
@@ -420,6 +527,15 @@ static int parse_watch_positionals(struct ls_config *cfg, FILE *err, const char 
 /* What only the whole command line can tell: missing arguments, conflicts. */
 static int check_command(struct ls_config *cfg, FILE *err, const char *const pos[], int npos)
 {
+	if (!cfg->stacks && cfg->stack_opts_set)
+		return usage_error(err, cfg->cmd, "--user-stacks and --stack-copy go without --no-stacks");
+	if (cfg->folded) {
+		if (cfg->json || (cfg->report_format != LS_FORMAT_TEXT &&
+				  cfg->report_format != LS_FORMAT_FOLDED))
+			return usage_error(err, cfg->cmd, "--folded and %s: choose one output",
+					   cfg->json ? "--json" : "--format");
+		cfg->report_format = LS_FORMAT_FOLDED;
+	}
 	switch (cfg->cmd) {
 	case LS_CMD_WATCH:
 		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
@@ -427,8 +543,14 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 					   cfg->force ? "--force" : "--no-cmdline");
 		if (cfg->exec_argv && cfg->exec_file)
 			return usage_error(err, cfg->cmd, "--exec and --exec-file: give one hook");
-		if (cfg->metrics_interval_ns && !cfg->metrics_file)
-			return usage_error(err, cfg->cmd, "--metrics-interval goes with --metrics-file PATH");
+		if (cfg->metrics_interval_ns && !cfg->metrics_file && !cfg->metrics_listen)
+			return usage_error(err, cfg->cmd, "--metrics-interval goes with --metrics-file PATH or --metrics-listen ADDR:PORT");
+		if ((cfg->flight_keep_ns || cfg->flight_max_files) && !cfg->flight_dir)
+			return usage_error(err, cfg->cmd, "%s goes with --flight-recorder DIR",
+					   cfg->flight_keep_ns ? "--keep" : "--max-files");
+		if (cfg->flight_dir && !cfg->n_slo && !cfg->rules_file)
+			return usage_error(err, cfg->cmd,
+					   "--flight-recorder goes with --slo RULE or --rules FILE: a violation is what makes it write");
 		if ((cfg->exec_timeout_ns || cfg->exec_limit) && !cfg->exec_argv && !cfg->exec_file)
 			return usage_error(err, cfg->cmd, "%s goes with --exec or --exec-file",
 					   cfg->exec_timeout_ns ? "--exec-timeout" : "--exec-limit");
@@ -612,8 +734,12 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
 "                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
 "                       [--exec-timeout DURATION] [--exec-limit N]\n"
-"                       [--metrics-file PATH [--metrics-interval DURATION]]\n"
-"                       [-v] [interval [count]]\n"
+"                       [--metrics-file PATH] [--metrics-listen ADDR:PORT]\n"
+"                       [--metrics-interval DURATION]\n"
+"                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
+"                       [--backend BACKEND] [--btf FILE]\n"
+"                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
+"                       [--folded] [-v] [interval [count]]\n"
 "\n"
 "Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
 "task, the lock, the task(s) holding it, and why each holder was off CPU.\n"
@@ -654,6 +780,31 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            node_exporter's textfile collector) to PATH,\n"
 "                            replaced whole at every --metrics-interval\n"
 "                            (default 10s) and at exit\n"
+"      --metrics-listen ADDR:PORT  serve the same at http://ADDR:PORT/metrics;\n"
+"                            a bare :PORT is 127.0.0.1 (0.0.0.0:PORT or\n"
+"                            [::]:PORT for every interface)\n"
+"      --flight-recorder DIR keep the last --keep of events in memory and, when\n"
+"                            a rule fires, write them and the next 2s to a\n"
+"                            recording in DIR, for 'lockstall report'\n"
+"      --keep DURATION       how much before a violation (default 30s)\n"
+"      --max-files N         recordings kept in DIR, the oldest removed first\n"
+"                            (default 10; 256MiB at most in all)\n"
+"      --backend BACKEND     where lock events come from: auto (default: the\n"
+"                            first of these that works), tracepoint (the\n"
+"                            mmap_lock tracepoints, 5.11+), fentry or kprobe\n"
+"                            (the rwsem functions behind the lock)\n"
+"      --btf FILE            the kernel's BTF from FILE, for kernels without\n"
+"                            /sys/kernel/btf/vmlinux\n"
+"      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
+"                            registers and the top of the stack are copied and\n"
+"                            unwound here, like perf --call-graph dwarf), fp\n"
+"                            (the kernel's frame-pointer walk: one frame for\n"
+"                            most distribution binaries) or none\n"
+"      --stack-copy SIZE     bytes of user stack copied for dwarf (default 16K,\n"
+"                            512 to 32K)\n"
+"      --no-stacks           no stacks at all, kernel ones included\n"
+"      --folded              print folded stacks of the stall time at the end\n"
+"                            instead (flamegraph.pl, speedscope)\n"
 "  -h, --help                show this help\n"
 "\n"
 "Arguments:\n"
@@ -672,13 +823,16 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  lockstall watch 1 10           # histograms every second, 10 times\n"
 "  lockstall watch --json | jq .  # stalls as JSON Lines, for tools\n"
 "  lockstall watch -o run.lst     # watch, and keep a recording\n"
+"  lockstall watch -d 60s --folded | flamegraph.pl >stalls.svg\n"
 "  lockstall watch --slo 'comm=db-* wait>=50ms' --exec /usr/local/bin/page ';'\n");
 		return;
 	}
 	if (cmd == LS_CMD_RECORD) {
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
-"                        [--no-cmdline] [-v]\n"
+"                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
+"                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
+"                        [-v]\n"
 "\n"
 "Trace mmap_lock until Ctrl-C (or -d) and write every record the analysis\n"
 "needs to FILE, with the host, kernel, options and the names of the processes\n"
@@ -698,6 +852,15 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            (read once per process, at the end: it takes that\n"
 "                            process's mmap_lock)\n"
 "  -v, --verbose             libbpf messages on stderr\n"
+"      --backend BACKEND     auto (default), tracepoint, fentry or kprobe: as\n"
+"                            for watch; the one used is in the recording\n"
+"      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
+"      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
+"                            --no-stacks: as for watch.  The mappings of the\n"
+"                            processes whose stacks were taken, and their\n"
+"                            files' build-ids, are recorded: report names\n"
+"                            their frames after they exited, and refuses a\n"
+"                            file rebuilt since\n"
 "  -h, --help                show this help\n"
 "\n"
 "Exit status: 0 done, 1 tracing or writing failed (the file then ends at its\n"
@@ -725,7 +888,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            markdown (for a postmortem or a ticket), html\n"
 "                            (one self-contained page with SVG timelines) or\n"
 "                            perfetto (Chrome trace-event JSON: open it in\n"
-"                            ui.perfetto.dev): the whole run's report\n"
+"                            ui.perfetto.dev): the whole run's report;\n"
+"                            folded: folded stacks of the stall time\n"
+"                            (flamegraph.pl, speedscope)\n"
+"      --folded              short for --format folded\n"
 "  -o, --output OUT          write to OUT instead of stdout (mode 0600, never\n"
 "                            through a symlink)\n"
 "      --force               replace OUT if it exists\n"

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include <lockstall/abi.h>
 
 /* Exit codes: the contract for scripts. */
 #define LS_EXIT_OK	0
@@ -22,6 +23,14 @@
 #define LS_PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
 #define LS_MAX_SLO_ARGS		32	/* --slo options; more rules go in a --rules file */
+
+/* watch, record --backend: where the lock events come from */
+enum ls_backend {
+	LS_BACKEND_AUTO = 0,	/* the cheapest that attaches, in the order below */
+	LS_BACKEND_TRACEPOINT,	/* the mmap_lock tracepoints (5.11+) */
+	LS_BACKEND_FENTRY,	/* fentry/fexit on the rwsem functions (5.5+) */
+	LS_BACKEND_KPROBE,	/* kprobes on the rwsem functions */
+};
 
 enum ls_command {
 	LS_CMD_NONE = 0,	/* "lockstall --help" / "--version": no command */
@@ -37,6 +46,7 @@ enum ls_report_format {
 	LS_FORMAT_MARKDOWN,
 	LS_FORMAT_HTML,
 	LS_FORMAT_PERFETTO,	/* Chrome trace-event JSON */
+	LS_FORMAT_FOLDED,	/* folded stacks for flamegraph.pl (also watch --folded) */
 };
 
 struct ls_config {
@@ -77,6 +87,20 @@ struct ls_config {
 	/* watch: Prometheus metrics for node_exporter's textfile collector */
 	const char *metrics_file;	/* --metrics-file PATH */
 	__u64 metrics_interval_ns;	/* --metrics-interval; 0: the default (10s) */
+	const char *metrics_listen;	/* --metrics-listen ADDR:PORT: serve GET /metrics */
+	/* watch: recordings of the time around each violation (src/flight.h) */
+	const char *flight_dir;		/* --flight-recorder DIR */
+	__u64 flight_keep_ns;		/* --keep; 0: the default (30s) */
+	unsigned int flight_max_files;	/* --max-files; 0: the default (10) */
+	/* watch, record: STACK records (issue 5) */
+	bool stacks;		/* false: --no-stacks */
+	__u8 ustack_mode;	/* --user-stacks: enum ls_ustack_mode; default dwarf */
+	__u32 ustack_copy;	/* --stack-copy: bytes of user stack copied for dwarf */
+	bool stack_opts_set;	/* --user-stacks or --stack-copy given */
+	bool folded;		/* --folded (watch, report): report_format becomes LS_FORMAT_FOLDED */
+	/* watch, record: portability */
+	__u8 backend;		/* --backend: enum ls_backend */
+	const char *btf_path;	/* --btf FILE: kernel BTF when /sys/kernel/btf/vmlinux is missing */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

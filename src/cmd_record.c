@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "loader.h"
+#include "stacks.h"
 #include "trace_file.h"
 #include "util.h"
 
@@ -72,10 +73,30 @@ static int meta__command(struct trace_writer *w, const struct ls_config *cfg)
 	return err;
 }
 
+/* Read at most len bytes of a small /proc file; -errno if it cannot be. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len) {
+		n = read(fd, buf + got, len - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+}
+
 int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid, __u32 features)
 {
 	struct utsname u;
-	char host[256] = "";
+	char host[256] = "", boot_id[64] = "";
 	__u64 mono, real;
 	int err = 0;
 
@@ -92,6 +113,11 @@ int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid
 	err = err ?: trace_writer__meta_str(w, "kernel.version", u.version);
 	err = err ?: trace_writer__meta_str(w, "machine", u.machine);
 	err = err ?: trace_writer__meta_u64(w, "cpus", (__u64)sysconf(_SC_NPROCESSORS_ONLN));
+	/* kernel addresses mean something only on this boot: report checks it */
+	if (read_small("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id) - 1) > 0)
+		err = err ?: trace_writer__meta_str(w, "boot_id", strtok(boot_id, "\n"));
+	err = err ?: trace_writer__meta_u64(w, "stacks", cfg->stacks);
+	err = err ?: trace_writer__meta_u64(w, "stacks.user_mode", cfg->ustack_mode);
 	err = err ?: meta__command(w, cfg);
 	err = err ?: trace_writer__meta_u64(w, "threshold_ns", cfg->threshold_ns);
 	err = err ?: trace_writer__meta_u64(w, "pid", pid);
@@ -120,26 +146,6 @@ void record__progress(struct trace_writer *w, struct loader *l, struct engine *e
 		(unsigned long long)(elapsed_ns / NSEC_PER_SEC), (unsigned long long)ws.records,
 		(unsigned long long)sum.stalls, (unsigned long long)ws.bytes,
 		(unsigned long long)(ls.drops > sum.lost_events ? ls.drops : sum.lost_events));
-}
-
-/* Read at most len bytes of a small /proc file; -errno if it cannot be. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n, got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len) {
-		n = read(fd, buf + got, len - (size_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	return got;
 }
 
 struct names_ctx {
@@ -190,6 +196,28 @@ static void names__one(void *data, __u32 tgid, const char comm[LS_COMM_LEN])
 		c->cmdline_bytes += (size_t)n;
 	}
 	free(cmd);
+}
+
+static int maps__one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+		     size_t ids_len)
+{
+	char key[64];
+	int err;
+
+	snprintf(key, sizeof(key), "maps.%u", tgid);
+	err = trace_writer__meta(ctx, key, maps, maps_len);
+	snprintf(key, sizeof(key), "buildids.%u", tgid);
+	return err ?: trace_writer__meta(ctx, key, ids, ids_len);
+}
+
+/*
+ * Read while the processes lived (stacks__note), written at the end:
+ * report names the frames of processes long gone with them.
+ */
+void record__maps(struct trace_writer *w, struct stacks *sk)
+{
+	if (sk && !trace_writer__error(w))
+		stacks__for_each_maps(sk, maps__one, w);
 }
 
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,

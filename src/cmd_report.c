@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include "commands.h"
 #include "session.h"
+#include "stacks.h"
 #include "sinks/report.h"
 #include "trace_file.h"
 #include "util.h"
@@ -117,6 +118,11 @@ static int report__sink(struct trace_reader *r, const struct ls_config *cfg,
 
 	if (cfg->report_format == LS_FORMAT_TEXT || cfg->report_format == LS_FORMAT_JSON)
 		return 0;
+	if (cfg->report_format == LS_FORMAT_FOLDED) {
+		so->custom = sink_folded__new(f, &o);
+		so->format = SESSION_CUSTOM;
+		return so->custom ? 0 : -ENOMEM;
+	}
 	meta->input = cfg->input;
 	meta->host = trace_reader__meta(r, "host", NULL);
 	meta->kernel = trace_reader__meta(r, "kernel.release", NULL);
@@ -184,6 +190,66 @@ static int report__wall_window(struct trace_reader *r, const struct ls_config *c
 	return 0;
 }
 
+/* Is the recording from this boot?  Its kernel addresses mean nothing otherwise. */
+static bool report__same_boot(struct trace_reader *r)
+{
+	const char *then = trace_reader__meta(r, "boot_id", NULL);
+	char now[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	bool same = false;
+
+	if (f) {
+		same = then && fgets(now, sizeof(now), f) && !strncmp(now, then, strlen(then)) &&
+		       strlen(then) == strcspn(now, "\n");
+		fclose(f);
+	}
+	return same;
+}
+
+/*
+ * The stack resolver, with the mappings the recording kept.  They are
+ * written at its end (after tracing stopped), so a second pass over the
+ * file reads them before the replay needs them.  NULL: a recording without
+ * stacks, or no memory (the stalls then print without frames).
+ */
+static struct stacks *report__stacks(struct trace_reader *r, const struct ls_config *cfg)
+{
+	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
+	struct trace_reader *all = NULL;
+	struct stacks *sk;
+	const char *key, *val;
+	size_t i, len;
+	char *end;
+	unsigned long tgid;
+
+	if (cfg->report_format == LS_FORMAT_PERFETTO)
+		return NULL;
+	sk = stacks__new(&o);
+	if (!sk)
+		return NULL;
+	/* damage was reported by the replay's reader: this one is silent */
+	if (trace_reader__open(&all, cfg->input, NULL))
+		return sk;
+	trace_reader__skip_to_end(all);
+	/* maps.TGID comes before buildids.TGID: see record__maps() */
+	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++) {
+		bool maps = !strncmp(key, "maps.", 5);
+
+		if (!maps && strncmp(key, "buildids.", 9))
+			continue;
+		errno = 0;
+		tgid = strtoul(key + (maps ? 5 : 9), &end, 10);
+		if (errno || *end || !tgid || tgid > LS_PID_MAX)
+			continue;
+		if (maps)
+			stacks__add_maps(sk, (__u32)tgid, val, len);
+		else
+			stacks__add_build_ids(sk, (__u32)tgid, val, len);
+	}
+	trace_reader__close(all);
+	return sk;
+}
+
 int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 {
 	struct session_opts so = {
@@ -198,6 +264,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	struct report_meta meta = { 0 };
 	struct session s = { 0 };
 	struct slo_rules rules = { 0 };	/* --slo, --rules */
+	struct stacks *sk = NULL;
 	FILE *f = NULL;
 	__u64 v, recorded_ns;
 	const void *rec;
@@ -244,6 +311,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
 	report__header(r, cfg, err, so.threshold_ns);
+	sk = report__stacks(r, cfg);
+	so.stacks = sk;
 	if (report__sink(r, cfg, &so, &meta, f) || session__init(&s, &so, f)) {
 		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
@@ -270,6 +339,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	ret = LS_EXIT_OK;
 cleanup:
 	session__destroy(&s);
+	stacks__free(sk);
 	slo_rules__free(&rules);
 	if (f && f != out && fclose(f) && ret == LS_EXIT_OK) {
 		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(errno));

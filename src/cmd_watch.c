@@ -14,19 +14,25 @@
  * loop's own deadlines.
  */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include "commands.h"
 #include "engine/engine.h"
+#include "flight.h"
 #include "hooks.h"
 #include "loader.h"
+#include "metrics_http.h"
 #include "session.h"
 #include "sinks/prometheus.h"
 #include "sinks/sink.h"
+#include "stacks.h"
 #include "trace_file.h"
 #include "util.h"
 
@@ -49,8 +55,14 @@ struct watch {
 	struct hooks *hooks;	/* --exec, --exec-file */
 	bool violated;		/* an SLO rule was broken */
 	bool stop_violation;	/* ... and --exit-on-violation says stop */
-	struct sink *metrics;	/* --metrics-file: owned by the session */
+	struct sink *metrics;	/* --metrics-file, --metrics-listen: owned by the session */
 	bool metrics_told;	/* the metrics write error has been reported */
+	struct metrics_http *http;	/* --metrics-listen */
+	struct flight *flight;	/* --flight-recorder */
+	char *flight_rule;	/* the text of the rule that began the pending window */
+	pid_t flight_child;	/* writing a recording; 0: none */
+	__u32 pid;		/* -p as resolved, for a recording's metadata */
+	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 };
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -131,6 +143,11 @@ static int watch__on_violation(void *ctx, const struct slo_violation *v)
 	w->violated = true;
 	if (w->cfg->exit_on_violation)
 		w->stop_violation = true;
+	/* the rule's text is kept: a SIGHUP may free the rule before the file is written */
+	if (w->flight && !flight__trigger(w->flight, v->at_ns, v->rule_index)) {
+		free(w->flight_rule);
+		w->flight_rule = strdup(v->rule->text);
+	}
 	if (!w->hooks)
 		return 0;
 	snprintf(what, sizeof(what), "rule %zu", v->rule_index + 1);
@@ -232,14 +249,11 @@ static int watch__feed_metrics(void *ctx, const void *rec, size_t len)
 	return session__feed(ctx, rec, len);
 }
 
-/* --metrics-file, replaced whole: the counts so far.  0 or a negative errno. */
-static int watch__write_metrics(struct watch *w)
+/* The metrics sink's counters as of now: events, lost, SLO and hooks. */
+static void watch__metrics_counters(struct watch *w)
 {
 	struct ls_summary sum;
-	int err;
 
-	if (!w->metrics)
-		return 0;
 	engine__summary(w->s.engine, &sum);
 	if (w->s.slo) {
 		struct slo_stats st;
@@ -255,12 +269,85 @@ static int watch__write_metrics(struct watch *w)
 		sum.hook_skipped = w->s.hook_skipped;
 	}
 	sink_prometheus__set_counters(w->metrics, &sum);
+}
+
+/*
+ * One scrape of --metrics-listen: the stall counts up to the last record
+ * read, the histograms as of the last metrics tick (a complete interval),
+ * lockstall's own CPU and memory as of now.
+ */
+static int watch__render_metrics(void *ctx, FILE *f)
+{
+	struct watch *w = ctx;
+
+	watch__metrics_counters(w);
+	return sink_prometheus__render(w->metrics, f);
+}
+
+/* --metrics-file, replaced whole: the counts so far.  0 or a negative errno. */
+static int watch__write_metrics(struct watch *w)
+{
+	int err;
+
+	if (!w->metrics || !w->cfg->metrics_file)
+		return 0;
+	watch__metrics_counters(w);
 	err = sink_prometheus__write_file(w->metrics, w->cfg->metrics_file);
 	if (err && !w->metrics_told)
 		fprintf(stderr, "lockstall: %s: cannot write metrics: %s\n", w->cfg->metrics_file,
 			strerror(-err));
 	w->metrics_told = err != 0;
 	return err;
+}
+
+/* --metrics-listen: bound before tracing starts, so a taken port fails fast. */
+static int watch__http_open(struct watch *w)
+{
+	struct metrics_http_opts ho = {
+		.addr = w->cfg->metrics_listen,
+		.render = watch__render_metrics,
+		.ctx = w,
+	};
+	int rc = metrics_http__new(&w->http, &ho);
+
+	if (rc) {
+		fprintf(stderr, "lockstall: cannot listen on %s for --metrics-listen: %s%s\n",
+			w->cfg->metrics_listen, strerror(-rc),
+			rc == -EADDRINUSE ? ": choose another port" : "");
+		return rc;
+	}
+	fprintf(stderr, "lockstall: serving metrics at http://%s/metrics\n",
+		metrics_http__addr(w->http));
+	return 0;
+}
+
+/*
+ * --flight-recorder: a directory we can write to, trimmed to --max-files
+ * now (a previous run's files count), and every record from here on kept.
+ */
+static int watch__flight_open(struct watch *w)
+{
+	const struct ls_config *cfg = w->cfg;
+	struct flight_opts fo = { .keep_ns = cfg->flight_keep_ns };
+	int rc;
+
+	rc = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
+			    FLIGHT_DEFAULT_MAX_FILES, FLIGHT_DIR_MAX_BYTES);
+	if (rc >= 0 && access(cfg->flight_dir, W_OK | X_OK))
+		rc = -errno;
+	if (rc < 0) {
+		fprintf(stderr, "lockstall: %s: cannot use as the flight recorder's directory: %s: create it, writable by lockstall\n",
+			cfg->flight_dir, strerror(-rc));
+		return rc;
+	}
+	w->flight = flight__new(&fo);
+	if (!w->flight) {
+		fprintf(stderr, "lockstall: cannot set up the flight recorder: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	w->s.tap = flight__add;
+	w->s.tap_ctx = w->flight;
+	return 0;
 }
 
 /*
@@ -365,6 +452,166 @@ static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, co
 	return LS_EXIT_FAILURE;
 }
 
+static int flight__to_writer(void *ctx, const void *rec, size_t len)
+{
+	return trace_writer__record(ctx, rec, len);
+}
+
+/* The flight recording's own metadata, after what record__start() writes. */
+static int watch__flight_meta(struct watch *w, struct trace_writer *tw,
+			      const struct flight_window *win, __s64 real_minus_mono)
+{
+	int err = 0;
+
+	/* the recording starts with its window, not with the watch */
+	err = err ?: trace_writer__meta_u64(tw, "start.realtime_ns",
+					    (__u64)((__s64)win->from_ns + real_minus_mono));
+	err = err ?: trace_writer__meta_str(tw, "flight.rule", w->flight_rule ? w->flight_rule : "");
+	err = err ?: trace_writer__meta_u64(tw, "flight.rule_index", win->rule_index + 1);
+	err = err ?: trace_writer__meta_u64(tw, "flight.at_ns", win->at_ns);
+	err = err ?: trace_writer__meta_u64(tw, "flight.from_ns", win->from_ns);
+	err = err ?: trace_writer__meta_u64(tw, "flight.to_ns", win->to_ns);
+	err = err ?: trace_writer__meta_u64(tw, "flight.violations", win->violations);
+	err = err ?: trace_writer__meta_u64(tw, "flight.truncated", win->truncated);
+	err = err ?: trace_writer__meta_flush(tw);
+	return err;
+}
+
+/*
+ * The pending window of the flight recorder, to a new file in its
+ * directory, then the oldest files rotated out; what was written (and how
+ * long it took) or what failed is said on stderr, in one write.  Returns 0
+ * or a negative errno; either way no window is pending any more.
+ */
+static int watch__flight_file(struct watch *w)
+{
+	const struct ls_config *cfg = w->cfg;
+	struct ls_config fcfg = *cfg;
+	struct trace_writer *tw = NULL;
+	struct trace_writer_stats st;
+	struct flight_window win;
+	__u64 t0 = ls_now_ns(), real = ls_realtime_ns();
+	__s64 real_minus_mono = (__s64)(real - t0);
+	char path[PATH_MAX], took[32], merged[64] = "", removed[64] = "";
+	int rc, n;
+
+	if (!flight__pending(w->flight, &win))
+		return 0;
+	rc = flight__create(cfg->flight_dir, (__u64)((__s64)win.at_ns + real_minus_mono),
+			    win.rule_index, &tw, path, sizeof(path));
+	if (rc) {
+		fprintf(stderr, "lockstall: %s: cannot create a flight recording: %s: check the directory exists and is writable\n",
+			cfg->flight_dir, strerror(-rc));
+		flight__write(w->flight, NULL, NULL, NULL);
+		return rc;
+	}
+	rc = record__start(tw, cfg, w->pid, loader__features(w->loader));
+	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
+	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
+	if (rc)
+		flight__write(w->flight, NULL, NULL, NULL);
+	trace_writer__stats(tw, &st);
+	/*
+	 * Names only: reading /proc/PID/cmdline takes the traced process's
+	 * mmap_lock, which must not happen while tracing (see names__one())
+	 */
+	fcfg.cmd = LS_CMD_WATCH;
+	fcfg.output = path;
+	fcfg.no_cmdline = true;
+	record__maps(tw, w->stacks);
+	if (record__finish(tw, &fcfg, NULL, 0) || rc) {
+		if (rc)
+			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
+		return rc ? rc : -EIO;
+	}
+	n = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
+			   FLIGHT_DEFAULT_MAX_FILES, FLIGHT_DIR_MAX_BYTES);
+	if (win.violations > 1)
+		snprintf(merged, sizeof(merged), "; %llu more violations merged into it",
+			 (unsigned long long)win.violations - 1);
+	if (n > 0)
+		snprintf(removed, sizeof(removed), "; %d old recordings removed", n);
+	/* one line, one write: a child's line never mixes with the parent's */
+	fprintf(stderr, "lockstall: flight recorder: rule %zu: %s: %llu events%s, written in %s%s%s\n",
+		win.rule_index + 1, path, (unsigned long long)st.records,
+		win.truncated ? " (the oldest left memory early: the window starts late)" : "",
+		ls_format_duration(ls_now_ns() - t0, took, sizeof(took)), merged, removed);
+	return 0;
+}
+
+/*
+ * A window closed: a child process writes it, from its copy of our memory
+ * (fork() shares the pages until either side writes), while this one
+ * traces on.  Written in the loop, a 30 MiB window took 0.45s (up to 1.6s)
+ * under the soak's I/O load, tracing stopped all that time; fork() takes a
+ * few milliseconds.  One child at a time: a window that closes while one
+ * writes waits, pending, for it to end.  No child (fork failed), or at the
+ * end of the run: written here.
+ */
+static void watch__flight_write(struct watch *w, bool may_fork)
+{
+	__u64 t0 = ls_now_ns();
+	char took[32];
+	pid_t pid;
+
+	if (!flight__pending(w->flight, NULL))
+		return;
+	pid = may_fork ? fork() : -1;
+	if (pid == 0) {
+		/* the child: its own copy of everything; nothing of the parent's to flush */
+		if (w->http)
+			metrics_http__close_fds(w->http);
+		_exit(watch__flight_file(w) ? 1 : 0);
+	}
+	if (pid < 0) {
+		watch__flight_file(w);
+		return;
+	}
+	w->flight_child = pid;
+	/* the child has the window */
+	flight__write(w->flight, NULL, NULL, NULL);
+	if (w->cfg->verbose)
+		fprintf(stderr, "lockstall: flight recorder: writer %d forked in %s\n", (int)pid,
+			ls_format_duration(ls_now_ns() - t0, took, sizeof(took)));
+}
+
+/* The writer child, if it has ended (or, with wait, once it has). */
+static void watch__flight_reap(struct watch *w, bool wait)
+{
+	pid_t r;
+
+	if (!w->flight_child)
+		return;
+	do
+		r = waitpid(w->flight_child, NULL, wait ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != 0)
+		w->flight_child = 0;
+}
+
+/*
+ * Wait up to timeout_ms for records or a scrape, then take both.  Without
+ * --metrics-listen this is loader__poll() itself.  With it, the ring
+ * buffer's epoll fd and the server's are polled together: a scrape is
+ * answered at once, not at the next timeout.
+ */
+static int watch__wait(struct watch *w, int timeout_ms)
+{
+	struct pollfd fds[2];
+	int rc;
+
+	if (!w->http)
+		return loader__poll(w->loader, timeout_ms, session__feed, &w->s);
+	fds[0] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
+	/* EINTR (a signal): the loop looks at its flags */
+	poll(fds, 2, timeout_ms);
+	/* the records first: a scrape counts every stall that has ended by now */
+	rc = loader__poll(w->loader, 0, session__feed, &w->s);
+	metrics_http__service(w->http, ls_now_ns());
+	return rc;
+}
+
 static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		       volatile sig_atomic_t *reload)
 {
@@ -376,10 +623,21 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 			   LS_DEFAULT_METRICS_INTERVAL_NS;
 	__u64 next_metrics = w->metrics ? now + metrics_ns : 0;
 	__u64 intervals = 0;
+	struct flight_window win;
 	int timeout, rc;
 
 	while (!*stop && !w->stop_violation) {
 		now = ls_now_ns();
+		watch__flight_reap(w, false);
+		if (w->flight && !w->flight_child && flight__pending(w->flight, &win) &&
+		    now >= win.to_ns) {
+			/* what the ring buffer holds is part of the window */
+			rc = loader__poll(w->loader, 0, session__feed, &w->s);
+			if (rc < 0)
+				return watch__fail(w, cfg, rc, "reading the ring buffer");
+			watch__flight_write(w, true);
+			continue;
+		}
 		if (reload && *reload) {
 			*reload = 0;
 			if (cfg->cmd == LS_CMD_WATCH)
@@ -444,7 +702,11 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 			timeout = ms_until(now, next_interval);
 		if (next_metrics && ms_until(now, next_metrics) < timeout)
 			timeout = ms_until(now, next_metrics);
-		rc = loader__poll(w->loader, timeout, session__feed, &w->s);
+		/* with a writer busy, the window waits: the loop's own pace reaps it */
+		if (w->flight && !w->flight_child && flight__pending(w->flight, &win) &&
+		    ms_until(now, win.to_ns) < timeout)
+			timeout = ms_until(now, win.to_ns);
+		rc = watch__wait(w, timeout);
 		if (rc < 0)
 			return watch__fail(w, cfg, rc, "reading the ring buffer");
 	}
@@ -456,6 +718,12 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	rc = loader__emit_histograms(w->loader, LS_MARK_END, session__feed, &w->s);
 	if (rc < 0)
 		return watch__fail(w, cfg, rc, "reading the histograms");
+	/* the last recordings are whole before the summary says we are done */
+	if (w->flight) {
+		watch__flight_reap(w, true);
+		/* stopped within a window's after part: the file gets what there is */
+		watch__flight_write(w, false);
+	}
 	/* what the hooks did belongs in the summary: let them end (or time out) */
 	if (w->hooks)
 		hooks__drain(w->hooks);
@@ -487,6 +755,11 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		 */
 		.min_hold_ns = cfg->threshold_ns / 4,
 		.verbose = cfg->verbose,
+		.stacks = cfg->stacks,
+		.backend = cfg->backend,
+		.btf_path = cfg->btf_path,
+		.ustack_mode = cfg->ustack_mode,
+		.ustack_copy = cfg->ustack_copy,
 	};
 	struct watch w = { .cfg = cfg };
 	struct slo_rules rules = { 0 };
@@ -514,12 +787,33 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	if (cfg->pid)
 		so.pid = watch__check_pid(cfg->pid);
 
-	if (cfg->metrics_file) {
+	w.pid = so.pid;
+	if (cfg->metrics_file || cfg->metrics_listen) {
 		struct sink_opts mo = { .filter_pid = so.pid };
 
 		so.metrics = sink_prometheus__new(&mo);
 		if (!so.metrics) {
 			fprintf(stderr, "lockstall: cannot set up the metrics: %s\n", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	if (cfg->stacks) {
+		struct stacks_opts sko = { .live = true };
+
+		w.stacks = stacks__new(&sko);
+		if (!w.stacks) {
+			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n", strerror(ENOMEM));
+			goto cleanup;
+		}
+		so.stacks = w.stacks;
+	}
+	if (cfg->report_format == LS_FORMAT_FOLDED && cfg->cmd == LS_CMD_WATCH) {
+		struct sink_opts fo = { .filter_pid = so.pid };
+
+		so.format = SESSION_CUSTOM;
+		so.custom = sink_folded__new(out, &fo);
+		if (!so.custom) {
+			fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 			goto cleanup;
 		}
 	}
@@ -530,6 +824,11 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	w.metrics = w.s.metrics;
 	/* before loading anything: a path that cannot be written fails fast */
 	if (w.metrics && watch__write_metrics(&w))
+		goto cleanup;
+	/* ... and so does an address in use or a directory that cannot be written */
+	if (cfg->metrics_listen && watch__http_open(&w))
+		goto cleanup;
+	if (cfg->flight_dir && watch__flight_open(&w))
 		goto cleanup;
 	/* before loading anything: a name that cannot be used fails fast */
 	if (cfg->output) {
@@ -605,12 +904,19 @@ cleanup:
 		loader__free(w.loader);
 	if (w.writer) {
 		/* the names are read after tracing stopped: see record__finish() */
+		record__maps(w.writer, w.stacks);
 		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
 		if (rc < 0 && ret == LS_EXIT_OK)
 			ret = LS_EXIT_FAILURE;
 	}
 	session__destroy(&w.s);
+	stacks__free(w.stacks);
 	slo_rules__free(&rules);
 	hooks__free(w.hooks);
+	metrics_http__free(w.http);
+	/* an error ended the loop: a recording being written still ends whole */
+	watch__flight_reap(&w, true);
+	flight__free(w.flight);
+	free(w.flight_rule);
 	return ret;
 }

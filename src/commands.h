@@ -31,6 +31,9 @@ int record__create(struct trace_writer **out, const struct ls_config *cfg);
 int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid, __u32 features);
 /* One progress line on stderr: elapsed, events, stalls, bytes, drops. */
 void record__progress(struct trace_writer *w, struct loader *l, struct engine *e, __u64 elapsed_ns);
+/* The mappings of the processes whose stacks were captured (sk may be NULL). */
+struct stacks;
+void record__maps(struct trace_writer *w, struct stacks *sk);
 /* Names of the processes seen, the END chunk, close; what is left to say. */
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
 		   __u64 elapsed_ns);

@@ -5,19 +5,24 @@
  * order that never sees a hold begin without its end, and deliver records.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "loader.h"
 #include "util.h"
 #include "lockstall.skel.h"
@@ -41,6 +46,10 @@ struct loader {
 	struct lockstall_bpf *skel;
 	struct ring_buffer *rb;
 	__u32 features;
+	__u8 backend;		/* enum ls_backend: the one being tried, then the one attached */
+	int tp_nargs;		/* of mmap_lock_start_locking, hidden ctx included; < 0: none */
+	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
+	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
 	__u64 lost_in_band;	/* sum of the lost_before delivered */
@@ -97,7 +106,8 @@ static int loader_check_privileges(void)
 
 static void loader_say_root(void)
 {
-	fprintf(stderr, "lockstall: lockstall needs root (CAP_BPF and CAP_PERFMON): run it with sudo\n");
+	/* capabilities, not uid 0: a hardened service runs with just these two */
+	fprintf(stderr, "lockstall: tracing needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root (sudo), or grant them (see scripts/lockstall.service)\n");
 }
 
 /* Does a member of this name exist in the struct, anonymous members included? */
@@ -156,41 +166,208 @@ static int loader_btf_tp_nargs(const struct btf *btf, const char *tp)
 	return btf_vlen(t);
 }
 
-/* Which tracepoint layout and lock features this kernel has. */
-static int loader_probe_kernel(struct loader *l, bool *has_fault_tp)
+/*
+ * Which tracepoint layout, backends and lock features this kernel has.  The
+ * tracepoints' absence is judged later, by the backend choice: the rwsem
+ * functions may do instead.
+ */
+static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has_fault_tp)
 {
+	const char *from = btf_path ? btf_path : LOADER_VMLINUX_BTF;
 	struct btf *btf;
 	int n, err = 0;
 
-	btf = btf__load_vmlinux_btf();
+	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	if (!btf) {
 		err = -errno;
-		fprintf(stderr, "lockstall: cannot read kernel BTF (%s): %s\n", LOADER_VMLINUX_BTF, strerror(-err));
+		fprintf(stderr, "lockstall: cannot read kernel BTF (%s): %s\n", from, strerror(-err));
 		return err;
 	}
 	n = loader_btf_tp_nargs(btf, "mmap_lock_start_locking");
-	if (n == -ENOENT) {
-		fprintf(stderr, "lockstall: cannot attach mmap_lock tracepoints: kernel 5.11+ needed\n");
-		err = -ENOTSUP;
-		goto cleanup;
-	}
-	if (n == 3) {
-		/* (ctx, mm, write) */
-	} else if (n == 4) {
-		/* (ctx, mm, memcg_path, write) */
+	l->tp_nargs = n;
+	if (n == 4) {
+		/* (ctx, mm, memcg_path, write); 6.8+: (ctx, mm, write) */
 		l->features |= LS_FEAT_MEMCG_PATH_ARG;
-	} else {
-		fprintf(stderr, "lockstall: cannot attach mmap_lock tracepoints: unknown argument layout (%d), lockstall needs an update for this kernel\n",
-			n);
-		err = -ENOTSUP;
-		goto cleanup;
 	}
+	l->has_rwsem_funcs = btf__find_by_name_kind(btf, "down_read", BTF_KIND_FUNC) > 0;
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
-cleanup:
 	btf__free(btf);
+	return err;
+}
+
+static const char *const loader_backend_names[] = {
+	[LS_BACKEND_AUTO] = "auto",
+	[LS_BACKEND_TRACEPOINT] = "tracepoint",
+	[LS_BACKEND_FENTRY] = "fentry",
+	[LS_BACKEND_KPROBE] = "kprobe",
+};
+
+/*
+ * Can this kernel have backend b at all (from its BTF)?  Says why not when
+ * b was asked for by name.  Whether fentry and kprobes attach is only known
+ * by trying (this host's 6.18 has neither): see loader__open().
+ */
+static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
+{
+	const char *why = NULL;
+
+	if (b == LS_BACKEND_TRACEPOINT && l->tp_nargs == -ENOENT)
+		why = "the kernel has no mmap_lock tracepoints (5.11+): try --backend=fentry or kprobe";
+	else if (b == LS_BACKEND_TRACEPOINT && l->tp_nargs != 3 && l->tp_nargs != 4)
+		why = "the mmap_lock tracepoints have an unknown argument layout: lockstall needs an update for this kernel, or try --backend=fentry or kprobe";
+	else if (b != LS_BACKEND_TRACEPOINT && !l->has_rwsem_funcs)
+		why = "the kernel's BTF has no down_read(): try --backend=tracepoint";
+	if (why && say)
+		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", loader_backend_names[b], why);
+	return !why;
+}
+
+/* The next backend to try after l->backend (LS_BACKEND_AUTO: the first), or AUTO: none left. */
+static __u8 loader_backend_next(const struct loader *l, __u8 asked)
+{
+	__u8 b;
+
+	if (asked != LS_BACKEND_AUTO)
+		return l->backend == LS_BACKEND_AUTO && loader_backend_possible(l, asked, true) ?
+		       asked : LS_BACKEND_AUTO;
+	/* Cheapest first: a tracepoint fires on mmap_lock only, the rwsem functions on every rwsem. */
+	for (b = l->backend + 1; b <= LS_BACKEND_KPROBE; b++) {
+		if (loader_backend_possible(l, b, false))
+			return b;
+	}
+	return LS_BACKEND_AUTO;
+}
+
+/*
+ * Backend l->backend did not load or attach.  With --backend=auto: free
+ * it, say so, and make the next one current; true: try that one.  fentry
+ * and kprobes can be missing from a kernel that has BTF (this host's 6.18
+ * refuses both), so their failure is told as the backend's; the
+ * tracepoint backend's is left to the caller's messages.
+ */
+static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
+{
+	const char *name = loader_backend_names[l->backend];
+	__u8 next = asked == LS_BACKEND_AUTO ? loader_backend_next(l, asked) : LS_BACKEND_AUTO;
+
+	if (next != LS_BACKEND_AUTO) {
+		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s): trying %s\n",
+			name, strerror(-err), loader_backend_names[next]);
+		lockstall_bpf__destroy(l->skel);
+		l->skel = NULL;
+		l->backend = next;
+		return true;
+	}
+	if (l->backend != LS_BACKEND_TRACEPOINT)
+		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s)%s\n", name,
+			strerror(-err), asked == LS_BACKEND_AUTO ? "" : ": try --backend=auto");
+	return false;
+}
+
+/* Turn on the programs of l->backend, and off the lock programs of the others. */
+static void loader_backend_select(struct loader *l)
+{
+	struct bpf_object *obj = l->skel->obj;
+	struct bpf_program *p;
+	const char *sec;
+	bool tp = l->backend == LS_BACKEND_TRACEPOINT;
+
+	l->features &= ~(LS_FEAT_BACKEND_FENTRY | LS_FEAT_BACKEND_KPROBE);
+	if (l->backend == LS_BACKEND_FENTRY)
+		l->features |= LS_FEAT_BACKEND_FENTRY;
+	else if (l->backend == LS_BACKEND_KPROBE)
+		l->features |= LS_FEAT_BACKEND_KPROBE;
+	bpf_object__for_each_program(p, obj) {
+		sec = bpf_program__section_name(p);
+		sec += *sec == '?';	/* autoload-off sections */
+		if (!strncmp(sec, "tp_btf/mmap_lock_", 17)) {
+			if (!tp)
+				bpf_program__set_autoload(p, false);
+		} else if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
+			bpf_program__set_autoload(p, l->backend == LS_BACKEND_FENTRY);
+		} else if (!strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)) {
+			bpf_program__set_autoload(p, l->backend == LS_BACKEND_KPROBE);
+		}
+	}
+}
+
+/* lockstall_bpf__destroy() detaches what is stored in *link. */
+static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
+{
+	int err;
+
+	if (!bpf_program__autoload(prog))
+		return 0;
+	*link = bpf_program__attach(prog);
+	if (!*link) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot attach BPF program %s: %s\n",
+			bpf_program__name(prog), strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * When an rwsem backend program attaches: 0 the releases (up_*(), and
+ * downgrade_write(), which ends a write hold), 1 the returns of down_*(),
+ * 2 their entries; -1 not one of them.  As for the tracepoints, so that
+ * every hold whose start is seen has its end seen.
+ */
+static int loader_rwsem_pass(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	const char *fn;
+
+	if (!bpf_program__autoload(prog))
+		return -1;
+	sec += *sec == '?';	/* autoload-off sections */
+	fn = strchr(sec, '/');
+	if (!fn || (strncmp(sec, "fentry/", 7) && strncmp(sec, "fexit/", 6) &&
+		    strncmp(sec, "kprobe/", 7) && strncmp(sec, "kretprobe/", 10)))
+		return -1;
+	if (!strncmp(fn, "/up_", 4) || !strcmp(fn, "/downgrade_write"))
+		return 0;
+	return !strncmp(sec, "fexit/", 6) || !strncmp(sec, "kretprobe/", 10) ? 1 : 2;
+}
+
+/*
+ * libbpf 1.1 (Debian 12) reads --btf (btf_custom_path) for CO-RE only: the
+ * attach points of the tp_btf and fentry programs it looks up in the kernel
+ * BTF it finds itself, /sys/kernel/btf/vmlinux or else /boot/vmlinux-RELEASE
+ * (and a few more).  Without the sysfs file, show it FILE at that second
+ * place in a mount namespace of our own, a tmpfs over /boot holding a
+ * symlink, which nobody but lockstall (and the hooks it starts) sees.  The
+ * link goes through our open descriptor: FILE may itself be under /boot.
+ */
+static int loader_btf_expose(struct loader *l, const char *path)
+{
+	char link[512], target[64];
+	struct utsname u;
+	int err;
+
+	l->btf_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (l->btf_fd < 0) {
+		err = -errno;
+		l->btf_fd = 0;
+		fprintf(stderr, "lockstall: cannot open --btf %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	snprintf(target, sizeof(target), "/proc/%d/fd/%d", (int)getpid(), l->btf_fd);
+	if (uname(&u) || unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("lockstall-btf", "/boot", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=16k,mode=0755"))
+		goto fail;
+	snprintf(link, sizeof(link), "/boot/vmlinux-%s", u.release);
+	if (symlink(target, link))
+		goto fail;
+	return 0;
+fail:
+	err = -errno;
+	fprintf(stderr, "lockstall: cannot show --btf %s to libbpf as /boot/vmlinux-%s (in a mount namespace of lockstall's): %s\n",
+		path, u.release, strerror(-err));
 	return err;
 }
 
@@ -220,23 +397,23 @@ static int loader_attach(struct loader *l)
 		{ memcg ? s->progs.ls_start_locking_memcg : s->progs.ls_start_locking,
 		  memcg ? &s->links.ls_start_locking_memcg : &s->links.ls_start_locking },
 	};
-	size_t i;
+	const struct bpf_object_skeleton *sk = s->skeleton;
+	int i, pass, err;
 
-	for (i = 0; i < ARRAY_SIZE(order); i++) {
-		struct bpf_link *link;
-		int err;
-
-		if (!bpf_program__autoload(order[i].prog))
-			continue;
-		link = bpf_program__attach(order[i].prog);
-		if (!link) {
-			err = -errno;
-			fprintf(stderr, "lockstall: cannot attach BPF program %s: %s\n",
-				bpf_program__name(order[i].prog), strerror(-err));
+	for (i = 0; i < (int)ARRAY_SIZE(order); i++) {
+		err = loader_attach_one(order[i].prog, order[i].link);
+		if (err)
 			return err;
+	}
+	/* The rwsem backends after the scheduler, in the same order of lock events. */
+	for (pass = 0; pass < 3; pass++) {
+		for (i = 0; i < sk->prog_cnt; i++) {
+			if (loader_rwsem_pass(*sk->progs[i].prog) != pass)
+				continue;
+			err = loader_attach_one(*sk->progs[i].prog, sk->progs[i].link);
+			if (err)
+				return err;
 		}
-		/* lockstall_bpf__destroy() detaches what is stored here. */
-		*order[i].link = link;
 	}
 	return 0;
 }
@@ -263,6 +440,8 @@ static int loader_on_sample(void *ctx, void *data, size_t size)
 int loader__open(struct loader **out, const struct loader_opts *opts)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	/* CO-RE relocations against --btf's types when given. */
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct lockstall_bpf *s;
 	struct loader *l;
 	bool memcg, has_fault_tp = false;
@@ -273,8 +452,8 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 		loader_say_root();
 		return -EPERM;
 	}
-	if (access(LOADER_VMLINUX_BTF, R_OK)) {
-		fprintf(stderr, "lockstall: kernel BTF missing (%s): lockstall needs a kernel built with CONFIG_DEBUG_INFO_BTF\n",
+	if (!opts->btf_path && access(LOADER_VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "lockstall: kernel has no BTF (%s): pass --btf FILE (this kernel's BTF, e.g. a copy of that file or from BTFHub), or use a kernel built with CONFIG_DEBUG_INFO_BTF\n",
 			LOADER_VMLINUX_BTF);
 		return -ENOTSUP;
 	}
@@ -283,17 +462,30 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 		fprintf(stderr, "lockstall: cannot allocate the loader: out of memory\n");
 		return -ENOMEM;
 	}
-	err = loader_probe_kernel(l, &has_fault_tp);
+	if (opts->btf_path && access(LOADER_VMLINUX_BTF, R_OK)) {
+		err = loader_btf_expose(l, opts->btf_path);
+		if (err)
+			goto cleanup;
+	}
+	err = loader_probe_kernel(l, opts->btf_path, &has_fault_tp);
 	if (err)
 		goto cleanup;
 	memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+	l->backend = loader_backend_next(l, opts->backend);
+	if (l->backend == LS_BACKEND_AUTO) {
+		if (opts->backend == LS_BACKEND_AUTO)
+			fprintf(stderr, "lockstall: cannot trace mmap_lock: the kernel has neither the mmap_lock tracepoints (5.11+) nor down_read() in its BTF\n");
+		err = -ENOTSUP;
+		goto cleanup;
+	}
 
 	/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 
 	libbpf_set_print(opts->verbose ? loader_libbpf_print : loader_libbpf_silent);
 
-	s = lockstall_bpf__open();
+retry:
+	s = lockstall_bpf__open_opts(&open_opts);
 	if (!s) {
 		err = -errno;
 		fprintf(stderr, "lockstall: cannot open the BPF object: %s\n", strerror(-err));
@@ -303,6 +495,9 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	s->rodata->cfg.min_wait_ns = opts->threshold_ns;
 	s->rodata->cfg.min_hold_ns = opts->min_hold_ns;
 	s->rodata->cfg.self_tgid = getpid();
+	s->rodata->cfg.kstacks = opts->stacks;
+	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
+	s->rodata->cfg.ustack_copy = opts->ustack_copy;
 
 	bpf_program__set_autoload(memcg ? s->progs.ls_start_locking : s->progs.ls_start_locking_memcg, false);
 	bpf_program__set_autoload(memcg ? s->progs.ls_acquire_returned : s->progs.ls_acquire_returned_memcg, false);
@@ -310,6 +505,7 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	/* Without it (not x86) every lock request is told as a syscall. */
 	if (!has_fault_tp)
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
+	loader_backend_select(l);
 
 	l->ncpus = libbpf_num_possible_cpus();
 	if (l->ncpus <= 0) {
@@ -318,13 +514,20 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 		goto cleanup;
 	}
 	err = bpf_map__set_max_entries(s->maps.watch, l->ncpus);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
 	if (err) {
-		fprintf(stderr, "lockstall: cannot size the BPF watch map: %s\n", strerror(-err));
+		fprintf(stderr, "lockstall: cannot size the BPF maps to %d CPUs: %s\n", l->ncpus,
+			strerror(-err));
 		goto cleanup;
 	}
 
 	err = lockstall_bpf__load(s);
 	if (err) {
+		if (loader_backend_failed(l, opts->backend, err))
+			goto retry;
+		if (l->backend != LS_BACKEND_TRACEPOINT)
+			goto cleanup;	/* said */
 		if (err == -EPERM)
 			loader_say_root();
 		else
@@ -333,8 +536,13 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 		goto cleanup;
 	}
 	err = loader_attach(l);
+	if (err && loader_backend_failed(l, opts->backend, err))
+		goto retry;
 	if (err)
 		goto cleanup;
+	if (opts->backend == LS_BACKEND_AUTO)
+		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
+			loader_backend_names[l->backend]);
 
 	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
 	if (!l->rb) {
@@ -387,6 +595,11 @@ int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx)
 			return err;
 	}
 	return l->delivered;
+}
+
+int loader__epoll_fd(const struct loader *l)
+{
+	return ring_buffer__epoll_fd(l->rb);
 }
 
 static void loader_hdr(struct ls_hdr *h, __u16 type, __u16 size, __u64 now)
@@ -576,5 +789,7 @@ void loader__free(struct loader *l)
 		return;
 	ring_buffer__free(l->rb);
 	lockstall_bpf__destroy(l->skel);
+	if (l->btf_fd > 0)
+		close(l->btf_fd);
 	free(l);
 }

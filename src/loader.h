@@ -18,6 +18,11 @@ struct loader_opts {
 	__u64 threshold_ns;	/* -> ls_bpf_config.min_wait_ns */
 	__u64 min_hold_ns;	/* -> ls_bpf_config.min_hold_ns */
 	bool verbose;		/* libbpf debug output on stderr */
+	__u8 backend;		/* enum ls_backend (cli.h); LS_BACKEND_AUTO: the first that attaches */
+	const char *btf_path;	/* the kernel's BTF from this file (--btf); NULL: /sys/kernel/btf/vmlinux */
+	bool stacks;		/* STACK records for stalls: kernel stacks, and user ones per ustack_mode */
+	__u8 ustack_mode;	/* enum ls_ustack_mode */
+	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */
 };
 
 struct loader_stats {
@@ -43,6 +48,12 @@ __u32 loader__features(const struct loader *l);
  * a negative errno.  -EINTR is returned as 0.
  */
 int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx);
+/*
+ * The ring buffer's epoll fd, for a caller that polls other fds too; then
+ * loader__poll(l, 0, ...).  It is readable only when the ring fills up
+ * (records are batched), so the caller's timeout is what drains it.
+ */
+int loader__epoll_fd(const struct loader *l);
 /*
  * Deliver every histogram as an LS_REC_HIST record, then an LS_REC_MARK of
  * the given kind, stamped with CLOCK_MONOTONIC now.  Also delivers an

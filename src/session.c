@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "session.h"
+#include "stacks.h"
 #include "sinks/sink_common.h"
 #include "trace_file.h"
 
@@ -300,7 +301,14 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	/* even without rules yet: a SIGHUP may bring some */
 	if (o->rules && session__add_slo(s, o, out))
 		goto nomem;
-	s->engine = engine__new(&eo, s->sink);
+	/* outermost, so the rules, the metrics and the output all see frames */
+	if (o->stacks) {
+		s->stacks = o->stacks;
+		s->stacks_sink = sink_stacks__new(s->sink, o->stacks);
+		if (!s->stacks_sink)
+			goto nomem;
+	}
+	s->engine = engine__new(&eo, s->stacks_sink ? s->stacks_sink : s->sink);
 	if (!s->engine)
 		goto nomem;
 	return 0;
@@ -324,12 +332,17 @@ int session__feed(void *data, const void *rec, size_t len)
 				return err;
 		}
 	}
+	if (s->tap)
+		s->tap(s->tap_ctx, rec, len);
 	if (len >= sizeof(*hdr) && !s->first_ts)
 		s->first_ts = hdr->ts;
 	/* the text time column counts from the run's BEGIN mark, by its own stamp */
 	if (len >= sizeof(struct ls_rec_mark) && hdr->type == LS_REC_MARK &&
 	    ((const struct ls_rec_mark *)rec)->kind == LS_MARK_BEGIN && !s->out->opts.t0_ns)
 		s->out->opts.t0_ns = hdr->ts;
+
+	if (s->stacks && len >= sizeof(struct ls_rec_stack) && hdr->type == LS_REC_STACK)
+		stacks__note(s->stacks, rec);
 
 	err = engine__feed(s->engine, rec, len);
 	if (err < 0)
@@ -341,12 +354,15 @@ int session__feed_unrecorded(void *data, const void *rec, size_t len)
 {
 	struct session *s = data;
 	struct trace_writer *writer = s->writer;
+	int (*tap)(void *ctx, const void *rec, size_t len) = s->tap;
 	int err;
 
 	s->writer = NULL;
+	s->tap = NULL;
 	err = session__feed(s, rec, len);
 	/* a write error cannot have come: the writer stays as it was */
 	s->writer = writer;
+	s->tap = tap;
 	return err;
 }
 
@@ -363,6 +379,8 @@ void session__destroy(struct session *s)
 {
 	if (s->engine)
 		engine__free(s->engine);
+	sink__free(s->stacks_sink);
+	s->stacks_sink = NULL;
 	/* the rules' sink wraps the tee or the window, if any */
 	if (s->slo) {
 		struct sink *inner = ((struct slo_sink *)s->sink)->inner;

@@ -58,6 +58,11 @@ struct session_opts {
 	 */
 	struct sink *metrics;
 	bool quiet_intervals;
+	/*
+	 * Set: STACK records are noted (live mappings) and every stall's
+	 * stacks resolved into frames before any sink sees it.  Not owned.
+	 */
+	struct stacks *stacks;
 };
 
 struct session {
@@ -71,6 +76,14 @@ struct session {
 	int write_err;		/* the writer's error that stopped feeding */
 	struct slo *slo;	/* NULL: no rules */
 	struct sink *metrics;	/* session_opts.metrics */
+	struct stacks *stacks;	/* session_opts.stacks */
+	struct sink *stacks_sink;	/* outermost: the engine calls it; NULL without stacks */
+	/*
+	 * Set: gets every record a recording would hold, after the writer
+	 * (watch --flight-recorder); its return is ignored.
+	 */
+	int (*tap)(void *ctx, const void *rec, size_t len);
+	void *tap_ctx;
 	/* hook counts for the summary, kept up to date by whoever runs hooks */
 	__u64 hook_runs, hook_failures, hook_timeouts, hook_skipped;
 };
@@ -85,7 +98,7 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out);
  * only if s->stop_on_write_error.
  */
 int session__feed(void *session, const void *rec, size_t len);
-/* The same without the writer: what the recording need not hold. */
+/* The same without the writer (nor the tap): what the recording need not hold. */
 int session__feed_unrecorded(void *session, const void *rec, size_t len);
 /* End of stream: the summary. */
 int session__finish(struct session *s);

@@ -52,6 +52,37 @@ static const char *parse_digits(const char *s, __u64 *out)
  * on both sides.  default_unit_ns == 0 means a unit is required, for values
  * where a bare "10" could be read as 10ms or 10s (the threshold).
  */
+int ls_parse_size(const char *s, __u64 *out)
+{
+	static const struct {
+		const char *name;
+		unsigned int shift;
+	} units[] = {
+		{ "", 0 }, { "B", 0 },
+		{ "K", 10 }, { "KiB", 10 }, { "k", 10 },
+		{ "M", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GiB", 30 },
+	};
+	const char *p;
+	__u64 v;
+	size_t i;
+
+	if (!s || !*s)
+		return -EINVAL;
+	p = parse_digits(s, &v);
+	if (!p)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].name))
+			continue;
+		if (units[i].shift && v > (~0ULL >> units[i].shift))
+			return -EINVAL;
+		*out = v << units[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int ls_parse_duration(const char *s, __u64 default_unit_ns, __u64 *out_ns)
 {
 	__u64 whole, frac = 0, frac_scale = 1, unit = 0, ns, part;
@@ -276,5 +307,13 @@ __u64 ls_now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+__u64 ls_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
 }

@@ -26,6 +26,12 @@ int ls_parse_duration(const char *s, __u64 default_unit_ns, __u64 *out_ns);
 /* "12.3ms", "850us", "1.20s": for people, into buf, returned. */
 const char *ls_format_duration(__u64 ns, char *buf, size_t len);
 
+/*
+ * A size in bytes: "16384", "16K", "16KiB", "2M", "1G" (binary units).
+ * Returns 0 or -EINVAL (empty, junk, sign, overflow).
+ */
+int ls_parse_size(const char *s, __u64 *out);
+
 /* Strict unsigned integer parse (whole string, base 10); -EINVAL / -ERANGE. */
 int ls_parse_u64(const char *s, __u64 max, __u64 *out);
 
@@ -49,5 +55,7 @@ void ls_json_str(FILE *f, const char *s, size_t maxlen);
 
 /* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
 __u64 ls_now_ns(void);
+/* CLOCK_REALTIME now, ns: for names and metadata that people read. */
+__u64 ls_realtime_ns(void);
 
 #endif /* LOCKSTALL_UTIL_H */

@@ -240,6 +240,9 @@ enum ls_mark_kind {
 /* ls_rec_mark.features */
 #define LS_FEAT_PER_VMA_LOCK	0x01	/* faults on mmap_lock are per-VMA-lock fallbacks */
 #define LS_FEAT_MEMCG_PATH_ARG	0x02	/* the kernel's mmap_lock tracepoints pass memcg_path */
+/* The backend, when not the mmap_lock tracepoints: the rwsem functions through... */
+#define LS_FEAT_BACKEND_FENTRY	0x04	/* ... fentry/fexit */
+#define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -322,10 +325,17 @@ struct ls_rec_stack {
 	__u64 user[LS_USTACK_MAX];	/* innermost first */
 	/*
 	 * Then copy_len bytes: user memory from uregs[LS_UREG_SP] up, and
-	 * padding to hdr.size (a multiple of 8).
+	 * padding to hdr.size (a multiple of 8): see ls_rec_stack_copy().
+	 * Not a flexible array member, so the BPF side can embed the struct
+	 * in front of its buffer.
 	 */
-	__u8 copy[];
 };
+
+/* The user stack copy that follows a STACK record's fixed part. */
+static inline const __u8 *ls_rec_stack_copy(const struct ls_rec_stack *r)
+{
+	return (const __u8 *)(r + 1);
+}
 
 /* Settings the loader writes into the BPF program's read-only data. */
 struct ls_bpf_config {

@@ -58,7 +58,7 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return type >= LS_REC_WAIT_BEGIN && type <= LS_REC_EXIT;
+	return type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK;
 }
 
 /* What the size check cannot see. */
@@ -326,6 +326,15 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 	if (!rec || len < sizeof(u.hdr))
 		goto bad;
 	memcpy(&u.hdr, rec, sizeof(u.hdr));
+	/* Variable size, and up to 64 KiB: not copied into the union. */
+	if (u.hdr.type == LS_REC_STACK) {
+		if (!stack__valid(rec, len))
+			goto bad;
+		engine__note_time(e, &u.hdr);
+		stacks__record(e, rec, len);
+		engine__sweep(e);
+		return 0;
+	}
 	want = rec__size(u.hdr.type);
 	if (!want || u.hdr.size != len || len != want)
 		goto bad;
@@ -455,6 +464,7 @@ void engine__debug(const struct engine *e, struct engine_debug *out)
 		out->runs += e->cpus[i].runs.n;
 	out->lossy_spans = e->lossy.n;
 	out->hist_keys = e->cum.n;
+	out->stack_bytes = e->stack_bytes;
 	for (i = 0; i < e->tasks.cap; i++) {
 		tk = map__slot(&e->tasks, i);
 		if (!tk)

@@ -66,6 +66,33 @@ struct ls_spell {
 	struct ls_task ran_instead;	/* ran most on its CPU in the spell; tid 0: none or unknown */
 };
 
+/*
+ * A frame of a resolved stack.  The engine never makes these: the session's
+ * stack resolver (src/stacks.c) does, from the raw STACK record, before the
+ * sinks see a stall.
+ */
+enum ls_frame_kind {
+	LS_FRAME_KERNEL = 0,
+	LS_FRAME_USER = 1,
+};
+
+struct ls_frame {
+	__u64 addr;
+	const char *sym;	/* NULL: unknown; print "[unknown] 0x..." */
+	__u64 off;		/* from sym; from the module's start when sym is NULL */
+	const char *module;	/* kernel module ("vmlinux" for the core), user file; NULL: none */
+	enum ls_frame_kind kind;
+};
+
+struct ls_frames {
+	const struct ls_frame *v;	/* innermost first: kernel frames, then user ones */
+	unsigned int n;
+	unsigned int n_kernel;
+	const char *user_method;	/* "dwarf", "fp", "fp-kernel" (the kernel's walk) or "none" */
+	const char *note;		/* what could not be done, or NULL */
+	__u64 digest;			/* equal for equal resolved frames: "same stack as" */
+};
+
 struct ls_holder {
 	struct ls_task task;
 	struct ls_op op;	/* what the holder was doing when it took the lock */
@@ -89,6 +116,13 @@ struct ls_holder {
 	const struct ls_spell *spells;
 	unsigned int n_spells;
 	unsigned int n_spells_dropped;	/* beyond LS_MAX_SPELLS */
+	/*
+	 * Where it was (NULL: no STACK record came): its first switch-out
+	 * while holding (LS_STACK_HOLD_OFF) or its release (HOLD_LONG).
+	 * frames: the resolver's, NULL before the resolver ran.
+	 */
+	const struct ls_rec_stack *stack;
+	const struct ls_frames *frames;
 };
 
 struct ls_hop {
@@ -127,6 +161,9 @@ struct ls_stall {
 	unsigned int n_chain;
 	enum ls_verdict verdict;
 	__u64 lost_in_window;	/* records lost while this wait went on */
+	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
+	const struct ls_rec_stack *waiter_stack;
+	const struct ls_frames *waiter_frames;
 };
 
 /* Histograms as the sinks see them (from LS_REC_HIST records). */

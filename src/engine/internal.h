@@ -54,6 +54,8 @@
 #define ENGINE_STALE_RETAINS	64
 /* Table slots the idle sweep looks at per record fed. */
 #define ENGINE_SWEEP_STEP	2
+/* STACK records kept (pending, and with completed holds), all tasks and mms. */
+#define ENGINE_MAX_STACK_BYTES	(64u << 20)
 
 #define LS_TASK_F_ANY (LS_TASK_F_WAITING | LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)
 
@@ -252,6 +254,10 @@ struct task {
 	bool wait_write;
 
 	struct open_hold oh[TASK_OPEN_HOLDS];
+
+	/* STACK records waiting for the WAIT_END or HOLD they come before. */
+	struct ls_rec_stack *wait_stack;
+	struct ls_rec_stack *hold_stack;
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -313,6 +319,7 @@ struct hold {
 	bool granted;
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
+	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	__u32 n_spells;
 	struct spell spells[];
 };
@@ -349,12 +356,23 @@ void mms__free_all(struct engine *e);
 
 /* Copy tk's spells inside [start, end) into a new hold (tk may be NULL). */
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end);
+void hold__free(struct engine *e, struct hold *h);
 
 void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r);
 int locks__wait_end(struct engine *e, const struct ls_rec_lock *r);
 void locks__hold(struct engine *e, const struct ls_rec_lock *r);
 void locks__end_wait(struct engine *e, struct task *tk);
 void locks__end_open_hold(struct engine *e, struct open_hold *oh);
+
+/* ---- stacks.c -------------------------------------------------------- */
+
+/* A well-formed STACK record of exactly len bytes. */
+bool stack__valid(const void *rec, size_t len);
+/* Park a valid STACK record on its task until its WAIT_END or HOLD comes. */
+void stacks__record(struct engine *e, const void *rec, size_t len);
+/* Take the stack parked in *slot if it is for mm (else drop it); the caller owns it. */
+struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 mm);
+void stack__free(struct engine *e, struct ls_rec_stack *s);
 
 /* ---- stall.c --------------------------------------------------------- */
 
@@ -406,6 +424,8 @@ struct engine {
 	__u32 sweep_task, sweep_mm;
 
 	struct ring lossy;	/* struct lossy_span */
+	__u64 stack_bytes;	/* STACK records kept: ENGINE_MAX_STACK_BYTES */
+	const struct ls_rec_stack *wait_stack;	/* the waiter's, during stall__emit */
 
 	/* Histograms: cumulative, the previous interval's, the delta sent. */
 	struct ls_hist_set cum;
@@ -446,6 +466,7 @@ struct engine_debug {
 	__u32 lossy_spans;
 	__u32 hist_keys;
 	__u32 spells;		/* closed spells kept, over all tasks */
+	__u64 stack_bytes;	/* STACK records kept */
 };
 
 void engine__debug(const struct engine *e, struct engine_debug *out);

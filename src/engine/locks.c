@@ -87,7 +87,7 @@ static bool mm__keep(struct engine *e, struct mm *mm, __u64 end)
 
 static void mm__evict_hold(struct engine *e, struct mm *mm)
 {
-	free(*(struct hold **)ring__at(&mm->holds, 0));
+	hold__free(e, *(struct hold **)ring__at(&mm->holds, 0));
 	ring__pop_front(&mm->holds);
 	e->n_holds--;
 }
@@ -143,7 +143,7 @@ void mms__free_all(struct engine *e)
 		if (!mm)
 			continue;
 		for (j = 0; j < mm->holds.n; j++)
-			free(*(struct hold **)ring__at(&mm->holds, j));
+			hold__free(e, *(struct hold **)ring__at(&mm->holds, j));
 		ring__free(&mm->holds);
 		ring__free(&mm->waits);
 		free(mm);
@@ -175,7 +175,7 @@ static void mm__store_hold(struct engine *e, struct mm *mm, struct hold *h)
 	e->n_holds++;
 	return;
 drop:
-	free(h);
+	hold__free(e, h);
 	e->sum.evicted++;
 }
 
@@ -238,6 +238,14 @@ struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 	if (tk)
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
 	return h;
+}
+
+void hold__free(struct engine *e, struct hold *h)
+{
+	if (!h)
+		return;
+	stack__free(e, h->stack);
+	free(h);
 }
 
 void locks__end_open_hold(struct engine *e, struct open_hold *oh)
@@ -353,6 +361,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 {
 	__u64 ts = r->hdr.ts, start = r->start_ns, hold_start;
 	bool acquired = r->success && !(r->flags & LS_LOCK_F_EXITED);
+	struct ls_rec_stack *ws;
 	struct task *tk;
 	struct mm *mm;
 	int err = 0;
@@ -372,9 +381,14 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	mm = mms__get(e, &r->mm);
 	if (mm && r->write)
 		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
+	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
 	/* The lock is to blame until it was handed over, not for the run delay after. */
-	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns)
+	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns) {
+		e->wait_stack = ws;
 		err = stall__emit(e, r, mm);
+		e->wait_stack = NULL;
+	}
+	stack__free(e, ws);
 	if (acquired && tk && mm) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
 		mm__end_open_holds(e, mm, tk, !r->write, ts);
@@ -412,6 +426,8 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 		h->write = !!r->write;
 		h->granted = r->granted_ns || (r->flags & LS_LOCK_F_GRANTED);
 		h->downgraded = downgraded;
+		if (tk)
+			h->stack = stack__take(e, &tk->hold_stack, r->mm.id);
 		mm__store_hold(e, mm, h);
 	} else {
 		e->sum.evicted++;

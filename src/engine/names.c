@@ -151,16 +151,37 @@ static int policy_rank(unsigned int policy)
  * Never compare task->prio alone: a SCHED_IDLE task reports prio 120 like a
  * nice-0 SCHED_OTHER one, and a PI-boosted task reports its boost.
  */
+/*
+ * The rank and RT priority the scheduler ran t at.  A PI boost shows as a
+ * prio in the RT range (below 100) above what t's own policy gives: on
+ * PREEMPT_RT a writer holding mmap_lock owns an rt_mutex, and a waiter
+ * blocked on it lends the holder its priority.  A boosted holder counts
+ * as SCHED_FIFO at that priority: preempted all the same, it was not
+ * neglected for being unimportant.  (prio is read when the record is sent:
+ * a hold's at its release, while the waiters still boost it.)
+ */
+static int effective_rank(const struct ls_task *t, int *rt_prio)
+{
+	int rank = policy_rank(t->policy);
+
+	*rt_prio = t->rt_prio;
+	if (rank < 4 && t->prio >= 0 && t->prio < 100 && 99 - t->prio > (rank == 3 ? *rt_prio : -1)) {
+		*rt_prio = 99 - t->prio;
+		return 3;
+	}
+	return rank;
+}
+
 int ls_task_importance_cmp(const struct ls_task *a, const struct ls_task *b)
 {
-	int ra = policy_rank(a->policy), rb = policy_rank(b->policy);
+	int pa, pb, ra = effective_rank(a, &pa), rb = effective_rank(b, &pb);
 
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
 	switch (ra) {
 	case 3:
-		if (a->rt_prio != b->rt_prio)
-			return a->rt_prio < b->rt_prio ? -1 : 1;
+		if (pa != pb)
+			return pa < pb ? -1 : 1;
 		return 0;
 	case 2:
 	case 1:

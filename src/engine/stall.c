@@ -356,6 +356,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 {
 	const struct stall_cand *c, *last = lead;
 	unsigned int s, best = LS_STATE_RUNNING;
+	__u64 last_stack_end = 0;
 	__u32 i;
 
 	memset(hd, 0, sizeof(*hd));
@@ -372,6 +373,12 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 			last = c;
 	}
 	hd->task = last->h->task;	/* as it was when it last let go */
+	/* Where it was: the latest hold of the group that brought a stack. */
+	for (i = 0; i < lead->n_group; i++)
+		if (lead[i].h->stack && (!hd->stack || lead[i].h->end >= last_stack_end)) {
+			hd->stack = lead[i].h->stack;
+			last_stack_end = lead[i].h->end;
+		}
 	hd->hold_end_ns = last->h->end;
 	hd->held_ns = hd->hold_end_ns - hd->hold_start_ns;
 	hd->overlap_ns = lead->overlap;
@@ -493,6 +500,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 	st.op = r->op;
 	st.vma_lock_fallback = r->op.kind == LS_OP_PAGE_FAULT &&
 			       (e->features & LS_FEAT_PER_VMA_LOCK);
+	st.waiter_stack = e->wait_stack;
 	st.n_holders = n_groups < LS_MAX_HOLDERS ? n_groups : LS_MAX_HOLDERS;
 	st.holders_dropped = n_groups - st.n_holders + x.dropped;
 	if (!stall__wanted(e, &st, n_groups))
@@ -514,6 +522,6 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 cleanup:
 	for (i = 0; i < x.n; i++)
 		if (e->cands[i].temp)
-			free(e->cands[i].h);
+			hold__free(e, e->cands[i].h);
 	return err < 0 ? err : 0;
 }

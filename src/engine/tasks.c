@@ -386,6 +386,8 @@ void tasks__drop(struct engine *e, struct task *tk)
 	map__del(&e->tasks, tk->tid);
 	e->n_spells -= tk->spells.cap;
 	ring__free(&tk->spells);
+	stack__free(e, tk->wait_stack);
+	stack__free(e, tk->hold_stack);
 	free(tk);
 }
 
@@ -436,6 +438,8 @@ void tasks__free_all(struct engine *e)
 		if (!tk)
 			continue;
 		ring__free(&tk->spells);
+		stack__free(e, tk->wait_stack);
+		stack__free(e, tk->hold_stack);
 		free(tk);
 	}
 	e->n_spells = 0;

@@ -97,7 +97,9 @@ static const char html_style[] =
 ".verdict-contention{color:#2060a0;font-weight:bold}.verdict-unknown{color:#666;font-weight:bold}\n"
 "svg{display:block;margin:.5em 0}svg text{font-family:sans-serif;font-size:12px}\n"
 "ul{margin:.3em 0}.stall{border:1px solid #ddd;border-radius:4px;padding:0 1em 1em;margin:1em 0}\n"
-".legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}\n";
+".legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}\n"
+".stacks{display:flex;flex-wrap:wrap;gap:.5em 1.5em;margin:.3em 0}.stacks details{flex:1 1 45%;min-width:300px}\n"
+".stacks pre{font-size:11px;background:#f8f8f8;border:1px solid #eee;padding:.4em;margin:.2em 0;overflow-x:auto}\n";
 
 static const char *state_color(enum ls_holder_state s)
 {
@@ -312,6 +314,50 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 	fputs("</li>\n", f);
 }
 
+/* One task's stack, folded open, innermost first. */
+static void html_stack(FILE *f, const char *role, const struct ls_task *t, const struct ls_frames *fr)
+{
+	char buf[512];
+	unsigned int i;
+
+	fprintf(f, "<details open><summary>%s <b>", role);
+	html_task(f, t);
+	fputs("</b> (user frames: ", f);
+	html_text(f, fr->user_method, (size_t)-1);
+	fputs(")", f);
+	if (fr->note) {
+		fputs(": ", f);
+		html_text(f, fr->note, (size_t)-1);
+	}
+	fputs("</summary><pre>", f);
+	for (i = 0; i < fr->n; i++) {
+		if (i == fr->n_kernel && i)
+			fputs("--\n", f);
+		html_text(f, sink__frame_text(&fr->v[i], buf, sizeof(buf)), sizeof(buf));
+		fputs("\n", f);
+	}
+	fputs("</pre></details>\n", f);
+}
+
+/* Next to the timeline: where the waiter and the holders drawn in it were. */
+static void html_stacks(FILE *f, const struct ls_stall *st)
+{
+	unsigned int i;
+	bool any = st->waiter_frames;
+
+	for (i = 0; i < st->n_holders && i < TL_MAX_HOLDERS; i++)
+		any |= st->holders[i].frames != NULL;
+	if (!any)
+		return;
+	fputs("<div class=\"stacks\">\n", f);
+	if (st->waiter_frames)
+		html_stack(f, "waiter", &st->waiter, st->waiter_frames);
+	for (i = 0; i < st->n_holders && i < TL_MAX_HOLDERS; i++)
+		if (st->holders[i].frames)
+			html_stack(f, "holder", &st->holders[i].task, st->holders[i].frames);
+	fputs("</div>\n", f);
+}
+
 static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = hs->base.out;
@@ -325,6 +371,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		st->write ? "write" : "read", ls_verdict_name(st->verdict),
 		rm_verdict_text(st->verdict));
 	html_timeline(f, st);
+	html_stacks(f, st);
 	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n<li>waiter <b>",
 		rm_when(hs->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));

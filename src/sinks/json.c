@@ -65,6 +65,40 @@ static void json_op(FILE *f, const struct ls_op *op)
 		json_u64(f, "addr", op->addr);
 }
 
+/*
+ * "stack":[{"addr":..,"sym":..,"off":..,"module":..,"kind":"kernel"|"user"},..],
+ * innermost first; sym and module are null when unknown.  With it,
+ * "stack_user_method" and, when something could not be done, "stack_note".
+ */
+static void json_stack(FILE *f, const struct ls_frames *fr)
+{
+	unsigned int i;
+
+	if (!fr)
+		return;
+	fprintf(f, ",\"stack\":[");
+	for (i = 0; i < fr->n; i++) {
+		const struct ls_frame *fm = &fr->v[i];
+
+		fprintf(f, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
+			(unsigned long long)fm->addr);
+		if (fm->sym)
+			ls_json_str(f, fm->sym, (size_t)-1);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"off\":%llu,\"module\":", (unsigned long long)fm->off);
+		if (fm->module)
+			ls_json_str(f, fm->module, (size_t)-1);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"kind\":\"%s\"}", fm->kind == LS_FRAME_KERNEL ? "kernel" : "user");
+	}
+	putc(']', f);
+	json_strv(f, "stack_user_method", fr->user_method);
+	if (fr->note)
+		json_strv(f, "stack_note", fr->note);
+}
+
 static void json_holder(FILE *f, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
@@ -108,6 +142,7 @@ static void json_holder(FILE *f, const struct ls_holder *h)
 		json_task_id(f, &h->woken_by);
 		putc('}', f);
 	}
+	json_stack(f, h->frames);
 	putc('}', f);
 }
 
@@ -157,6 +192,7 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	json_op(f, &st->op);
 	if (st->op.kind == LS_OP_PAGE_FAULT)
 		json_bool(f, "vma_lock_fallback", st->vma_lock_fallback);
+	json_stack(f, st->waiter_frames);
 	putc('}', f);
 
 	fprintf(f, ",\"holders\":[");

@@ -24,6 +24,7 @@ struct md_sink {
 	const struct report_meta *meta;
 	struct report_model m;
 	int err;		/* the model's, kept for the summary */
+	struct stack_seen seen;	/* stacks printed in full, by stall */
 };
 
 /*
@@ -164,8 +165,46 @@ static void md_table(FILE *f, const struct rm_table *t, const char *who, const c
 	fputs("\n", f);
 }
 
-static void md_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
+/*
+ * A stack as a fenced block under its list item, innermost first; one
+ * line when a stall printed before has the same frames.  Backticks in
+ * names (never in real ones) are replaced so they cannot close the fence.
+ */
+static void md_stack(struct md_sink *m, const struct ls_frames *fr, __u64 seq, const char *indent)
 {
+	FILE *f = m->base.out;
+	char buf[512], *p;
+	__u64 first;
+	unsigned int i;
+
+	if (!fr)
+		return;
+	first = stack_seen__check(&m->seen, fr->digest, seq);
+	if (first && first != seq) {
+		fprintf(f, "%s- Stack: same as stall #%llu\n", indent, (unsigned long long)first);
+		return;
+	}
+	fprintf(f, "%s- Stack (user frames: %s)", indent, fr->user_method);
+	if (fr->note) {
+		fputs(": ", f);
+		md_text(f, fr->note);
+	}
+	fprintf(f, "\n\n%s  ```\n", indent);
+	for (i = 0; i < fr->n; i++) {
+		if (i == fr->n_kernel && i)
+			fprintf(f, "%s  --\n", indent);
+		sink__frame_text(&fr->v[i], buf, sizeof(buf));
+		for (p = buf; *p; p++)
+			if (*p == '`' || *p == '\n')
+				*p = '\'';
+		fprintf(f, "%s  %s\n", indent, buf);
+	}
+	fprintf(f, "%s  ```\n\n", indent);
+}
+
+static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_wait_ns, __u64 seq)
+{
+	FILE *f = m->base.out;
 	char op[32], sched[64];
 	unsigned int k;
 
@@ -189,6 +228,7 @@ static void md_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 		md_task(f, &h->woken_by);
 		fputs("\n", f);
 	}
+	md_stack(m, h->frames, seq, "  ");
 }
 
 static void md_chain(FILE *f, const struct ls_stall *st)
@@ -244,8 +284,9 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		fputs(" on the run queue)", f);
 	}
 	fputs("\n", f);
+	md_stack(m, st->waiter_frames, st->seq, "  ");
 	for (i = 0; i < st->n_holders && i < MD_MAX_HOLDERS; i++)
-		md_holder(f, &st->holders[i], st->lock_wait_ns);
+		md_holder(m, &st->holders[i], st->lock_wait_ns, st->seq);
 	if (st->n_holders + st->holders_dropped > i)
 		fprintf(f, "- and %u more holders\n", st->n_holders + st->holders_dropped - i);
 	if (st->lost_in_window)

@@ -9,10 +9,15 @@
 #include <string.h>
 #include <time.h>
 #include "sinks/report_model.h"
+#include "sinks/sink_common.h"
 #include "util.h"
 
 static void rm_stall__free(struct rm_stall *r)
 {
+	unsigned int i;
+
+	for (i = 0; i < 1 + LS_MAX_HOLDERS; i++)
+		free(r->frames[i]);
 	free(r->holders);
 	free(r->spells);
 	memset(r, 0, sizeof(*r));
@@ -23,8 +28,13 @@ static void rm_stall__fixup(struct rm_stall *r)
 	unsigned int i;
 
 	r->st.holders = r->holders;
-	for (i = 0; i < r->st.n_holders; i++)
+	r->st.waiter_frames = r->frames[0];
+	r->st.waiter_stack = NULL;
+	for (i = 0; i < r->st.n_holders; i++) {
 		r->holders[i].spells = r->spells + (size_t)i * LS_MAX_SPELLS;
+		r->holders[i].frames = r->frames[1 + i];
+		r->holders[i].stack = NULL;
+	}
 }
 
 static int rm_stall__copy(struct rm_stall *r, const struct ls_stall *st)
@@ -54,6 +64,11 @@ static int rm_stall__copy(struct rm_stall *r, const struct ls_stall *st)
 	r->st.n_holders = n;
 	r->holders = h;
 	r->spells = sp;
+	/* a copy that fails leaves that stack out: the stall is still whole */
+	memset(r->frames, 0, sizeof(r->frames));
+	r->frames[0] = ls_frames__dup(st->waiter_frames);
+	for (i = 0; i < n; i++)
+		r->frames[1 + i] = ls_frames__dup(st->holders[i].frames);
 	rm_stall__fixup(r);
 	return 0;
 }

@@ -24,6 +24,12 @@ struct rm_stall {
 	struct ls_stall st;
 	struct ls_holder *holders;
 	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder */
+	/*
+	 * Copies of the frames (ls_frames__dup; the resolver's own live only
+	 * during the stall callback): [0] the waiter's, [1 + i] holder i's.
+	 * The raw STACK records are the engine's: not kept (NULL in st).
+	 */
+	struct ls_frames *frames[1 + LS_MAX_HOLDERS];
 };
 
 struct rm_culprit {

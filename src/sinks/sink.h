@@ -38,6 +38,8 @@ struct sink {
 
 struct sink *sink_text__new(FILE *out, const struct sink_opts *opts);
 struct sink *sink_json__new(FILE *out, const struct sink_opts *opts);
+/* Folded stacks of stall time, printed at the summary (flamegraph.pl). */
+struct sink *sink_folded__new(FILE *out, const struct sink_opts *opts);
 
 /* Every sink's constructor starts here: one place that sets the base. */
 static inline void sink__init(struct sink *s, const struct sink_ops *ops, FILE *out,

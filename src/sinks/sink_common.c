@@ -4,6 +4,7 @@
  * so both print the same histograms in the same order.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/sink_common.h"
@@ -116,4 +117,106 @@ const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
 	if ((size_t)w < len && t->prio < sink__normal_prio(t))
 		snprintf(buf + w, len - w, " boosted to prio %d", t->prio);
 	return buf;
+}
+
+const char *sink__basename(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len)
+{
+	const char *mod = sink__basename(f->module);
+
+	if (!f->sym) {
+		if (mod)
+			snprintf(buf, len, "[unknown] 0x%llx (%s+0x%llx)", (unsigned long long)f->addr,
+				 mod, (unsigned long long)f->off);
+		else
+			snprintf(buf, len, "[unknown] 0x%llx", (unsigned long long)f->addr);
+		return buf;
+	}
+	/* the kernel's core image goes without a module: most frames are its */
+	if (mod && !(f->kind == LS_FRAME_KERNEL && !strcmp(mod, "vmlinux")))
+		snprintf(buf, len, "%s+0x%llx [%s]", f->sym, (unsigned long long)f->off, mod);
+	else
+		snprintf(buf, len, "%s+0x%llx", f->sym, (unsigned long long)f->off);
+	return buf;
+}
+
+__u64 stack_seen__check(struct stack_seen *s, __u64 digest, __u64 seq)
+{
+	const unsigned int cap = STACK_SEEN_MAX * 2;
+	unsigned int i;
+
+	/* 0 marks an empty slot: a digest of 0 is never remembered */
+	if (!digest)
+		return 0;
+	for (i = digest & (cap - 1);; i = (i + 1) & (cap - 1)) {
+		if (s->digest[i] == digest)
+			return s->seq[i];
+		if (!s->digest[i])
+			break;
+	}
+	if (s->n < STACK_SEEN_MAX) {
+		s->digest[i] = digest;
+		s->seq[i] = seq;
+		s->n++;
+	}
+	return 0;
+}
+
+/* The frames array: strings follow it in ls_frames__dup's block. */
+static size_t fr_size(const struct ls_frames *fr)
+{
+	return fr ? fr->n * sizeof(fr->v[0]) : 0;
+}
+
+static size_t str_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* Copy s to *at, advancing it; NULL stays NULL. */
+static const char *str_put(char **at, const char *s)
+{
+	size_t n = str_size(s);
+	char *out = *at;
+
+	if (!s)
+		return NULL;
+	memcpy(out, s, n);
+	*at += n;
+	return out;
+}
+
+struct ls_frames *ls_frames__dup(const struct ls_frames *fr)
+{
+	size_t size = sizeof(*fr) + fr_size(fr), i;
+	struct ls_frames *c;
+	struct ls_frame *v;
+	char *at;
+
+	if (!fr)
+		return NULL;
+	for (i = 0; i < fr->n; i++)
+		size += str_size(fr->v[i].sym) + str_size(fr->v[i].module);
+	size += str_size(fr->user_method) + str_size(fr->note);
+	c = malloc(size);
+	if (!c)
+		return NULL;
+	*c = *fr;
+	v = (struct ls_frame *)(c + 1);
+	at = (char *)(v + fr->n);
+	for (i = 0; i < fr->n; i++) {
+		v[i] = fr->v[i];
+		v[i].sym = str_put(&at, fr->v[i].sym);
+		v[i].module = str_put(&at, fr->v[i].module);
+	}
+	c->v = v;
+	c->user_method = str_put(&at, fr->user_method);
+	c->note = str_put(&at, fr->note);
+	return c;
 }

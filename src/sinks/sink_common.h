@@ -25,4 +25,37 @@ const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 /* Flush f: 0, -EPIPE when the reader went away, -EIO for any other failure. */
 int sink__flush(FILE *f);
 
+/* The last part of a path: "/usr/lib/x86_64-linux-gnu/libc.so.6" -> "libc.so.6". */
+const char *sink__basename(const char *path);
+
+/*
+ * One frame for people: "do_user_addr_fault+0x1b2", with " [module]" for a
+ * kernel module or a user file (its basename); unknown ones as
+ * "[unknown] 0x7f3a... (libc.so.6+0x1234)" -- never a guessed name.
+ */
+const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len);
+
+/*
+ * A copy of fr in one malloc'd block (frames and strings together, free()
+ * it), for sinks that keep stalls past their callback: the resolver's
+ * frames live only that long.  NULL for NULL or no memory.
+ */
+struct ls_frames *ls_frames__dup(const struct ls_frames *fr);
+
+/*
+ * "Same stack as stall #3": the first stall seen with each stack digest.
+ * Bounded: past STACK_SEEN_MAX distinct stacks, new ones are not
+ * remembered (they print in full).
+ */
+#define STACK_SEEN_MAX 4096
+
+struct stack_seen {
+	__u64 digest[STACK_SEEN_MAX * 2];	/* open addressing; 0: empty */
+	__u64 seq[STACK_SEEN_MAX * 2];
+	unsigned int n;
+};
+
+/* 0 the first time digest is seen (it is remembered with seq), else the seq it was first seen in. */
+__u64 stack_seen__check(struct stack_seen *s, __u64 digest, __u64 seq);
+
 #endif /* LOCKSTALL_SINK_COMMON_H */

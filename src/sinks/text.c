@@ -30,6 +30,7 @@ struct text_sink {
 	__u64 t0;		/* when opts.t0_ns is 0: the first time seen */
 	/* the run's culprits, ranked in the summary (bounded, shared with the reports) */
 	struct report_model rm;
+	struct stack_seen seen;	/* stacks printed in full, by the stall they were first in */
 };
 
 static struct text_sink *to_text(struct sink *s)
@@ -152,7 +153,35 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 	putc('\n', f);
 }
 
-static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+/*
+ * A stack under its task, innermost first: kernel frames, then user ones.
+ * One line when an earlier stall printed the same frames.
+ */
+static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
+			const struct ls_frames *fr)
+{
+	char buf[512];
+	__u64 first;
+	unsigned int i;
+
+	if (!fr)
+		return;
+	first = stack_seen__check(&t->seen, fr->digest, st->seq);
+	if (first && first != st->seq) {
+		fprintf(f, "           stack    same as stall #%llu\n", (unsigned long long)first);
+		return;
+	}
+	fprintf(f, "           stack    user frames: %s%s%s\n", fr->user_method,
+		fr->note ? "; " : "", fr->note ? fr->note : "");
+	for (i = 0; i < fr->n; i++) {
+		if (i == fr->n_kernel && i)
+			fprintf(f, "             --\n");
+		fprintf(f, "             %s\n", sink__frame_text(&fr->v[i], buf, sizeof(buf)));
+	}
+}
+
+static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
+			 const struct ls_holder *h)
 {
 	char ident[96], sched[64], op[96], held[32], off[32], state[32];
 
@@ -176,6 +205,7 @@ static void text__holder(FILE *f, const struct ls_stall *st, const struct ls_hol
 	text__preemptors(f, h);
 	if (h->has_waker)
 		fprintf(f, "           woken by %s\n", rm_task(&h->woken_by, ident, sizeof(ident)));
+	text__stack(f, t, st, h->frames);
 }
 
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
@@ -235,6 +265,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		rm_task(&st->waiter, ident, sizeof(ident)),
 		sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
+	text__stack(f, t, st, st->waiter_frames);
 
 	/* Only when the waiter's own run delay is a real part of what it went through. */
 	if (st->granted_ns && (st->run_delay_ns >= NSEC_PER_MSEC || st->run_delay_ns * 10 >= st->wait_ns)) {
@@ -247,7 +278,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 
 	shown = st->n_holders < TEXT_MAX_HOLDERS ? st->n_holders : TEXT_MAX_HOLDERS;
 	for (i = 0; i < shown; i++)
-		text__holder(f, st, &st->holders[i]);
+		text__holder(f, t, st, &st->holders[i]);
 	more = st->n_holders - shown + st->holders_dropped;
 	if (more)
 		fprintf(f, "  holder   and %u more, not shown\n", more);

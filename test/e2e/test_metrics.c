@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
+#include "lib/http_get.h"
 
 
 static struct e2e_watch w = E2E_WATCH_INIT;
@@ -122,6 +123,78 @@ Test(metrics, proc_reader_inversions)
 	free(text);
 }
 
+struct scrape {
+	struct http_resp resp;
+	int rc;
+};
+
+/* lockstall's pipes keep flowing while the test waits for its answer. */
+static void pump_lockstall(void *ctx)
+{
+	struct e2e_proc *procs[1] = { ctx };
+
+	e2e_proc__pump(procs, 1, 10, NULL, NULL);
+}
+
+/* After the workload, before the stop: GET /metrics from the running watch. */
+static void scrape(struct e2e_watch *run, void *ctx)
+{
+	const char *line = e2e_buf__line_with_prefix(&run->lockstall.err,
+						     "lockstall: serving metrics at http://");
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: lockstall\r\n\r\n";
+	struct scrape *sc = ctx;
+	char addr[64];
+	int fd;
+
+	cr_assert_not_null(line, "no \"serving metrics\" line; stderr: %s", run->lockstall.err.data);
+	cr_assert_eq(sscanf(line, "lockstall: serving metrics at http://%63[0-9.:]/metrics", addr), 1,
+		     "%s", line);
+	fd = http_get__connect(addr);
+	cr_assert_geq(fd, 0, "connect to %s: %s", addr, strerror(-fd));
+	cr_assert_eq(http_get__send(fd, req, strlen(req)), 0);
+	sc->rc = http_get__read(fd, &sc->resp, 30000, pump_lockstall, &run->lockstall);
+	close(fd);
+}
+
+/*
+ * --metrics-listen during the proc_reader workload: a scrape over loopback
+ * while lockstall traces is valid exposition text (promtool) and already
+ * counts the workload's inversions, which the final summary then confirms.
+ */
+Test(metrics, scrape_during_watch)
+{
+	const char *const args[] = { "--metrics-listen", "127.0.0.1:0", NULL };
+	struct scrape sc = { 0 };
+	const struct e2e_watch_opts o = { .watch_args = args, .before_stop = scrape, .ctx = &sc };
+	char ctype[128], cmd[256];
+	long long inversions;
+	FILE *f;
+
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_eq(sc.rc, 0, "the scrape got no whole answer: %s", sc.resp.data);
+	cr_assert_eq(sc.resp.status, 200, "%s", sc.resp.data);
+	cr_assert(http_get__header(&sc.resp, "Content-Type", ctype, sizeof(ctype)));
+	cr_assert_str_eq(ctype, "text/plain; version=0.0.4; charset=utf-8");
+	cr_assert_not_null(sc.resp.body);
+	inversions = sample(sc.resp.body, "lockstall_stalls_total{verdict=\"priority_inversion\"}");
+	cr_assert_gt(inversions, 0, "the workload's inversions are not in the scrape:\n%s",
+		     sc.resp.body);
+	cr_assert_leq(inversions, (long long)verdict_stalls(w.stalls, "priority_inversion"));
+	cr_assert_gt(sample(sc.resp.body, "lockstall_events_total"), 0);
+	cr_assert_geq(sample(sc.resp.body, "lockstall_resident_memory_bytes"), 1);
+	cr_assert_not_null(strstr(sc.resp.body, "\nlockstall_cpu_seconds_total "));
+
+	if (have_promtool()) {
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fputs(sc.resp.body, f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd), "'%s' check metrics < '%s'", promtool(), path);
+		cr_assert_eq(system(cmd), 0, "promtool check metrics failed on:\n%s", sc.resp.body);
+	}
+	http_resp__free(&sc.resp);
+}
+
 /* A directory that does not exist fails before tracing starts: exit 1. */
 Test(metrics, bad_directory)
 {
@@ -145,4 +218,16 @@ Test(metrics, alert_rules_are_valid)
 	snprintf(cmd, sizeof(cmd), "'%s' check rules scripts/lockstall.alerts.yml > /dev/null",
 		 promtool());
 	cr_assert_eq(system(cmd), 0, "promtool check rules scripts/lockstall.alerts.yml failed");
+}
+
+/* The alerts fire on series that mimic a stall, and stay quiet on a quiet host. */
+Test(metrics, alert_rules_fire)
+{
+	char cmd[4200];
+
+	if (!have_promtool())
+		cr_skip_test("no promtool");
+	snprintf(cmd, sizeof(cmd), "'%s' test rules scripts/lockstall.alerts.test.yml > /dev/null",
+		 promtool());
+	cr_assert_eq(system(cmd), 0, "promtool test rules scripts/lockstall.alerts.test.yml failed");
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
+#include "lib/tmpdir.h"
 
 #define RULES_FILE "rules"
 
@@ -24,29 +25,14 @@ static char rules_path[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/lockstall-e2e-slo-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp");
+	tmpdir__make(dir, sizeof(dir), "e2e-slo");
 	snprintf(rules_path, sizeof(rules_path), "%s/" RULES_FILE, dir);
 }
 
 static void teardown(void)
 {
-	struct dirent *de;
-	DIR *d;
-
 	e2e_watch__release(&w);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		char path[384];
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	tmpdir__remove(dir);
 }
 
 TestSuite(slo, .init = setup, .fini = teardown, .timeout = 120);

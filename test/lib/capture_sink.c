@@ -39,8 +39,13 @@ static void capture__fixup(struct capture_stall *c)
 	unsigned int i;
 
 	c->st.holders = c->holders;
-	for (i = 0; i < c->st.n_holders && i < LS_MAX_HOLDERS; i++)
+	if (c->st.waiter_stack)
+		c->st.waiter_stack = &c->waiter_stack;
+	for (i = 0; i < c->st.n_holders && i < LS_MAX_HOLDERS; i++) {
 		c->holders[i].spells = c->spells ? c->spells + i * LS_MAX_SPELLS : NULL;
+		if (c->holders[i].stack)
+			c->holders[i].stack = &c->holder_stacks[i];
+	}
 }
 
 static int capture__stall(struct sink *s, const struct ls_stall *st)
@@ -72,6 +77,14 @@ static int capture__stall(struct sink *s, const struct ls_stall *st)
 				       c->holders[i].n_spells * sizeof(*c->spells));
 		}
 	}
+	if (st->waiter_stack)
+		c->waiter_stack = *st->waiter_stack;
+	for (i = 0; i < n; i++)
+		if (c->holders[i].stack)
+			c->holder_stacks[i] = *c->holders[i].stack;
+	c->st.waiter_frames = NULL;
+	for (i = 0; i < n; i++)
+		c->holders[i].frames = NULL;
 	/* Fixed up on every read too: the array may have moved since. */
 	capture__fixup(c);
 	return 0;

@@ -16,6 +16,13 @@ struct capture_stall {
 	struct ls_stall st;	/* st.holders points at holders below */
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder: holders[i].spells points here */
+	/*
+	 * The fixed part of the STACK records the stall carried (the engine
+	 * frees them after the call): st.waiter_stack and holders[i].stack
+	 * point here when they were set, frames are never copied (NULL).
+	 */
+	struct ls_rec_stack waiter_stack;
+	struct ls_rec_stack holder_stacks[LS_MAX_HOLDERS];
 };
 
 struct capture_sink {

@@ -133,8 +133,19 @@ void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const
 void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const char *const watch_args[])
 {
-	const char *bin, *dir;
+	const struct e2e_watch_opts o = { .watch_args = watch_args };
+
+	e2e_watch__run_opts(w, workload, args, &o);
+}
+
+void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
+			 const struct e2e_watch_opts *o)
+{
+	const char *const *watch_args = o->watch_args;
+	int stop_signal = o->stop_signal ? o->stop_signal : SIGINT;
+	const char *bin, *dir, *backend = getenv("LOCKSTALL_BACKEND");
 	char *ls_argv[24] = { NULL, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
+	char backend_arg[64];
 	size_t ls_n = 5;
 	char *wl_argv[16];
 	char path[4096];
@@ -151,6 +162,11 @@ void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *
 	while (watch_args && watch_args[ls_n - 5] && ls_n < 21) {
 		ls_argv[ls_n] = (char *)watch_args[ls_n - 5];
 		ls_n++;
+	}
+	/* test/kernels runs the same tests once per backend */
+	if (backend && *backend) {
+		snprintf(backend_arg, sizeof(backend_arg), "--backend=%s", backend);
+		ls_argv[ls_n++] = backend_arg;
 	}
 	ls_argv[ls_n] = NULL;
 	snprintf(path, sizeof(path), "%s/%s", dir, workload);
@@ -186,14 +202,16 @@ void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *
 		  workload, w->workload.out.data);
 	cr_log_info("%s ground truth: %s", workload, w->workload.out.data);
 
-	rc = e2e_proc__signal(&w->lockstall, SIGINT);
-	cr_assert_eq(rc, 0, "SIGINT to lockstall: %s", strerror(-rc));
+	if (o->before_stop)
+		o->before_stop(w, o->ctx);
+	rc = e2e_proc__signal(&w->lockstall, stop_signal);
+	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(stop_signal), strerror(-rc));
 	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
-	cr_assert_eq(rc, 0, "lockstall did not exit after SIGINT: %s; stderr:\n%s", strerror(-rc),
-		     w->lockstall.err.data);
+	cr_assert_eq(rc, 0, "lockstall did not exit after %s: %s; stderr:\n%s",
+		     strsignal(stop_signal), strerror(-rc), w->lockstall.err.data);
 	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0,
-		     "lockstall ended with status %#x after SIGINT; stderr:\n%s", w->lockstall.status,
-		     w->lockstall.err.data);
+		     "lockstall ended with status %#x after %s; stderr:\n%s", w->lockstall.status,
+		     strsignal(stop_signal), w->lockstall.err.data);
 	watch__parse(w);
 }
 

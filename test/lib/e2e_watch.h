@@ -10,6 +10,7 @@
  *   LOCKSTALL_BIN        the lockstall binary
  *   LOCKSTALL_WORKLOADS  the directory of the workload binaries
  *   LOCKSTALL_E2E        "required": a test that would skip fails instead
+ *   LOCKSTALL_BACKEND    if set, watch runs with --backend=<it> (test/kernels)
  */
 #ifndef LOCKSTALL_TEST_E2E_WATCH_H
 #define LOCKSTALL_TEST_E2E_WATCH_H
@@ -45,6 +46,19 @@ void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const
 /* The same with more arguments for lockstall watch (NULL-terminated, at most 16). */
 void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const char *const watch_args[]);
+/*
+ * The most general run: watch_args as above; before_stop (may be NULL) is
+ * called once the workload has finished, while lockstall still traces
+ * (e.g. to scrape its metrics); stop_signal (0: SIGINT) then stops it.
+ */
+struct e2e_watch_opts {
+	const char *const *watch_args;
+	void (*before_stop)(struct e2e_watch *w, void *ctx);
+	void *ctx;
+	int stop_signal;
+};
+void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
+			 const struct e2e_watch_opts *o);
 void e2e_watch__release(struct e2e_watch *w);
 
 /* Run the lockstall binary with args to completion, no workload; for CLI tests. */

@@ -268,3 +268,23 @@ int stream__feed(const struct stream *s, struct engine *e)
 	}
 	return first;
 }
+
+void stream__stack(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		   const struct ls_mm *mm, __u8 why, const __u64 *kip, unsigned int nk,
+		   __u32 copy_len)
+{
+	size_t size = sizeof(struct ls_rec_stack) + ((copy_len + 7) & ~7u);
+	struct ls_rec_stack *r = stream__xrealloc(NULL, size);
+
+	memset(r, 0, size);
+	r->tid = t->tid;
+	r->tgid = t->tgid;
+	r->mm = mm->id;
+	r->why = why;
+	r->user_mode = copy_len ? LS_USTACK_DWARF : LS_USTACK_NONE;
+	r->nr_kernel = nk > LS_KSTACK_MAX ? LS_KSTACK_MAX : nk;
+	memcpy(r->kernel, kip, r->nr_kernel * sizeof(__u64));
+	r->copy_len = copy_len;
+	stream__append(s, r, size, LS_REC_STACK, cpu, ts);
+	free(r);
+}

@@ -72,6 +72,13 @@ void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 void stream__mark(struct stream *s, __u64 ts, __u32 kind, __u32 features);
 void stream__lost(struct stream *s, __u64 ts, __u64 count, __u64 first_ns, __u64 last_ns);
 void stream__raw(struct stream *s, const void *bytes, size_t len);
+/*
+ * A STACK record of t for mm: kernel frames kip[0..nk), and copy_len bytes
+ * of (zeroed) user stack copy after the fixed part.
+ */
+void stream__stack(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		   const struct ls_mm *mm, __u8 why, const __u64 *kip, unsigned int nk,
+		   __u32 copy_len);
 
 /* Feed every record; returns the first negative engine__feed return, else 0. */
 int stream__feed(const struct stream *s, struct engine *e);

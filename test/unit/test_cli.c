@@ -209,7 +209,7 @@ ParameterizedTestParameters(cli, parse)
 		{ "report", 2, "missing FILE: the recording to report on", "report" },
 		{ "report a.lst b.lst", 2, "unexpected argument 'b.lst': report reads one recording",
 		  "report" },
-		{ "report r.lst --format xml", 2, "invalid format 'xml' for --format: expected text, json, markdown, html or perfetto",
+		{ "report r.lst --format xml", 2, "invalid format 'xml' for --format: expected text, json, markdown, html, perfetto or folded",
 		  "report" },
 		{ "report r.lst --from 2s --to 1s", 2, "--to must be later than --from", "report" },
 		{ "report r.lst --from soon", 2, "invalid time 'soon' for --from", "report" },

@@ -44,6 +44,15 @@ static struct verdict_case verdict_cases[] = {
 	  FX_NORMAL(101, 100, 0, "fg"), true,
 	  FX_TASK(102, 100, LS_POLICY_IDLE, 0, 0, 120, "bg"), false,
 	  LS_VERDICT_HOLDER_OFF_CPU },
+	/* PREEMPT_RT: the waiter's rt_mutex boost lends the holder its prio */
+	{ "idle writer boosted to the fifo waiter",
+	  FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 89, "bg-boosted"), true,
+	  FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "rt"), false,
+	  LS_VERDICT_HOLDER_OFF_CPU },
+	{ "idle writer boosted below the fifo waiter",
+	  FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 94, "bg-boosted"), true,
+	  FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "rt"), false,
+	  LS_VERDICT_PRIORITY_INVERSION },
 };
 
 ParameterizedTestParameters(verdict, preempted_holder)

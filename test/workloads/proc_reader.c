@@ -83,8 +83,23 @@ struct reader_ready {
 	ssize_t bytes;	/* what one read of environ returned */
 };
 
+/*
+ * One read of the victim's environment: a function of its own, so stack
+ * tests (test/e2e/test_stacks.c) can find it below pread() in the reader's
+ * user stack, though the workloads are built without frame pointers.
+ * Checking the result keeps the call from becoming a tail call.
+ */
+__attribute__((noinline)) static ssize_t reader__read_environ(int fd, char *buf)
+{
+	ssize_t n = pread(fd, buf, READ_BUF_LEN, 0);
+
+	if (n < 0)
+		wl_die("reader: read environ: %s", strerror(errno));
+	return n;
+}
+
 /* The child that plays the monitoring daemon.  Never returns: SIGKILL ends it. */
-static void reader__run(pid_t victim, bool control, int ready_fd)
+__attribute__((noinline)) static void reader__run(pid_t victim, bool control, int ready_fd)
 {
 	struct reader_ready r = { .tid = gettid() };
 	char path[64];
@@ -107,13 +122,13 @@ static void reader__run(pid_t victim, bool control, int ready_fd)
 	/* Fault the buffer in now: the reader's own faults are not the point. */
 	memset(buf, 0, READ_BUF_LEN);
 
-	r.bytes = pread(fd, buf, READ_BUF_LEN, 0);
+	r.bytes = reader__read_environ(fd, buf);
 	if (r.bytes < ENV_VARS * ENV_VAR_LEN)
-		wl_die("reader: read %s: %s", path, r.bytes < 0 ? strerror(errno) : "too short");
+		wl_die("reader: read %s: too short", path);
 	wl_send(ready_fd, &r, sizeof(r));
 	close(ready_fd);
 	for (;;)
-		pread(fd, buf, READ_BUF_LEN, 0);
+		reader__read_environ(fd, buf);
 }
 
 struct victim {

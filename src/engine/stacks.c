@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * STACK records: where a waiter or a holder was.  The kernel sends one just
+ * before the WAIT_END or HOLD it belongs to; the engine parks it on the
+ * task, then moves it to what that record makes (the stall being emitted,
+ * or the completed hold a later stall may name).  Stacks are never
+ * interpreted here: the stall carries the raw record, and the session's
+ * stack resolver (src/stacks.c) turns it into frames for the sinks.
+ *
+ * Memory: one pending stack per task and kind, one per completed hold, all
+ * counted in e->stack_bytes against ENGINE_MAX_STACK_BYTES; past it a new
+ * stack is dropped (and counted as evicted), never the stream.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/internal.h"
+
+bool stack__valid(const void *rec, size_t len)
+{
+	struct ls_rec_stack r;
+
+	if (len < sizeof(r) || len > 0xffff || len % 8)
+		return false;
+	memcpy(&r, rec, sizeof(r));
+	if (r.hdr.size != len || r.hdr.cpu >= ENGINE_MAX_CPUS)
+		return false;
+	if (r.why < LS_STACK_WAIT || r.why > LS_STACK_HOLD_LONG)
+		return false;
+	if (r.nr_kernel > LS_KSTACK_MAX || r.nr_user > LS_USTACK_MAX)
+		return false;
+	if (r.user_mode > LS_USTACK_DWARF || r.copy_len > len - sizeof(r))
+		return false;
+	return r.tid != 0;
+}
+
+void stack__free(struct engine *e, struct ls_rec_stack *s)
+{
+	if (!s)
+		return;
+	e->stack_bytes -= s->hdr.size;
+	free(s);
+}
+
+/* Replace *slot with a copy of rec (validated), within the memory bound. */
+static void stack__park(struct engine *e, struct ls_rec_stack **slot, const void *rec, size_t len)
+{
+	struct ls_rec_stack *s;
+
+	stack__free(e, *slot);
+	*slot = NULL;
+	if (e->stack_bytes + len > ENGINE_MAX_STACK_BYTES) {
+		e->sum.evicted++;
+		return;
+	}
+	/* The copy keeps the record's alignment whatever the caller's buffer had. */
+	s = malloc(len);
+	if (!s) {
+		e->sum.evicted++;
+		return;
+	}
+	memcpy(s, rec, len);
+	e->stack_bytes += len;
+	*slot = s;
+}
+
+void stacks__record(struct engine *e, const void *rec, size_t len)
+{
+	struct ls_rec_stack r;
+	struct ls_task id = { 0 };
+	struct task *tk;
+
+	memcpy(&r, rec, sizeof(r));
+	id.tid = r.tid;
+	id.tgid = r.tgid;
+	/*
+	 * A wait that never went off CPU, or a hold the engine never saw
+	 * begin, has no task yet: make one, the record it belongs to names
+	 * it in full right after.
+	 */
+	tk = tasks__get(e, &id);
+	if (!tk)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r.hdr.ts);
+	stack__park(e, r.why == LS_STACK_WAIT ? &tk->wait_stack : &tk->hold_stack, rec, len);
+}
+
+struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 mm)
+{
+	struct ls_rec_stack *s = *slot;
+
+	if (!s)
+		return NULL;
+	*slot = NULL;
+	/* Parked for another lock (its own record was lost): not this one's. */
+	if (s->mm != mm) {
+		stack__free(e, s);
+		return NULL;
+	}
+	return s;
+}

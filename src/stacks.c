@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The stack resolver and its sink: see stacks.h for what and why.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "sinks/sink.h"
+#include "stacks.h"
+#include "symbols/symbols.h"
+#include "symbols/unwind.h"
+
+#define ARENA_CHUNK	(64u << 10)
+
+/* Names copied out of the symbolizer (whose strings do not live long). */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used;
+	char buf[ARENA_CHUNK];
+};
+
+struct proc_entry {
+	__u32 tgid;
+	char *text;		/* /proc/PID/maps as read, for recordings */
+	size_t len;
+	char *ids;		/* "START BUILD-ID" lines of its executable file mappings */
+	size_t ids_len;
+	struct proc_maps *maps;
+	__u64 last_use;
+};
+
+/* One resolved stack; a stall needs its waiter's and up to LS_MAX_HOLDERS. */
+struct resolved {
+	struct ls_frames fr;
+	struct ls_frame v[STACKS_MAX_FRAMES];
+};
+
+struct stacks {
+	struct stacks_opts opts;
+	struct symbolizer *sym;
+	struct unwinder *unw;
+	struct proc_entry procs[STACKS_MAX_PROCS];
+	unsigned int n_procs;
+	__u64 clock;		/* use counter for the least recently used process */
+	struct resolved res[1 + LS_MAX_HOLDERS];
+	unsigned int n_res;
+	struct arena_chunk *arena;
+};
+
+struct stacks *stacks__new(const struct stacks_opts *opts)
+{
+	struct stacks *sk = calloc(1, sizeof(*sk));
+	struct symbolizer_opts so = { 0 };
+
+	if (!sk)
+		return NULL;
+	if (opts)
+		sk->opts = *opts;
+	so.kallsyms = sk->opts.kallsyms;
+	so.debug_root = sk->opts.debug_root;
+	sk->sym = symbolizer__new(&so);
+	sk->unw = unwinder__new(0);
+	if (!sk->sym || !sk->unw) {
+		stacks__free(sk);
+		return NULL;
+	}
+	return sk;
+}
+
+static void proc_entry__clear(struct proc_entry *p)
+{
+	free(p->text);
+	free(p->ids);
+	proc_maps__free(p->maps);
+	memset(p, 0, sizeof(*p));
+}
+
+void stacks__free(struct stacks *sk)
+{
+	struct arena_chunk *c, *next;
+	unsigned int i;
+
+	if (!sk)
+		return;
+	for (i = 0; i < sk->n_procs; i++)
+		proc_entry__clear(&sk->procs[i]);
+	for (c = sk->arena; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	symbolizer__free(sk->sym);
+	unwinder__free(sk->unw);
+	free(sk);
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static struct proc_entry *stacks__proc(struct stacks *sk, __u32 tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sk->n_procs; i++) {
+		if (sk->procs[i].tgid == tgid) {
+			sk->procs[i].last_use = ++sk->clock;
+			return &sk->procs[i];
+		}
+	}
+	return NULL;
+}
+
+/* A slot for tgid: a free one, else the least recently used process's. */
+static struct proc_entry *stacks__proc_slot(struct stacks *sk, __u32 tgid)
+{
+	struct proc_entry *p = stacks__proc(sk, tgid);
+	unsigned int i, old = 0;
+
+	if (!p) {
+		if (sk->n_procs < STACKS_MAX_PROCS) {
+			p = &sk->procs[sk->n_procs++];
+		} else {
+			for (i = 1; i < sk->n_procs; i++)
+				if (sk->procs[i].last_use < sk->procs[old].last_use)
+					old = i;
+			p = &sk->procs[old];
+		}
+	}
+	proc_entry__clear(p);
+	p->tgid = tgid;
+	p->last_use = ++sk->clock;
+	return p;
+}
+
+/* Take text (malloc'd) as tgid's mappings; pid set: a live process. */
+static int stacks__set_maps(struct stacks *sk, __u32 tgid, char *text, size_t len, __u32 pid)
+{
+	struct proc_maps *maps;
+	struct proc_entry *p;
+	int err;
+
+	err = proc_maps__parse(&maps, text, len);
+	if (err) {
+		free(text);
+		return err;
+	}
+	/* the symbolizer opens a live process's files through /proc/PID/root */
+	maps->pid = pid;
+	p = stacks__proc_slot(sk, tgid);
+	p->text = text;
+	p->len = len;
+	p->maps = maps;
+	return 0;
+}
+
+/* Hex of len bytes into out (2 * len + 1 bytes). */
+static void hex(char *out, const __u8 *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/*
+ * The build-ids of p's executable file mappings, read now while the
+ * process lives: set on its maps (so a file replaced later is refused,
+ * not misread) and kept as text for a recording.  The files go into the
+ * symbolizer's cache, where naming their frames needs them anyway.
+ */
+static void stacks__build_ids(struct stacks *sk, struct proc_entry *p)
+{
+	char line[64 + 2 * LS_BUILD_ID_MAX], idhex[2 * LS_BUILD_ID_MAX + 1];
+	struct ls_file_info fi;
+	const __u8 *id;
+	size_t i, idlen, n;
+	char *grown;
+
+	for (i = 0; i < p->maps->n; i++) {
+		const struct proc_map *m = &p->maps->v[i];
+
+		if (!(m->perms & PROC_MAP_X) || !proc_map__is_file(m))
+			continue;
+		if (symbolizer__file(sk->sym, p->maps, m->start, &fi) ||
+		    elf_file__build_id(fi.elf, &id, &idlen) || !idlen || idlen > LS_BUILD_ID_MAX)
+			continue;
+		proc_maps__set_build_id(p->maps, i, id, idlen);
+		hex(idhex, id, idlen);
+		n = (size_t)snprintf(line, sizeof(line), "%llx %s\n", (unsigned long long)m->start, idhex);
+		grown = realloc(p->ids, p->ids_len + n + 1);
+		if (!grown)
+			return;
+		p->ids = grown;
+		memcpy(p->ids + p->ids_len, line, n + 1);
+		p->ids_len += n;
+	}
+}
+
+/* "START BUILD-ID" lines (stacks__build_ids) back onto a recording's maps. */
+static void stacks__set_build_ids(struct proc_entry *p, const char *text, size_t len)
+{
+	const char *line = text, *end = text + len, *nl;
+	__u8 id[LS_BUILD_ID_MAX];
+	unsigned long long start;
+	char buf[128];
+	size_t i, n;
+	unsigned int byte;
+	int used;
+
+	for (; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		n = (size_t)(nl - line);
+		if (n >= sizeof(buf))
+			continue;
+		memcpy(buf, line, n);
+		buf[n] = 0;
+		if (sscanf(buf, "%llx %n", &start, &used) != 1)
+			continue;
+		for (n = 0; n < LS_BUILD_ID_MAX && sscanf(buf + used, "%2x", &byte) == 1; used += 2)
+			id[n++] = (__u8)byte;
+		for (i = 0; n && i < p->maps->n; i++)
+			if (p->maps->v[i].start == start)
+				proc_maps__set_build_id(p->maps, i, id, n);
+	}
+}
+
+int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len)
+{
+	char *copy;
+
+	if (!tgid)
+		return -EINVAL;
+	copy = malloc(len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	return stacks__set_maps(sk, tgid, copy, len, 0);
+}
+
+void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
+{
+	struct proc_entry *p;
+	__u64 ip = 0;
+	size_t len;
+	char *text;
+
+	if (!sk->opts.live || !r->tgid || (r->flags & LS_STACK_F_KTHREAD) ||
+	    r->user_mode == LS_USTACK_NONE)
+		return;
+	if (r->flags & LS_STACK_F_REGS)
+		ip = r->uregs[LS_UREG_IP];
+	else if (r->nr_user)
+		ip = r->user[0];
+	p = stacks__proc(sk, r->tgid);
+	/*
+	 * Read once per process; again only if the stack is in no mapping
+	 * known (a library loaded since, or a pid reused by a new process).
+	 */
+	if (p && (!ip || proc_maps__find(p->maps, ip)))
+		return;
+	if (proc_maps__read_text(r->tgid, &text, &len))
+		return;		/* gone already: its frames stay unnamed, with a note */
+	if (stacks__set_maps(sk, r->tgid, text, len, r->tgid))
+		return;
+	p = stacks__proc(sk, r->tgid);
+	if (p)
+		stacks__build_ids(sk, p);
+}
+
+int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len)
+{
+	struct proc_entry *p = stacks__proc(sk, tgid);
+
+	if (!p)
+		return -ENOENT;
+	stacks__set_build_ids(p, text, len);
+	return 0;
+}
+
+int stacks__for_each_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < sk->n_procs; i++) {
+		err = fn(ctx, sk->procs[i].tgid, sk->procs[i].text, sk->procs[i].len,
+			 sk->procs[i].ids ? sk->procs[i].ids : "", sk->procs[i].ids_len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- resolving --------------------------------------------------------- */
+
+static const char *arena__strdup(struct stacks *sk, const char *s)
+{
+	size_t n;
+	struct arena_chunk *c = sk->arena;
+	char *out;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	if (n > ARENA_CHUNK)
+		return "[name too long]";
+	if (!c || c->used + n > ARENA_CHUNK) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return "[out of memory]";
+		c->next = sk->arena;
+		c->used = 0;
+		sk->arena = c;
+	}
+	out = c->buf + c->used;
+	memcpy(out, s, n);
+	c->used += n;
+	return out;
+}
+
+void stacks__reset(struct stacks *sk)
+{
+	struct arena_chunk *c, *next;
+
+	sk->n_res = 0;
+	if (!sk->arena)
+		return;
+	/* keep one chunk: the next stall will need it */
+	for (c = sk->arena->next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	sk->arena->next = NULL;
+	sk->arena->used = 0;
+}
+
+static __u64 digest_add(__u64 h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ULL;	/* FNV-1a */
+	return h;
+}
+
+/*
+ * Equal for stacks that read the same: names and offsets, or module and
+ * offset for unknown frames (stable across address-space randomisation).
+ */
+static __u64 frames__digest(const struct ls_frames *fr)
+{
+	__u64 h = 1469598103934665603ULL;
+	unsigned int i;
+
+	for (i = 0; i < fr->n; i++) {
+		const struct ls_frame *f = &fr->v[i];
+		const char *name = f->sym ? f->sym : f->module ? f->module : "";
+
+		h = digest_add(h, &f->kind, sizeof(f->kind));
+		h = digest_add(h, name, strlen(name) + 1);
+		h = digest_add(h, &f->off, sizeof(f->off));
+		if (!f->sym && !f->module)
+			h = digest_add(h, &f->addr, sizeof(f->addr));
+	}
+	return h ? h : 1;
+}
+
+static void frame__from_sym(struct stacks *sk, struct ls_frame *f, const struct ls_sym *s)
+{
+	f->sym = s->resolved ? arena__strdup(sk, s->name) : NULL;
+	f->off = s->resolved ? s->off : s->module_off;
+	f->module = arena__strdup(sk, s->module);
+}
+
+/*
+ * Frames of the tracing itself at the top: the BPF program and its
+ * trampolines, then the mmap_lock tracepoint's own function
+ * (__mmap_lock_do_trace_*, mm/mmap_lock.c), called where the lock is taken
+ * or released -- the frame below it is the one that matters.
+ */
+static size_t stacks__skip_tracing(struct stacks *sk, const struct ksyms *ks,
+				   const struct ls_rec_stack *r)
+{
+	size_t skip = ksyms__skip_bpf_frames(ks, r->kernel, r->nr_kernel);
+	struct ls_sym s;
+
+	while (skip < r->nr_kernel && !symbolizer__kernel(sk->sym, r->kernel[skip], &s) &&
+	       s.resolved && (!strncmp(s.name, "__mmap_lock_do_trace_", 21) ||
+			      !strncmp(s.name, "trace_mmap_lock_", 16)))
+		skip++;
+	return skip;
+}
+
+static void stacks__kernel(struct stacks *sk, const struct ls_rec_stack *r, struct resolved *out)
+{
+	const struct ksyms *ks = NULL;
+	struct ls_sym s;
+	size_t i, skip = 0;
+	int err = 0;
+
+	if (!sk->opts.no_kernel)
+		ks = symbolizer__ksyms(sk->sym, &err);
+	if (ks)
+		skip = stacks__skip_tracing(sk, ks, r);
+	else if (sk->opts.no_kernel)
+		out->fr.note = "kernel frames recorded on another boot: not named";
+	else
+		out->fr.note = "kernel symbols unavailable (/proc/kallsyms): kernel frames not named";
+	for (i = skip; i < r->nr_kernel && out->fr.n < STACKS_MAX_FRAMES; i++) {
+		struct ls_frame *f = &out->v[out->fr.n++];
+
+		memset(f, 0, sizeof(*f));
+		f->addr = r->kernel[i];
+		f->kind = LS_FRAME_KERNEL;
+		if (ks && !symbolizer__kernel(sk->sym, f->addr, &s)) {
+			frame__from_sym(sk, f, &s);
+			/* the core kernel has no module name: say so, for JSON */
+			if (!f->module && s.resolved)
+				f->module = "vmlinux";
+		}
+	}
+	out->fr.n_kernel = out->fr.n;
+}
+
+struct find_map_ctx {
+	struct stacks *sk;
+	const struct proc_maps *maps;
+	char path[PROC_MAPS_PATH_MAX + 32];
+};
+
+/* path names the file open as fd. */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fd >= 0 && path && !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+static int stacks__path(struct find_map_ctx *c, const char *path)
+{
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	return 0;
+}
+
+/*
+ * The unwinder's view of the process: the file mapped at addr, through
+ * the symbolizer, which refuses a file replaced since it was mapped (its
+ * build-id, or for a live process its inode, differs): unwinding with
+ * another build's CFI would invent frames.
+ */
+static int stacks__find_map(void *data, __u64 addr, struct unwind_map *m)
+{
+	struct find_map_ctx *c = data;
+	struct ls_file_info fi;
+	int err;
+
+	m->path = c->path;
+	if (!c->maps)
+		return -ENOENT;
+	err = symbolizer__file(c->sk->sym, c->maps, addr, &fi);
+	if (err)
+		return err == -ESTALE ? -ESTALE : -ENOENT;
+	m->start = fi.map->start;
+	m->end = fi.map->end;
+	m->pgoff = fi.map->pgoff;
+	/*
+	 * The unwinder opens files by path: the one the symbolizer opened (a
+	 * live process's, through /proc/PID/root) is gone with the process,
+	 * so give the path under which the very same file (the symbolizer's
+	 * open one, whose build-id it checked) is found now.
+	 */
+	if (!same_file(elf_file__fd(fi.elf), elf_file__path(fi.elf)))
+		return same_file(elf_file__fd(fi.elf), fi.map->path) ? stacks__path(c, fi.map->path) :
+								     -ENOENT;
+	return stacks__path(c, elf_file__path(fi.elf));
+}
+
+static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct resolved *out)
+{
+	struct proc_entry *p = stacks__proc(sk, r->tgid);
+	struct find_map_ctx fm = { .sk = sk, .maps = p ? p->maps : NULL };
+	__u64 ips[STACKS_MAX_FRAMES];
+	struct unwind_result res = { 0 };
+	unsigned int i, room = STACKS_MAX_FRAMES - out->fr.n;
+	struct ls_sym s;
+
+	out->fr.user_method = "none";
+	if (r->flags & LS_STACK_F_KTHREAD)
+		return;
+	if (r->user_mode == LS_USTACK_NONE) {
+		if (!out->fr.note)
+			out->fr.note = "user stacks were not captured (--user-stacks=none)";
+		return;
+	}
+	if (unwind__stack(sk->unw, r, r->hdr.size, stacks__find_map, &fm, ips, room, &res) || !res.n)
+		return;
+	out->fr.user_method = unwind__method_name(res.method);
+	/*
+	 * The kernel's walk follows rbp whatever it holds: in code built
+	 * without frame pointers its second "frame" is often data.  Keep the
+	 * frames up to the first that is in no executable mapping.
+	 */
+	if (res.method == UNWIND_KERNEL_FP && p) {
+		for (i = 0; i < res.n; i++) {
+			const struct proc_map *pm = proc_maps__find(p->maps, ips[i]);
+
+			if (!pm || !(pm->perms & PROC_MAP_X))
+				break;
+		}
+		if (i < res.n && !out->fr.note)
+			out->fr.note = "the kernel's frame-pointer walk left the code after this: frames dropped";
+		res.n = i;
+	}
+	if (!p && !out->fr.note)
+		out->fr.note = "the process's mappings were not captured (it exited first): user frames not named";
+	else if (r->user_mode == LS_USTACK_DWARF && res.method != UNWIND_DWARF && !out->fr.note)
+		out->fr.note = "DWARF unwinding failed: frame pointers used";
+	else if (res.stop && res.stop != -E2BIG && !out->fr.note) {
+		char note[160];
+
+		/* the walk ended early: say where and why, not just fewer frames */
+		snprintf(note, sizeof(note), "unwinding stopped at 0x%llx: %s",
+			 (unsigned long long)res.stop_addr, unwind__stop_text(res.stop));
+		out->fr.note = arena__strdup(sk, note);
+	}
+	for (i = 0; i < res.n; i++) {
+		struct ls_frame *f = &out->v[out->fr.n++];
+		/* a return address is after its call: name the call's function */
+		__u64 look = i ? ips[i] - 1 : ips[i];
+
+		memset(f, 0, sizeof(*f));
+		f->addr = ips[i];
+		f->kind = LS_FRAME_USER;
+		if (p && !symbolizer__user(sk->sym, p->maps, look, &s)) {
+			frame__from_sym(sk, f, &s);
+			if (look != ips[i])
+				f->off++;
+			if (s.status == LS_SYM_FILE_CHANGED && !out->fr.note)
+				out->fr.note = "a file was replaced since the process mapped it: its frames are not named";
+		}
+	}
+}
+
+const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_stack *r)
+{
+	struct resolved *out;
+
+	if (sk->n_res >= sizeof(sk->res) / sizeof(sk->res[0]))
+		return NULL;
+	out = &sk->res[sk->n_res++];
+	memset(&out->fr, 0, sizeof(out->fr));
+	out->fr.v = out->v;
+	stacks__kernel(sk, r, out);
+	stacks__user(sk, r, out);
+	out->fr.digest = frames__digest(&out->fr);
+	return &out->fr;
+}
+
+/* ---- the sink ---------------------------------------------------------- */
+
+struct stacks_sink {
+	struct sink base;
+	struct sink *inner;
+	struct stacks *sk;
+	struct ls_holder holders[LS_MAX_HOLDERS];
+};
+
+static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct stacks_sink *ss = (struct stacks_sink *)s;
+	struct ls_stall c = *st;
+	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+	int err;
+
+	if (st->waiter_stack)
+		c.waiter_frames = stacks__resolve(ss->sk, st->waiter_stack);
+	memcpy(ss->holders, st->holders, n * sizeof(st->holders[0]));
+	for (i = 0; i < n; i++)
+		if (ss->holders[i].stack)
+			ss->holders[i].frames = stacks__resolve(ss->sk, ss->holders[i].stack);
+	c.holders = ss->holders;
+	err = sink__stall(ss->inner, &c);
+	stacks__reset(ss->sk);
+	return err;
+}
+
+static int stacks_sink__interval(struct sink *s, const struct ls_hist_set *h)
+{
+	return sink__interval(((struct stacks_sink *)s)->inner, h);
+}
+
+static int stacks_sink__summary(struct sink *s, const struct ls_summary *sum)
+{
+	return sink__summary(((struct stacks_sink *)s)->inner, sum);
+}
+
+static void stacks_sink__free(struct sink *s)
+{
+	free(s);
+}
+
+static const struct sink_ops stacks_sink_ops = {
+	.name = "stacks",
+	.stall = stacks_sink__stall,
+	.interval = stacks_sink__interval,
+	.summary = stacks_sink__summary,
+	.free = stacks_sink__free,
+};
+
+struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk)
+{
+	struct stacks_sink *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return NULL;
+	sink__init(&ss->base, &stacks_sink_ops, inner->out, &inner->opts);
+	ss->inner = inner;
+	ss->sk = sk;
+	return &ss->base;
+}

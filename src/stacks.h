@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * From STACK records to frames people read: the stack resolver, and the
+ * sink that puts its frames into each stall before the output sinks see it.
+ *
+ *	engine --stall--> sink_stacks (resolves) --stall + frames--> output sinks
+ *
+ * Kernel addresses go through kallsyms (src/symbols/ksyms.c), user ones are
+ * unwound (src/symbols/unwind.c: DWARF over the copied stack, else frame
+ * pointers) and named from the ELF files the process had mapped
+ * (src/symbols/symbolizer.c).  Those mappings are read from
+ * /proc/PID/maps when the process's first STACK record passes by in a
+ * live run (stacks__note), never on the ring buffer's hot path of other
+ * records, and once per process; recordings store them (stacks__for_each_maps)
+ * so a report can name frames after the process is gone.
+ *
+ * Reading /proc/PID/maps takes that process's mmap_lock for read on kernels
+ * before 6.17 (later ones read under per-VMA locks): the one lock this tool
+ * watches.  It happens once per process that shows up in a stall-relevant
+ * STACK record, after that record's wait or hold has ended.
+ */
+#ifndef LOCKSTALL_STACKS_H
+#define LOCKSTALL_STACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <lockstall/abi.h>
+#include "engine/engine.h"
+
+#define STACKS_MAX_PROCS	1024	/* processes whose mappings are kept */
+#define STACKS_MAX_FRAMES	(LS_KSTACK_MAX + 128)	/* per stack: kernel, then user */
+
+struct sink;
+
+struct stacks_opts {
+	bool live;		/* stacks__note may read /proc/PID/maps */
+	bool no_kernel;		/* kernel addresses are from another boot: leave them unnamed */
+	const char *kallsyms;	/* NULL: /proc/kallsyms */
+	const char *debug_root;	/* NULL: /usr/lib/debug */
+};
+
+struct stacks;
+
+/* NULL: no memory.  Nothing is read until it is needed. */
+struct stacks *stacks__new(const struct stacks_opts *opts);
+void stacks__free(struct stacks *sk);
+
+/* Live: a STACK record went by; keep what naming its frames later needs. */
+void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
+
+/* A recording's mappings of tgid (/proc/PID/maps text): 0, -EINVAL, -ENOMEM. */
+int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len);
+/*
+ * ... and the build-ids its files had ("START BUILD-ID" lines, as
+ * stacks__for_each_maps gave them), after stacks__add_maps: a file
+ * replaced since then is refused rather than misread.  0 or -ENOENT.
+ */
+int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len);
+
+/* Each process's mappings and build-ids as captured, for a recording's metadata. */
+typedef int (*stacks_maps_fn)(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
+			      const char *ids, size_t ids_len);
+int stacks__for_each_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx);
+
+/*
+ * The frames of one record, valid until stacks__reset().  Never NULL for a
+ * valid record: what could not be named is unknown, with a note why.
+ */
+const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_stack *r);
+void stacks__reset(struct stacks *sk);
+
+/*
+ * A sink that fills in waiter_frames and each holder's frames, then passes
+ * the stall on to inner (which it does not own).  Intervals and the
+ * summary pass through.
+ */
+struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk);
+
+#endif /* LOCKSTALL_STACKS_H */

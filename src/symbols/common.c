@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Helpers of src/symbols: bounded file reads and hex fields.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbols/internal.h"
+
+int sym_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	size_t alloc = 65536, got = 0;
+	char *b = NULL, *nb;
+	ssize_t n;
+	int fd, err = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b = malloc(alloc);
+	if (!b) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (;;) {
+		if (got + 1 >= alloc) {
+			/* one byte past max tells "too big" from "exactly max" */
+			if (alloc > max + 1) {
+				err = -E2BIG;
+				goto cleanup;
+			}
+			alloc *= 2;
+			nb = realloc(b, alloc);
+			if (!nb) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			b = nb;
+		}
+		n = read(fd, b + got, alloc - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			err = -E2BIG;
+			goto cleanup;
+		}
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	b = NULL;
+cleanup:
+	free(b);
+	close(fd);
+	return err;
+}
+
+int sym_parse_hex(const char **p, const char *end, __u64 *out)
+{
+	const char *s = *p;
+	__u64 v = 0;
+	int digits = 0, d;
+
+	for (; s < end; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		/* leading zeros are free: kallsyms pads to 16 digits */
+		if (v >> 60)
+			return -EINVAL;
+		v = v << 4 | (__u64)d;
+		digits++;
+	}
+	if (!digits)
+		return -EINVAL;
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+int sym_for_each_line(const char *text, size_t len, sym_line_fn fn, void *ctx)
+{
+	const char *p = text, *end = text + len, *nl;
+	int err;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		err = fn(ctx, p, nl);
+		if (err)
+			return err;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int sym_order_cmp(const void *a, const void *b)
+{
+	const struct sym_order *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->under != y->under)
+		return x->under < y->under ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+size_t sym_upper_bound(const void *base, size_t n, size_t size, __u64 addr)
+{
+	size_t lo = 0, hi = n, mid;
+	__u64 key;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		memcpy(&key, (const char *)base + mid * size, sizeof(key));
+		if (key <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+__u8 sym_leading_underscores(const char *name, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && n < 255 && name[n] == '_')
+		n++;
+	return (__u8)n;
+}
+
+void ls_sym__unknown(struct ls_sym *out, enum ls_sym_status status)
+{
+	memset(out, 0, sizeof(*out));
+	out->status = (__u8)status;
+}

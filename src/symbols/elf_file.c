@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One ELF file through libelf: build-id, PT_LOAD segments, and its
+ * function symbols sorted by address with an extent each.
+ *
+ * Names are not copied: they point into the file's string table, mapped
+ * by libelf (ELF_C_READ_MMAP) for as long as the elf_file is open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "symbols/internal.h"
+
+#define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+#define PAGE_MASK_4K (~0xfffULL)
+/* a symbol nested in an earlier, bigger one: how far back to look */
+#define NESTED_LOOKBACK 4
+
+struct elf_seg {
+	__u64 vaddr;
+	__u64 off;
+	__u64 filesz;
+	__u64 memsz;
+};
+
+struct elf_sym {
+	struct sym_order o;	/* first: sorted and searched by it */
+	__u64 end;		/* exclusive */
+	const char *name;
+	bool sized;
+};
+
+struct elf_file {
+	char *path;		/* "" for a debug file found by build-id alone */
+	int fd;
+	Elf *elf;
+	int dfd;		/* the separate debug file, when its symbols are used */
+	Elf *delf;
+	__u8 build_id[LS_BUILD_ID_MAX];
+	size_t build_id_len;
+	struct elf_seg *segs;	/* PT_LOAD, in program header order */
+	size_t nsegs;
+	bool segs_from_debug;	/* p_offset not the original's: bias from pgoff 0 */
+	struct elf_sym *syms;
+	size_t nsyms;
+	const char *sym_source;
+};
+
+/*
+ * Regular files only, checked before open(): a path from a recording, or a
+ * mapping of a device ("/dev/zero (deleted)" is shared anonymous memory),
+ * must never open a FIFO (which blocks) or a device (opening a watchdog
+ * arms it).  Checked again on the descriptor, against a swap in between.
+ */
+static int elf_open(const char *path, int *fd, Elf **elf)
+{
+	struct stat st;
+
+	*elf = NULL;
+	*fd = -1;
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || elf_version(EV_CURRENT) == EV_NONE)
+		goto bad;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
+		goto bad;
+	return 0;
+bad:
+	if (*elf)
+		elf_end(*elf);
+	*elf = NULL;
+	close(*fd);
+	*fd = -1;
+	return -ENOEXEC;
+}
+
+static void elf_close(int fd, Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The NT_GNU_BUILD_ID in one block of notes. */
+static int find_build_id_note(Elf_Data *data, __u8 *id, size_t *len)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data && off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= LS_BUILD_ID_MAX) {
+			memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			*len = nh.n_descsz;
+			return 0;
+		}
+		off = next;
+	}
+	return -ENOENT;
+}
+
+/* Notes sections first (debug files keep them); else PT_NOTE segments. */
+static int read_build_id(Elf *elf, __u8 *id, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Phdr ph;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    !find_build_id_note(elf_getdata(scn, NULL), id, len))
+			return 0;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return -ENOENT;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE &&
+		    !find_build_id_note(elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+							     ELF_T_NHDR), id, len))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int read_segments(struct elf_file *ef, Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	ef->segs = calloc(n ? n : 1, sizeof(*ef->segs));
+	if (!ef->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		ef->segs[ef->nsegs++] = (struct elf_seg){
+			.vaddr = ph.p_vaddr, .off = ph.p_offset,
+			.filesz = ph.p_filesz, .memsz = ph.p_memsz,
+		};
+	}
+	return ef->nsegs ? 0 : -ENOEXEC;
+}
+
+static int bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL: return 0;
+	case STB_WEAK: return 1;
+	default: return 2;
+	}
+}
+
+/* The symbol table of type, or NULL. */
+static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type && sh->sh_entsize)
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Function symbols of one table into ef->syms, sorted, one per address,
+ * each with its end: st_size when it has one, else the next symbol or the
+ * end of its section, whichever comes first.
+ */
+static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
+{
+	size_t i, n, kept, nsec = 0;
+	struct elf_sym *v = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh, ssh;
+	Elf_Scn *scn, *sscn;
+	GElf_Sym sym;
+	const char *name;
+	__u64 sec_end;
+	int st;
+
+	scn = find_symtab(elf, type, &sh);
+	if (!scn)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data || elf_getshdrnum(elf, &nsec))
+		return -ENOEXEC;
+	/* the data libelf has, not what the header claims */
+	n = data->d_size / sh.sh_entsize;
+	if (n > ELF_FILE_MAX_SYMS)
+		n = ELF_FILE_MAX_SYMS;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0, kept = 0; i < n; i++) {
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		st = GELF_ST_TYPE(sym.st_info);
+		if ((st != STT_FUNC && st != STT_GNU_IFUNC) || !sym.st_value ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= nsec)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		sscn = elf_getscn(elf, sym.st_shndx);
+		if (!sscn || !gelf_getshdr(sscn, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+			continue;
+		v[kept] = (struct elf_sym){
+			.o = {
+				.addr = sym.st_value,
+				.seq = (__u32)i,
+				.rank = (__u8)bind_rank(GELF_ST_BIND(sym.st_info)),
+				.under = sym_leading_underscores(name, strlen(name)),
+			},
+			.end = sym.st_size ? sym.st_value + sym.st_size : 0,
+			.name = name,
+			.sized = sym.st_size != 0,
+		};
+		sec_end = ssh.sh_addr + ssh.sh_size;
+		/*
+		 * A symbol that claims to run past its section is lying; one
+		 * without a size carries its section's end until the sort.
+		 */
+		if (!v[kept].sized || v[kept].end > sec_end || v[kept].end < v[kept].o.addr)
+			v[kept].end = sec_end;
+		kept++;
+	}
+	n = kept;
+	qsort(v, n, sizeof(*v), sym_order_cmp);
+	/* one name per address: the sorted order put the best first; sized beats size 0 */
+	for (i = 0, kept = 0; i < n; i++) {
+		if (kept && v[kept - 1].o.addr == v[i].o.addr) {
+			if (!v[kept - 1].sized && v[i].sized)
+				v[kept - 1] = v[i];
+			continue;
+		}
+		v[kept++] = v[i];
+	}
+	for (i = 0; i < kept; i++) {
+		if (!v[i].sized && i + 1 < kept && v[i + 1].o.addr < v[i].end)
+			v[i].end = v[i + 1].o.addr;
+	}
+	free(ef->syms);
+	ef->syms = v;
+	ef->nsyms = kept;
+	return 0;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return find_symtab(elf, SHT_SYMTAB, &sh) != NULL;
+}
+
+/* The CRC of .gnu_debuglink: the usual CRC-32 (zlib's), computed without a table. */
+static int file_crc32(int fd, __u32 *out)
+{
+	unsigned char buf[65536];
+	__u32 crc = 0xffffffff;
+	ssize_t n, i;
+	off_t pos = 0;
+	int k;
+
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		for (i = 0; i < n; i++) {
+			crc ^= buf[i];
+			for (k = 0; k < 8; k++)
+				crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
+		}
+		pos += n;
+	}
+	if (n < 0)
+		return -errno;
+	*out = ~crc;
+	return 0;
+}
+
+/* A candidate debug file: opened and kept in ef when it has the right build-id (or CRC). */
+static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u32 crc)
+{
+	__u8 id[LS_BUILD_ID_MAX];
+	size_t len = 0;
+	__u32 got;
+	Elf *elf;
+	int fd;
+
+	if (elf_open(path, &fd, &elf))
+		return false;
+	if (!has_symtab(elf))
+		goto reject;
+	if (ef->build_id_len) {
+		/* the build-id says it is the same build, nothing else does */
+		if (read_build_id(elf, id, &len) || len != ef->build_id_len ||
+		    memcmp(id, ef->build_id, len))
+			goto reject;
+	} else if (!check_crc || file_crc32(fd, &got) || got != crc) {
+		goto reject;
+	}
+	if (read_symbols(ef, elf, SHT_SYMTAB))
+		goto reject;
+	ef->dfd = fd;
+	ef->delf = elf;
+	return true;
+reject:
+	elf_close(fd, elf);
+	return false;
+}
+
+static void build_id_path(char *buf, size_t len, const char *root, const __u8 *id, size_t n)
+{
+	size_t i, o;
+
+	o = (size_t)snprintf(buf, len, "%s/.build-id/%02x/", root, id[0]);
+	for (i = 1; i < n && o + 3 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%02x", id[i]);
+	snprintf(buf + o, len - o, ".debug");
+}
+
+/* The .gnu_debuglink file name and CRC; -ENOENT without one. */
+static int read_debuglink(Elf *elf, const char **name, __u32 *crc)
+{
+	size_t shstrndx, nlen, coff;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	const char *sname;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		sname = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".gnu_debuglink"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return -ENOENT;
+		nlen = strnlen(data->d_buf, data->d_size);
+		coff = (nlen + 4) & ~(size_t)3;	/* NUL, then padding to 4 */
+		if (!nlen || nlen == data->d_size || coff + 4 > data->d_size ||
+		    memchr(data->d_buf, '/', nlen))
+			return -ENOENT;
+		*name = data->d_buf;
+		memcpy(crc, (char *)data->d_buf + coff, 4);	/* little-endian on x86 */
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* By build-id, then by .gnu_debuglink: next to the file, in .debug/, under the root. */
+static bool find_debug(struct elf_file *ef, const char *root)
+{
+	const char *link, *slash;
+	char buf[PATH_MAX];
+	int dlen;
+	__u32 crc;
+
+	if (ef->build_id_len) {
+		build_id_path(buf, sizeof(buf), root, ef->build_id, ef->build_id_len);
+		if (try_debug(ef, buf, false, 0))
+			return true;
+	}
+	if (!ef->path[0] || read_debuglink(ef->elf, &link, &crc))
+		return false;
+	slash = strrchr(ef->path, '/');
+	dlen = slash ? (int)(slash - ef->path) : 0;
+	snprintf(buf, sizeof(buf), "%.*s/%s", dlen, ef->path, link);
+	/* the link naming the file itself is no debug file */
+	if (strcmp(buf, ef->path) && try_debug(ef, buf, true, crc))
+		return true;
+	snprintf(buf, sizeof(buf), "%.*s/.debug/%s", dlen, ef->path, link);
+	if (try_debug(ef, buf, true, crc))
+		return true;
+	snprintf(buf, sizeof(buf), "%s%.*s/%s", root, dlen, ef->path, link);
+	return try_debug(ef, buf, true, crc);
+}
+
+static struct elf_file *elf_file__alloc(const char *path)
+{
+	struct elf_file *ef = calloc(1, sizeof(*ef));
+
+	if (!ef)
+		return NULL;
+	ef->fd = ef->dfd = -1;
+	ef->sym_source = "none";
+	ef->path = strdup(path);
+	if (!ef->path) {
+		free(ef);
+		return NULL;
+	}
+	return ef;
+}
+
+int elf_file__open(struct elf_file **out, const char *path, const char *debug_root)
+{
+	struct elf_file *ef;
+	GElf_Ehdr eh;
+	int err;
+
+	*out = NULL;
+	ef = elf_file__alloc(path);
+	if (!ef)
+		return -ENOMEM;
+	err = elf_open(path, &ef->fd, &ef->elf);
+	if (err)
+		goto cleanup;
+	if (!gelf_getehdr(ef->elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	err = read_segments(ef, ef->elf);
+	if (err)
+		goto cleanup;
+	read_build_id(ef->elf, ef->build_id, &ef->build_id_len);
+	if (has_symtab(ef->elf)) {
+		err = read_symbols(ef, ef->elf, SHT_SYMTAB);
+		ef->sym_source = "symtab";
+	} else if (find_debug(ef, debug_root ? debug_root : DEFAULT_DEBUG_ROOT)) {
+		ef->sym_source = "debug";
+	} else {
+		err = read_symbols(ef, ef->elf, SHT_DYNSYM);
+		ef->sym_source = err ? "none" : "dynsym";
+	}
+	/* no symbols is no error: the frames come back unknown, the segments still serve */
+	if (err == -ENOENT || err == -ENOEXEC)
+		err = 0;
+	if (err)
+		goto cleanup;
+	*out = ef;
+	ef = NULL;
+cleanup:
+	elf_file__free(ef);
+	return err;
+}
+
+int elf_file__open_debug(struct elf_file **out, const __u8 *id, size_t len, const char *debug_root)
+{
+	struct elf_file *ef;
+	char buf[PATH_MAX];
+	int err;
+
+	*out = NULL;
+	if (!id || !len || len > LS_BUILD_ID_MAX)
+		return -EINVAL;
+	ef = elf_file__alloc("");
+	if (!ef)
+		return -ENOMEM;
+	memcpy(ef->build_id, id, len);
+	ef->build_id_len = len;
+	build_id_path(buf, sizeof(buf), debug_root ? debug_root : DEFAULT_DEBUG_ROOT, id, len);
+	if (!try_debug(ef, buf, false, 0)) {
+		err = -ENOENT;
+		goto cleanup;
+	}
+	ef->sym_source = "debug";
+	err = read_segments(ef, ef->delf);
+	if (err)
+		goto cleanup;
+	ef->segs_from_debug = true;
+	*out = ef;
+	ef = NULL;
+cleanup:
+	elf_file__free(ef);
+	return err;
+}
+
+void elf_file__free(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	elf_close(ef->fd, ef->elf);
+	elf_close(ef->dfd, ef->delf);
+	free(ef->segs);
+	free(ef->syms);
+	free(ef->path);
+	free(ef);
+}
+
+int elf_file__build_id(const struct elf_file *ef, const __u8 **id, size_t *len)
+{
+	if (!ef->build_id_len)
+		return -ENOENT;
+	*id = ef->build_id;
+	*len = ef->build_id_len;
+	return 0;
+}
+
+int elf_file__bias(const struct elf_file *ef, const struct proc_map *m, __u64 *bias)
+{
+	const struct elf_seg *s;
+	size_t i;
+
+	if (ef->segs_from_debug) {
+		if (m->pgoff || !ef->nsegs)
+			return -ENOENT;
+		*bias = m->start - (ef->segs[0].vaddr & PAGE_MASK_4K);
+		return 0;
+	}
+	for (i = 0; i < ef->nsegs; i++) {
+		s = &ef->segs[i];
+		/* ld.so maps a segment from the page that holds p_offset */
+		if (s->filesz && m->pgoff >= (s->off & PAGE_MASK_4K) && m->pgoff < s->off + s->filesz) {
+			*bias = m->start - m->pgoff + s->off - s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
+{
+	size_t lo = sym_upper_bound(ef->syms, ef->nsyms, sizeof(*ef->syms), vaddr), i;
+
+	for (i = lo; i > 0 && lo - i < NESTED_LOOKBACK; i--) {
+		const struct elf_sym *s = &ef->syms[i - 1];
+
+		if (vaddr < s->end) {
+			ls_sym__unknown(out, LS_SYM_OK);
+			out->name = s->name;
+			out->off = vaddr - s->o.addr;
+			out->resolved = true;
+			return 0;
+		}
+		/* only a sized symbol can hold a later one */
+		if (!s->sized)
+			break;
+	}
+	ls_sym__unknown(out, LS_SYM_NO_SYMBOL);
+	return -ENOENT;
+}
+
+const char *elf_file__path(const struct elf_file *ef)
+{
+	return ef->path;
+}
+
+int elf_file__fd(const struct elf_file *ef)
+{
+	return ef->fd;
+}
+
+struct Elf *elf_file__elf(const struct elf_file *ef)
+{
+	return ef->elf;
+}
+
+struct Elf *elf_file__debug_elf(const struct elf_file *ef)
+{
+	return ef->delf;
+}
+
+const char *elf_file__sym_source(const struct elf_file *ef)
+{
+	return ef->sym_source;
+}
+
+size_t elf_file__nsyms(const struct elf_file *ef)
+{
+	return ef->nsyms;
+}

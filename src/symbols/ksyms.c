@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Kernel symbols from /proc/kallsyms: text symbols sorted by address,
+ * each with an end (kallsyms has no sizes, see KSYMS_TAIL_MAX), found by
+ * binary search.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbols/internal.h"
+#include "util.h"
+
+#define NO_MODULE UINT32_MAX
+
+struct ksym {
+	struct sym_order o;	/* first: sorted and searched by it */
+	__u64 end;		/* exclusive */
+	__u32 name;		/* offset in names */
+	__u32 mod;		/* offset in names, NO_MODULE for the core kernel */
+};
+
+struct ksyms {
+	struct ksym *v;
+	size_t n;
+	char *names;
+};
+
+/* Globals name functions best; weak aliases least. */
+static int type_rank(char type)
+{
+	switch (type) {
+	case 'T': return 0;
+	case 't': return 1;
+	case 'W': return 2;
+	case 'w': return 3;
+	default: return -1;
+	}
+}
+
+static bool is_name_byte(char c)
+{
+	return (unsigned char)c > ' ' && c != 0x7f;
+}
+
+struct kparse {
+	struct ksym *v;
+	size_t n, alloc;
+	char *names;
+	size_t nlen;
+	__u32 last_mod;		/* modules repeat line after line: stored once per run */
+	size_t last_mod_len;
+	size_t zero;		/* text symbols at address 0 */
+	__u32 seq;		/* lines seen */
+	int err;		/* -ENOMEM, -E2BIG: stop */
+};
+
+static int kparse__line(struct kparse *kp, const char *s, const char *end)
+{
+	const char *name, *mod = NULL;
+	size_t name_len, mod_len = 0;
+	struct ksym *k;
+	__u64 addr;
+	int rank;
+
+	if (sym_parse_hex(&s, end, &addr) || end - s < 3 || s[0] != ' ' || s[2] != ' ')
+		return -EINVAL;
+	rank = type_rank(s[1]);
+	s += 3;
+	name = s;
+	while (s < end && is_name_byte(*s))
+		s++;
+	name_len = (size_t)(s - name);
+	if (!name_len || name_len > KSYMS_NAME_MAX)
+		return -EINVAL;
+	if (s < end) {
+		/* "\t[module]" and nothing else */
+		if (end - s < 4 || s[0] != '\t' || s[1] != '[' || end[-1] != ']')
+			return -EINVAL;
+		mod = s + 2;
+		mod_len = (size_t)(end - 1 - mod);
+		if (!mod_len || mod_len > KSYMS_NAME_MAX)
+			return -EINVAL;
+		for (s = mod; s < end - 1; s++) {
+			if (!is_name_byte(*s) || *s == '[' || *s == ']')
+				return -EINVAL;
+		}
+	}
+	if (rank < 0)
+		return 0;	/* data: fine, but not ours */
+	if (!addr) {
+		kp->zero++;
+		return 0;
+	}
+	if (kp->n == KSYMS_MAX_SYMS)
+		return -E2BIG;
+	if (kp->n == kp->alloc) {
+		size_t alloc = kp->alloc ? kp->alloc * 2 : 4096;
+		void *nv = realloc(kp->v, alloc * sizeof(*kp->v));
+
+		if (!nv)
+			return -ENOMEM;
+		kp->v = nv;
+		kp->alloc = alloc;
+	}
+	k = &kp->v[kp->n++];
+	k->o = (struct sym_order){
+		.addr = addr,
+		.seq = kp->seq,
+		.rank = (__u8)rank,
+		.under = sym_leading_underscores(name, name_len),
+	};
+	k->end = 0;
+	/* names was sized for the whole text: every name fits */
+	k->name = (__u32)kp->nlen;
+	memcpy(kp->names + kp->nlen, name, name_len);
+	kp->names[kp->nlen + name_len] = '\0';
+	kp->nlen += name_len + 1;
+	if (!mod) {
+		k->mod = NO_MODULE;
+	} else if (kp->last_mod != NO_MODULE && kp->last_mod_len == mod_len &&
+		   !memcmp(kp->names + kp->last_mod, mod, mod_len)) {
+		k->mod = kp->last_mod;
+	} else {
+		k->mod = (__u32)kp->nlen;
+		memcpy(kp->names + kp->nlen, mod, mod_len);
+		kp->names[kp->nlen + mod_len] = '\0';
+		kp->nlen += mod_len + 1;
+		kp->last_mod = k->mod;
+		kp->last_mod_len = mod_len;
+	}
+	return 0;
+}
+
+static const char *ksym_mod(const struct ksyms *ks, const struct ksym *k)
+{
+	return k->mod == NO_MODULE ? NULL : ks->names + k->mod;
+}
+
+/*
+ * Whether a's code runs on up to b.  "[bpf]" is no module but programs
+ * and trampolines allocated apart, with room between them where unloaded
+ * ones were: each gets the tail, never the gap up to the next.
+ */
+static bool same_module(const struct ksyms *ks, const struct ksym *a, const struct ksym *b)
+{
+	const char *ma = ksym_mod(ks, a), *mb = ksym_mod(ks, b);
+
+	if (!ma || !mb)
+		return ma == mb;
+	return !strcmp(ma, mb) && strcmp(ma, "bpf");
+}
+
+/* Garbage lines are skipped; only running out of memory or room stops. */
+static int kparse__each(void *ctx, const char *line, const char *end)
+{
+	struct kparse *kp = ctx;
+	int err = kparse__line(kp, line, end);
+
+	kp->seq++;
+	return err == -ENOMEM || err == -E2BIG ? err : 0;
+}
+
+int ksyms__parse(struct ksyms **out, const char *text, size_t len)
+{
+	struct kparse kp = { .last_mod = NO_MODULE };
+	struct ksyms *ks = NULL;
+	size_t i, kept;
+	int err = 0;
+
+	*out = NULL;
+	if (len > KSYMS_MAX_TEXT)
+		return -E2BIG;
+	/* names and modules are parts of lines, each with a NUL: len + 1 holds them */
+	kp.names = malloc(len + 1);
+	ks = calloc(1, sizeof(*ks));
+	if (!kp.names || !ks) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = sym_for_each_line(text, len, kparse__each, &kp);
+	if (err)
+		goto cleanup;
+	if (!kp.n) {
+		/* kptr_restrict: the names are there, the addresses read 0 */
+		err = kp.zero ? -EPERM : -ENOENT;
+		goto cleanup;
+	}
+	qsort(kp.v, kp.n, sizeof(*kp.v), sym_order_cmp);
+	for (i = 0, kept = 0; i < kp.n; i++) {
+		if (kept && kp.v[kept - 1].o.addr == kp.v[i].o.addr)
+			continue;	/* an alias: the best name came first */
+		kp.v[kept++] = kp.v[i];
+	}
+	ks->v = kp.v;
+	ks->n = kept;
+	/* the arena was sized for the whole text; data symbols took none of it */
+	ks->names = realloc(kp.names, kp.nlen) ?: kp.names;
+	for (i = 0; i < kept; i++) {
+		struct ksym *k = &ks->v[i], *next = i + 1 < kept ? &ks->v[i + 1] : NULL;
+		__u64 tail = k->o.addr + KSYMS_TAIL_MAX < k->o.addr ? ~0ULL : k->o.addr + KSYMS_TAIL_MAX;
+
+		if (next && same_module(ks, k, next))
+			k->end = next->o.addr;
+		else
+			k->end = next && next->o.addr < tail ? next->o.addr : tail;
+	}
+	*out = ks;
+	kp.v = NULL;
+	kp.names = NULL;
+	ks = NULL;
+cleanup:
+	free(kp.v);
+	free(kp.names);
+	free(ks);
+	return err;
+}
+
+int ksyms__load(struct ksyms **out, const char *path)
+{
+	char *text;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	err = sym_read_file(path ? path : "/proc/kallsyms", KSYMS_MAX_TEXT, &text, &len);
+	if (err)
+		return err;
+	err = ksyms__parse(out, text, len);
+	free(text);
+	return err;
+}
+
+void ksyms__free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->v);
+	free(ks->names);
+	free(ks);
+}
+
+size_t ksyms__count(const struct ksyms *ks)
+{
+	return ks ? ks->n : 0;
+}
+
+static const struct ksym *ksyms__lookup(const struct ksyms *ks, __u64 addr)
+{
+	size_t i = ks ? sym_upper_bound(ks->v, ks->n, sizeof(*ks->v), addr) : 0;
+
+	if (!i || addr >= ks->v[i - 1].end)
+		return NULL;
+	return &ks->v[i - 1];
+}
+
+int ksyms__find(const struct ksyms *ks, __u64 addr, struct ls_sym *out)
+{
+	const struct ksym *k = ksyms__lookup(ks, addr);
+
+	if (!k) {
+		ls_sym__unknown(out, ks ? LS_SYM_NO_SYMBOL : LS_SYM_NO_MAPPING);
+		return -ENOENT;
+	}
+	ls_sym__unknown(out, LS_SYM_OK);
+	out->name = ks->names + k->name;
+	out->off = addr - k->o.addr;
+	out->module = ksym_mod(ks, k);
+	out->resolved = true;
+	return 0;
+}
+
+static bool is_bpf_sym(const struct ls_sym *sym)
+{
+	static const char *const prefixes[] = {
+		"bpf_prog_", "bpf_trampoline_", "bpf_dispatcher_", "bpf_trace_run",
+		"__bpf_trace_", "__traceiter_", "__bpf_prog_enter", "__bpf_prog_exit",
+		"trace_call_bpf", "perf_trace_", "__probestub_",
+	};
+	size_t i;
+
+	if (sym->module && !strcmp(sym->module, "bpf"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		if (!strncmp(sym->name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	}
+	return false;
+}
+
+bool ksyms__is_bpf_frame(const struct ksyms *ks, __u64 addr)
+{
+	struct ls_sym sym;
+
+	return !ksyms__find(ks, addr, &sym) && is_bpf_sym(&sym);
+}
+
+size_t ksyms__skip_bpf_frames(const struct ksyms *ks, const __u64 *ips, size_t n)
+{
+	struct ls_sym sym;
+	size_t i, skip = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ksyms__find(ks, ips[i], &sym))
+			continue;	/* unknown: skipped only below a BPF frame */
+		if (!is_bpf_sym(&sym))
+			break;
+		skip = i + 1;
+	}
+	return skip;
+}

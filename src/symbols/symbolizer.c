@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The facade: kernel addresses through a ksyms loaded once, user addresses
+ * through the process's mappings and a bounded cache of elf_files keyed
+ * by (build-id, path).  See symbols.h for why.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "symbols/internal.h"
+
+struct cache_ent {
+	struct elf_file *ef;
+	char *path;		/* the mapping's path; "" for a debug file found by build-id */
+	__u8 build_id[LS_BUILD_ID_MAX];
+	size_t build_id_len;	/* 0: the file has none, only (path, stat) identify it */
+	/* the file on disk this was read from: a live mapping is matched by these */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	bool debug_only;	/* symbols of a debug file, the mapped file not at hand */
+	__u64 used;		/* LRU tick */
+};
+
+struct symbolizer {
+	char *kallsyms;
+	char *debug_root;
+	struct ksyms *ks;
+	int ks_err;
+	bool ks_tried;
+	struct cache_ent *ents;
+	size_t n, cap;
+	__u64 tick;
+};
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->cap = opts && opts->max_files ? opts->max_files : SYMBOLIZER_MAX_FILES;
+	s->ents = calloc(s->cap, sizeof(*s->ents));
+	if (opts && opts->kallsyms)
+		s->kallsyms = strdup(opts->kallsyms);
+	if (opts && opts->debug_root)
+		s->debug_root = strdup(opts->debug_root);
+	if (!s->ents || (opts && opts->kallsyms && !s->kallsyms) ||
+	    (opts && opts->debug_root && !s->debug_root)) {
+		symbolizer__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void cache_ent__clear(struct cache_ent *e)
+{
+	elf_file__free(e->ef);
+	free(e->path);
+	memset(e, 0, sizeof(*e));
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		cache_ent__clear(&s->ents[i]);
+	free(s->ents);
+	ksyms__free(s->ks);
+	free(s->kallsyms);
+	free(s->debug_root);
+	free(s);
+}
+
+const struct ksyms *symbolizer__ksyms(struct symbolizer *s, int *err)
+{
+	if (!s->ks_tried) {
+		s->ks_tried = true;
+		s->ks_err = ksyms__load(&s->ks, s->kallsyms);
+	}
+	if (err)
+		*err = s->ks_err;
+	return s->ks;
+}
+
+int symbolizer__kernel(struct symbolizer *s, __u64 addr, struct ls_sym *out)
+{
+	const struct ksyms *ks;
+	int err;
+
+	if (!s || !out)
+		return -EINVAL;
+	ks = symbolizer__ksyms(s, &err);
+	if (!ks) {
+		ls_sym__unknown(out, LS_SYM_NO_MAPPING);
+		return err;
+	}
+	ksyms__find(ks, addr, out);
+	return 0;
+}
+
+/* ---- the cache ---- */
+
+static bool same_build_id(const __u8 *a, size_t alen, const __u8 *b, size_t blen)
+{
+	return alen == blen && !memcmp(a, b, alen);
+}
+
+static struct cache_ent *cache__find_id(struct symbolizer *s, const __u8 *id, size_t len,
+					const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct cache_ent *e = &s->ents[i];
+
+		if (same_build_id(e->build_id, e->build_id_len, id, len) && !strcmp(e->path, path))
+			return e;
+	}
+	return NULL;
+}
+
+static bool same_stat(const struct cache_ent *e, const struct stat *st)
+{
+	return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
+	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static struct cache_ent *cache__find_stat(struct symbolizer *s, const char *path, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct cache_ent *e = &s->ents[i];
+
+		if (!e->debug_only && same_stat(e, st) && !strcmp(e->path, path))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Insert ef under path (taking ownership, also on error).  A full cache
+ * drops its least recently used file: bounded memory and fds.
+ */
+static int cache__insert(struct symbolizer *s, struct elf_file *ef, const char *path,
+			 const struct stat *st, bool debug_only, struct cache_ent **out)
+{
+	struct cache_ent *e;
+	const __u8 *id;
+	size_t i, len;
+
+	if (s->n < s->cap) {
+		e = &s->ents[s->n++];
+	} else {
+		e = &s->ents[0];
+		for (i = 1; i < s->n; i++) {
+			if (s->ents[i].used < e->used)
+				e = &s->ents[i];
+		}
+		cache_ent__clear(e);
+	}
+	e->path = strdup(path);
+	if (!e->path) {
+		elf_file__free(ef);
+		*e = s->ents[--s->n];	/* the slot goes back empty */
+		memset(&s->ents[s->n], 0, sizeof(*e));
+		return -ENOMEM;
+	}
+	e->ef = ef;
+	if (!elf_file__build_id(ef, &id, &len)) {
+		memcpy(e->build_id, id, len);
+		e->build_id_len = len;
+	}
+	if (st) {
+		e->dev = st->st_dev;
+		e->ino = st->st_ino;
+		e->size = st->st_size;
+		e->mtime = st->st_mtim;
+	}
+	e->debug_only = debug_only;
+	e->used = ++s->tick;
+	*out = e;
+	return 0;
+}
+
+/*
+ * Where to open m's file, and its stat: through /proc/<pid>/map_files for
+ * a deleted file of a live process (the mapped file itself), through
+ * /proc/<pid>/root for its mount namespace, else -- or once the process
+ * is gone -- the path as it is (the caller checks the inode or build-id).
+ */
+static int stat_mapped(const struct proc_maps *maps, const struct proc_map *m, char *buf, size_t len,
+		       struct stat *st)
+{
+	if (maps->pid && m->deleted)
+		snprintf(buf, len, "/proc/%u/map_files/%llx-%llx", maps->pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+	else if (maps->pid)
+		snprintf(buf, len, "/proc/%u/root%s", maps->pid, m->path);
+	if (maps->pid && !stat(buf, st))
+		return 0;
+	if (maps->pid && m->deleted)
+		return -ENOENT;
+	snprintf(buf, len, "%s", m->path);
+	return stat(buf, st) ? -errno : 0;
+}
+
+/* Open the file as it is on disk now, or find it in the cache. */
+static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
+		       struct cache_ent **out)
+{
+	struct cache_ent *e;
+	struct elf_file *ef;
+	char buf[PATH_MAX + 64];
+	struct stat st;
+	const __u8 *id;
+	size_t len;
+	int err;
+
+	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
+	if (err)
+		return err;
+	/* another file at that path now: not the one that was mapped */
+	if (m->inode && (__u64)st.st_ino != m->inode)
+		return -ESTALE;
+	e = cache__find_stat(s, m->path, &st);
+	if (e) {
+		*out = e;
+		return 0;
+	}
+	err = elf_file__open(&ef, buf, s->debug_root);
+	if (err)
+		return err;
+	if (!elf_file__build_id(ef, &id, &len) && (e = cache__find_id(s, id, len, m->path))) {
+		/* the same build seen through another stat (a copy, a touch): keep one */
+		elf_file__free(ef);
+		e->dev = st.st_dev;
+		e->ino = st.st_ino;
+		e->size = st.st_size;
+		e->mtime = st.st_mtim;
+		*out = e;
+		return 0;
+	}
+	return cache__insert(s, ef, m->path, &st, false, out);
+}
+
+/* The mapping carries the build-id it had (a recording): only that build will do. */
+static int lookup_build_id(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
+			   struct cache_ent **out)
+{
+	struct elf_file *ef = NULL;
+	char buf[PATH_MAX + 64];
+	struct stat st;
+	const __u8 *id;
+	size_t len;
+	int err;
+
+	*out = cache__find_id(s, m->build_id, m->build_id_len, m->path);
+	if (*out)
+		return 0;
+	*out = cache__find_id(s, m->build_id, m->build_id_len, "");
+	if (*out)
+		return 0;
+	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
+	if (!err)
+		err = elf_file__open(&ef, buf, s->debug_root);
+	if (!err) {
+		if (!elf_file__build_id(ef, &id, &len) &&
+		    same_build_id(id, len, m->build_id, m->build_id_len))
+			return cache__insert(s, ef, m->path, &st, false, out);
+		elf_file__free(ef);
+		err = -ESTALE;
+	}
+	/* changed or gone: its debug file still has the names of that build */
+	if (!elf_file__open_debug(&ef, m->build_id, m->build_id_len, s->debug_root))
+		return cache__insert(s, ef, "", NULL, true, out);
+	return err;
+}
+
+/* The file's mapping at offset 0, which a debug-only elf_file takes its bias from. */
+static const struct proc_map *first_mapping(const struct proc_maps *maps, const struct proc_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < maps->n; i++) {
+		const struct proc_map *f = &maps->v[i];
+
+		if (!f->pgoff && f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !strcmp(f->path, m->path))
+			return f;
+	}
+	return NULL;
+}
+
+/* ip to mapping, cache entry and bias; the status when it cannot. */
+static int resolve(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *info,
+		   enum ls_sym_status *status)
+{
+	const struct proc_map *m, *base;
+	struct cache_ent *e;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	m = proc_maps__find(maps, ip);
+	if (!m) {
+		*status = LS_SYM_NO_MAPPING;
+		return -ENOENT;
+	}
+	info->map = m;
+	*status = LS_SYM_NO_FILE;
+	if (!proc_map__is_file(m))
+		return -ENOENT;
+	err = m->build_id_len ? lookup_build_id(s, maps, m, &e) : lookup_live(s, maps, m, &e);
+	if (err) {
+		if (err == -ESTALE)
+			*status = LS_SYM_FILE_CHANGED;
+		return err;
+	}
+	e->used = ++s->tick;
+	base = e->debug_only ? first_mapping(maps, m) : m;
+	if (!base || elf_file__bias(e->ef, base, &info->bias)) {
+		*status = LS_SYM_NO_SYMBOL;
+		return -ENOENT;
+	}
+	info->elf = e->ef;
+	*status = LS_SYM_OK;
+	return 0;
+}
+
+int symbolizer__user(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, struct ls_sym *out)
+{
+	enum ls_sym_status status;
+	struct ls_file_info info;
+
+	if (!s || !maps || !out)
+		return -EINVAL;
+	if (resolve(s, maps, addr, &info, &status)) {
+		ls_sym__unknown(out, status);
+	} else {
+		elf_file__find(info.elf, addr - info.bias, out);
+	}
+	if (info.map) {
+		out->module = info.map->path[0] ? info.map->path : NULL;
+		out->module_off = addr - info.map->start + info.map->pgoff;
+	}
+	return 0;
+}
+
+int symbolizer__file(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *out)
+{
+	enum ls_sym_status status;
+
+	if (!s || !maps || !out)
+		return -EINVAL;
+	return resolve(s, maps, ip, out, &status);
+}

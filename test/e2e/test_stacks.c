@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Stacks on real stalls (issue 5): proc_reader is built with -O2
+ * -fomit-frame-pointer, like the distribution binaries lockstall meets, and
+ * its functions have names to look for:
+ *
+ *   the reader's user stack   reader__read_environ below pread, in libc;
+ *   the reader's kernel stack __access_remote_vm (it reads the victim's
+ *                             memory under the victim's mmap_lock);
+ *   the victim's user stack   victim__run below mmap or munmap.
+ *
+ * Only DWARF unwinding gets below libc's pread without frame pointers, so
+ * finding reader__read_environ there is the proof that it ran.  Needs root
+ * and BPF (see e2e_require()).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+#include "lib/tmpdir.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+static struct e2e_proc p = E2E_PROC_INIT;
+static char dir[64];
+
+static void setup(void)
+{
+	tmpdir__make(dir, sizeof(dir), "e2e-stacks");
+}
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+	e2e_proc__release(&p);
+	tmpdir__remove(dir);
+}
+
+TestSuite(stacks, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The index of the first frame of kind whose symbol starts with prefix, or -1. */
+static int frame_index(const json_t *stack, const char *kind, const char *prefix)
+{
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(stack, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "sym"));
+
+		if (sym && !strcmp(e2e_str(f, "kind"), kind) && !strncmp(sym, prefix, strlen(prefix)))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A stack as one line, for messages. */
+static const char *stack_text(const json_t *stack, char *buf, size_t len)
+{
+	const json_t *f;
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	json_array_foreach(stack, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "sym"));
+
+		used += snprintf(buf + used, len > used ? len - used : 0, "%s%s", i ? " < " : "",
+				 sym ? sym : "?");
+		if (used >= len)
+			break;
+	}
+	return buf;
+}
+
+/* No BPF program or tracepoint plumbing at the top of a kernel stack. */
+static void check_no_tracing_frames(const json_t *stack)
+{
+	char buf[2048];
+
+	cr_expect_eq(frame_index(stack, "kernel", "bpf_"), -1, "a BPF frame: %s",
+		     stack_text(stack, buf, sizeof(buf)));
+	cr_expect_eq(frame_index(stack, "kernel", "__mmap_lock_do_trace"), -1,
+		     "a tracepoint frame: %s", stack_text(stack, buf, sizeof(buf)));
+	cr_expect_eq(frame_index(stack, "kernel", "__bpf_trace"), -1, "a tracepoint frame: %s",
+		     stack_text(stack, buf, sizeof(buf)));
+}
+
+/* The reader, as holder: the path under the victim's lock, and the code that read. */
+static void check_reader_stack(const json_t *h)
+{
+	const json_t *stack = e2e_array(h, "stack");
+	int read_fn, pread, remote;
+	char buf[2048];
+
+	stack_text(stack, buf, sizeof(buf));
+	cr_assert_str_eq(e2e_str(h, "stack_user_method"), "dwarf", "stack: %s", buf);
+	remote = frame_index(stack, "kernel", "__access_remote_vm");
+	cr_assert_geq(remote, 0, "no __access_remote_vm in the reader's kernel stack: %s", buf);
+	pread = frame_index(stack, "user", "__libc_pread");
+	if (pread < 0)
+		pread = frame_index(stack, "user", "pread");
+	read_fn = frame_index(stack, "user", "reader__read_environ");
+	cr_assert_geq(pread, 0, "no pread in the reader's user stack: %s", buf);
+	cr_assert_gt(read_fn, pread, "reader__read_environ not below pread: %s", buf);
+	check_no_tracing_frames(stack);
+}
+
+/* The victim, as waiter: mmap or munmap called from victim__run. */
+static void check_victim_stack(const json_t *waiter)
+{
+	const json_t *stack = e2e_array(waiter, "stack");
+	int run, call;
+	char buf[2048];
+
+	stack_text(stack, buf, sizeof(buf));
+	cr_assert_str_eq(e2e_str(waiter, "stack_user_method"), "dwarf", "stack: %s", buf);
+	run = frame_index(stack, "user", "victim__run");
+	call = frame_index(stack, "user", "__mmap");
+	if (call < 0)
+		call = frame_index(stack, "user", "__munmap");
+	cr_assert_geq(call, 0, "no mmap or munmap in the victim's stack: %s", buf);
+	cr_assert_gt(run, call, "victim__run not below mmap/munmap: %s", buf);
+	cr_assert_geq(frame_index(stack, "kernel", "do_syscall_64"), 0,
+		      "no syscall entry in the victim's kernel stack: %s", buf);
+	check_no_tracing_frames(stack);
+}
+
+static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(e2e_array(stall, "holders"), i, h)
+		if (e2e_int(h, "tid") == tid)
+			return h;
+	return NULL;
+}
+
+/* The first stall of the victim blamed on the reader with both stacks present. */
+static const json_t *victim_stall(const json_t *stalls, json_int_t victim, json_int_t reader)
+{
+	const json_t *st, *h;
+	size_t i;
+
+	json_array_foreach(stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
+			continue;
+		h = holder_with_tid(st, reader);
+		if (h && json_object_get(h, "stack") &&
+		    json_object_get(e2e_object(st, "waiter"), "stack"))
+			return st;
+	}
+	return NULL;
+}
+
+Test(stacks, live_holder_and_waiter)
+{
+	const json_t *st;
+	json_int_t victim, reader;
+
+	e2e_watch__run(&w, "proc_reader", NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	reader = e2e_int(w.truth, "holder_tid");
+	st = victim_stall(w.stalls, victim, reader);
+	cr_assert_not_null(st, "no stall of the victim %lld with stacks for it and the reader %lld",
+			   victim, reader);
+	check_victim_stack(e2e_object(st, "waiter"));
+	check_reader_stack(holder_with_tid(st, reader));
+}
+
+/*
+ * The workload has exited long before the report: its frames are named
+ * from the mappings the recording kept, and folded stacks come out too.
+ */
+Test(stacks, report_after_the_process_exited)
+{
+	char file[128];
+	const char *const watch_args[] = { "-o", file, NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	const char *const folded[] = { "report", file, "--folded", NULL };
+	json_int_t victim, reader;
+	const json_t *st;
+	json_t *stalls, *j;
+	char *line, *save = NULL, *want;
+	bool found = false;
+
+	snprintf(file, sizeof(file), "%s/run.lst", dir);
+	e2e_watch__run_with(&w, "proc_reader", NULL, watch_args);
+	victim = e2e_int(w.truth, "victim_tid");
+	reader = e2e_int(w.truth, "holder_tid");
+	cr_assert_neq(kill((pid_t)e2e_int(w.truth, "victim_pid"), 0), 0,
+		      "the workload is still running");
+
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	stalls = json_array();
+	for (line = strtok_r(p.out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		j = json_loads(line, 0, NULL);
+		if (j && !strcmp(json_string_value(json_object_get(j, "type")) ?: "", "stall"))
+			json_array_append(stalls, j);
+		json_decref(j);
+	}
+	st = victim_stall(stalls, victim, reader);
+	cr_assert_not_null(st, "no stall of the victim %lld with stacks in the report", victim);
+	check_victim_stack(e2e_object(st, "waiter"));
+	check_reader_stack(holder_with_tid(st, reader));
+	json_decref(stalls);
+	e2e_proc__release(&p);
+
+	/* "wl-reader;...;reader__read_environ;...;[off CPU holding mmap_lock] N" */
+	e2e_run_cli(&p, folded);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report --folded: stderr:\n%s", p.err.data);
+	want = "[off CPU holding mmap_lock] ";
+	for (line = strtok_r(p.out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "wl-reader;", 10) && strstr(line, ";reader__read_environ;") &&
+		    strstr(line, ";__access_remote_vm_[k];") && strstr(line, want))
+			found = true;
+		cr_assert(strrchr(line, ' ') && atoll(strrchr(line, ' ') + 1) >= 0,
+			  "not a folded line: %s", line);
+	}
+	cr_assert(found, "no folded line of the reader's off-CPU time under the lock");
+}
+
+/* --user-stacks=none: kernel frames only, and the output says why. */
+Test(stacks, user_stacks_none)
+{
+	const char *const watch_args[] = { "--user-stacks=none", NULL };
+	const json_t *st, *waiter, *f;
+	size_t i, j, n = 0;
+
+	e2e_watch__run_with(&w, "proc_reader", NULL, watch_args);
+	json_array_foreach(w.stalls, i, st) {
+		waiter = e2e_object(st, "waiter");
+		if (!json_object_get(waiter, "stack"))
+			continue;
+		n++;
+		json_array_foreach(e2e_array(waiter, "stack"), j, f)
+			cr_assert_str_eq(e2e_str(f, "kind"), "kernel");
+		cr_assert_str_eq(e2e_str(waiter, "stack_user_method"), "none");
+		cr_assert(strstr(e2e_str(waiter, "stack_note"), "--user-stacks=none"));
+		break;
+	}
+	cr_assert_gt(n, 0, "no stall with a stack");
+}

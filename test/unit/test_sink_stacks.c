@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Stacks in the outputs: resolved frames on a hand-built stall, through
+ * the text, JSON, Markdown, HTML and folded sinks.  What is checked: the
+ * order (innermost first in reports, outermost first in folded lines),
+ * unknown frames never given a name, repeats deduplicated, hostile names
+ * escaped, and frames copied by the sinks that keep stalls.
+ */
+#include <jansson.h>
+#include <criterion/criterion.h>
+#include "sinks/report.h"
+#include "sinks/sink_common.h"
+#include "unit/sink_fixture.h"
+
+static const struct sink_opts opts = { .top = 10, .t0_ns = FX_T0 };
+
+static const struct ls_frame waiter_v[] = {
+	{ 0xffffffff81100000ULL, "lock_mm_and_find_vma", 0x2d, "vmlinux", LS_FRAME_KERNEL },
+	{ 0xffffffff81200000ULL, "do_user_addr_fault", 0x1b2, "vmlinux", LS_FRAME_KERNEL },
+	{ 0x7f0000001000ULL, "__memmove_avx_unaligned", 0x10, "/usr/lib/libc.so.6", LS_FRAME_USER },
+	{ 0x555500001000ULL, NULL, 0x1000, "/opt/db/bin/db", LS_FRAME_USER },
+	{ 0x555500002000ULL, "db__query", 0x44, "/opt/db/bin/db", LS_FRAME_USER },
+};
+
+static const struct ls_frame holder_v[] = {
+	{ 0xffffffff81300000ULL, "__access_remote_vm", 0x34a, "vmlinux", LS_FRAME_KERNEL },
+	{ 0x7f0000002000ULL, "__libc_pread", 0x57, "/usr/lib/libc.so.6", LS_FRAME_USER },
+	{ 0x400000ULL, "<script>;evil\n", 0x1, "/tmp/a;b", LS_FRAME_USER },
+};
+
+static const struct ls_frames waiter_fr = {
+	.v = waiter_v, .n = 5, .n_kernel = 2, .user_method = "dwarf", .digest = 0x1111,
+};
+
+static const struct ls_frames holder_fr = {
+	.v = holder_v, .n = 3, .n_kernel = 1, .user_method = "fp",
+	.note = "DWARF unwinding failed: frame pointers used", .digest = 0x2222,
+};
+
+static struct ls_holder holder;
+static struct ls_stall st;
+
+static void setup(void)
+{
+	fx_holder_reader(&holder);
+	holder.frames = &holder_fr;
+	fx_stall(&st, &holder, 1);
+	st.waiter_frames = &waiter_fr;
+}
+
+TestSuite(sink_stacks, .init = setup);
+
+/* Stalls through a sink, then its summary; the caller frees the text. */
+static char *run(struct sink *s, struct fx_out *o, unsigned int n_stalls)
+{
+	struct ls_summary sum = { 0 };
+	unsigned int i;
+
+	cr_assert_not_null(s);
+	for (i = 0; i < n_stalls; i++) {
+		st.seq = 3 + i;
+		cr_assert_eq(sink__stall(s, &st), 0);
+	}
+	sum.stalls = n_stalls;
+	cr_assert_eq(sink__summary(s, &sum), 0);
+	sink__free(s);
+	return (char *)fx_out_close(o);
+}
+
+/* a appears before b in text */
+static void assert_before(const char *text, const char *a, const char *b)
+{
+	const char *pa = strstr(text, a), *pb = strstr(text, b);
+
+	cr_assert(pa && pb && pa < pb, "'%s' not before '%s' in:\n%s", a, b, text);
+}
+
+Test(sink_stacks, frame_text)
+{
+	char buf[256];
+
+	cr_assert_str_eq(sink__frame_text(&waiter_v[0], buf, sizeof(buf)), "lock_mm_and_find_vma+0x2d");
+	cr_assert_str_eq(sink__frame_text(&waiter_v[2], buf, sizeof(buf)),
+			 "__memmove_avx_unaligned+0x10 [libc.so.6]");
+	cr_assert_str_eq(sink__frame_text(&waiter_v[3], buf, sizeof(buf)),
+			 "[unknown] 0x555500001000 (db+0x1000)");
+}
+
+Test(sink_stacks, text_innermost_first_then_same_as)
+{
+	struct fx_out o;
+	char *out;
+
+	fx_out_open(&o);
+	out = run(sink_text__new(o.f, &opts), &o, 2);
+	assert_before(out, "lock_mm_and_find_vma+0x2d", "do_user_addr_fault+0x1b2");
+	assert_before(out, "do_user_addr_fault+0x1b2", "--");
+	assert_before(out, "[unknown] 0x555500001000 (db+0x1000)", "db__query+0x44 [db]");
+	cr_assert(strstr(out, "user frames: fp; DWARF unwinding failed"), "%s", out);
+	/* the second stall has the same stacks: one line each */
+	cr_assert(strstr(out, "stack    same as stall #3"), "%s", out);
+	cr_assert_eq(strstr(strstr(out, "STALL #4"), "lock_mm_and_find_vma"), NULL,
+		     "stall #4 printed the waiter's stack again:\n%s", out);
+	fx_out_free(&o);
+}
+
+Test(sink_stacks, json_frames)
+{
+	struct fx_out o;
+	json_t *j, *stack, *f;
+	json_error_t e;
+	char *out, *nl;
+
+	fx_out_open(&o);
+	out = run(sink_json__new(o.f, &opts), &o, 1);
+	nl = strchr(out, '\n');
+	cr_assert_not_null(nl);
+	*nl = 0;
+	j = json_loads(out, 0, &e);
+	cr_assert_not_null(j, "%s: %s", e.text, out);
+	stack = json_object_get(json_object_get(j, "waiter"), "stack");
+	cr_assert_eq(json_array_size(stack), 5);
+	f = json_array_get(stack, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(f, "sym")), "lock_mm_and_find_vma");
+	cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "kernel");
+	cr_assert_str_eq(json_string_value(json_object_get(f, "addr")), "0xffffffff81100000");
+	cr_assert_eq(json_integer_value(json_object_get(f, "off")), 0x2d);
+	f = json_array_get(stack, 3);
+	cr_assert(json_is_null(json_object_get(f, "sym")), "an unknown frame got a name");
+	cr_assert_str_eq(json_string_value(json_object_get(f, "module")), "/opt/db/bin/db");
+	cr_assert_str_eq(json_string_value(json_object_get(f, "kind")), "user");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "waiter"),
+							   "stack_user_method")), "dwarf");
+	f = json_array_get(json_object_get(json_array_get(json_object_get(j, "holders"), 0), "stack"), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(f, "sym")), "<script>;evil\n");
+	json_decref(j);
+	fx_out_free(&o);
+}
+
+/* Markdown keeps the stalls until its summary: the frames must have been copied. */
+Test(sink_stacks, markdown_keeps_copies)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+	struct ls_frame scratch[5];
+	struct ls_frames fr = waiter_fr;
+	struct fx_out o;
+	struct sink *s;
+	char *out;
+
+	memcpy(scratch, waiter_v, sizeof(scratch));
+	fr.v = scratch;
+	st.waiter_frames = &fr;
+	fx_out_open(&o);
+	s = sink_markdown__new(o.f, &opts, &meta);
+	cr_assert_not_null(s);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	/* what the resolver does after the stall: its frames are gone */
+	memset(scratch, 0, sizeof(scratch));
+	st.waiter_frames = NULL;
+	out = run(s, &o, 0);
+	assert_before(out, "- Stack (user frames: dwarf)", "lock_mm_and_find_vma+0x2d");
+	cr_assert(strstr(out, "    db__query+0x44 [db]\n"), "%s", out);
+	cr_assert(strstr(out, "  - Stack (user frames: fp): DWARF unwinding failed"), "%s", out);
+	fx_out_free(&o);
+}
+
+Test(sink_stacks, html_escapes_names)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+	struct fx_out o;
+	char *out;
+
+	fx_out_open(&o);
+	out = run(sink_html__new(o.f, &opts, &meta), &o, 1);
+	cr_assert(strstr(out, "<details open><summary>waiter"), "%s", out);
+	cr_assert_null(strstr(out, "<script>;evil"), "a frame name came through unescaped");
+	cr_assert(strstr(out, "&lt;script&gt;"), "%s", out);
+	fx_out_free(&o);
+}
+
+Test(sink_stacks, folded_lines)
+{
+	struct fx_out o;
+	char *out;
+
+	fx_out_open(&o);
+	out = run(sink_folded__new(o.f, &opts), &o, 2);
+	/* outermost first, kernel frames marked, time summed over both stalls (us) */
+	cr_assert(strstr(out, "victim;db__query;[db];__memmove_avx_unaligned;do_user_addr_fault_[k];"
+			      "lock_mm_and_find_vma_[k];[mmap_lock write wait] 46800\n"), "%s", out);
+	/* ';' and newlines in names cannot split a line or a frame */
+	cr_assert(strstr(out, "reader;<script>_evil_;__libc_pread;__access_remote_vm_[k];"
+			      "[off CPU holding mmap_lock] 46000\n"), "%s", out);
+	fx_out_free(&o);
+}
+
+Test(sink_stacks, folded_without_stacks)
+{
+	struct fx_out o;
+	char *out;
+
+	st.waiter_frames = NULL;
+	holder.frames = NULL;
+	fx_out_open(&o);
+	out = run(sink_folded__new(o.f, &opts), &o, 1);
+	cr_assert(strstr(out, "victim;[no stack];[mmap_lock write wait] 23400\n"), "%s", out);
+	fx_out_free(&o);
+}
+
+Test(sink_stacks, frames_dup_is_whole)
+{
+	struct ls_frames *c = ls_frames__dup(&holder_fr);
+
+	cr_assert_not_null(c);
+	cr_assert_eq(c->n, holder_fr.n);
+	cr_assert_neq(c->v, holder_fr.v);
+	cr_assert_str_eq(c->v[2].sym, "<script>;evil\n");
+	cr_assert_neq(c->v[2].sym, holder_v[2].sym);
+	cr_assert_str_eq(c->note, holder_fr.note);
+	cr_assert_eq(c->digest, holder_fr.digest);
+	free(c);
+	cr_assert_null(ls_frames__dup(NULL));
+}
+
+Test(sink_stacks, stack_seen)
+{
+	struct stack_seen *s = calloc(1, sizeof(*s));
+
+	cr_assert_eq(stack_seen__check(s, 42, 1), 0);
+	cr_assert_eq(stack_seen__check(s, 42, 5), 1);
+	cr_assert_eq(stack_seen__check(s, 0, 6), 0, "digest 0 is never remembered");
+	cr_assert_eq(stack_seen__check(s, 0, 7), 0);
+	free(s);
+}

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * src/symbols/elf_file.c and symbolizer.c against real binaries built by
+ * the GNUmakefile from test/fixtures/symbols/: non-PIE, PIE, stripped to
+ * .dynsym, and their shared library.  Each fixture prints its functions'
+ * addresses and its /proc/self/maps, and exits; the test symbolizes from
+ * that text, as a report does after the traced process is gone.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include "symbols/symbols.h"
+#include "util.h"
+
+#define FIX_MAX_FNS 16
+#define NO_DEBUG "/nonexistent-debug-root"
+
+struct fixture {
+	char dir[PATH_MAX];
+	struct {
+		char name[64];
+		__u64 addr;
+	} fn[FIX_MAX_FNS];
+	int nfn;
+	char *maps_text;
+	size_t maps_len;
+	struct proc_maps *maps;
+};
+
+static const char *fixture_dir(char *buf, size_t len)
+{
+	const char *dir = getenv("LOCKSTALL_FIXTURES");
+
+	if (!realpath(dir ? dir : "build/test/fixtures", buf))
+		cr_assert_fail("no fixtures at %s: build them with make test-unit", dir ? dir : "build/test/fixtures");
+	(void)len;
+	return buf;
+}
+
+/* Run dir/name (dir NULL: build/test/fixtures) and read what it printed. */
+static void fixture_run_in(struct fixture *fx, const char *dir, const char *name)
+{
+	char cmd[PATH_MAX + 16], line[8192];
+	size_t alloc = 1 << 20;
+	bool in_maps = false;
+	FILE *p;
+
+	memset(fx, 0, sizeof(*fx));
+	fixture_dir(fx->dir, sizeof(fx->dir));
+	snprintf(cmd, sizeof(cmd), "%s/%s", dir ? dir : fx->dir, name);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	fx->maps_text = calloc(1, alloc);
+	while (fgets(line, sizeof(line), p)) {
+		size_t n = strlen(line);
+
+		if (in_maps) {
+			cr_assert_lt(fx->maps_len + n, alloc);
+			memcpy(fx->maps_text + fx->maps_len, line, n);
+			fx->maps_len += n;
+		} else if (!strcmp(line, "maps\n")) {
+			in_maps = true;
+		} else if (!strncmp(line, "fn ", 3)) {
+			cr_assert_lt(fx->nfn, FIX_MAX_FNS);
+			cr_assert_eq(sscanf(line, "fn %63s %llx", fx->fn[fx->nfn].name,
+					    (unsigned long long *)&fx->fn[fx->nfn].addr), 2, "%s", line);
+			fx->nfn++;
+		}
+	}
+	cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+	cr_assert(in_maps);
+	cr_assert_eq(proc_maps__parse(&fx->maps, fx->maps_text, fx->maps_len), 0);
+}
+
+static void fixture_run(struct fixture *fx, const char *name)
+{
+	fixture_run_in(fx, NULL, name);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	proc_maps__free(fx->maps);
+	free(fx->maps_text);
+}
+
+static __u64 fn_addr(const struct fixture *fx, const char *name)
+{
+	int i;
+
+	for (i = 0; i < fx->nfn; i++) {
+		if (!strcmp(fx->fn[i].name, name))
+			return fx->fn[i].addr;
+	}
+	cr_assert_fail("fixture printed no %s", name);
+	return 0;
+}
+
+static struct symbolizer *new_symbolizer(const char *debug_root, unsigned int max_files)
+{
+	struct symbolizer_opts opts = { .debug_root = debug_root, .max_files = max_files };
+	struct symbolizer *s = symbolizer__new(&opts);
+
+	cr_assert_not_null(s);
+	return s;
+}
+
+static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, const char *name,
+		       __u64 off, const char *module_suffix)
+{
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+	cr_assert(sym.resolved, "%s+%llx at %llx: unresolved, status %u", name, (unsigned long long)off,
+		  (unsigned long long)addr, sym.status);
+	cr_assert_str_eq(sym.name, name);
+	cr_assert_eq(sym.off, off, "%s: off %llx", name, (unsigned long long)sym.off);
+	cr_assert_not_null(sym.module);
+	cr_assert(strlen(sym.module) >= strlen(module_suffix) &&
+		  !strcmp(sym.module + strlen(sym.module) - strlen(module_suffix), module_suffix),
+		  "module %s", sym.module);
+}
+
+static void expect_unknown(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+			   enum ls_sym_status status)
+{
+	const struct proc_map *m = proc_maps__find(maps, addr);
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+	cr_assert_not(sym.resolved, "%llx resolved as %s+%llx", (unsigned long long)addr, sym.name,
+		      (unsigned long long)sym.off);
+	cr_assert_null(sym.name);
+	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+	if (m && m->path[0]) {
+		cr_assert_str_eq(sym.module, m->path);
+		cr_assert_eq(sym.module_off, addr - m->start + m->pgoff);
+	}
+}
+
+/* Every function by name, at its start and one byte in; the library's too. */
+static void expect_all(struct symbolizer *s, const struct fixture *fx, const char *bin, bool statics)
+{
+	static const char *const main_fns[] = { "fix_main_global", "fix_main_global2", "main",
+						"fix_asm_nosize" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(main_fns); i++) {
+		expect_sym(s, fx->maps, fn_addr(fx, main_fns[i]), main_fns[i], 0, bin);
+		expect_sym(s, fx->maps, fn_addr(fx, main_fns[i]) + 1, main_fns[i], 1, bin);
+	}
+	if (statics)
+		expect_sym(s, fx->maps, fn_addr(fx, "fix_main_static") + 2, "fix_main_static", 2, bin);
+	else
+		expect_unknown(s, fx->maps, fn_addr(fx, "fix_main_static") + 2, LS_SYM_NO_SYMBOL);
+	expect_sym(s, fx->maps, fn_addr(fx, "fix_lib_global") + 3, "fix_lib_global", 3, "/libsymfix.so");
+	expect_sym(s, fx->maps, fn_addr(fx, "fix_lib_static"), "fix_lib_static", 0, "/libsymfix.so");
+	/* the IFUNC and its static resolver share an address: the global IFUNC names it */
+	expect_sym(s, fx->maps, fn_addr(fx, "fix_lib_ifunc"), "fix_lib_ifunc", 0, "/libsymfix.so");
+}
+
+/* Each fixture binary: are its statics named, and from which symbol table? */
+struct bin_case {
+	char bin[32];
+	bool statics;
+	char source[16];	/* elf_file__sym_source() */
+	bool build_id;
+};
+
+ParameterizedTestParameters(symbols_elf, binaries)
+{
+	static struct bin_case cases[] = {
+		{ "sym_nopie", true, "symtab", true },
+		{ "sym_pie", true, "symtab", true },
+		/* only .dynsym: exported functions named, static ones unknown */
+		{ "sym_stripped", false, "dynsym", true },
+		/* .gnu_debuglink to the debug file next to it, checked by build-id ... */
+		{ "sym_linked", true, "debug", true },
+		/* ... or, without one, by the link's CRC */
+		{ "sym_nobid", true, "debug", false },
+	};
+
+	return cr_make_param_array(struct bin_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct bin_case *c, symbols_elf, binaries)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	char suffix[40];
+	struct ls_file_info info;
+	struct fixture fx;
+	const __u8 *id;
+	size_t len;
+
+	fixture_run(&fx, c->bin);
+	snprintf(suffix, sizeof(suffix), "/%s", c->bin);
+	expect_all(s, &fx, suffix, c->statics);
+	cr_assert_eq(symbolizer__file(s, fx.maps, fn_addr(&fx, "main"), &info), 0);
+	cr_assert_str_eq(elf_file__sym_source(info.elf), c->source);
+	cr_assert_eq(elf_file__build_id(info.elf, &id, &len), c->build_id ? 0 : -ENOENT);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, non_pie)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct ls_file_info info;
+	struct fixture fx;
+
+	fixture_run(&fx, "sym_nopie");
+	/* a PLT entry has no symbol: unknown, not the function before it */
+	cr_assert_neq(fn_addr(&fx, "fix_lib_global_canonical"), fn_addr(&fx, "fix_lib_global"));
+	expect_unknown(s, fx.maps, fn_addr(&fx, "fix_lib_global_canonical"), LS_SYM_NO_SYMBOL);
+	cr_assert_eq(symbolizer__file(s, fx.maps, fn_addr(&fx, "main"), &info), 0);
+	cr_assert_eq(info.bias, 0, "non-PIE: bias %llx", (unsigned long long)info.bias);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, pie)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct ls_file_info info;
+	struct fixture fx;
+	struct ls_sym sym;
+	__u64 ip;
+
+	fixture_run(&fx, "sym_pie");
+	/* what the unwinder asks: file, fd, bias; ip - bias is the ELF address */
+	ip = fn_addr(&fx, "fix_main_global2") + 4;
+	cr_assert_eq(symbolizer__file(s, fx.maps, ip, &info), 0);
+	cr_assert_not_null(info.map);
+	cr_assert_geq(elf_file__fd(info.elf), 0);
+	cr_assert_not_null(elf_file__elf(info.elf));
+	cr_assert_null(elf_file__debug_elf(info.elf));
+	cr_assert_str_eq(elf_file__path(info.elf), info.map->path);
+	cr_assert_eq(info.bias & 0xfff, 0);
+	cr_assert_neq(info.bias, 0);
+	cr_assert_eq(elf_file__find(info.elf, ip - info.bias, &sym), 0);
+	cr_assert_str_eq(sym.name, "fix_main_global2");
+	cr_assert_eq(sym.off, 4);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+/* A fake /usr/lib/debug: .build-id/xx/yyyy.debug linked to the fixture's debug file. */
+static void make_debug_root(char *root, const struct fixture *fx, const char *bin, const char *debug)
+{
+	char path[PATH_MAX + 64], target[PATH_MAX + 64], hex[2 * LS_BUILD_ID_MAX + 1];
+	struct elf_file *ef;
+	const __u8 *id;
+	size_t len, i;
+
+	strcpy(root, "/tmp/ls-debug-XXXXXX");
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/%s", fx->dir, bin);
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), 0);
+	cr_assert_eq(elf_file__build_id(ef, &id, &len), 0);
+	cr_assert_eq(len, 20);
+	for (i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	elf_file__free(ef);
+	snprintf(path, sizeof(path), "%s/.build-id", root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", root, hex);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2);
+	snprintf(target, sizeof(target), "%s/%s", fx->dir, debug);
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+static void remove_debug_root(const char *root)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(symbols_elf, stripped_with_debug_file_by_build_id)
+{
+	struct ls_file_info info;
+	struct symbolizer *s;
+	struct fixture fx;
+	char root[64];
+
+	fixture_run(&fx, "sym_stripped");
+	make_debug_root(root, &fx, "sym_stripped", "sym_stripped.debug");
+	s = new_symbolizer(root, 0);
+	expect_all(s, &fx, "/sym_stripped", true);
+	cr_assert_eq(symbolizer__file(s, fx.maps, fn_addr(&fx, "main"), &info), 0);
+	cr_assert_str_eq(elf_file__sym_source(info.elf), "debug");
+	cr_assert_not_null(elf_file__debug_elf(info.elf));
+	symbolizer__free(s);
+	remove_debug_root(root);
+	fixture_free(&fx);
+}
+
+/* Replace every from in the fixture's maps text by to, and parse again. */
+static struct proc_maps *maps_renamed(const struct fixture *fx, const char *from, const char *to)
+{
+	char *text = malloc(fx->maps_len * 2 + 1), *o = text;
+	const char *p = fx->maps_text, *hit;
+	struct proc_maps *maps;
+
+	while ((hit = strstr(p, from))) {
+		memcpy(o, p, (size_t)(hit - p));
+		o += hit - p;
+		o = stpcpy(o, to);
+		p = hit + strlen(from);
+	}
+	o = stpcpy(o, p);
+	cr_assert_eq(proc_maps__parse(&maps, text, (size_t)(o - text)), 0);
+	free(text);
+	return maps;
+}
+
+/* Set the build-id of every mapping of path_suffix (what a recording stores). */
+static void set_build_ids(struct proc_maps *maps, const char *path_suffix, const __u8 *id, size_t len)
+{
+	size_t i, n = strlen(path_suffix), hits = 0;
+
+	for (i = 0; i < maps->n; i++) {
+		size_t pl = strlen(maps->v[i].path);
+
+		if (pl >= n && !strcmp(maps->v[i].path + pl - n, path_suffix)) {
+			cr_assert_eq(proc_maps__set_build_id(maps, i, id, len), 0);
+			hits++;
+		}
+	}
+	cr_assert_gt(hits, 0);
+}
+
+static void file_build_id(const struct fixture *fx, const char *bin, __u8 *id, size_t *len)
+{
+	char path[PATH_MAX + 64];
+	struct elf_file *ef;
+	const __u8 *p;
+
+	snprintf(path, sizeof(path), "%s/%s", fx->dir, bin);
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), 0);
+	cr_assert_eq(elf_file__build_id(ef, &p, len), 0);
+	memcpy(id, p, *len);
+	elf_file__free(ef);
+}
+
+Test(symbols_elf, recorded_build_id_must_match)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	__u8 id[LS_BUILD_ID_MAX];
+	struct fixture fx;
+	size_t len;
+
+	fixture_run(&fx, "sym_pie");
+	file_build_id(&fx, "sym_pie", id, &len);
+	set_build_ids(fx.maps, "/sym_pie", id, len);
+	/* read live, and the process has exited since: its /proc/<pid>/root is gone */
+	fx.maps->pid = 0x7ffffffe;
+	expect_sym(s, fx.maps, fn_addr(&fx, "fix_main_static"), "fix_main_static", 0, "/sym_pie");
+	/* the file on disk is another build now: no names, never wrong ones */
+	id[0] ^= 0xff;
+	set_build_ids(fx.maps, "/sym_pie", id, len);
+	expect_unknown(s, fx.maps, fn_addr(&fx, "fix_main_static"), LS_SYM_FILE_CHANGED);
+	expect_unknown(s, fx.maps, fn_addr(&fx, "main"), LS_SYM_FILE_CHANGED);
+	/* the library is untouched */
+	expect_sym(s, fx.maps, fn_addr(&fx, "fix_lib_global"), "fix_lib_global", 0, "/libsymfix.so");
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, replaced_file_without_build_id_is_caught_by_inode)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct proc_maps *maps;
+	struct fixture fx;
+
+	/* the same path now holds another file (sym_nopie's inode is not sym_pie's) */
+	fixture_run(&fx, "sym_pie");
+	maps = maps_renamed(&fx, "/sym_pie", "/sym_nopie");
+	expect_unknown(s, maps, fn_addr(&fx, "fix_main_global"), LS_SYM_FILE_CHANGED);
+	proc_maps__free(maps);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, changed_file_symbolized_from_its_debug_file)
+{
+	__u8 id[LS_BUILD_ID_MAX];
+	struct proc_maps *maps;
+	struct symbolizer *s;
+	struct fixture fx;
+	char root[64];
+	size_t len;
+
+	fixture_run(&fx, "sym_stripped");
+	make_debug_root(root, &fx, "sym_stripped", "sym_stripped.debug");
+	file_build_id(&fx, "sym_stripped", id, &len);
+	s = new_symbolizer(root, 0);
+	/* the binary was replaced by another build; the recording knows which build ran */
+	maps = maps_renamed(&fx, "/sym_stripped", "/sym_pie");
+	set_build_ids(maps, "/sym_pie", id, len);
+	expect_sym(s, maps, fn_addr(&fx, "fix_main_static") + 1, "fix_main_static", 1, "/sym_pie");
+	expect_sym(s, maps, fn_addr(&fx, "main"), "main", 0, "/sym_pie");
+	proc_maps__free(maps);
+	/* ... or deleted */
+	maps = maps_renamed(&fx, "/sym_stripped", "/sym_gone");
+	set_build_ids(maps, "/sym_gone", id, len);
+	expect_sym(s, maps, fn_addr(&fx, "fix_main_global2"), "fix_main_global2", 0, "/sym_gone");
+	proc_maps__free(maps);
+	symbolizer__free(s);
+	remove_debug_root(root);
+	fixture_free(&fx);
+}
+
+Test(symbols_elf, unknown_never_a_wrong_name)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	const struct proc_map *text_map;
+	struct fixture fx;
+	size_t i;
+
+	fixture_run(&fx, "sym_stripped");
+	text_map = proc_maps__find(fx.maps, fn_addr(&fx, "main"));
+	cr_assert_not_null(text_map);
+	/* the end of the code mapping: padding past the last function */
+	expect_unknown(s, fx.maps, text_map->end - 1, LS_SYM_NO_SYMBOL);
+	/* the read-only data before it */
+	for (i = 0; i < fx.maps->n; i++) {
+		if (fx.maps->v[i].end == text_map->start && !strcmp(fx.maps->v[i].path, text_map->path))
+			expect_unknown(s, fx.maps, fx.maps->v[i].start + 0x10, LS_SYM_NO_SYMBOL);
+	}
+	/* no mapping; anonymous; [stack] */
+	expect_unknown(s, fx.maps, 0x10, LS_SYM_NO_MAPPING);
+	for (i = 0; i < fx.maps->n; i++) {
+		if (!proc_map__is_file(&fx.maps->v[i]))
+			expect_unknown(s, fx.maps, fx.maps->v[i].start, LS_SYM_NO_FILE);
+	}
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, cache_is_per_build_and_bounded)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 1);
+	struct ls_file_info a, b;
+	struct fixture one, two;
+	int round;
+
+	/* two processes of one binary share its elf_file */
+	fixture_run(&one, "sym_pie");
+	fixture_run(&two, "sym_pie");
+	cr_assert_eq(symbolizer__file(s, one.maps, fn_addr(&one, "main"), &a), 0);
+	cr_assert_eq(symbolizer__file(s, two.maps, fn_addr(&two, "main"), &b), 0);
+	cr_assert_eq(a.elf, b.elf);
+	/* one file at most: each switch evicts, and the names stay right */
+	for (round = 0; round < 3; round++) {
+		expect_sym(s, one.maps, fn_addr(&one, "fix_main_static"), "fix_main_static", 0, "/sym_pie");
+		expect_sym(s, one.maps, fn_addr(&one, "fix_lib_global"), "fix_lib_global", 0, "/libsymfix.so");
+		expect_sym(s, two.maps, fn_addr(&two, "fix_main_global"), "fix_main_global", 0, "/sym_pie");
+	}
+	fixture_free(&one);
+	fixture_free(&two);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, live_process_through_its_pid)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct proc_maps *maps;
+	struct ls_sym sym;
+
+	/* this test binary, through /proc/self/root */
+	cr_assert_eq(proc_maps__load_pid(&maps, (__u32)getpid()), 0);
+	cr_assert_eq(symbolizer__user(s, maps, (__u64)(uintptr_t)&symbolizer__user + 1, &sym), 0);
+	cr_assert(sym.resolved, "status %u", sym.status);
+	cr_assert_str_eq(sym.name, "symbolizer__user");
+	cr_assert_eq(sym.off, 1);
+	proc_maps__free(maps);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, not_elf)
+{
+	struct elf_file *ef = (struct elf_file *)1;
+	char path[] = "/tmp/ls-notelf-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), -ENOEXEC);
+	cr_assert_null(ef);
+	unlink(path);
+	cr_assert_eq(elf_file__open(&ef, "/nonexistent/x", NO_DEBUG), -ENOENT);
+	/* never a device, never a FIFO (open would block) */
+	cr_assert_eq(elf_file__open(&ef, "/dev/null", NO_DEBUG), -ENOEXEC);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), -ENOEXEC);
+	unlink(path);
+	cr_assert_eq(elf_file__open_debug(&ef, (const __u8 *)"abcd", 4, NO_DEBUG), -ENOENT);
+}
+
+Test(symbols_elf, kernel_through_the_facade)
+{
+	char path[] = "/tmp/ls-kallsyms-XXXXXX";
+	struct symbolizer_opts opts = { .kallsyms = path };
+	struct symbolizer *s;
+	struct ls_sym sym;
+	int fd = mkstemp(path);
+	static const char text[] = "ffffffff81000000 T _stext\nffffffff81000100 T next_fn\n";
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	s = symbolizer__new(&opts);
+	cr_assert_eq(symbolizer__kernel(s, 0xffffffff81000104, &sym), 0);
+	cr_assert_str_eq(sym.name, "next_fn");
+	cr_assert_eq(sym.off, 4);
+	symbolizer__free(s);
+	unlink(path);
+	/* unreadable kallsyms: the error, and unknown frames */
+	opts.kallsyms = "/nonexistent/kallsyms";
+	s = symbolizer__new(&opts);
+	cr_assert_eq(symbolizer__kernel(s, 0xffffffff81000104, &sym), -ENOENT);
+	cr_assert_not(sym.resolved);
+	cr_assert_eq(symbolizer__kernel(s, 0xffffffff81000104, &sym), -ENOENT);
+	symbolizer__free(s);
+}
+
+Test(symbols_elf, debuglink_to_the_wrong_file_is_refused)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	char dir[] = "/tmp/ls-link-XXXXXX", cmd[4 * PATH_MAX];
+	struct fixture fx;
+
+	/* a copy whose sym_nobid.debug is another build's debug file: CRC mismatch */
+	cr_assert_not_null(mkdtemp(dir));
+	fixture_dir(fx.dir, sizeof(fx.dir));
+	snprintf(cmd, sizeof(cmd), "cp '%s/sym_nobid' '%s/libsymfix.so' '%s/' && cp '%s/sym_stripped.debug' '%s/sym_nobid.debug'",
+		 fx.dir, fx.dir, dir, fx.dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	fixture_run_in(&fx, dir, "sym_nobid");
+	expect_all(s, &fx, "/sym_nobid", false);
+	fixture_free(&fx);
+	symbolizer__free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
