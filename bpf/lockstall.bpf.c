@@ -570,15 +570,17 @@ static __always_inline void ls_hist_add(struct task_struct *t, __u8 kind, __u8 w
 			__sync_fetch_and_add(&hist_misses, 1);
 			return;
 		}
-	} else {
-		/* A fork's first lock made it; after exec the process has a new name. */
-		ls_process_comm(h->comm, t);
 	}
+	/*
+	 * The hot path of every lock event: two atomics, no more.  count is
+	 * the sum of the slots (the loader adds it up), and comm is written
+	 * only at creation -- reading the leader's comm each time touched a
+	 * second task_struct; the loader renames after an exec instead.
+	 */
 	slot = ls_hist_slot(ns);
 	/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
 	asm volatile("" : "+r"(slot));
 	slot &= LS_HIST_SLOTS - 1;
-	__sync_fetch_and_add(&h->count, 1);
 	__sync_fetch_and_add(&h->sum_ns, ns);
 	__sync_fetch_and_add(&h->slots[slot], 1);
 }

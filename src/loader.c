@@ -650,6 +650,37 @@ int loader__emit_mark(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *
 	return err < 0 ? err : 0;
 }
 
+/*
+ * What the kernel leaves to us: the count (the sum of the slots, which
+ * saves an atomic per lock event) and, for a live process, its name now
+ * (it may have exec'd since the entry was made).  /proc/PID/comm is the
+ * task's name, read without the process's mmap_lock.
+ */
+static void loader_hist_finish(struct ls_hist *h, __u32 tgid, bool live)
+{
+	char path[48], comm[LS_COMM_LEN + 1];
+	ssize_t n;
+	int fd, i;
+
+	h->count = 0;
+	for (i = 0; i < LS_HIST_SLOTS; i++)
+		h->count += h->slots[i];
+	if (!live || !tgid)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, LS_COMM_LEN);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (comm[n - 1] == '\n')
+		n--;
+	memset(h->comm, 0, sizeof(h->comm));
+	memcpy(h->comm, comm, (size_t)n);
+}
+
 /* Histograms of the kernel map, cumulative, one record each. */
 static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64 now)
 {
@@ -666,6 +697,7 @@ static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64
 		/* Reaped meanwhile: it was delivered then. */
 		if (bpf_map_lookup_elem(fd, &key, &r.hist))
 			continue;
+		loader_hist_finish(&r.hist, key.tgid, true);
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), now);
 		r.key = key;
 		err = fn(ctx, &r, sizeof(r));
@@ -709,6 +741,7 @@ static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
 		memset(&r, 0, sizeof(r));
 		if (bpf_map_lookup_elem(fd, &dead[i], &r.hist))
 			continue;
+		loader_hist_finish(&r.hist, dead[i].tgid, false);
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), ls_now_ns());
 		r.key = dead[i];
 		err = fn(ctx, &r, sizeof(r));

@@ -218,8 +218,12 @@ struct ls_hist_key {
 };
 
 struct ls_hist {
-	char comm[LS_COMM_LEN];	/* of the task that created the entry */
-	__u64 count;
+	/*
+	 * The process's name: its leader's comm when the entry was made; the
+	 * loader renames it after an exec (from /proc/PID/comm).
+	 */
+	char comm[LS_COMM_LEN];
+	__u64 count;		/* in the kernel map: 0, the loader sums the slots */
 	__u64 sum_ns;
 	__u64 slots[LS_HIST_SLOTS];
 };
