@@ -81,6 +81,7 @@ struct ls_task_state {
 	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
 	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
+	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u8 off_kstack_valid;	/* off_kstack is from this hold's first switch-out */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	/*
@@ -142,20 +143,32 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
+/*
+ * Histograms: slots in an array (hist_slots), found by key through
+ * hist_index, handed out from hist_free (the loader fills it with every
+ * index at start and gives back the slots of processes that exited).  A
+ * task caches the indices of the slots it adds to (ls_task_state.hist):
+ * the hash is looked up once per task and kind, not on every lock event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LS_HIST_MAX);
+	__type(key, __u32);
+	__type(value, struct ls_hist_slot);
+} hist_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, LS_HIST_MAX);
 	__type(key, struct ls_hist_key);
-	__type(value, struct ls_hist);
-} hists SEC(".maps");
+	__type(value, __u32);
+} hist_index SEC(".maps");
 
-/* A zeroed ls_hist to insert from: 288 bytes do not belong on the stack. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ls_hist);
-} hist_init SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, LS_HIST_MAX);
+	__type(value, __u32);
+} hist_free SEC(".maps");
 
 /*
  * STACK records are built here, per CPU, then copied into the ring buffer
@@ -545,31 +558,72 @@ send:
 		ls_drops_count(taken);
 }
 
-static __always_inline void ls_hist_add(struct task_struct *t, __u8 kind, __u8 write, __u64 ns)
+/* ls_task_state.hist[]: which cached slot a histogram of kind and mode uses. */
+static __always_inline __u32 ls_hist_cache_idx(__u8 kind, __u8 write)
+{
+	return kind == LS_HIST_WAIT ? (write & 1) : (kind + 1) & 3;
+}
+
+/* The slot of key, made if it has none (NULL: no slot left, counted). */
+static __always_inline struct ls_hist_slot *ls_hist_slot_get(struct ls_hist_key *key,
+							     struct task_struct *t, __u32 *out_idx)
+{
+	struct ls_hist_slot *s;
+	__u32 *p, idx;
+
+	p = bpf_map_lookup_elem(&hist_index, key);
+	if (p) {
+		idx = *p;
+		*out_idx = idx;
+		return bpf_map_lookup_elem(&hist_slots, &idx);
+	}
+	if (bpf_map_pop_elem(&hist_free, &idx))
+		goto miss;
+	s = bpf_map_lookup_elem(&hist_slots, &idx);
+	if (!s)
+		goto miss;
+	s->key = *key;
+	ls_process_comm(s->hist.comm, t);
+	/* -EEXIST: another CPU made this key's slot first; give ours back. */
+	if (bpf_map_update_elem(&hist_index, key, &idx, BPF_NOEXIST)) {
+		__builtin_memset(&s->key, 0, sizeof(s->key));
+		bpf_map_push_elem(&hist_free, &idx, 0);
+		p = bpf_map_lookup_elem(&hist_index, key);
+		if (!p)
+			goto miss;
+		idx = *p;
+		s = bpf_map_lookup_elem(&hist_slots, &idx);
+	}
+	*out_idx = idx;
+	return s;
+miss:
+	__sync_fetch_and_add(&hist_misses, 1);
+	return NULL;
+}
+
+static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_struct *t, __u8 kind,
+					__u8 write, __u64 ns)
 {
 	struct ls_hist_key key = {};
-	struct ls_hist *h;
-	__u32 slot;
+	struct ls_hist_slot *s = NULL;
+	__u32 ci = ls_hist_cache_idx(kind, write), idx, slot;
 
 	key.tgid = t->tgid;
 	key.kind = kind;
 	key.write = write;
-	h = bpf_map_lookup_elem(&hists, &key);
-	if (!h) {
-		__u32 zero = 0;
-		struct ls_hist *init = bpf_map_lookup_elem(&hist_init, &zero);
-
-		if (!init)
+	idx = st->hist[ci];
+	/* A cached index is used only while its slot still holds this key. */
+	if (idx) {
+		idx--;
+		s = bpf_map_lookup_elem(&hist_slots, &idx);
+		if (s && *(__u64 *)&s->key != *(__u64 *)&key)
+			s = NULL;
+	}
+	if (!s) {
+		s = ls_hist_slot_get(&key, t, &idx);
+		if (!s)
 			return;
-		/* Only comm is ever written in the template; the counts stay 0. */
-		ls_process_comm(init->comm, t);
-		/* -EEXIST when another CPU created it first: the lookup finds theirs. */
-		bpf_map_update_elem(&hists, &key, init, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hists, &key);
-		if (!h) {
-			__sync_fetch_and_add(&hist_misses, 1);
-			return;
-		}
+		st->hist[ci] = idx + 1;
 	}
 	/*
 	 * The hot path of every lock event: two atomics, no more.  count is
@@ -581,8 +635,8 @@ static __always_inline void ls_hist_add(struct task_struct *t, __u8 kind, __u8 w
 	/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
 	asm volatile("" : "+r"(slot));
 	slot &= LS_HIST_SLOTS - 1;
-	__sync_fetch_and_add(&h->sum_ns, ns);
-	__sync_fetch_and_add(&h->slots[slot], 1);
+	__sync_fetch_and_add(&s->hist.sum_ns, ns);
+	__sync_fetch_and_add(&s->hist.slots[slot], 1);
 }
 
 /* What the current task was doing when it asked for the lock. */
@@ -652,10 +706,10 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st,
 	__u64 held = now > start ? now - start : 0;
 	__u8 flags = end_flags;
 
-	ls_hist_add(t, LS_HIST_HOLD, LS_HIST_ANY_MODE, held);
+	ls_hist_add(st, t, LS_HIST_HOLD, LS_HIST_ANY_MODE, held);
 	/* Its count is of holds that went off CPU: zeros would drown them. */
 	if (h->offcpu_ns)
-		ls_hist_add(t, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, h->offcpu_ns);
+		ls_hist_add(st, t, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, h->offcpu_ns);
 	if (h->flags & LS_H_GRANTED)
 		flags |= LS_LOCK_F_GRANTED;
 	/*
@@ -714,7 +768,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	__u8 flags = 0;
 
 	if (!trylock)
-		ls_hist_add(cur, LS_HIST_WAIT, w->write, waited);
+		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
 	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
 		if (w->flags & LS_W_BEGIN_SENT)
 			flags |= LS_LOCK_F_BEGIN_SENT;

@@ -63,10 +63,15 @@ struct loader {
 	__u64 next_reap_ns;	/* when to hand over the histograms of exited processes */
 };
 
-/* How often the histograms of exited processes leave the kernel map. */
-#define LOADER_REAP_NS (5 * 1000000000ULL)
-/* Keys deleted per reap: a bound on the work, the rest wait for the next one. */
-#define LOADER_REAP_MAX 1024
+/*
+ * How often the histograms of exited processes leave the kernel maps.  A
+ * build host starts hundreds of processes a second, each with two or three
+ * histograms: every second, all of them, keeps the LS_HIST_MAX slots from
+ * filling up (measured: 4000 short processes in ~10 s, 5 s and 1024 keys a
+ * pass lost 130,000 samples).  A pass costs a syscall or two per key.
+ */
+#define LOADER_REAP_NS (1000000000ULL)
+#define LOADER_REAP_MAX LS_HIST_MAX
 
 /*
  * libbpf's print callback has no context argument: verbosity is chosen by
@@ -437,6 +442,8 @@ static int loader_on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int loader_fill_hist_free(struct loader *l);
+
 int loader__open(struct loader **out, const struct loader_opts *opts)
 {
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
@@ -535,6 +542,9 @@ retry:
 				strerror(-err));
 		goto cleanup;
 	}
+	err = loader_fill_hist_free(l);
+	if (err)
+		goto cleanup;
 	err = loader_attach(l);
 	if (err && loader_backend_failed(l, opts->backend, err))
 		goto retry;
@@ -681,13 +691,46 @@ static void loader_hist_finish(struct ls_hist *h, __u32 tgid, bool live)
 	memcpy(h->comm, comm, (size_t)n);
 }
 
-/* Histograms of the kernel map, cumulative, one record each. */
+/* Every histogram slot is free before the programs run: hand them all out. */
+static int loader_fill_hist_free(struct loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.hist_free);
+	__u32 i;
+
+	for (i = 0; i < LS_HIST_MAX; i++) {
+		if (bpf_map_update_elem(fd, NULL, &i, BPF_ANY)) {
+			int err = -errno;
+
+			fprintf(stderr, "lockstall: cannot set up the BPF histogram slots: %s\n",
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* key's histogram from its slot; -ENOENT when it went meanwhile (reaped). */
+static int loader_hist_read(struct loader *l, const struct ls_hist_key *key, __u32 *idx,
+			    struct ls_hist *out)
+{
+	struct ls_hist_slot slot;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.hist_index), key, idx) ||
+	    bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.hist_slots), idx, &slot) ||
+	    memcmp(&slot.key, key, sizeof(*key)))
+		return -ENOENT;
+	*out = slot.hist;
+	return 0;
+}
+
+/* Histograms of the kernel maps, cumulative, one record each. */
 static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64 now)
 {
-	int fd = bpf_map__fd(l->skel->maps.hists);
+	int fd = bpf_map__fd(l->skel->maps.hist_index);
 	struct ls_hist_key key, next;
 	struct ls_rec_hist r;
 	bool first = true;
+	__u32 idx;
 	int err;
 
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
@@ -695,7 +738,7 @@ static int loader_emit_hists(struct loader *l, ls_record_fn fn, void *ctx, __u64
 		key = next;
 		memset(&r, 0, sizeof(r));
 		/* Reaped meanwhile: it was delivered then. */
-		if (bpf_map_lookup_elem(fd, &key, &r.hist))
+		if (loader_hist_read(l, &key, &idx, &r.hist))
 			continue;
 		loader_hist_finish(&r.hist, key.tgid, true);
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), now);
@@ -713,18 +756,21 @@ static bool loader_tgid_gone(__u32 tgid)
 }
 
 /*
- * The kernel map never deletes, so on a host that starts processes all day
- * it would fill up and stop counting.  An exited process's histograms are
- * final: hand them to the engine (which keeps the cumulative set) and free
- * their keys.  A pid reused before this runs just keeps adding to the
- * same key, which is what a new process of that pid would have created.
+ * The kernel maps never free a slot, so on a host that starts processes all
+ * day they would fill up and stop counting.  An exited process's
+ * histograms are final: hand them to the engine (which keeps the
+ * cumulative set), then free their keys and give their slots back to the
+ * BPF side (zeroed first: a slot is taken as it is).  A pid reused before
+ * this runs just keeps adding to the same key, which is what a new process
+ * of that pid would have created.
  */
 static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(l->skel->maps.hists);
+	int fd = bpf_map__fd(l->skel->maps.hist_index);
+	static const struct ls_hist_slot zero;
 	struct ls_hist_key key, next, *dead;
 	struct ls_rec_hist r;
-	__u32 n = 0, i;
+	__u32 n = 0, i, idx;
 	bool first = true;
 	int err = 0;
 
@@ -739,7 +785,7 @@ static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
 	}
 	for (i = 0; i < n; i++) {
 		memset(&r, 0, sizeof(r));
-		if (bpf_map_lookup_elem(fd, &dead[i], &r.hist))
+		if (loader_hist_read(l, &dead[i], &idx, &r.hist))
 			continue;
 		loader_hist_finish(&r.hist, dead[i].tgid, false);
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), ls_now_ns());
@@ -748,6 +794,8 @@ static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
 		if (err < 0)
 			break;
 		bpf_map_delete_elem(fd, &dead[i]);
+		bpf_map_update_elem(bpf_map__fd(l->skel->maps.hist_slots), &idx, &zero, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(l->skel->maps.hist_free), NULL, &idx, BPF_ANY);
 	}
 	free(dead);
 	return err < 0 ? err : 0;

@@ -228,6 +228,18 @@ struct ls_hist {
 	__u64 slots[LS_HIST_SLOTS];
 };
 
+/*
+ * The kernel's histograms live in an array of these, found through a hash
+ * of ls_hist_key -> slot index; each task caches its slots' indices, so a
+ * lock event costs an array access, not a hash lookup.  key all zero: free.
+ */
+#define LS_HIST_MAX 8192	/* histogram slots, all processes and kinds */
+
+struct ls_hist_slot {
+	struct ls_hist_key key;	/* whose it is, checked against a task's cached index */
+	struct ls_hist hist;
+};
+
 /* One histogram as the engine receives it: cumulative since the run began. */
 struct ls_rec_hist {
 	struct ls_hdr hdr;
@@ -368,6 +380,7 @@ LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_hist, 288);
 LS_ASSERT_SIZE(ls_rec_hist, 312);
+LS_ASSERT_SIZE(ls_hist_slot, 296);
 LS_ASSERT_SIZE(ls_rec_mark, 24);
 LS_ASSERT_SIZE(ls_rec_lost, 40);
 LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
