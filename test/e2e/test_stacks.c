@@ -40,89 +40,41 @@ static void teardown(void)
 
 TestSuite(stacks, .init = setup, .fini = teardown, .timeout = 120);
 
-/* The index of the first frame of kind whose symbol starts with prefix, or -1. */
-static int frame_index(const json_t *stack, const char *kind, const char *prefix)
-{
-	const json_t *f;
-	size_t i;
-
-	json_array_foreach(stack, i, f) {
-		const char *sym = json_string_value(json_object_get(f, "sym"));
-
-		if (sym && !strcmp(e2e_str(f, "kind"), kind) && !strncmp(sym, prefix, strlen(prefix)))
-			return (int)i;
-	}
-	return -1;
-}
-
-/* A stack as one line, for messages. */
-static const char *stack_text(const json_t *stack, char *buf, size_t len)
-{
-	const json_t *f;
-	size_t i, used = 0;
-
-	buf[0] = 0;
-	json_array_foreach(stack, i, f) {
-		const char *sym = json_string_value(json_object_get(f, "sym"));
-
-		used += snprintf(buf + used, len > used ? len - used : 0, "%s%s", i ? " < " : "",
-				 sym ? sym : "?");
-		if (used >= len)
-			break;
-	}
-	return buf;
-}
-
 /* No BPF program or tracepoint plumbing at the top of a kernel stack. */
 static void check_no_tracing_frames(const json_t *stack)
 {
 	char buf[2048];
 
-	cr_expect_eq(frame_index(stack, "kernel", "bpf_"), -1, "a BPF frame: %s",
-		     stack_text(stack, buf, sizeof(buf)));
-	cr_expect_eq(frame_index(stack, "kernel", "__mmap_lock_do_trace"), -1,
-		     "a tracepoint frame: %s", stack_text(stack, buf, sizeof(buf)));
-	cr_expect_eq(frame_index(stack, "kernel", "__bpf_trace"), -1, "a tracepoint frame: %s",
-		     stack_text(stack, buf, sizeof(buf)));
+	cr_expect_eq(e2e_frame_index(stack, "kernel", "bpf_"), -1, "a BPF frame: %s",
+		     e2e_stack_text(stack, buf, sizeof(buf)));
+	cr_expect_eq(e2e_frame_index(stack, "kernel", "__mmap_lock_do_trace"), -1,
+		     "a tracepoint frame: %s", e2e_stack_text(stack, buf, sizeof(buf)));
+	cr_expect_eq(e2e_frame_index(stack, "kernel", "__bpf_trace"), -1, "a tracepoint frame: %s",
+		     e2e_stack_text(stack, buf, sizeof(buf)));
 }
 
 /* The reader, as holder: the path under the victim's lock, and the code that read. */
 static void check_reader_stack(const json_t *h)
 {
-	const json_t *stack = e2e_array(h, "stack");
-	int read_fn, pread, remote;
-	char buf[2048];
+	static const char *const frames[] = {
+		"k:__access_remote_vm", "k:do_syscall_64", "u:__libc_pread", "u:reader__read_environ",
+		"u:reader__run", "u:main", NULL,
+	};
 
-	stack_text(stack, buf, sizeof(buf));
-	cr_assert_str_eq(e2e_str(h, "stack_user_method"), "dwarf", "stack: %s", buf);
-	remote = frame_index(stack, "kernel", "__access_remote_vm");
-	cr_assert_geq(remote, 0, "no __access_remote_vm in the reader's kernel stack: %s", buf);
-	pread = frame_index(stack, "user", "__libc_pread");
-	if (pread < 0)
-		pread = frame_index(stack, "user", "pread");
-	read_fn = frame_index(stack, "user", "reader__read_environ");
-	cr_assert_geq(pread, 0, "no pread in the reader's user stack: %s", buf);
-	cr_assert_gt(read_fn, pread, "reader__read_environ not below pread: %s", buf);
-	check_no_tracing_frames(stack);
+	cr_assert_str_eq(e2e_str(h, "stack_user_method"), "dwarf");
+	e2e_check_stack(h, frames);
+	check_no_tracing_frames(e2e_array(h, "stack"));
 }
 
 /* The victim, as waiter: mmap or munmap called from victim__run. */
 static void check_victim_stack(const json_t *waiter)
 {
 	const json_t *stack = e2e_array(waiter, "stack");
-	int run, call;
-	char buf[2048];
+	static const char *const mmap_frames[] = { "k:do_syscall_64", "u:__mmap", "u:victim__run", NULL };
+	static const char *const munmap_frames[] = { "k:do_syscall_64", "u:__munmap", "u:victim__run", NULL };
 
-	stack_text(stack, buf, sizeof(buf));
-	cr_assert_str_eq(e2e_str(waiter, "stack_user_method"), "dwarf", "stack: %s", buf);
-	run = frame_index(stack, "user", "victim__run");
-	call = frame_index(stack, "user", "__mmap");
-	if (call < 0)
-		call = frame_index(stack, "user", "__munmap");
-	cr_assert_geq(call, 0, "no mmap or munmap in the victim's stack: %s", buf);
-	cr_assert_gt(run, call, "victim__run not below mmap/munmap: %s", buf);
-	cr_assert_geq(frame_index(stack, "kernel", "do_syscall_64"), 0,
-		      "no syscall entry in the victim's kernel stack: %s", buf);
+	cr_assert_str_eq(e2e_str(waiter, "stack_user_method"), "dwarf");
+	e2e_check_stack(waiter, e2e_frame_index(stack, "user", "__mmap") >= 0 ? mmap_frames : munmap_frames);
 	check_no_tracing_frames(stack);
 }
 

@@ -90,22 +90,16 @@ static bool kernel_has_per_vma_lock(void)
 }
 
 /*
- * PREEMPT_RT turns rwsems into rwbase_rt on an rt_mutex, and the
- * inversions the workloads build do not form there (src/engine/DESIGN.md,
- * PREEMPT_RT): a writer holder is boosted by its waiters, and readers come
- * in past a waiting writer.  Those kernels get their own test.
+ * PREEMPT_RT turns rwsems into rwbase_rt on an rt_mutex (src/engine/DESIGN.md,
+ * PREEMPT_RT): a writer holder is boosted by the tasks it blocks, so the
+ * inversion of mprotect_fault cannot form there and has its own test.  A
+ * reader holder is not boosted: proc_reader's inversion forms as elsewhere.
  */
 static bool kernel_is_preempt_rt(void)
 {
 	struct utsname u;
 
 	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
-}
-
-static void skip_on_preempt_rt(void)
-{
-	if (kernel_is_preempt_rt())
-		cr_skip_test("PREEMPT_RT: this inversion cannot form there (see watch::mprotect_fault_rt)");
 }
 
 /* Stalls of one waiting thread, as a new array. */
@@ -241,14 +235,18 @@ static int slow_call_ms(void)
  * A workload under watch, into w, until its victim saw a call of slow_ms.
  * The holder must be preempted mid-hold (on PREEMPT_RT: hold long enough),
  * which is up to the scheduler (under TCG a SCHED_IDLE holder may not even
- * run in a 3 s run): a run whose own ground truth says it never happened
- * is a precondition not met, run again, not a finding about lockstall.
+ * run in a 3 s run): the workload goes on until that happened (-u), and a
+ * run whose own ground truth says it never did is a precondition not met,
+ * run again, not a finding about lockstall.
  */
-static void run_until_slow(const char *workload, const char *const args[], int slow_ms)
+static void run_until_slow(const char *workload, int slow_ms)
 {
 	json_int_t slow = slow_ms * 1000000LL;
+	char ms[16];
+	const char *const args[] = { "-u", ms, NULL };
 	int attempt;
 
+	snprintf(ms, sizeof(ms), "%d", slow_ms);
 	for (attempt = 1; attempt <= 3; attempt++) {
 		e2e_watch__run(&w, workload, args);
 		if (e2e_int(w.truth, "worst_ns") >= slow)
@@ -262,30 +260,20 @@ static void run_until_slow(const char *workload, const char *const args[], int s
 		      "the workload never produced the inversion in 3 runs");
 }
 
-/* mprotect_fault goes on until the stall happened (-u MS). */
-static void run_mprotect_fault(int slow_ms)
-{
-	char ms[16];
-	const char *const args[] = { "-u", ms, NULL };
-
-	snprintf(ms, sizeof(ms), "%d", slow_ms);
-	run_until_slow("mprotect_fault", args, slow_ms);
-}
 
 /*
  * A monitoring daemon (SCHED_IDLE) reads /proc/<victim>/environ, holding
  * the victim's mmap_lock for read, and is preempted by a hog; the victim's
  * SCHED_FIFO thread waits in mmap()/munmap() for the write lock.
  */
-Test(watch, proc_reader, .fini = teardown, .timeout = 120)
+Test(watch, proc_reader, .fini = teardown, .timeout = 180)
 {
 	const json_t *t, *st, *found = NULL;
 	json_int_t victim_pid, victim_tid, reader_pid, reader_tid, hog_tid;
 	json_t *mine;
 	size_t i;
 
-	skip_on_preempt_rt();
-	run_until_slow("proc_reader", NULL, slow_call_ms());
+	run_until_slow("proc_reader", slow_call_ms());
 	t = w.truth;
 	victim_pid = e2e_int(t, "victim_pid");
 	victim_tid = e2e_int(t, "victim_tid");
@@ -337,15 +325,16 @@ Test(watch, proc_reader, .fini = teardown, .timeout = 120)
  * hog; a SCHED_FIFO thread of the same process page-faults in that VMA,
  * whose per-VMA lock is taken, and waits for mmap_read_lock.
  */
-Test(watch, mprotect_fault, .fini = teardown, .timeout = 120)
+Test(watch, mprotect_fault, .fini = teardown, .timeout = 180)
 {
 	const json_t *t, *st, *found = NULL;
 	json_int_t pid, victim_tid, holder_tid, hog_tid, map_start, map_end;
 	json_t *mine;
 	size_t i;
 
-	skip_on_preempt_rt();
-	run_mprotect_fault(slow_call_ms());
+	if (kernel_is_preempt_rt())
+		cr_skip_test("PREEMPT_RT boosts the holder: see watch::mprotect_fault_rt");
+	run_until_slow("mprotect_fault", slow_call_ms());
 	t = w.truth;
 	pid = e2e_int(t, "victim_pid");
 	victim_tid = e2e_int(t, "victim_tid");
@@ -389,6 +378,16 @@ Test(watch, mprotect_fault, .fini = teardown, .timeout = 120)
 			  kernel_has_per_vma_lock(),
 			  "a fault that took mmap_lock is a fallback on a per-VMA-lock kernel (6.4+), "
 			  "only there: %s", dump(found));
+	/* where: the fault in victim__touch, the holder inside holder__flip's mprotect() */
+	{
+		static const char *const waiter[] = { "k:exc_page_fault", "u:victim__touch",
+						      "u:victim__run", NULL };
+		static const char *const holder[] = { "k:mprotect_fixup", "u:__mprotect",
+						      "u:holder__flip", "u:holder__run", NULL };
+
+		e2e_check_stack(e2e_object(found, "waiter"), waiter);
+		e2e_check_stack(holder_with_tid(found, holder_tid), holder);
+	}
 
 	check_worst_call(mine, t);
 	json_decref(mine);
@@ -412,7 +411,7 @@ Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 	if (!kernel_is_preempt_rt())
 		cr_skip_test("not a PREEMPT_RT kernel");
 	/* a hold of 20 ms, not an inversion: the boosted holder's own work */
-	run_mprotect_fault(20);
+	run_until_slow("mprotect_fault", 20);
 	victim_tid = e2e_int(w.truth, "victim_tid");
 	holder_tid = e2e_int(w.truth, "holder_tid");
 	check_summary(&w);

@@ -293,3 +293,53 @@ const json_t *e2e_object(const json_t *obj, const char *key)
 	cr_assert(json_is_object(v), "\"%s\" is not an object", key);
 	return v;
 }
+
+int e2e_frame_index(const json_t *stack, const char *kind, const char *prefix)
+{
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(stack, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "sym"));
+
+		if (sym && !strcmp(e2e_str(f, "kind"), kind) && !strncmp(sym, prefix, strlen(prefix)))
+			return (int)i;
+	}
+	return -1;
+}
+
+const char *e2e_stack_text(const json_t *stack, char *buf, size_t len)
+{
+	const json_t *f;
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	json_array_foreach(stack, i, f) {
+		const char *sym = json_string_value(json_object_get(f, "sym"));
+
+		used += snprintf(buf + used, len > used ? len - used : 0, "%s%s", i ? " < " : "",
+				 sym ? sym : "?");
+		if (used >= len)
+			break;
+	}
+	return buf;
+}
+
+void e2e_check_stack(const json_t *task, const char *const frames[])
+{
+	const json_t *stack = e2e_array(task, "stack");
+	int at, last = -1;
+	char buf[2048];
+	size_t i;
+
+	e2e_stack_text(stack, buf, sizeof(buf));
+	for (i = 0; frames[i]; i++) {
+		/* "k:name" or "u:name"; names match as prefixes, in this order */
+		at = e2e_frame_index(stack, frames[i][0] == 'k' ? "kernel" : "user", frames[i] + 2);
+		cr_assert_geq(at, 0, "%s of %s: no %s in its stack: %s", e2e_str(task, "comm"),
+			      frames[i][0] == 'k' ? "kernel" : "user", frames[i] + 2, buf);
+		cr_assert_gt(at, last, "%s: %s is not below %s: %s", e2e_str(task, "comm"),
+			     frames[i] + 2, i ? frames[i - 1] + 2 : "", buf);
+		last = at;
+	}
+}

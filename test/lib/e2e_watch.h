@@ -70,4 +70,16 @@ const char *e2e_str(const json_t *obj, const char *key);
 const json_t *e2e_array(const json_t *obj, const char *key);
 const json_t *e2e_object(const json_t *obj, const char *key);
 
+/* Stacks (JSON "stack" arrays, innermost first). */
+/* The index of the first frame of kind ("kernel", "user") whose symbol starts with prefix, or -1. */
+int e2e_frame_index(const json_t *stack, const char *kind, const char *prefix);
+/* "sym < sym < ?" for messages. */
+const char *e2e_stack_text(const json_t *stack, char *buf, size_t len);
+/*
+ * Fail unless task has a stack holding frames ("k:name" kernel, "u:name"
+ * user, name a prefix of the symbol), each below the one before it;
+ * frames ends with NULL.
+ */
+void e2e_check_stack(const json_t *task, const char *const frames[]);
+
 #endif /* LOCKSTALL_TEST_E2E_WATCH_H */

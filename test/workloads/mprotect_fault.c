@@ -44,6 +44,22 @@ struct holder {
 	int ready_fd;
 };
 
+/*
+ * Functions of their own, kept out of line, for the stack tests: the
+ * holder's user stack shows holder__flip below mprotect, the victim's
+ * victim__touch at the fault (test/e2e/test_watch.c).
+ */
+__attribute__((noinline, noipa)) static void holder__flip(struct holder *h, int prot)
+{
+	if (mprotect(h->map, h->len, prot))
+		wl_die("holder: mprotect: %s", strerror(errno));
+}
+
+__attribute__((noinline, noipa)) static char victim__touch(volatile char *p)
+{
+	return *p;	/* not present: a read fault */
+}
+
 static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
@@ -57,8 +73,7 @@ static void *holder__run(void *arg)
 		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
 	wl_set_class(WL_CLASS_LOW);
 	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
-		if (mprotect(h->map, h->len, prot[h->calls & 1]))
-			wl_die("holder: mprotect: %s", strerror(errno));
+		holder__flip(h, prot[h->calls & 1]);
 		/* Ready once a full read-only + read-write round went through. */
 		if (++h->calls == 2) {
 			wl_send(h->ready_fd, &h->tid, sizeof(h->tid));
@@ -100,7 +115,7 @@ static void *victim__run(void *arg)
 		volatile char *p = v->area + off;
 
 		t0 = wl_now_ns();
-		(void)*p;	/* not present: a read fault */
+		(void)victim__touch(p);
 		t1 = wl_now_ns();
 		wl_worst__add(&v->worst, t0, t1, (uintptr_t)p);
 
