@@ -195,6 +195,15 @@ struct {
 /* hist_misses goes into loader_stats; hold_overflows is for bpftool map dump. */
 __u64 hist_misses = 0;		/* samples lost: the histogram map was full */
 __u64 hold_overflows = 0;	/* holds not followed: both slots busy */
+/*
+ * What stacks cost, measured where it is spent (two clock reads per stack,
+ * a few per second): STACK records made and the time making them took,
+ * and the kernel stacks saved at a holder's first switch-out.
+ */
+__u64 stack_records = 0;
+__u64 stack_ns = 0;
+__u64 kstack_saves = 0;
+__u64 kstack_save_ns = 0;
 
 static __always_inline __u32 ls_task_cpu(struct task_struct *t)
 {
@@ -477,6 +486,7 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
+	__u64 t0 = bpf_ktime_get_ns();
 	struct ls_rec_stack *r;
 	struct pt_regs *regs;
 	__u32 size, copied = 0;
@@ -556,6 +566,8 @@ send:
 	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
 	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
 		ls_drops_count(taken);
+	__sync_fetch_and_add(&stack_records, 1);
+	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
 }
 
 /* ls_task_state.hist[]: which cached slot a histogram of kind and mode uses. */
@@ -977,10 +989,13 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		pf_after = ls_state_flags(ps);
 		/* The holder's first switch-out: where it was when it left. */
 		if (cfg.kstacks && (pf_after & LS_TASK_F_HOLDING) && !ps->off_kstack_valid) {
+			__u64 t0 = bpf_ktime_get_ns();
 			long n = bpf_get_stack(ctx, ps->off_kstack, sizeof(ps->off_kstack), 0);
 
 			ps->off_kstack_len = n > 0 ? n : 0;
 			ps->off_kstack_valid = 1;
+			__sync_fetch_and_add(&kstack_saves, 1);
+			__sync_fetch_and_add(&kstack_save_ns, bpf_ktime_get_ns() - t0);
 		}
 		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
 			ls_watch_raise(ps, cpu);

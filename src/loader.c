@@ -862,6 +862,10 @@ void loader__stats(const struct loader *l, struct loader_stats *out)
 	if (!loader_read_drops(l, &total, &pending))
 		out->drops = total;
 	out->hist_misses = l->skel->bss->hist_misses;
+	out->stack_records = l->skel->bss->stack_records;
+	out->stack_ns = l->skel->bss->stack_ns;
+	out->kstack_saves = l->skel->bss->kstack_saves;
+	out->kstack_save_ns = l->skel->bss->kstack_save_ns;
 }
 
 void loader__free(struct loader *l)
