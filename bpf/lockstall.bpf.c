@@ -564,7 +564,12 @@ send:
 	if (size > sizeof(*r) + LS_USTACK_COPY_MAX)
 		size = sizeof(*r) + LS_USTACK_COPY_MAX;
 	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
-	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
+	/*
+	 * Wake the reader now, unlike other records: it reads the process's
+	 * mappings when the process's first STACK arrives, and a short-lived
+	 * process may be gone by the next regular poll.  A few per second.
+	 */
+	if (bpf_ringbuf_output(&events, r, size, BPF_RB_FORCE_WAKEUP))
 		ls_drops_count(taken);
 	__sync_fetch_and_add(&stack_records, 1);
 	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
