@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * src/stacks.c: STACK records to frames, with a kallsyms file and mappings
+ * given by the test.  User frames are this test process's own functions,
+ * named from its own ELF file through its /proc/self/maps text, given as a
+ * recording would give it; kernel frames from a small kallsyms text.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "lib/tmpdir.h"
+#include "sinks/sink.h"
+#include "stacks.h"
+
+static const char kallsyms_text[] =
+	"ffffffffc0023a08 t bpf_prog_ae44d35154decf45_ls_acquire\t[bpf]\n"
+	"ffffffff814cb000 T bpf_trace_run3\n"
+	"ffffffff81600000 T __mmap_lock_do_trace_acquire_returned\n"
+	"ffffffff81700000 T vm_mmap_pgoff\n"
+	"ffffffff81701000 T ksys_mmap_pgoff\n"
+	"ffffffff8224d0d0 T do_syscall_64\n"
+	"ffffffff8224e000 T entry_after\n";
+
+static char dir[64], kallsyms[128];
+
+static void setup(void)
+{
+	FILE *f;
+
+	tmpdir__make(dir, sizeof(dir), "stacks");
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", dir);
+	f = fopen(kallsyms, "w");
+	cr_assert_not_null(f);
+	fputs(kallsyms_text, f);
+	fclose(f);
+}
+
+static void teardown(void)
+{
+	tmpdir__remove(dir);
+}
+
+TestSuite(stacks, .init = setup, .fini = teardown);
+
+/* Functions of this process for user frames: their own names, not inlined. */
+__attribute__((noinline, noipa)) static int stacks_test_callee(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, noipa)) static int stacks_test_caller(int x)
+{
+	return stacks_test_callee(x) + 2;
+}
+
+static const __u64 kernel_ips[] = {
+	0xffffffffc0023a10ULL,	/* the BPF program: skipped */
+	0xffffffff814cb010ULL,	/* bpf_trace_run3: skipped */
+	0xffffffff81600020ULL,	/* the tracepoint's own function: skipped */
+	0xffffffff81700123ULL,	/* vm_mmap_pgoff+0x123 */
+	0xffffffff8224d0e0ULL,	/* do_syscall_64+0x10 */
+};
+
+static struct ls_rec_stack rec(__u8 user_mode, __u8 flags)
+{
+	struct ls_rec_stack r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = LS_REC_STACK;
+	r.hdr.size = sizeof(r);
+	r.tid = r.tgid = (__u32)getpid();
+	r.why = LS_STACK_WAIT;
+	r.user_mode = user_mode;
+	r.flags = flags;
+	r.nr_kernel = sizeof(kernel_ips) / sizeof(kernel_ips[0]);
+	memcpy(r.kernel, kernel_ips, sizeof(kernel_ips));
+	/* the kernel's frame-pointer walk: an ip, a return address, then data */
+	r.user[0] = (__u64)(unsigned long)stacks_test_callee + 4;
+	r.user[1] = (__u64)(unsigned long)stacks_test_caller + 9;
+	r.user[2] = 0x687361622f6e69ULL;	/* "/bin/bash"-ish bytes: no code */
+	r.nr_user = 3;
+	return r;
+}
+
+static struct stacks *stacks_with_own_maps(bool no_kernel)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms, .no_kernel = no_kernel };
+	struct stacks *sk = stacks__new(&o);
+	char buf[1 << 16];
+	size_t n;
+	FILE *f;
+
+	cr_assert_not_null(sk);
+	f = fopen("/proc/self/maps", "r");
+	cr_assert_not_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	cr_assert_eq(stacks__add_maps(sk, (__u32)getpid(), buf, n), 0);
+	return sk;
+}
+
+Test(stacks, kernel_and_user_frames_named)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	struct ls_rec_stack r = rec(LS_USTACK_FP, 0);
+	const struct ls_frames *fr = stacks__resolve(sk, &r);
+
+	cr_assert_not_null(fr);
+	cr_assert_eq(fr->n_kernel, 2, "the BPF and tracepoint frames are not skipped: %u", fr->n_kernel);
+	cr_assert_str_eq(fr->v[0].sym, "vm_mmap_pgoff");
+	cr_assert_eq(fr->v[0].off, 0x123);
+	cr_assert_str_eq(fr->v[0].module, "vmlinux");
+	cr_assert_eq(fr->v[0].kind, LS_FRAME_KERNEL);
+	cr_assert_str_eq(fr->v[1].sym, "do_syscall_64");
+	/* the kernel's fp walk: kept up to the first "frame" in no code */
+	cr_assert_eq(fr->n, 4, "%u frames", fr->n);
+	cr_assert_str_eq(fr->v[2].sym, "stacks_test_callee");
+	cr_assert_eq(fr->v[2].off, 4);
+	cr_assert_str_eq(fr->v[3].sym, "stacks_test_caller");
+	cr_assert_eq(fr->v[3].off, 9, "a return address names the call's function, offset kept");
+	cr_assert_eq(fr->v[3].kind, LS_FRAME_USER);
+	cr_assert_str_eq(fr->user_method, "kernel-fp");
+	cr_assert(fr->note && strstr(fr->note, "frames dropped"), "%s", fr->note);
+	cr_assert_neq(fr->digest, 0);
+	stacks__reset(sk);
+	stacks__free(sk);
+}
+
+Test(stacks, same_frames_same_digest)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	struct ls_rec_stack a = rec(LS_USTACK_FP, 0), b = rec(LS_USTACK_FP, 0);
+	__u64 da, db;
+
+	da = stacks__resolve(sk, &a)->digest;
+	b.user[1] = (__u64)(unsigned long)stacks_test_caller + 10;
+	db = stacks__resolve(sk, &b)->digest;
+	cr_assert_neq(da, db, "a different offset is another stack");
+	stacks__reset(sk);
+	cr_assert_eq(stacks__resolve(sk, &a)->digest, da);
+	stacks__free(sk);
+}
+
+Test(stacks, another_boot_leaves_kernel_frames_unnamed)
+{
+	struct stacks *sk = stacks_with_own_maps(true);
+	struct ls_rec_stack r = rec(LS_USTACK_FP, 0);
+	const struct ls_frames *fr = stacks__resolve(sk, &r);
+	unsigned int i;
+
+	cr_assert_eq(fr->n_kernel, r.nr_kernel, "nothing can be skipped without names");
+	for (i = 0; i < fr->n_kernel; i++)
+		cr_assert_null(fr->v[i].sym, "frame %u named from another boot's kallsyms", i);
+	cr_assert(strstr(fr->note, "another boot"), "%s", fr->note);
+	stacks__free(sk);
+}
+
+Test(stacks, no_mappings_no_user_names)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms };
+	struct stacks *sk = stacks__new(&o);
+	struct ls_rec_stack r = rec(LS_USTACK_FP, 0);
+	const struct ls_frames *fr = stacks__resolve(sk, &r);
+	unsigned int i;
+
+	cr_assert_gt(fr->n, fr->n_kernel);
+	for (i = fr->n_kernel; i < fr->n; i++)
+		cr_assert_null(fr->v[i].sym, "user frame %u named without mappings", i);
+	cr_assert(strstr(fr->note, "mappings were not captured"), "%s", fr->note);
+	stacks__free(sk);
+}
+
+Test(stacks, user_stacks_none_and_kernel_threads)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	struct ls_rec_stack none = rec(LS_USTACK_NONE, 0);
+	struct ls_rec_stack kthread = rec(LS_USTACK_NONE, LS_STACK_F_KTHREAD);
+	const struct ls_frames *fr;
+
+	fr = stacks__resolve(sk, &none);
+	cr_assert_eq(fr->n, fr->n_kernel);
+	cr_assert_str_eq(fr->user_method, "none");
+	cr_assert(strstr(fr->note, "--user-stacks=none"), "%s", fr->note);
+	fr = stacks__resolve(sk, &kthread);
+	cr_assert_eq(fr->n, fr->n_kernel);
+	cr_assert_null(fr->note, "a kernel thread has no user stack to miss: %s", fr->note);
+	stacks__free(sk);
+}
+
+/* Mappings as a recording keeps them, build-ids included, round-trip. */
+static int keep_maps(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+		     size_t ids_len)
+{
+	int *n = ctx;
+
+	cr_assert_gt(maps_len, 0);
+	(void)tgid;
+	(void)maps;
+	(void)ids;
+	(void)ids_len;
+	(*n)++;
+	return 0;
+}
+
+Test(stacks, maps_for_recordings)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	int n = 0;
+
+	cr_assert_eq(stacks__for_each_maps(sk, keep_maps, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(stacks__add_maps(sk, 0, "x", 1), -EINVAL, "tgid 0 is no process");
+	cr_assert_eq(stacks__add_build_ids(sk, 99999999, "", 0), -ENOENT);
+	stacks__free(sk);
+}
