@@ -565,11 +565,13 @@ send:
 		size = sizeof(*r) + LS_USTACK_COPY_MAX;
 	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
 	/*
-	 * Wake the reader now, unlike other records: it reads the process's
-	 * mappings when the process's first STACK arrives, and a short-lived
-	 * process may be gone by the next regular poll.  A few per second.
+	 * The reader reads a process's mappings when its first STACK
+	 * arrives; waking it for each (BPF_RB_FORCE_WAKEUP) would shorten the
+	 * time a short-lived process has to exit first, but measured 2-3x the
+	 * cost of the whole record here (an IPI, a VM exit on a guest).  It
+	 * polls every 100 ms anyway.
 	 */
-	if (bpf_ringbuf_output(&events, r, size, BPF_RB_FORCE_WAKEUP))
+	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
 		ls_drops_count(taken);
 	__sync_fetch_and_add(&stack_records, 1);
 	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
