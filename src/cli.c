@@ -162,6 +162,18 @@ static const char *cmd_name(enum ls_command cmd)
 	return "";
 }
 
+static const char *const backend_names[] = {
+	[LS_BACKEND_AUTO] = "auto",
+	[LS_BACKEND_TRACEPOINT] = "tracepoint",
+	[LS_BACKEND_FENTRY] = "fentry",
+	[LS_BACKEND_KPROBE] = "kprobe",
+};
+
+const char *cli__backend_name(unsigned int backend)
+{
+	return backend <= LS_BACKEND_KPROBE ? backend_names[backend] : "?";
+}
+
 /* One line: what is wrong, how to put it right, and where to read more. */
 __attribute__((format(printf, 3, 4)))
 static int usage_error(FILE *err, enum ls_command cmd, const char *fmt, ...)
@@ -435,19 +447,15 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->stacks = false;
 		return 0;
 	case OPT_BACKEND:
-		if (!strcmp(val, "auto"))
-			cfg->backend = LS_BACKEND_AUTO;
-		else if (!strcmp(val, "tracepoint"))
-			cfg->backend = LS_BACKEND_TRACEPOINT;
-		else if (!strcmp(val, "fentry"))
-			cfg->backend = LS_BACKEND_FENTRY;
-		else if (!strcmp(val, "kprobe"))
-			cfg->backend = LS_BACKEND_KPROBE;
-		else
-			return usage_error(err, cfg->cmd,
-					   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
-					   val, opt);
-		return 0;
+		for (v = LS_BACKEND_AUTO; v <= LS_BACKEND_KPROBE; v++) {
+			if (!strcmp(val, cli__backend_name(v))) {
+				cfg->backend = v;
+				return 0;
+			}
+		}
+		return usage_error(err, cfg->cmd,
+				   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
+				   val, opt);
 	case OPT_BTF:
 		cfg->btf_path = val;
 		return 0;

@@ -115,4 +115,7 @@ int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err);
 /* The --help text of cfg->cmd (LS_CMD_NONE: the top level). */
 void cli__usage(FILE *f, enum ls_command cmd);
 
+/* --backend's word for an enum ls_backend ("auto", "tracepoint", ...). */
+const char *cli__backend_name(unsigned int backend);
+
 #endif /* LOCKSTALL_CLI_H */

@@ -126,6 +126,10 @@ int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid
 	err = err ?: trace_writer__meta_u64(w, "interval_ns", cfg->interval_ns);
 	err = err ?: trace_writer__meta_u64(w, "count", cfg->count);
 	err = err ?: trace_writer__meta_u64(w, "features", features);
+	/* the same as the LS_FEAT_BACKEND_* bits of features, for people */
+	err = err ?: trace_writer__meta_str(w, "backend",
+					    (features & LS_FEAT_BACKEND_FENTRY) ? "fentry" :
+					    (features & LS_FEAT_BACKEND_KPROBE) ? "kprobe" : "tracepoint");
 	err = err ?: trace_writer__meta_u64(w, "start.realtime_ns", real);
 	err = err ?: trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
 					    (__s64)(real - mono));

@@ -203,13 +203,6 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	return err;
 }
 
-static const char *const loader_backend_names[] = {
-	[LS_BACKEND_AUTO] = "auto",
-	[LS_BACKEND_TRACEPOINT] = "tracepoint",
-	[LS_BACKEND_FENTRY] = "fentry",
-	[LS_BACKEND_KPROBE] = "kprobe",
-};
-
 /*
  * Can this kernel have backend b at all (from its BTF)?  Says why not when
  * b was asked for by name.  Whether fentry and kprobes attach is only known
@@ -226,7 +219,7 @@ static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
 	else if (b != LS_BACKEND_TRACEPOINT && !l->has_rwsem_funcs)
 		why = "the kernel's BTF has no down_read(): try --backend=tracepoint";
 	if (why && say)
-		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", loader_backend_names[b], why);
+		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", cli__backend_name(b), why);
 	return !why;
 }
 
@@ -255,12 +248,12 @@ static __u8 loader_backend_next(const struct loader *l, __u8 asked)
  */
 static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 {
-	const char *name = loader_backend_names[l->backend];
+	const char *name = cli__backend_name(l->backend);
 	__u8 next = asked == LS_BACKEND_AUTO ? loader_backend_next(l, asked) : LS_BACKEND_AUTO;
 
 	if (next != LS_BACKEND_AUTO) {
 		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s): trying %s\n",
-			name, strerror(-err), loader_backend_names[next]);
+			name, strerror(-err), cli__backend_name(next));
 		lockstall_bpf__destroy(l->skel);
 		l->skel = NULL;
 		l->backend = next;
@@ -552,7 +545,7 @@ retry:
 		goto cleanup;
 	if (opts->backend == LS_BACKEND_AUTO)
 		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
-			loader_backend_names[l->backend]);
+			cli__backend_name(l->backend));
 
 	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
 	if (!l->rb) {

@@ -251,7 +251,8 @@ static void run_until_slow(const char *workload, int slow_ms)
 		e2e_watch__run(&w, workload, args);
 		if (e2e_int(w.truth, "worst_ns") >= slow)
 			break;
-		cr_log_warn("attempt %d: the workload saw no %d ms call (worst %lld ns): again",
+		/* info, not warn: a warning makes Criterion's exit status 1 */
+		cr_log_info("attempt %d: the workload saw no %d ms call (worst %lld ns): again",
 			    attempt, slow_ms, (long long)e2e_int(w.truth, "worst_ns"));
 		if (attempt < 3)
 			e2e_watch__release(&w);
@@ -260,6 +261,35 @@ static void run_until_slow(const char *workload, int slow_ms)
 		      "the workload never produced the inversion in 3 runs");
 }
 
+/*
+ * PREEMPT_RT (src/engine/DESIGN.md): the reader is not boosted, so the
+ * inversion forms, but the victim's slowest call can also be a writer
+ * starved by readers that come in past it while it waits (the reader
+ * running: contention), or a wait whose holder was not seen (unknown).
+ * The stall must be found in that call all the same, and any holder named
+ * must be the reader.
+ */
+static void check_rt_proc_reader(const json_t *victim_stalls, const json_t *truth,
+				 json_int_t reader_tid)
+{
+	const json_t *st = stall_in_worst_call(victim_stalls, truth);
+	const char *verdict;
+
+	if (!st)
+		log_stalls("the victim's stalls", victim_stalls);
+	cr_assert_not_null(st, "no stall of the victim inside its slowest call [%lld, %lld]",
+			   e2e_int(truth, "worst_start_ns"), e2e_int(truth, "worst_end_ns"));
+	verdict = e2e_str(st, "verdict");
+	cr_log_info("PREEMPT_RT: the slowest call's stall waited %lld us: %s, %zu holders",
+		    e2e_int(st, "wait_ns") / 1000, verdict, json_array_size(e2e_array(st, "holders")));
+	cr_expect_geq(e2e_int(st, "wait_ns") * 2, e2e_int(truth, "worst_ns"),
+		      "the stall in the slowest call waited %lld ns, under half of the call's %lld ns",
+		      e2e_int(st, "wait_ns"), e2e_int(truth, "worst_ns"));
+	cr_expect(!strcmp(verdict, "priority_inversion") || !strcmp(verdict, "contention") ||
+		  !strcmp(verdict, "unknown"), "%s", dump(st));
+	cr_expect(!json_array_size(e2e_array(st, "holders")) || holder_with_tid(st, reader_tid),
+		  "the reader %lld is not among the holders: %s", reader_tid, dump(st));
+}
 
 /*
  * A monitoring daemon (SCHED_IDLE) reads /proc/<victim>/environ, holding
@@ -287,6 +317,11 @@ Test(watch, proc_reader, .fini = teardown, .timeout = 180)
 	if (!json_array_size(mine))
 		log_stalls("all stalls", w.stalls);
 	cr_assert_gt(json_array_size(mine), 0, "no stall of the victim thread %lld", victim_tid);
+	if (kernel_is_preempt_rt()) {
+		check_rt_proc_reader(mine, t, reader_tid);
+		json_decref(mine);
+		return;
+	}
 
 	json_array_foreach(mine, i, st) {
 		const json_t *mm = e2e_object(st, "mm"), *h = holder_with_tid(st, reader_tid);

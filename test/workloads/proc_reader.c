@@ -144,7 +144,7 @@ struct victim {
 static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
-	uint64_t deadline, t0, t1;
+	uint64_t t0, t1;
 	int err;
 
 	prctl(PR_SET_NAME, "wl-victim");
@@ -156,7 +156,6 @@ static void *victim__run(void *arg)
 	wl_gate__wait(&v->go);
 
 	v->start_ns = wl_now_ns();
-	deadline = v->start_ns + (uint64_t)(v->opts->duration_s * 1e9);
 	do {
 		uint64_t before = v->worst.ns;
 		void *p;
@@ -181,7 +180,7 @@ static void *victim__run(void *arg)
 			v->worst_op = "munmap";
 
 		wl_pause(v->opts->pause_us);
-	} while (t1 < deadline);
+	} while (!wl_done(v->opts, &v->worst, v->start_ns, t1));
 	v->end_ns = t1;
 	return NULL;
 }
