@@ -202,7 +202,7 @@ static void names__one(void *data, __u32 tgid, const char comm[LS_COMM_LEN])
 	free(cmd);
 }
 
-static int maps__one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+int record__maps_one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
 		     size_t ids_len)
 {
 	char key[64];
@@ -215,13 +215,15 @@ static int maps__one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, c
 }
 
 /*
- * Read while the processes lived (stacks__note), written at the end:
- * report names the frames of processes long gone with them.
+ * The mappings the stack resolver holds now (those of the processes seen
+ * last): report names the frames of processes long gone with them.  A
+ * whole run's recording gets each process's as it is read instead
+ * (stacks_opts.on_maps); this is for a flight recording, made later.
  */
 void record__maps(struct trace_writer *w, struct stacks *sk)
 {
 	if (sk && !trace_writer__error(w))
-		stacks__for_each_maps(sk, maps__one, w);
+		stacks__for_each_maps(sk, record__maps_one, w);
 }
 
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,

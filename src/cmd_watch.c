@@ -734,6 +734,21 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	return LS_EXIT_OK;
 }
 
+/*
+ * A process's mappings as soon as they were read, into the recording (the
+ * stack resolver forgets processes; the recording keeps them all).
+ */
+static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
+			      const char *ids, size_t ids_len)
+{
+	struct watch *w = ctx;
+
+	if (!w->writer)
+		return 0;
+	return record__maps_one(w->writer, tgid, maps, maps_len, ids, ids_len) ?:
+	       trace_writer__meta_flush(w->writer);
+}
+
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
@@ -798,11 +813,15 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		}
 	}
 	if (cfg->stacks) {
-		struct stacks_opts sko = { .live = true };
+		struct stacks_opts sko = {
+			.live = true,
+			.on_maps = watch__record_maps,
+			.on_maps_ctx = &w,
+		};
 
 		w.stacks = stacks__new(&sko);
 		if (!w.stacks) {
-			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n", strerror(ENOMEM));
+			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n", strerror(errno));
 			goto cleanup;
 		}
 		so.stacks = w.stacks;
@@ -910,7 +929,6 @@ cleanup:
 		loader__free(w.loader);
 	if (w.writer) {
 		/* the names are read after tracing stopped: see record__finish() */
-		record__maps(w.writer, w.stacks);
 		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
 		if (rc < 0 && ret == LS_EXIT_OK)
 			ret = LS_EXIT_FAILURE;

@@ -34,6 +34,9 @@ void record__progress(struct trace_writer *w, struct loader *l, struct engine *e
 /* The mappings of the processes whose stacks were captured (sk may be NULL). */
 struct stacks;
 void record__maps(struct trace_writer *w, struct stacks *sk);
+/* One process's mappings and build-ids as metadata (queued: trace_writer__meta_flush). */
+int record__maps_one(void *w, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+		     size_t ids_len);
 /* Names of the processes seen, the END chunk, close; what is left to say. */
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
 		   __u64 elapsed_ns);

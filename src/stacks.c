@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "maps_reader.h"
 #include "sinks/sink.h"
 #include "stacks.h"
+#include "util.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"
 
@@ -41,8 +43,10 @@ struct stacks {
 	struct stacks_opts opts;
 	struct symbolizer *sym;
 	struct unwinder *unw;
+	struct maps_reader *mr;	/* live: reads /proc/PID/maps off the loop */
 	struct proc_entry procs[STACKS_MAX_PROCS];
 	unsigned int n_procs;
+	size_t maps_bytes;	/* of the procs' texts: STACKS_MAX_MAPS_BYTES */
 	__u64 clock;		/* use counter for the least recently used process */
 	struct resolved res[1 + LS_MAX_HOLDERS];
 	unsigned int n_res;
@@ -62,15 +66,18 @@ struct stacks *stacks__new(const struct stacks_opts *opts)
 	so.debug_root = sk->opts.debug_root;
 	sk->sym = symbolizer__new(&so);
 	sk->unw = unwinder__new(0);
-	if (!sk->sym || !sk->unw) {
+	if (sk->opts.live)
+		sk->mr = maps_reader__new();
+	if (!sk->sym || !sk->unw || (sk->opts.live && !sk->mr)) {
 		stacks__free(sk);
 		return NULL;
 	}
 	return sk;
 }
 
-static void proc_entry__clear(struct proc_entry *p)
+static void proc_entry__clear(struct stacks *sk, struct proc_entry *p)
 {
+	sk->maps_bytes -= p->len;
 	free(p->text);
 	free(p->ids);
 	proc_maps__free(p->maps);
@@ -84,8 +91,9 @@ void stacks__free(struct stacks *sk)
 
 	if (!sk)
 		return;
+	maps_reader__free(sk->mr);
 	for (i = 0; i < sk->n_procs; i++)
-		proc_entry__clear(&sk->procs[i]);
+		proc_entry__clear(sk, &sk->procs[i]);
 	for (c = sk->arena; c; c = next) {
 		next = c->next;
 		free(c);
@@ -110,23 +118,37 @@ static struct proc_entry *stacks__proc(struct stacks *sk, __u32 tgid)
 	return NULL;
 }
 
-/* A slot for tgid: a free one, else the least recently used process's. */
-static struct proc_entry *stacks__proc_slot(struct stacks *sk, __u32 tgid)
+/* Forget the least recently used process (its slot is taken by the last one). */
+static void stacks__evict_one(struct stacks *sk)
 {
-	struct proc_entry *p = stacks__proc(sk, tgid);
 	unsigned int i, old = 0;
 
-	if (!p) {
-		if (sk->n_procs < STACKS_MAX_PROCS) {
-			p = &sk->procs[sk->n_procs++];
-		} else {
-			for (i = 1; i < sk->n_procs; i++)
-				if (sk->procs[i].last_use < sk->procs[old].last_use)
-					old = i;
-			p = &sk->procs[old];
-		}
+	for (i = 1; i < sk->n_procs; i++)
+		if (sk->procs[i].last_use < sk->procs[old].last_use)
+			old = i;
+	proc_entry__clear(sk, &sk->procs[old]);
+	sk->procs[old] = sk->procs[--sk->n_procs];
+}
+
+/*
+ * A slot for tgid's len bytes of mappings: its own, or a new one after the
+ * least recently used processes made room (count and bytes bounded: a
+ * daemon sees processes come and go for weeks; recordings got theirs when
+ * they were read, see stacks_opts.on_maps).
+ */
+static struct proc_entry *stacks__proc_slot(struct stacks *sk, __u32 tgid, size_t len)
+{
+	struct proc_entry *p = stacks__proc(sk, tgid);
+
+	if (p)
+		proc_entry__clear(sk, p);
+	else {
+		while (sk->n_procs &&
+		       (sk->n_procs == STACKS_MAX_PROCS || sk->maps_bytes + len > STACKS_MAX_MAPS_BYTES))
+			stacks__evict_one(sk);
+		p = &sk->procs[sk->n_procs++];
+		memset(p, 0, sizeof(*p));
 	}
-	proc_entry__clear(p);
 	p->tgid = tgid;
 	p->last_use = ++sk->clock;
 	return p;
@@ -146,10 +168,11 @@ static int stacks__set_maps(struct stacks *sk, __u32 tgid, char *text, size_t le
 	}
 	/* the symbolizer opens a live process's files through /proc/PID/root */
 	maps->pid = pid;
-	p = stacks__proc_slot(sk, tgid);
+	p = stacks__proc_slot(sk, tgid, len);
 	p->text = text;
 	p->len = len;
 	p->maps = maps;
+	sk->maps_bytes += len;
 	return 0;
 }
 
@@ -240,16 +263,38 @@ int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len
 	return stacks__set_maps(sk, tgid, copy, len, 0);
 }
 
+/* Live: what the worker has read since, into the table (and the recording). */
+static void stacks__collect(struct stacks *sk)
+{
+	struct proc_entry *p;
+	__u32 tgid;
+	size_t len;
+	char *text;
+	int err;
+
+	while (sk->mr && maps_reader__take(sk->mr, &tgid, &text, &len, &err)) {
+		/* gone already: its frames stay unnamed, with a note */
+		if (err || stacks__set_maps(sk, tgid, text, len, tgid))
+			continue;
+		p = stacks__proc(sk, tgid);
+		if (!p)
+			continue;
+		stacks__build_ids(sk, p);
+		if (sk->opts.on_maps)
+			sk->opts.on_maps(sk->opts.on_maps_ctx, tgid, p->text, p->len,
+					 p->ids ? p->ids : "", p->ids_len);
+	}
+}
+
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 {
 	struct proc_entry *p;
 	__u64 ip = 0;
-	size_t len;
-	char *text;
 
 	if (!sk->opts.live || !r->tgid || (r->flags & LS_STACK_F_KTHREAD) ||
 	    r->user_mode == LS_USTACK_NONE)
 		return;
+	stacks__collect(sk);
 	if (r->flags & LS_STACK_F_REGS)
 		ip = r->uregs[LS_UREG_IP];
 	else if (r->nr_user)
@@ -258,16 +303,11 @@ void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 	/*
 	 * Read once per process; again only if the stack is in no mapping
 	 * known (a library loaded since, or a pid reused by a new process).
+	 * Asked of the worker: never read here, see maps_reader.h.
 	 */
 	if (p && (!ip || proc_maps__find(p->maps, ip)))
 		return;
-	if (proc_maps__read_text(r->tgid, &text, &len))
-		return;		/* gone already: its frames stay unnamed, with a note */
-	if (stacks__set_maps(sk, r->tgid, text, len, r->tgid))
-		return;
-	p = stacks__proc(sk, r->tgid);
-	if (p)
-		stacks__build_ids(sk, p);
+	maps_reader__ask(sk->mr, r->tgid);
 }
 
 int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len)
@@ -479,9 +519,32 @@ static int stacks__find_map(void *data, __u64 addr, struct unwind_map *m)
 	return stacks__path(c, elf_file__path(fi.elf));
 }
 
+/*
+ * Live: tgid's mappings, waiting a little for the worker if it is reading
+ * them -- but not for a read that is stuck on a busy lock.  NULL: none.
+ */
+static struct proc_entry *stacks__proc_wait(struct stacks *sk, __u32 tgid, bool *late)
+{
+	__u64 deadline = ls_now_ns() + STACKS_MAPS_WAIT_NS;
+	struct proc_entry *p;
+
+	stacks__collect(sk);
+	p = stacks__proc(sk, tgid);
+	while (!p && sk->mr && maps_reader__pending(sk->mr, tgid)) {
+		if (!maps_reader__wait(sk->mr, deadline, STACKS_MAPS_WAIT_NS)) {
+			*late = true;
+			break;
+		}
+		stacks__collect(sk);
+		p = stacks__proc(sk, tgid);
+	}
+	return p;
+}
+
 static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct resolved *out)
 {
-	struct proc_entry *p = stacks__proc(sk, r->tgid);
+	bool late = false;
+	struct proc_entry *p = stacks__proc_wait(sk, r->tgid, &late);
 	struct find_map_ctx fm = { .sk = sk, .maps = p ? p->maps : NULL };
 	__u64 ips[STACKS_MAX_FRAMES];
 	struct unwind_result res = { 0 };
@@ -515,7 +578,9 @@ static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct
 			out->fr.note = "the kernel's frame-pointer walk left the code after this: frames dropped";
 		res.n = i;
 	}
-	if (!p && !out->fr.note)
+	if (!p && late && !out->fr.note)
+		out->fr.note = "the process's mappings are still being read (its mmap_lock is busy): user frames not named";
+	else if (!p && !out->fr.note)
 		out->fr.note = "the process's mappings were not captured (it exited first): user frames not named";
 	else if (r->user_mode == LS_USTACK_DWARF && res.method != UNWIND_DWARF && !out->fr.note)
 		out->fr.note = "DWARF unwinding failed: frame pointers used";

@@ -9,15 +9,14 @@
  * unwound (src/symbols/unwind.c: DWARF over the copied stack, else frame
  * pointers) and named from the ELF files the process had mapped
  * (src/symbols/symbolizer.c).  Those mappings are read from
- * /proc/PID/maps when the process's first STACK record passes by in a
- * live run (stacks__note), never on the ring buffer's hot path of other
- * records, and once per process; recordings store them (stacks__for_each_maps)
- * so a report can name frames after the process is gone.
- *
- * Reading /proc/PID/maps takes that process's mmap_lock for read on kernels
- * before 6.17 (later ones read under per-VMA locks): the one lock this tool
- * watches.  It happens once per process that shows up in a stall-relevant
- * STACK record, after that record's wait or hold has ended.
+ * /proc/PID/maps once per process, when its first STACK record passes by in
+ * a live run (stacks__note), by a worker thread: reading them takes that
+ * process's mmap_lock for read (before ~6.17 always, later when the per-VMA
+ * path gives up), the one lock this tool watches, and may wait as long as a
+ * writer holds it (src/maps_reader.h).  A stall waits at most
+ * STACKS_MAPS_WAIT_NS for them, then prints its user frames unnamed, saying
+ * why.  Recordings store each process's mappings as they are read
+ * (stacks_opts.on_maps), so a report can name frames after it is gone.
  */
 #ifndef LOCKSTALL_STACKS_H
 #define LOCKSTALL_STACKS_H
@@ -27,7 +26,10 @@
 #include <lockstall/abi.h>
 #include "engine/engine.h"
 
-#define STACKS_MAX_PROCS	1024	/* processes whose mappings are kept */
+#define STACKS_MAX_PROCS	256	/* processes whose mappings are kept, least recently used out */
+#define STACKS_MAX_MAPS_BYTES	(16u << 20)	/* ... and their /proc/PID/maps texts, in all */
+/* How long a stall waits for its process's mappings being read (live). */
+#define STACKS_MAPS_WAIT_NS	(50 * 1000 * 1000ULL)
 #define STACKS_MAX_FRAMES	(LS_KSTACK_MAX + 128)	/* per stack: kernel, then user */
 
 struct sink;
@@ -37,6 +39,14 @@ struct stacks_opts {
 	bool no_kernel;		/* kernel addresses are from another boot: leave them unnamed */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *debug_root;	/* NULL: /usr/lib/debug */
+	/*
+	 * Live: called with each process's mappings and build-ids once read
+	 * (in the loop, from stacks__note or a resolve), for a recording: the
+	 * table forgets processes, a recording must not.
+	 */
+	int (*on_maps)(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+		       size_t ids_len);
+	void *on_maps_ctx;
 };
 
 struct stacks;
@@ -45,7 +55,10 @@ struct stacks;
 struct stacks *stacks__new(const struct stacks_opts *opts);
 void stacks__free(struct stacks *sk);
 
-/* Live: a STACK record went by; keep what naming its frames later needs. */
+/*
+ * Live: a STACK record went by; have its process's mappings read (by a
+ * worker thread: reading them may wait for the process's mmap_lock).
+ */
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
 
 /* A recording's mappings of tgid (/proc/PID/maps text): 0, -EINVAL, -ENOMEM. */

@@ -216,3 +216,19 @@ Test(stacks, maps_for_recordings)
 	cr_assert_eq(stacks__add_build_ids(sk, 99999999, "", 0), -ENOENT);
 	stacks__free(sk);
 }
+
+/* Live: the worker reads the mappings; the resolve waits for them (bounded). */
+Test(stacks, live_mappings_read_by_the_worker)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms, .live = true };
+	struct stacks *sk = stacks__new(&o);
+	struct ls_rec_stack r = rec(LS_USTACK_FP, 0);
+	const struct ls_frames *fr;
+
+	cr_assert_not_null(sk);
+	stacks__note(sk, &r);
+	fr = stacks__resolve(sk, &r);
+	cr_assert_eq(fr->n, 4, "%u frames: %s", fr->n, fr->note ? fr->note : "");
+	cr_assert_str_eq(fr->v[2].sym, "stacks_test_callee");
+	stacks__free(sk);
+}
