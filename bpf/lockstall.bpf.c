@@ -82,7 +82,7 @@ struct ls_task_state {
 	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
 	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
-	__u8 off_kstack_valid;	/* off_kstack is from this hold's first switch-out */
+	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
@@ -198,7 +198,7 @@ __u64 hold_overflows = 0;	/* holds not followed: both slots busy */
 /*
  * What stacks cost, measured where it is spent (two clock reads per stack,
  * a few per second): STACK records made and the time making them took,
- * and the kernel stacks saved at a holder's first switch-out.
+ * and the kernel stacks saved after a holder's long off-CPU spell.
  */
 __u64 stack_records = 0;
 __u64 stack_ns = 0;
@@ -479,7 +479,7 @@ static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
  * Send where current is: a STACK record, just before the WAIT_END or HOLD
  * it belongs to (same timestamp), so the engine has it when that record
  * arrives.  kstack, when set, is a kernel stack saved earlier (the
- * holder's first switch-out); else current's stack now.
+ * holder's long off-CPU spell); else current's stack now.
  */
 static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct task_struct *cur,
 					  __u64 mm, const __u64 *kstack, __u32 kstack_len)
@@ -994,16 +994,6 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			w->granted_offcpu_ns = 0;
 		}
 		pf_after = ls_state_flags(ps);
-		/* The holder's first switch-out: where it was when it left. */
-		if (cfg.kstacks && (pf_after & LS_TASK_F_HOLDING) && !ps->off_kstack_valid) {
-			__u64 t0 = bpf_ktime_get_ns();
-			long n = bpf_get_stack(ctx, ps->off_kstack, sizeof(ps->off_kstack), 0);
-
-			ps->off_kstack_len = n > 0 ? n : 0;
-			ps->off_kstack_valid = 1;
-			__sync_fetch_and_add(&kstack_saves, 1);
-			__sync_fetch_and_add(&kstack_save_ns, bpf_ktime_get_ns() - t0);
-		}
 		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
 			ls_watch_raise(ps, cpu);
 		else
@@ -1027,6 +1017,24 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 				ns->hold[0].offcpu_ns += off;
 			if (ns->hold[1].flags & LS_H_ACTIVE)
 				ns->hold[1].offcpu_ns += off;
+			/*
+			 * Where a holder was while it was off CPU, for its HOLD's
+			 * stack: taken as it comes back, where it still sits (in
+			 * __schedule, under the path that holds the lock), and
+			 * only after a spell long enough to matter -- a stack
+			 * walk costs microseconds, and most spells are short.
+			 */
+			if (cfg.kstacks && off >= cfg.min_hold_ns && ls_holding(ns) &&
+			    !ns->off_kstack_valid) {
+				__u64 t0 = bpf_ktime_get_ns();
+				long n = bpf_get_task_stack(next, ns->off_kstack,
+							    sizeof(ns->off_kstack), 0);
+
+				ns->off_kstack_len = n > 0 ? n : 0;
+				ns->off_kstack_valid = 1;
+				__sync_fetch_and_add(&kstack_saves, 1);
+				__sync_fetch_and_add(&kstack_save_ns, bpf_ktime_get_ns() - t0);
+			}
 			if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) ==
 			    (LS_W_ACTIVE | LS_W_GRANTED)) {
 				if (w->granted_ns > start)

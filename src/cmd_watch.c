@@ -918,7 +918,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 				(unsigned long long)st.records, (unsigned long long)st.bytes,
 				(unsigned long long)st.drops);
 		if (cfg->verbose && (st.stack_records || st.kstack_saves))
-			fprintf(stderr, "lockstall: stacks: %llu records, %llu ns each to make; %llu kernel stacks saved at switch-out, %llu ns each\n",
+			fprintf(stderr, "lockstall: stacks: %llu records, %llu ns each to make; %llu kernel stacks of holders off CPU saved, %llu ns each\n",
 				(unsigned long long)st.stack_records,
 				(unsigned long long)(st.stack_records ? st.stack_ns / st.stack_records : 0),
 				(unsigned long long)st.kstack_saves,

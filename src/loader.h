@@ -32,7 +32,7 @@ struct loader_stats {
 	__u64 hist_misses;	/* waits/holds not in the histograms: their map was full */
 	__u64 stack_records;	/* STACK records made ... */
 	__u64 stack_ns;		/* ... and the BPF time that took (capture, copy, output) */
-	__u64 kstack_saves;	/* kernel stacks saved at a holder's first switch-out ... */
+	__u64 kstack_saves;	/* kernel stacks saved after a holder's long off-CPU spell ... */
 	__u64 kstack_save_ns;	/* ... and their time */
 };
 

@@ -277,16 +277,21 @@ struct ls_rec_lost {
 /*
  * Stacks ---------------------------------------------------------------------
  *
- * A STACK record says where a task was at one moment: its kernel stack, its
- * user stack as the kernel's frame-pointer walk saw it, and, for DWARF
- * unwinding in user space, its user registers and a copy of the top of its
- * user stack (like perf --call-graph dwarf).  Sent right after the record it
- * belongs to, with the same hdr.ts:
- *   LS_STACK_WAIT      the waiter's first switch-out in a wait (after WAIT_BEGIN);
- *   LS_STACK_HOLD_OFF  a holder's first switch-out in a hold (with its SWITCH);
- *   LS_STACK_HOLD_LONG a hold sent for its length alone, never off CPU (after
- *                      HOLD): the release site, the end of the path under the lock.
- * Only tasks with lock state, once per wait or hold: the hot path stays cheap.
+ * A STACK record says where a task was: its kernel stack, its user stack as
+ * the kernel's frame-pointer walk saw it, and, for DWARF unwinding in user
+ * space, its user registers and a copy of the top of its user stack (like
+ * perf --call-graph dwarf).  Sent just before the record it belongs to,
+ * with the same hdr.ts:
+ *   LS_STACK_WAIT      before the WAIT_END of a wait of at least min_wait_ns:
+ *                      the waiter at acquire_returned (its user stack has not
+ *                      changed since it asked for the lock);
+ *   LS_STACK_HOLD_OFF  before the HOLD of a hold with an off-CPU spell of at
+ *                      least min_hold_ns: the kernel stack where it sat in
+ *                      that spell (taken as it came back), the user side at
+ *                      release;
+ *   LS_STACK_HOLD_LONG before the HOLD of another hold of at least min_hold_ns:
+ *                      the release site, the end of the path under the lock.
+ * Only what can end up in a stall, once per wait or hold: the hot path stays cheap.
  */
 enum ls_stack_why {
 	LS_STACK_WAIT = 1,
