@@ -928,6 +928,9 @@ cleanup:
 	if (w.loader)
 		loader__free(w.loader);
 	if (w.writer) {
+		/* mappings the worker read after the last stall, before they are lost */
+		if (w.stacks)
+			stacks__drain(w.stacks, STACKS_MAPS_WAIT_NS);
 		/* the names are read after tracing stopped: see record__finish() */
 		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
 		if (rc < 0 && ret == LS_EXIT_OK)

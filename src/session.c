@@ -301,9 +301,14 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	/* even without rules yet: a SIGHUP may bring some */
 	if (o->rules && session__add_slo(s, o, out))
 		goto nomem;
-	/* outermost, so the rules, the metrics and the output all see frames */
-	if (o->stacks) {
+	/*
+	 * Outermost, so the rules, the metrics and the output all see
+	 * frames; not when nothing would read them (record: the file keeps
+	 * the raw stacks, report resolves them).
+	 */
+	if (o->stacks)
 		s->stacks = o->stacks;
+	if (o->stacks && (o->format != SESSION_NONE || o->rules || o->metrics)) {
 		s->stacks_sink = sink_stacks__new(s->sink, o->stacks);
 		if (!s->stacks_sink)
 			goto nomem;

@@ -286,6 +286,15 @@ static void stacks__collect(struct stacks *sk)
 	}
 }
 
+void stacks__drain(struct stacks *sk, __u64 wait_ns)
+{
+	__u64 deadline = ls_now_ns() + wait_ns;
+
+	stacks__collect(sk);
+	while (sk->mr && maps_reader__wait(sk->mr, deadline, wait_ns))
+		stacks__collect(sk);
+}
+
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 {
 	struct proc_entry *p;

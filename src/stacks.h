@@ -61,6 +61,12 @@ void stacks__free(struct stacks *sk);
  */
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
 
+/*
+ * Live, at the end: take in what the worker has read, waiting up to wait_ns
+ * for reads still going (a recording gets them through on_maps).
+ */
+void stacks__drain(struct stacks *sk, __u64 wait_ns);
+
 /* A recording's mappings of tgid (/proc/PID/maps text): 0, -EINVAL, -ENOMEM. */
 int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len);
 /*
