@@ -424,25 +424,6 @@ static void frame__from_sym(struct stacks *sk, struct ls_frame *f, const struct 
 	f->module = arena__strdup(sk, s->module);
 }
 
-/*
- * Frames of the tracing itself at the top: the BPF program and its
- * trampolines, then the mmap_lock tracepoint's own function
- * (__mmap_lock_do_trace_*, mm/mmap_lock.c), called where the lock is taken
- * or released -- the frame below it is the one that matters.
- */
-static size_t stacks__skip_tracing(struct stacks *sk, const struct ksyms *ks,
-				   const struct ls_rec_stack *r)
-{
-	size_t skip = ksyms__skip_bpf_frames(ks, r->kernel, r->nr_kernel);
-	struct ls_sym s;
-
-	while (skip < r->nr_kernel && !symbolizer__kernel(sk->sym, r->kernel[skip], &s) &&
-	       s.resolved && (!strncmp(s.name, "__mmap_lock_do_trace_", 21) ||
-			      !strncmp(s.name, "trace_mmap_lock_", 16)))
-		skip++;
-	return skip;
-}
-
 static void stacks__kernel(struct stacks *sk, const struct ls_rec_stack *r, struct resolved *out)
 {
 	const struct ksyms *ks = NULL;
@@ -453,7 +434,7 @@ static void stacks__kernel(struct stacks *sk, const struct ls_rec_stack *r, stru
 	if (!sk->opts.no_kernel)
 		ks = symbolizer__ksyms(sk->sym, &err);
 	if (ks)
-		skip = stacks__skip_tracing(sk, ks, r);
+		skip = ksyms__skip_bpf_frames(ks, r->kernel, r->nr_kernel);
 	else if (sk->opts.no_kernel)
 		out->fr.note = "kernel frames recorded on another boot: not named";
 	else

@@ -276,6 +276,8 @@ static bool is_bpf_sym(const struct ls_sym *sym)
 		"bpf_prog_", "bpf_trampoline_", "bpf_dispatcher_", "bpf_trace_run",
 		"__bpf_trace_", "__traceiter_", "__bpf_prog_enter", "__bpf_prog_exit",
 		"trace_call_bpf", "perf_trace_", "__probestub_",
+		/* the mmap_lock tracepoints' out-of-line callers (mm/mmap_lock.c) */
+		"__mmap_lock_do_trace_",
 	};
 	size_t i;
 
