@@ -49,9 +49,6 @@ const volatile struct ls_bpf_config cfg = {};
 struct ls_wait_state {
 	__u64 mm;
 	__u64 start_ns;
-	__u64 granted_ns;
-	__u64 granted_offcpu_ns;	/* granted but not running: counted into the hold */
-	struct ls_op op;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */
 	__u8 pad[6];
@@ -60,30 +57,45 @@ struct ls_wait_state {
 struct ls_hold_state {
 	__u64 mm;
 	__u64 acquired_ns;
-	__u64 granted_ns;
 	__u64 offcpu_ns;
-	struct ls_op op;
 	__u8 write;
 	__u8 flags;		/* LS_H_* */
 	__u8 pad[6];
 };
 
-/* Created zeroed, so every "none" below is 0. */
+/* Set only while LS_W_GRANTED / LS_H_GRANTED say so. */
+struct ls_grant_state {
+	__u64 wait_ns;		/* when the wakeup granted the waiter the lock */
+	__u64 wait_offcpu_ns;	/* granted but not running: counted into the hold */
+	__u64 hold_ns[2];	/* hold[i] began at this grant, not at acquired_ns */
+};
+
+/*
+ * Created zeroed, so every "none" below is 0.  The fields every lock event
+ * and every switch of a waiter or holder touch come first and fit the
+ * first two cache lines of the storage element (its data starts 8 bytes
+ * into a line): a release, in particular, comes after the work under the
+ * lock has evicted them, and each line is a miss.  Measured: the layout
+ * alone moved sched_switch and page_fault_user by a third under
+ * stress-ng --mmap.
+ */
 struct ls_task_state {
 	struct ls_wait_state wait;
 	/* Two: dup_mmap() holds the parent's and the child's lock at once. */
 	struct ls_hold_state hold[2];
+	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u64 offcpu_start_ns;	/* 0: on CPU, or not waiting/holding when it left */
+	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
+	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
+	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
+	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
+	/* Less often: */
+	struct ls_grant_state grant;
 	__u64 pf_ip;		/* the last user page fault (pf_ip 0: none) */
 	__u64 pf_sp;
 	__u64 pf_addr;
 	__u64 pf_err;
 	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
-	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
-	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
-	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
-	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
-	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.
@@ -92,6 +104,8 @@ struct ls_task_state {
 	 */
 	__u64 off_kstack[LS_KSTACK_MAX];
 };
+_Static_assert(__builtin_offsetof(struct ls_task_state, grant) <= 120,
+	       "the hot fields of ls_task_state outgrew two cache lines");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -418,8 +432,44 @@ static __always_inline void ls_emit_submit(void *rec)
 	bpf_ringbuf_submit(rec, ls_rb_wakeup_flags());
 }
 
+/* What the current task was doing when it asked for the lock. */
+static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
+				       const struct ls_task_state *st)
+{
+	struct pt_regs *regs;
+	__u64 ip, sp, orig_ax;
+
+	op->addr = 0;
+	op->syscall = -1;
+	op->kind = LS_OP_UNKNOWN;
+	op->fault_flags = 0;
+	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER)))
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs)
+		return;
+	ip = regs->ip;
+	sp = regs->sp;
+	orig_ax = regs->orig_ax;
+	/*
+	 * In a user fault the saved user regs are the fault's, and the x86
+	 * exception entry sets orig_ax to -1 (no syscall to restart); in a
+	 * syscall, orig_ax is its number.  Checking orig_ax keeps a syscall
+	 * whose user ip and sp happen to equal an earlier fault's (the
+	 * instruction after a syscall faulted) from passing for that fault.
+	 */
+	if (st->pf_ip && ip == st->pf_ip && sp == st->pf_sp && (__s64)orig_ax == -1) {
+		op->kind = LS_OP_PAGE_FAULT;
+		op->addr = st->pf_addr;
+		op->fault_flags = st->pf_err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
+		return;
+	}
+	op->kind = LS_OP_SYSCALL;
+	op->syscall = (__s32)orig_ax;
+}
+
 static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_struct *t, __u64 mm,
-					 const struct ls_op *op, __u64 start_ns, __u64 granted_ns,
+					 const struct ls_task_state *st, __u64 start_ns, __u64 granted_ns,
 					 __u64 acquired_ns, __u64 offcpu_ns, __u8 write,
 					 __u8 success, __u8 flags)
 {
@@ -429,7 +479,7 @@ static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_stru
 		return false;
 	ls_task_fill(&r->task, t);
 	ls_mm_fill(&r->mm, mm, t);
-	r->op = *op;
+	ls_op_fill(&r->op, t, st);
 	r->start_ns = start_ns;
 	r->granted_ns = granted_ns;
 	r->acquired_ns = acquired_ns;
@@ -658,70 +708,48 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 	__sync_fetch_and_add(&s->hist.slots[slot], 1);
 }
 
-/* What the current task was doing when it asked for the lock. */
-static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
-				       const struct ls_task_state *st)
-{
-	struct pt_regs *regs;
-	__u64 ip, sp, orig_ax;
-
-	op->addr = 0;
-	op->syscall = -1;
-	op->kind = LS_OP_UNKNOWN;
-	op->fault_flags = 0;
-	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER)))
-		return;
-	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (!regs)
-		return;
-	ip = regs->ip;
-	sp = regs->sp;
-	orig_ax = regs->orig_ax;
-	/*
-	 * In a user fault the saved user regs are the fault's, and the x86
-	 * exception entry sets orig_ax to -1 (no syscall to restart); in a
-	 * syscall, orig_ax is its number.  Checking orig_ax keeps a syscall
-	 * whose user ip and sp happen to equal an earlier fault's (the
-	 * instruction after a syscall faulted) from passing for that fault.
-	 */
-	if (st->pf_ip && ip == st->pf_ip && sp == st->pf_sp && (__s64)orig_ax == -1) {
-		op->kind = LS_OP_PAGE_FAULT;
-		op->addr = st->pf_addr;
-		op->fault_flags = st->pf_err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
-		return;
-	}
-	op->kind = LS_OP_SYSCALL;
-	op->syscall = (__s32)orig_ax;
-}
-
 static __always_inline bool ls_is_self(struct task_struct *cur)
 {
 	return cfg.self_tgid && (__u32)cur->tgid == cfg.self_tgid;
 }
 
-static __always_inline struct ls_hold_state *ls_hold_slot(struct ls_task_state *st, __u64 mm)
+/* Which hold slot a new hold of mm takes; -1: both busy (counted). */
+static __always_inline int ls_hold_slot(struct ls_task_state *st, __u64 mm)
 {
 	/*
 	 * A task cannot hold one mm twice, so an active slot on the same mm is
 	 * a hold whose release we missed (e.g. a non-owner release): reuse it.
 	 */
 	if (!(st->hold[0].flags & LS_H_ACTIVE) || st->hold[0].mm == mm)
-		return &st->hold[0];
+		return 0;
 	if (!(st->hold[1].flags & LS_H_ACTIVE) || st->hold[1].mm == mm)
-		return &st->hold[1];
+		return 1;
 	__sync_fetch_and_add(&hold_overflows, 1);
-	return NULL;
+	return -1;
+}
+
+/* The slot of an open hold of mm (only a write hold if write_only); -1: none. */
+static __always_inline int ls_hold_find(const struct ls_task_state *st, __u64 mm, bool write_only)
+{
+	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm &&
+	    (!write_only || st->hold[0].write))
+		return 0;
+	if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm &&
+	    (!write_only || st->hold[1].write))
+		return 1;
+	return -1;
 }
 
 /*
  * t is current, except at sched_process_exit (also current, but exiting:
  * no stack worth sending).  ctx is the program's, for bpf_get_stack().
  */
-static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st,
-					struct ls_hold_state *h, struct task_struct *t, __u64 now,
-					__u8 end_flags)
+static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u32 k,
+					struct task_struct *t, __u64 now, __u8 end_flags)
 {
-	__u64 start = h->granted_ns ? h->granted_ns : h->acquired_ns;
+	struct ls_hold_state *h = &st->hold[k & 1];
+	__u64 granted_ns = (h->flags & LS_H_GRANTED) ? st->grant.hold_ns[k & 1] : 0;
+	__u64 start = granted_ns ? granted_ns : h->acquired_ns;
 	__u64 held = now > start ? now - start : 0;
 	__u8 flags = end_flags;
 
@@ -744,7 +772,7 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st,
 			else
 				ls_emit_stack(ctx, LS_STACK_HOLD_LONG, now, t, h->mm, NULL, 0);
 		}
-		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, &h->op, start, h->granted_ns,
+		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, st, start, granted_ns,
 				 h->acquired_ns, h->offcpu_ns, h->write, 1, flags))
 			st->seen = 1;
 	}
@@ -767,11 +795,8 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	w = &st->wait;
 	w->mm = (__u64)mm;
 	w->start_ns = bpf_ktime_get_ns();
-	w->granted_ns = 0;
-	w->granted_offcpu_ns = 0;
 	w->write = write;
 	w->flags = LS_W_ACTIVE;
-	ls_op_fill(&w->op, cur, st);
 	return 0;
 }
 
@@ -780,6 +805,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 {
 	struct ls_wait_state *w = &st->wait;
 	struct ls_hold_state *h;
+	int k;
 	__u64 waited = now > w->start_ns ? now - w->start_ns : 0;
 	/* A failed wait was not granted, whatever woke it (a fatal signal). */
 	bool granted = success && (w->flags & LS_W_GRANTED);
@@ -803,8 +829,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		 */
 		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
 			ls_emit_stack(ctx, LS_STACK_WAIT, now, cur, w->mm, NULL, 0);
-		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, &w->op, w->start_ns,
-				 granted ? w->granted_ns : 0, 0, 0, w->write, success, flags))
+		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, st, w->start_ns,
+				 granted ? st->grant.wait_ns : 0, 0, 0, w->write, success, flags))
 			st->seen = 1;
 	}
 	w->flags = 0;
@@ -813,14 +839,17 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	/* A new hold with none other open: the saved switch-out stack is stale. */
 	if (!ls_holding(st))
 		st->off_kstack_valid = 0;
-	h = ls_hold_slot(st, w->mm);
-	if (!h)
+	k = ls_hold_slot(st, w->mm);
+	if (k < 0)
 		return;
+	h = &st->hold[k & 1];
 	h->mm = w->mm;
 	h->acquired_ns = now;
-	h->granted_ns = granted ? w->granted_ns : 0;
-	h->offcpu_ns = granted ? w->granted_offcpu_ns : 0;
-	h->op = w->op;
+	h->offcpu_ns = 0;
+	if (granted) {
+		st->grant.hold_ns[k & 1] = st->grant.wait_ns;
+		h->offcpu_ns = st->grant.wait_offcpu_ns;
+	}
 	h->write = w->write;
 	h->flags = LS_H_ACTIVE | (granted ? LS_H_GRANTED : 0);
 }
@@ -832,6 +861,7 @@ static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *m
 	struct ls_task_state *st;
 	struct ls_hold_state *h;
 	__u64 mm = (__u64)mmp, now;
+	int k;
 
 	if (ls_is_self(cur))
 		return 0;
@@ -846,15 +876,12 @@ static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *m
 	/* mmap_write_downgrade(): acquire_returned(read) with no start_locking. */
 	if (write || !success)
 		return 0;
-	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm && st->hold[0].write)
-		h = &st->hold[0];
-	else if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm && st->hold[1].write)
-		h = &st->hold[1];
-	else
+	k = ls_hold_find(st, mm, true);
+	if (k < 0)
 		return 0;
-	ls_hold_end(ctx, st, h, cur, now, LS_LOCK_F_DOWNGRADED);
+	ls_hold_end(ctx, st, k, cur, now, LS_LOCK_F_DOWNGRADED);
+	h = &st->hold[k & 1];
 	h->acquired_ns = now;
-	h->granted_ns = 0;
 	h->offcpu_ns = 0;
 	h->write = 0;
 	h->flags = LS_H_ACTIVE;
@@ -865,21 +892,17 @@ static __always_inline int ls_on_released(void *ctx, struct mm_struct *mmp, bool
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ls_task_state *st;
-	struct ls_hold_state *h;
-	__u64 mm = (__u64)mmp;
+	int k;
 
 	if (ls_is_self(cur))
 		return 0;
 	st = ls_state_get(cur, false);
 	if (!st)
 		return 0;
-	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm)
-		h = &st->hold[0];
-	else if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm)
-		h = &st->hold[1];
-	else
+	k = ls_hold_find(st, (__u64)mmp, false);
+	if (k < 0)
 		return 0;	/* began before we attached */
-	ls_hold_end(ctx, st, h, cur, bpf_ktime_get_ns(), 0);
+	ls_hold_end(ctx, st, k, cur, bpf_ktime_get_ns(), 0);
 	return 0;
 }
 
@@ -982,16 +1005,15 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		ps->offcpu_start_ns = now;
 		if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
 			w->flags |= LS_W_WENT_OFF;
-			if (ls_emit_lock(LS_REC_WAIT_BEGIN, now, prev, w->mm, &w->op, w->start_ns,
-					 w->granted_ns, 0, 0, w->write, 0,
+			if (ls_emit_lock(LS_REC_WAIT_BEGIN, now, prev, w->mm, ps, w->start_ns,
+					 (w->flags & LS_W_GRANTED) ? ps->grant.wait_ns : 0, 0, 0,
+					 w->write, 0,
 					 (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0))
 				w->flags |= LS_W_BEGIN_SENT;
 		}
 		/* Asleep again before acquire_returned: the wakeup did not grant it. */
 		if ((w->flags & LS_W_GRANTED) && !runnable) {
 			w->flags &= ~LS_W_GRANTED;
-			w->granted_ns = 0;
-			w->granted_offcpu_ns = 0;
 		}
 		pf_after = ls_state_flags(ps);
 		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
@@ -1037,10 +1059,10 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 			}
 			if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) ==
 			    (LS_W_ACTIVE | LS_W_GRANTED)) {
-				if (w->granted_ns > start)
-					start = w->granted_ns;
+				if (ns->grant.wait_ns > start)
+					start = ns->grant.wait_ns;
 				if (now > start)
-					w->granted_offcpu_ns += now - start;
+					ns->grant.wait_offcpu_ns += now - start;
 			}
 		}
 		ns->offcpu_start_ns = 0;
@@ -1096,8 +1118,8 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if ((f & (LS_TASK_F_WAITING | LS_TASK_F_GRANTED)) == LS_TASK_F_WAITING) {
 		st->wait.flags |= LS_W_GRANTED;
-		st->wait.granted_ns = now;
-		st->wait.granted_offcpu_ns = 0;
+		st->grant.wait_ns = now;
+		st->grant.wait_offcpu_ns = 0;
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
@@ -1164,12 +1186,12 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	f = ls_state_flags(st);
 	ls_watch_lower(st);
 	if (st->hold[0].flags & LS_H_ACTIVE)
-		ls_hold_end(ctx, st, &st->hold[0], p, now, LS_LOCK_F_EXITED);
+		ls_hold_end(ctx, st, 0, p, now, LS_LOCK_F_EXITED);
 	if (st->hold[1].flags & LS_H_ACTIVE)
-		ls_hold_end(ctx, st, &st->hold[1], p, now, LS_LOCK_F_EXITED);
+		ls_hold_end(ctx, st, 1, p, now, LS_LOCK_F_EXITED);
 	w = &st->wait;
 	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
-		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, &w->op, w->start_ns, 0, 0, 0,
+		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, st, w->start_ns, 0, 0, 0,
 				 w->write, 0,
 				 LS_LOCK_F_EXITED |
 				 ((w->flags & LS_W_BEGIN_SENT) ? LS_LOCK_F_BEGIN_SENT : 0)))
