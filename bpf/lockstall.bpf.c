@@ -75,9 +75,7 @@ struct ls_grant_state {
  * and every switch of a waiter or holder touch come first and fit the
  * first two cache lines of the storage element (its data starts 8 bytes
  * into a line): a release, in particular, comes after the work under the
- * lock has evicted them, and each line is a miss.  Measured: the layout
- * alone moved sched_switch and page_fault_user by a third under
- * stress-ng --mmap.
+ * lock has evicted them, and each line is a miss.
  */
 struct ls_task_state {
 	struct ls_wait_state wait;
