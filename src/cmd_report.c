@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include "cgroup.h"
 #include "commands.h"
 #include "session.h"
 #include "stacks.h"
@@ -212,42 +213,102 @@ static bool report__same_boot(struct trace_reader *r)
  * file reads them before the replay needs them.  NULL: a recording without
  * stacks, or no memory (the stalls then print without frames).
  */
+/*
+ * Every metadata entry of the recording, the ones written as it closed
+ * included, before the replay needs them: a second reader, to the end.
+ */
+static void report__all_meta(const struct ls_config *cfg,
+			     void (*fn)(void *ctx, const char *key, const char *val, size_t len),
+			     void *ctx)
+{
+	struct trace_reader *all = NULL;
+	const char *key, *val;
+	size_t i, len;
+
+	/* damage was reported by the replay's reader: this one is silent */
+	if (trace_reader__open(&all, cfg->input, NULL))
+		return;
+	trace_reader__skip_to_end(all);
+	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++)
+		fn(ctx, key, val, len);
+	trace_reader__close(all);
+}
+
+/* maps.TGID comes before buildids.TGID: see record__maps() */
+static void report__stacks_meta(void *ctx, const char *key, const char *val, size_t len)
+{
+	bool maps = !strncmp(key, "maps.", 5);
+	unsigned long tgid;
+	char *end;
+
+	if (!maps && strncmp(key, "buildids.", 9))
+		return;
+	errno = 0;
+	tgid = strtoul(key + (maps ? 5 : 9), &end, 10);
+	if (errno || *end || !tgid || tgid > LS_PID_MAX)
+		return;
+	if (maps)
+		stacks__add_maps(ctx, (__u32)tgid, val, len);
+	else
+		stacks__add_build_ids(ctx, (__u32)tgid, val, len);
+}
+
 static struct stacks *report__stacks(struct trace_reader *r, const struct ls_config *cfg)
 {
 	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
-	struct trace_reader *all = NULL;
 	struct stacks *sk;
-	const char *key, *val;
-	size_t i, len;
-	char *end;
-	unsigned long tgid;
 
 	if (cfg->report_format == LS_FORMAT_PERFETTO)
 		return NULL;
 	sk = stacks__new(&o);
-	if (!sk)
-		return NULL;
-	/* damage was reported by the replay's reader: this one is silent */
-	if (trace_reader__open(&all, cfg->input, NULL))
-		return sk;
-	trace_reader__skip_to_end(all);
-	/* maps.TGID comes before buildids.TGID: see record__maps() */
-	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++) {
-		bool maps = !strncmp(key, "maps.", 5);
-
-		if (!maps && strncmp(key, "buildids.", 9))
-			continue;
-		errno = 0;
-		tgid = strtoul(key + (maps ? 5 : 9), &end, 10);
-		if (errno || *end || !tgid || tgid > LS_PID_MAX)
-			continue;
-		if (maps)
-			stacks__add_maps(sk, (__u32)tgid, val, len);
-		else
-			stacks__add_build_ids(sk, (__u32)tgid, val, len);
-	}
-	trace_reader__close(all);
+	if (sk)
+		report__all_meta(cfg, report__stacks_meta, sk);
 	return sk;
+}
+
+/* cgroup.ID=PATH: see record__cgroups(); a malformed one is left out. */
+static void report__cgroups_meta(void *ctx, const char *key, const char *val, size_t len)
+{
+	unsigned long long id;
+	char *end;
+
+	if (strncmp(key, "cgroup.", 7) || strlen(val) != len)
+		return;
+	errno = 0;
+	id = strtoull(key + 7, &end, 10);
+	if (errno || *end || key[7] < '1' || key[7] > '9')
+		return;
+	cgroups__add(ctx, id, val);
+}
+
+/* The paths the live run resolved; NULL only without memory. */
+static struct cgroups *report__cgroups(const struct ls_config *cfg)
+{
+	struct cgroups *cg = cgroups__new();
+
+	if (cg)
+		report__all_meta(cfg, report__cgroups_meta, cg);
+	return cg;
+}
+
+static void report__count_one(void *ctx, __u64 id, const char *path)
+{
+	(*(size_t *)ctx)++;
+}
+
+/* A cgroup= rule over a recording that names no cgroup matches nothing: say so. */
+static void report__warn_cgroups(const struct ls_config *cfg, const struct slo_rules *rules,
+				 struct cgroups *cg, FILE *err)
+{
+	size_t i, known = 0;
+
+	cgroups__for_each(cg, report__count_one, &known);
+	for (i = 0; i < rules->n && !known; i++) {
+		if (!rules->v[i].has_cgroup)
+			continue;
+		fprintf(err, "lockstall: %s: the recording names no cgroup (an older lockstall's, or made without cgroup v2): rule '%s' matches no stall\n",
+			cfg->input, rules->v[i].text);
+	}
 }
 
 int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
@@ -265,6 +326,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	struct session s = { 0 };
 	struct slo_rules rules = { 0 };	/* --slo, --rules */
 	struct stacks *sk = NULL;
+	struct cgroups *cg = NULL;
 	FILE *f = NULL;
 	__u64 v, recorded_ns;
 	const void *rec;
@@ -299,7 +361,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (cfg->n_slo || cfg->rules_file) {
 		char why[SLO_ERR_LEN];
 
-		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, why,
+		/* the recording's cgroups, not this host's: paths are not checked here */
+		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, NULL, why,
 				     sizeof(why));
 		if (rc) {
 			fprintf(err, "lockstall: %s\n", why);
@@ -313,6 +376,10 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	report__header(r, cfg, err, so.threshold_ns);
 	sk = report__stacks(r, cfg);
 	so.stacks = sk;
+	cg = report__cgroups(cfg);
+	so.cgroups = cg;
+	if (cg && so.rules)
+		report__warn_cgroups(cfg, so.rules, cg, err);
 	if (report__sink(r, cfg, &so, &meta, f) || session__init(&s, &so, f)) {
 		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
@@ -340,6 +407,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 cleanup:
 	session__destroy(&s);
 	stacks__free(sk);
+	cgroups__free(cg);
 	slo_rules__free(&rules);
 	if (f && f != out && fclose(f) && ret == LS_EXIT_OK) {
 		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(errno));
