@@ -401,8 +401,7 @@ int cgroups__exists(void *ctx, const char *path, char *why, size_t why_len)
 /* The sink ---------------------------------------------------------------- */
 
 struct cgroups_sink {
-	struct sink base;
-	struct sink *inner;
+	struct sink_pass pass;	/* first: the sink */
 	struct cgroups *cg;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
@@ -420,30 +419,15 @@ static int cgroups_sink__stall(struct sink *s, const struct ls_stall *st)
 	for (i = 0; i < n; i++)
 		cs->holders[i].cgroup = cgroups__path(cs->cg, cs->holders[i].cgroup_id);
 	c.holders = cs->holders;
-	return sink__stall(cs->inner, &c);
-}
-
-static int cgroups_sink__interval(struct sink *s, const struct ls_hist_set *h)
-{
-	return sink__interval(((struct cgroups_sink *)s)->inner, h);
-}
-
-static int cgroups_sink__summary(struct sink *s, const struct ls_summary *sum)
-{
-	return sink__summary(((struct cgroups_sink *)s)->inner, sum);
-}
-
-static void cgroups_sink__free(struct sink *s)
-{
-	free(s);
+	return sink__stall(cs->pass.inner, &c);
 }
 
 static const struct sink_ops cgroups_sink_ops = {
 	.name = "cgroups",
 	.stall = cgroups_sink__stall,
-	.interval = cgroups_sink__interval,
-	.summary = cgroups_sink__summary,
-	.free = cgroups_sink__free,
+	.interval = sink_pass__interval,
+	.summary = sink_pass__summary,
+	.free = sink_pass__free,
 };
 
 struct sink *sink_cgroups__new(struct sink *inner, struct cgroups *cg)
@@ -452,8 +436,7 @@ struct sink *sink_cgroups__new(struct sink *inner, struct cgroups *cg)
 
 	if (!cs)
 		return NULL;
-	sink__init(&cs->base, &cgroups_sink_ops, inner->out, &inner->opts);
-	cs->inner = inner;
+	sink_pass__init(&cs->pass, &cgroups_sink_ops, inner);
 	cs->cg = cg;
-	return &cs->base;
+	return &cs->pass.base;
 }
