@@ -124,6 +124,8 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
 		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
 		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
+		/* the id only: names in a delegated subtree are the traced side's choice */
+		env__add(env, &n, "LOCKSTALL_WAITER_CGROUP_ID", st->waiter_cgroup_id);
 		env__add(env, &n, "LOCKSTALL_MM_PID", st->mm.tgid);
 		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
 			if (st->chain[i].role != LS_ROLE_HOLDER)
@@ -137,7 +139,7 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 	return n;
 }
 
-#define VIOLATION_ENV_MAX 16
+#define VIOLATION_ENV_MAX 20
 
 static int watch__on_violation(void *ctx, const struct slo_violation *v)
 {

@@ -557,6 +557,33 @@ Test(slo, sighup_rereads_rules)
 	cr_assert_eq(violations, 1, "the new rule fired %zu times", violations);
 }
 
+/* The hooks' files of LOCKSTALL_WAITER_CGROUP_ID: each must say id; their count. */
+static json_int_t hook_ids(__u64 id)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	json_int_t n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		char path[384], line[64] = "";
+		FILE *f;
+
+		if (strncmp(de->d_name, "cgid.", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		cr_assert_not_null(f);
+		cr_assert_not_null(fgets(line, sizeof(line), f), "%s: empty", path);
+		fclose(f);
+		cr_assert_eq(strtoull(line, NULL, 10), id, "%s: %s", path, line);
+		unlink(path);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 /* The cgroup path of a stall's waiter, or "" without one. */
 static const char *waiter_cgroup(const json_t *st)
 {
@@ -570,16 +597,18 @@ static const char *waiter_cgroup(const json_t *st)
  * TOP/victim-a: the rules on its cgroup, its parent and a glob fire for
  * every stall of its waiters; the one on the sibling, whose name is a
  * prefix of the workload's, never does.  The stalls name the cgroup by
- * path and by id (the inode of its directory).  The recording made on the
- * way keeps the paths: report, with the cgroups removed, fires the same.
+ * path and by id (the inode of its directory), and so does the hook's
+ * environment (the id only).  The recording made on the way keeps the
+ * paths: report, with the cgroups removed, fires the same.
  */
 Test(slo, cgroup_rules_select_the_waiters_subtree)
 {
-	char path[128], sibling[128], rules[4][192], file[192];
-	const char *const args[] = { "--slo", rules[0], "--slo", rules[1], "--slo", rules[2],
-				     "--slo", rules[3], "-o", file, NULL };
-	const char *const report[] = { "report", file, "--format", "json", "--slo", rules[0],
-				       "--slo", rules[1], "--slo", rules[2], "--slo", rules[3], NULL };
+	char path[128], sibling[128], rules[4][192], file[192], text[1024];
+	const char *const args[] = { "--rules", rules_path, "-o", file, "--exec", "/bin/sh", "-c",
+				     "echo \"$LOCKSTALL_WAITER_CGROUP_ID\" > \"$1/cgid.$$\"", "sh", dir,
+				     ";", "--exec-limit", "64", NULL };
+	const char *const report[] = { "report", file, "--format", "json", "--rules", rules_path,
+				       NULL };
 	struct e2e_proc rp = E2E_PROC_INIT;
 	size_t fired[5] = { 0 }, ours = 0, i;
 	char *copy, *save = NULL, *tok;
@@ -599,6 +628,8 @@ Test(slo, cgroup_rules_select_the_waiters_subtree)
 	snprintf(rules[2], sizeof(rules[2]), "cgroup=%s wait>=5ms every=1ns", sibling);
 	snprintf(rules[3], sizeof(rules[3]), "cgroup=%s/victim-* wait>=5ms every=1ns", cgx.top);
 	snprintf(file, sizeof(file), "%s/run.lst", dir);
+	snprintf(text, sizeof(text), "%s\n%s\n%s\n%s\n", rules[0], rules[1], rules[2], rules[3]);
+	write_rules(text);
 	cgx__enter(path);
 
 	e2e_watch__run_with(&w, "proc_reader", NULL, args);
@@ -624,6 +655,8 @@ Test(slo, cgroup_rules_select_the_waiters_subtree)
 	cr_assert_eq(fired[2], ours, "its parent: %zu of %zu", fired[2], ours);
 	cr_assert_eq(fired[3], 0, "the sibling %s fired: %s", sibling, dump(w.violations));
 	cr_assert_eq(fired[4], ours, "the glob: %zu of %zu", fired[4], ours);
+	cr_assert_eq(hook_ids(id), hooks_stat(&w, "runs"), "stderr: %s", w.lockstall.err.data);
+	cr_assert_gt(hooks_stat(&w, "runs"), 0);
 
 	cgx__cleanup();
 	e2e_run_cli(&rp, report);
