@@ -207,35 +207,8 @@ static bool report__same_boot(struct trace_reader *r)
 	return same;
 }
 
-/*
- * The stack resolver, with the mappings the recording kept.  They are
- * written at its end (after tracing stopped), so a second pass over the
- * file reads them before the replay needs them.  NULL: a recording without
- * stacks, or no memory (the stalls then print without frames).
- */
-/*
- * Every metadata entry of the recording, the ones written as it closed
- * included, before the replay needs them: a second reader, to the end.
- */
-static void report__all_meta(const struct ls_config *cfg,
-			     void (*fn)(void *ctx, const char *key, const char *val, size_t len),
-			     void *ctx)
-{
-	struct trace_reader *all = NULL;
-	const char *key, *val;
-	size_t i, len;
-
-	/* damage was reported by the replay's reader: this one is silent */
-	if (trace_reader__open(&all, cfg->input, NULL))
-		return;
-	trace_reader__skip_to_end(all);
-	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++)
-		fn(ctx, key, val, len);
-	trace_reader__close(all);
-}
-
 /* maps.TGID comes before buildids.TGID: see record__maps() */
-static void report__stacks_meta(void *ctx, const char *key, const char *val, size_t len)
+static void report__stacks_meta(struct stacks *sk, const char *key, const char *val, size_t len)
 {
 	bool maps = !strncmp(key, "maps.", 5);
 	unsigned long tgid;
@@ -248,26 +221,13 @@ static void report__stacks_meta(void *ctx, const char *key, const char *val, siz
 	if (errno || *end || !tgid || tgid > LS_PID_MAX)
 		return;
 	if (maps)
-		stacks__add_maps(ctx, (__u32)tgid, val, len);
+		stacks__add_maps(sk, (__u32)tgid, val, len);
 	else
-		stacks__add_build_ids(ctx, (__u32)tgid, val, len);
-}
-
-static struct stacks *report__stacks(struct trace_reader *r, const struct ls_config *cfg)
-{
-	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
-	struct stacks *sk;
-
-	if (cfg->report_format == LS_FORMAT_PERFETTO)
-		return NULL;
-	sk = stacks__new(&o);
-	if (sk)
-		report__all_meta(cfg, report__stacks_meta, sk);
-	return sk;
+		stacks__add_build_ids(sk, (__u32)tgid, val, len);
 }
 
 /* cgroup.ID=PATH: see record__cgroups(); a malformed one is left out. */
-static void report__cgroups_meta(void *ctx, const char *key, const char *val, size_t len)
+static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
 {
 	unsigned long long id;
 	char *end;
@@ -278,17 +238,37 @@ static void report__cgroups_meta(void *ctx, const char *key, const char *val, si
 	id = strtoull(key + 7, &end, 10);
 	if (errno || *end || key[7] < '1' || key[7] > '9')
 		return;
-	cgroups__add(ctx, id, val);
+	cgroups__add(cg, id, val);
 }
 
-/* The paths the live run resolved; NULL only without memory. */
-static struct cgroups *report__cgroups(const struct ls_config *cfg)
+/*
+ * The stack resolver with the mappings the recording kept, and the cgroup
+ * paths the live run resolved.  Both are written at its end (after tracing
+ * stopped), so one more pass over the file reads them before the replay
+ * needs them.  *sk NULL: no frames (perfetto, or no memory: the stalls
+ * then print without them); *cg NULL: no paths (no memory).
+ */
+static void report__end_meta(struct trace_reader *r, const struct ls_config *cfg,
+			     struct stacks **sk, struct cgroups **cg)
 {
-	struct cgroups *cg = cgroups__new();
+	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
+	struct trace_reader *all = NULL;
+	const char *key, *val;
+	size_t i, len;
 
-	if (cg)
-		report__all_meta(cfg, report__cgroups_meta, cg);
-	return cg;
+	*sk = cfg->report_format == LS_FORMAT_PERFETTO ? NULL : stacks__new(&o);
+	*cg = cgroups__new();
+	/* damage was reported by the replay's reader: this one is silent */
+	if ((!*sk && !*cg) || trace_reader__open(&all, cfg->input, NULL))
+		return;
+	trace_reader__skip_to_end(all);
+	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++) {
+		if (*sk)
+			report__stacks_meta(*sk, key, val, len);
+		if (*cg)
+			report__cgroups_meta(*cg, key, val, len);
+	}
+	trace_reader__close(all);
 }
 
 static void report__count_one(void *ctx, __u64 id, const char *path)
@@ -374,9 +354,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
 	report__header(r, cfg, err, so.threshold_ns);
-	sk = report__stacks(r, cfg);
+	report__end_meta(r, cfg, &sk, &cg);
 	so.stacks = sk;
-	cg = report__cgroups(cfg);
 	so.cgroups = cg;
 	if (cg && so.rules)
 		report__warn_cgroups(cfg, so.rules, cg, err);
