@@ -304,27 +304,33 @@ Test(slo, cgroup_paths_checked)
 
 Test(slo, hostile_bytes_every_position)
 {
-	static const char good[] = "comm=x* wait>=5ms";
+	static const char *const goods[] = { "comm=x* wait>=5ms", "cgroup=/a/\\x20b* wait>=5ms" };
 	struct slo_rules rules = { 0 };
-	char err[SLO_ERR_LEN], line[sizeof(good)];
-	size_t i;
+	char err[SLO_ERR_LEN], line[64];
+	size_t i, g, len;
 	unsigned int b;
 
 	/* every byte value at every place: a rule or an error, never a crash */
-	for (i = 0; i < sizeof(good) - 1; i++) {
-		for (b = 0; b < 256; b++) {
-			int rc;
+	for (g = 0; g < ARRAY_SIZE(goods); g++) {
+		len = strlen(goods[g]);
+		for (i = 0; i < len; i++) {
+			for (b = 0; b < 256; b++) {
+				int rc;
 
-			memcpy(line, good, sizeof(good));
-			line[i] = (char)b;
-			rc = slo_rules__parse_line(&rules, line, sizeof(good) - 1, "r", err,
-						   sizeof(err));
-			cr_assert(rc == 0 || rc == -EINVAL, "rc %d", rc);
-			if (rc)
-				assert_printable(err);
+				memcpy(line, goods[g], len);
+				line[i] = (char)b;
+				rc = slo_rules__parse_line(&rules, line, len, "r", err, sizeof(err));
+				cr_assert(rc == 0 || rc == -EINVAL, "rc %d", rc);
+				if (rc)
+					assert_printable(err);
+				/* a cgroup= that parsed is a path: '/' first, never empty */
+				if (rules.n && rules.v[0].has_cgroup)
+					cr_assert_eq(rules.v[0].cgroup[0], '/', "%s",
+						     rules.v[0].cgroup);
+				slo_rules__free(&rules);
+			}
 		}
 	}
-	slo_rules__free(&rules);
 }
 
 Test(slo, parse_file)
