@@ -20,6 +20,7 @@ static struct {
 	char dir[64];
 	char mnt[128];		/* a directory standing in for the cgroup2 mount */
 	char mountinfo[128];
+	char live[512];		/* a real cgroup the live test made, for teardown */
 } cx;
 
 static void cx_setup(void)
@@ -38,6 +39,9 @@ static void cx_teardown(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cx.dir);
 	if (system(cmd))
 		cr_log_info("could not remove %s", cx.dir);
+	/* a failed assertion left it there */
+	if (cx.live[0] && rmdir(cx.live) && errno != ENOENT)
+		cr_log_info("could not remove %s: %s", cx.live, strerror(errno));
 }
 
 static void write_mountinfo(const char *body)
@@ -194,7 +198,7 @@ Test(cgroup, sink_fills_paths)
  */
 Test(cgroup, live_lookup_by_handle)
 {
-	char err[256], name[64], path[512];
+	char err[256], name[64], *path = cx.live;
 	struct cgroups *cg;
 	struct stat st;
 	__u64 old_id;
@@ -206,7 +210,7 @@ Test(cgroup, live_lookup_by_handle)
 	cr_assert_eq(stat(cgroups__mount(cg), &st), 0);
 	cr_assert_str_eq(cgroups__path(cg, st.st_ino), "/", "the root's id is its inode");
 	snprintf(name, sizeof(name), "lockstall-unit-%d", getpid());
-	snprintf(path, sizeof(path), "%s/%s", cgroups__mount(cg), name);
+	snprintf(path, sizeof(cx.live), "%s/%s", cgroups__mount(cg), name);
 	if (mkdir(path, 0755)) {
 		cgroups__free(cg);
 		cr_skip_test("%s: cannot make a cgroup: %s", path, strerror(errno));
