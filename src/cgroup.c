@@ -32,7 +32,7 @@ struct cgroups {
 
 #define CG_SLOTS (2 * CGROUPS_MAX)
 
-static struct cgroups *cgroups__alloc(void)
+struct cgroups *cgroups__new(void)
 {
 	struct cgroups *cg = calloc(1, sizeof(*cg));
 
@@ -45,11 +45,6 @@ static struct cgroups *cgroups__alloc(void)
 		return NULL;
 	}
 	return cg;
-}
-
-struct cgroups *cgroups__new(void)
-{
-	return cgroups__alloc();
 }
 
 void cgroups__free(struct cgroups *cg)
@@ -131,7 +126,7 @@ int cgroups__open(struct cgroups **out, const char *mountinfo, char *err, size_t
 		snprintf(err, err_len, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		return rc;
 	}
-	cg = cgroups__alloc();
+	cg = cgroups__new();
 	if (!cg) {
 		rc = -ENOMEM;
 		goto cleanup;
@@ -287,6 +282,9 @@ static char *cgroups__fd_path(const struct cgroups *cg, int fd)
 	if (n <= 0 || n >= (ssize_t)sizeof(raw) - 1)
 		return NULL;
 	raw[n] = '\0';
+	/* removed between the open and now: a name no cgroup has */
+	if ((size_t)n > 10 && !strcmp(raw + n - 10, " (deleted)"))
+		return NULL;
 	/* "/" is a mount point that ends in '/' */
 	if (mlen == 1)
 		mlen = 0;
