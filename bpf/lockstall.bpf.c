@@ -485,6 +485,14 @@ static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_stru
 	r->write = write;
 	r->success = success;
 	r->flags = flags;
+	/*
+	 * Every caller passes current (sched_switch's prev is still current
+	 * at the tracepoint, sched_process_exit runs in the exiting task), so
+	 * the helper reads t's own cgroup.  Should a caller ever pass another
+	 * task, 0 (unknown) rather than current's cgroup under t's name.
+	 */
+	if ((__u64)t == (__u64)bpf_get_current_task_btf())
+		r->cgroup_id = bpf_get_current_cgroup_id();
 	ls_emit_submit(r);
 	return true;
 }

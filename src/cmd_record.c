@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include "cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "loader.h"
@@ -224,6 +225,20 @@ void record__maps(struct trace_writer *w, struct stacks *sk)
 {
 	if (sk && !trace_writer__error(w))
 		stacks__for_each_maps(sk, record__maps_one, w);
+}
+
+static void cgroups__one(void *ctx, __u64 id, const char *path)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)id);
+	trace_writer__meta_str(ctx, key, path);
+}
+
+void record__cgroups(struct trace_writer *w, struct cgroups *cg)
+{
+	if (cg && !trace_writer__error(w))
+		cgroups__for_each(cg, cgroups__one, w);
 }
 
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include "cgroup.h"
 #include "commands.h"
 #include "session.h"
 #include "stacks.h"
@@ -206,48 +207,88 @@ static bool report__same_boot(struct trace_reader *r)
 	return same;
 }
 
+/* maps.TGID comes before buildids.TGID: see record__maps() */
+static void report__stacks_meta(struct stacks *sk, const char *key, const char *val, size_t len)
+{
+	bool maps = !strncmp(key, "maps.", 5);
+	unsigned long tgid;
+	char *end;
+
+	if (!maps && strncmp(key, "buildids.", 9))
+		return;
+	errno = 0;
+	tgid = strtoul(key + (maps ? 5 : 9), &end, 10);
+	if (errno || *end || !tgid || tgid > LS_PID_MAX)
+		return;
+	if (maps)
+		stacks__add_maps(sk, (__u32)tgid, val, len);
+	else
+		stacks__add_build_ids(sk, (__u32)tgid, val, len);
+}
+
+/* cgroup.ID=PATH: see record__cgroups(); a malformed one is left out. */
+static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
+{
+	unsigned long long id;
+	char *end;
+
+	if (strncmp(key, "cgroup.", 7) || strlen(val) != len)
+		return;
+	errno = 0;
+	id = strtoull(key + 7, &end, 10);
+	if (errno || *end || key[7] < '1' || key[7] > '9')
+		return;
+	cgroups__add(cg, id, val);
+}
+
 /*
- * The stack resolver, with the mappings the recording kept.  They are
- * written at its end (after tracing stopped), so a second pass over the
- * file reads them before the replay needs them.  NULL: a recording without
- * stacks, or no memory (the stalls then print without frames).
+ * The stack resolver with the mappings the recording kept, and the cgroup
+ * paths the live run resolved.  Both are written at its end (after tracing
+ * stopped), so one more pass over the file reads them before the replay
+ * needs them.  *sk NULL: no frames (perfetto, or no memory: the stalls
+ * then print without them); *cg NULL: no paths (no memory).
  */
-static struct stacks *report__stacks(struct trace_reader *r, const struct ls_config *cfg)
+static void report__end_meta(struct trace_reader *r, const struct ls_config *cfg,
+			     struct stacks **sk, struct cgroups **cg)
 {
 	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
 	struct trace_reader *all = NULL;
-	struct stacks *sk;
 	const char *key, *val;
 	size_t i, len;
-	char *end;
-	unsigned long tgid;
 
-	if (cfg->report_format == LS_FORMAT_PERFETTO)
-		return NULL;
-	sk = stacks__new(&o);
-	if (!sk)
-		return NULL;
+	*sk = cfg->report_format == LS_FORMAT_PERFETTO ? NULL : stacks__new(&o);
+	*cg = cgroups__new();
 	/* damage was reported by the replay's reader: this one is silent */
-	if (trace_reader__open(&all, cfg->input, NULL))
-		return sk;
+	if ((!*sk && !*cg) || trace_reader__open(&all, cfg->input, NULL))
+		return;
 	trace_reader__skip_to_end(all);
-	/* maps.TGID comes before buildids.TGID: see record__maps() */
 	for (i = 0; !trace_reader__meta_at(all, i, &key, &val, &len); i++) {
-		bool maps = !strncmp(key, "maps.", 5);
-
-		if (!maps && strncmp(key, "buildids.", 9))
-			continue;
-		errno = 0;
-		tgid = strtoul(key + (maps ? 5 : 9), &end, 10);
-		if (errno || *end || !tgid || tgid > LS_PID_MAX)
-			continue;
-		if (maps)
-			stacks__add_maps(sk, (__u32)tgid, val, len);
-		else
-			stacks__add_build_ids(sk, (__u32)tgid, val, len);
+		if (*sk)
+			report__stacks_meta(*sk, key, val, len);
+		if (*cg)
+			report__cgroups_meta(*cg, key, val, len);
 	}
 	trace_reader__close(all);
-	return sk;
+}
+
+static void report__count_one(void *ctx, __u64 id, const char *path)
+{
+	(*(size_t *)ctx)++;
+}
+
+/* A cgroup= rule over a recording that names no cgroup matches nothing: say so. */
+static void report__warn_cgroups(const struct ls_config *cfg, const struct slo_rules *rules,
+				 struct cgroups *cg, FILE *err)
+{
+	size_t i, known = 0;
+
+	cgroups__for_each(cg, report__count_one, &known);
+	for (i = 0; i < rules->n && !known; i++) {
+		if (!rules->v[i].has_cgroup)
+			continue;
+		fprintf(err, "lockstall: %s: the recording names no cgroup (an older lockstall's, or made without cgroup v2): rule '%s' matches no stall\n",
+			cfg->input, rules->v[i].text);
+	}
 }
 
 int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
@@ -265,6 +306,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	struct session s = { 0 };
 	struct slo_rules rules = { 0 };	/* --slo, --rules */
 	struct stacks *sk = NULL;
+	struct cgroups *cg = NULL;
 	FILE *f = NULL;
 	__u64 v, recorded_ns;
 	const void *rec;
@@ -299,7 +341,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (cfg->n_slo || cfg->rules_file) {
 		char why[SLO_ERR_LEN];
 
-		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, why,
+		/* the recording's cgroups, not this host's: paths are not checked here */
+		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, NULL, why,
 				     sizeof(why));
 		if (rc) {
 			fprintf(err, "lockstall: %s\n", why);
@@ -311,8 +354,11 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
 	report__header(r, cfg, err, so.threshold_ns);
-	sk = report__stacks(r, cfg);
+	report__end_meta(r, cfg, &sk, &cg);
 	so.stacks = sk;
+	so.cgroups = cg;
+	if (cg && so.rules)
+		report__warn_cgroups(cfg, so.rules, cg, err);
 	if (report__sink(r, cfg, &so, &meta, f) || session__init(&s, &so, f)) {
 		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
@@ -340,6 +386,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 cleanup:
 	session__destroy(&s);
 	stacks__free(sk);
+	cgroups__free(cg);
 	slo_rules__free(&rules);
 	if (f && f != out && fclose(f) && ret == LS_EXIT_OK) {
 		fprintf(err, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(errno));

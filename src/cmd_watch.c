@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include "cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "flight.h"
@@ -63,6 +64,7 @@ struct watch {
 	pid_t flight_child;	/* writing a recording; 0: none */
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
+	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
 };
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -71,11 +73,15 @@ static void watch__reload(struct watch *w)
 	struct slo_rules rules = { 0 };
 	char err[SLO_ERR_LEN];
 
+	struct slo_cgroup_check chk = { cgroups__exists, w->cgroups };
+
 	if (!w->cfg->rules_file || !w->s.slo) {
 		fprintf(stderr, "lockstall: SIGHUP: no --rules file to re-read\n");
 		return;
 	}
-	if (slo_rules__read(&rules, w->cfg->slo, w->cfg->n_slo, w->cfg->rules_file, err,
+	/* a cgroup renamed since it was cached is looked up again */
+	cgroups__forget(w->cgroups);
+	if (slo_rules__read(&rules, w->cfg->slo, w->cfg->n_slo, w->cfg->rules_file, &chk, err,
 			    sizeof(err))) {
 		fprintf(stderr, "lockstall: SIGHUP: %s: keeping the rules in use (%zu)\n", err,
 			slo__n_rules(w->s.slo));
@@ -118,6 +124,8 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
 		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
 		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
+		/* the id only: names in a delegated subtree are the traced side's choice */
+		env__add(env, &n, "LOCKSTALL_WAITER_CGROUP_ID", st->waiter_cgroup_id);
 		env__add(env, &n, "LOCKSTALL_MM_PID", st->mm.tgid);
 		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
 			if (st->chain[i].role != LS_ROLE_HOLDER)
@@ -131,7 +139,7 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 	return n;
 }
 
-#define VIOLATION_ENV_MAX 16
+#define VIOLATION_ENV_MAX 20
 
 static int watch__on_violation(void *ctx, const struct slo_violation *v)
 {
@@ -519,6 +527,7 @@ static int watch__flight_file(struct watch *w)
 	fcfg.output = path;
 	fcfg.no_cmdline = true;
 	record__maps(tw, w->stacks);
+	record__cgroups(tw, w->cgroups);
 	if (record__finish(tw, &fcfg, NULL, 0) || rc) {
 		if (rc)
 			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
@@ -781,14 +790,31 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	char thr[32];
 	int ret = LS_EXIT_FAILURE, rc;
 
+	/*
+	 * Without a cgroup2 mount no path is known: the output says null, and
+	 * a cgroup= rule is refused below with the reason.
+	 */
+	{
+		char why[256];
+
+		if (cgroups__open(&w.cgroups, "/proc/self/mountinfo", why, sizeof(why)) &&
+		    !(w.cgroups = cgroups__new())) {
+			fprintf(stderr, "lockstall: cannot set up the cgroup resolver: %s\n",
+				strerror(ENOMEM));
+			return LS_EXIT_FAILURE;
+		}
+		so.cgroups = w.cgroups;
+	}
 	/* a rule that cannot be used fails before anything is loaded */
 	if (cfg->n_slo || cfg->rules_file) {
+		struct slo_cgroup_check chk = { cgroups__exists, w.cgroups };
 		char err[SLO_ERR_LEN];
 
-		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, err,
+		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, &chk, err,
 				     sizeof(err));
 		if (rc) {
 			fprintf(stderr, "lockstall: %s\n", err);
+			cgroups__free(w.cgroups);
 			return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
 		}
 		so.rules = &rules;
@@ -796,6 +822,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		so.violation_ctx = &w;
 		if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(&w, cfg)) {
 			slo_rules__free(&rules);
+			cgroups__free(w.cgroups);
 			return LS_EXIT_FAILURE;
 		}
 	}
@@ -931,6 +958,7 @@ cleanup:
 		/* mappings the worker read after the last stall, before they are lost */
 		if (w.stacks)
 			stacks__drain(w.stacks, STACKS_MAPS_WAIT_NS);
+		record__cgroups(w.writer, w.cgroups);
 		/* the names are read after tracing stopped: see record__finish() */
 		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
 		if (rc < 0 && ret == LS_EXIT_OK)
@@ -938,6 +966,7 @@ cleanup:
 	}
 	session__destroy(&w.s);
 	stacks__free(w.stacks);
+	cgroups__free(w.cgroups);
 	slo_rules__free(&rules);
 	hooks__free(w.hooks);
 	metrics_http__free(w.http);

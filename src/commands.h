@@ -37,6 +37,12 @@ void record__maps(struct trace_writer *w, struct stacks *sk);
 /* One process's mappings and build-ids as metadata (queued: trace_writer__meta_flush). */
 int record__maps_one(void *w, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
 		     size_t ids_len);
+/*
+ * The path of every cgroup the run resolved (its stalls' waiters and
+ * holders), as "cgroup.ID=PATH": report shows and matches them (cg may be NULL).
+ */
+struct cgroups;
+void record__cgroups(struct trace_writer *w, struct cgroups *cg);
 /* Names of the processes seen, the END chunk, close; what is left to say. */
 int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
 		   __u64 elapsed_ns);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cgroup.h"
 #include "session.h"
 #include "stacks.h"
 #include "sinks/sink_common.h"
@@ -244,6 +245,7 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 		.threshold_ns = o->threshold_ns,
 		.filter_pid = o->pid,
 	};
+	struct sink *first;
 
 	memset(s, 0, sizeof(*s));
 	s->metrics = o->metrics;
@@ -313,7 +315,16 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 		if (!s->stacks_sink)
 			goto nomem;
 	}
-	s->engine = engine__new(&eo, s->stacks_sink ? s->stacks_sink : s->sink);
+	first = s->stacks_sink ? s->stacks_sink : s->sink;
+	/* outside the stacks: paths are cheap, and every sink shows them */
+	s->cgroups = o->cgroups;
+	if (o->cgroups) {
+		s->cgroups_sink = sink_cgroups__new(first, o->cgroups);
+		if (!s->cgroups_sink)
+			goto nomem;
+		first = s->cgroups_sink;
+	}
+	s->engine = engine__new(&eo, first);
 	if (!s->engine)
 		goto nomem;
 	return 0;
@@ -384,6 +395,8 @@ void session__destroy(struct session *s)
 {
 	if (s->engine)
 		engine__free(s->engine);
+	sink__free(s->cgroups_sink);
+	s->cgroups_sink = NULL;
 	sink__free(s->stacks_sink);
 	s->stacks_sink = NULL;
 	/* the rules' sink wraps the tee or the window, if any */

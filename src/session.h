@@ -63,6 +63,11 @@ struct session_opts {
 	 * stacks resolved into frames before any sink sees it.  Not owned.
 	 */
 	struct stacks *stacks;
+	/*
+	 * Set: every stall's waiter and holders get their cgroup paths
+	 * (src/cgroup.c) before any sink sees it.  Not owned.
+	 */
+	struct cgroups *cgroups;
 };
 
 struct session {
@@ -78,6 +83,8 @@ struct session {
 	struct sink *metrics;	/* session_opts.metrics */
 	struct stacks *stacks;	/* session_opts.stacks */
 	struct sink *stacks_sink;	/* outermost: the engine calls it; NULL without stacks */
+	struct cgroups *cgroups;	/* session_opts.cgroups */
+	struct sink *cgroups_sink;	/* outside even stacks_sink; NULL without cgroups */
 	/*
 	 * Set: gets every record a recording would hold, after the writer
 	 * (watch --flight-recorder); its return is ignored.

@@ -22,6 +22,7 @@ struct parse_ctx {
 	const char *what;
 	char *err;
 	size_t err_len;
+	const struct slo_cgroup_check *chk;	/* NULL: paths not checked */
 };
 
 /* The rule quoted for a message: printable ASCII, at most 60 bytes. */
@@ -78,6 +79,79 @@ static const char *const policy_names[] = {
 	[LS_POLICY_NORMAL] = "normal", [LS_POLICY_FIFO] = "fifo", [LS_POLICY_RR] = "rr",
 	[LS_POLICY_BATCH] = "batch", [LS_POLICY_IDLE] = "idle", [LS_POLICY_DEADLINE] = "deadline",
 };
+
+/* "." or "..": a way to a cgroup, not its name. */
+static bool cgroup_dot(const char *comp, size_t len)
+{
+	return (len == 1 && comp[0] == '.') || (len == 2 && comp[0] == '.' && comp[1] == '.');
+}
+
+/*
+ * cgroup=PATH, normalised the way the resolver writes paths, so a match is
+ * a string compare: escapes decoded and written again as ls_cgroup_text()
+ * does, "//" and a trailing "/" dropped.  Then, when the caller checks
+ * paths, the cgroup (for a glob: its fixed leading components) must exist.
+ */
+static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
+{
+	char raw[SLO_MAX_CGROUP + 1], norm[SLO_MAX_CGROUP + 2], why[256];
+	size_t len, i, comp, o = 0;
+	char *text, *glob, *fixed;
+	int n;
+
+	if (val[0] != '/')
+		return parse_error(c, col, "expected a cgroup v2 path from the cgroup2 root, like /system.slice/db.service, got '%.40s'",
+				   val);
+	if (strlen(val) > SLO_MAX_CGROUP)
+		return parse_error(c, col, "a cgroup path longer than %d bytes", SLO_MAX_CGROUP);
+	if (ls_cgroup_raw(val, raw, sizeof(raw), &len))
+		return parse_error(c, col, "a backslash not followed by xNN, or \\x00: expected \\xNN (hex) for a byte outside printable ASCII");
+	for (i = 0; i < len;) {
+		while (i < len && raw[i] == '/')
+			i++;
+		if (i == len)
+			break;
+		for (comp = i; i < len && raw[i] != '/'; i++)
+			;
+		if (cgroup_dot(raw + comp, i - comp))
+			return parse_error(c, col, "'.' or '..' in a cgroup path: expected the cgroup's own path from the cgroup2 root");
+		norm[o++] = '/';
+		memcpy(norm + o, raw + comp, i - comp);
+		o += i - comp;
+	}
+	if (!o)
+		norm[o++] = '/';	/* the root */
+	text = malloc(4 * o + 1);
+	if (!text)
+		return -ENOMEM;
+	n = ls_cgroup_text(norm, o, text, 4 * o + 1);
+	if (n < 0) {
+		free(text);
+		return -ENOMEM;	/* 4 bytes a byte always fit */
+	}
+	glob = strpbrk(text, "*?[");
+	if (c->chk) {
+		/* a glob: what comes before its first component with a glob character */
+		fixed = strndup(text, glob ? (size_t)(glob - text) : strlen(text));
+		if (!fixed) {
+			free(text);
+			return -ENOMEM;
+		}
+		if (glob)
+			*(strrchr(fixed, '/') == fixed ? fixed + 1 : strrchr(fixed, '/')) = '\0';
+		why[0] = '\0';
+		n = c->chk->exists(c->chk->ctx, fixed, why, sizeof(why));
+		free(fixed);
+		if (n) {
+			free(text);
+			return parse_error(c, col, "%s", why[0] ? why : "no such cgroup");
+		}
+	}
+	r->cgroup = text;
+	r->cgroup_glob = glob != NULL;
+	r->has_cgroup = true;
+	return 0;
+}
 
 /* One word, NUL-terminated, starting at column col. */
 static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
@@ -177,9 +251,11 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 			return -EINVAL;
 		*has_every = true;
 	} else if (!strcmp(word, "cgroup")) {
-		return parse_error(c, col - 7, "cgroup= is not supported yet: lockstall's records carry no cgroup ids; select by pid= or comm=");
+		if (r->has_cgroup)
+			return parse_error(c, col, "cgroup= given twice");
+		return parse_cgroup(c, r, val, col);
 	} else {
-		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, policy, verdict, every, wait>= or stalled>=",
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, every, wait>= or stalled>=",
 				   word);
 	}
 	return 0;
@@ -199,10 +275,10 @@ static int rules__push(struct slo_rules *rules, struct slo_rule *r)
 	return 0;
 }
 
-int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len, const char *what,
-			  char *err, size_t err_len)
+static int parse_line(struct slo_rules *rules, const char *line, size_t len, const char *what,
+		      const struct slo_cgroup_check *chk, char *err, size_t err_len)
 {
-	struct parse_ctx c = { line, len, what, err, err_len };
+	struct parse_ctx c = { line, len, what, err, err_len, chk };
 	struct slo_rule r = { 0 };
 	bool has_cond = false, has_every = false;
 	size_t i, start, end, text_end = 0;
@@ -272,11 +348,20 @@ int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len,
 			parse_error(&c, 0, "more than %d rules", SLO_MAX_RULES);
 	}
 fail:
+	if (rc)
+		free(r.cgroup);
 	free(buf);
 	return rc;
 }
 
-int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, size_t err_len)
+int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len, const char *what,
+			  char *err, size_t err_len)
+{
+	return parse_line(rules, line, len, what, NULL, err, err_len);
+}
+
+static int parse_file(struct slo_rules *rules, const char *path,
+		      const struct slo_cgroup_check *chk, char *err, size_t err_len)
 {
 	struct slo_rules got = { 0 };
 	char *line = NULL, what[300];
@@ -299,7 +384,7 @@ int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, 
 		if (n && line[n - 1] == '\r')
 			n--;
 		snprintf(what, sizeof(what), "%s:%zu", path, lineno);
-		rc = slo_rules__parse_line(&got, line, (size_t)n, what, err, err_len);
+		rc = parse_line(&got, line, (size_t)n, what, chk, err, err_len);
 		if (rc)
 			goto out;
 	}
@@ -318,16 +403,22 @@ out:
 	return rc;
 }
 
+int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, size_t err_len)
+{
+	return parse_file(rules, path, NULL, err, err_len);
+}
+
 int slo_rules__read(struct slo_rules *rules, const char *const lines[], size_t n,
-		    const char *file, char *err, size_t err_len)
+		    const char *file, const struct slo_cgroup_check *chk, char *err,
+		    size_t err_len)
 {
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; i < n && !rc; i++)
-		rc = slo_rules__parse_line(rules, lines[i], strlen(lines[i]), "--slo", err, err_len);
+		rc = parse_line(rules, lines[i], strlen(lines[i]), "--slo", chk, err, err_len);
 	if (!rc && file)
-		rc = slo_rules__parse_file(rules, file, err, err_len);
+		rc = parse_file(rules, file, chk, err, err_len);
 	if (rc == -ENOMEM)
 		snprintf(err, err_len, "cannot read the rules: %s", strerror(ENOMEM));
 	if (rc)
@@ -359,8 +450,10 @@ void slo_rules__free(struct slo_rules *rules)
 {
 	size_t i;
 
-	for (i = 0; i < rules->n; i++)
+	for (i = 0; i < rules->n; i++) {
 		free(rules->v[i].text);
+		free(rules->v[i].cgroup);
+	}
 	free(rules->v);
 	rules->v = NULL;
 	rules->n = 0;
@@ -400,8 +493,10 @@ static void state__free(struct rule_state *s)
 	size_t i;
 
 	free(s->ring);
-	for (i = 0; i < SLO_VIOLATION_STALLS; i++)
+	for (i = 0; i < SLO_VIOLATION_STALLS; i++) {
 		free(s->recent[i].holders);
+		free(s->recent[i].paths);
+	}
 }
 
 static void slo__drop_rules(struct slo *slo)
@@ -461,8 +556,43 @@ void slo__free(struct slo *slo)
 	free(slo);
 }
 
+/*
+ * Is path (the resolver's text of the waiter's cgroup; NULL: unknown) the
+ * rule's cgroup or below it?  A glob of k components is matched against
+ * the path's ancestor of k components: with FNM_PATHNAME no glob
+ * character matches a '/', so no other ancestor could match.
+ */
+static bool rule__cgroup_matches(const struct slo_rule *r, const char *path)
+{
+	char prefix[LS_CGROUP_TEXT_MAX];
+	size_t n, i, depth = 0, seen = 0;
+
+	if (!path || path[0] != '/')
+		return false;
+	if (!r->cgroup_glob) {
+		n = strlen(r->cgroup);
+		if (n == 1)
+			return true;	/* "/": every cgroup known */
+		return !strncmp(path, r->cgroup, n) && (path[n] == '\0' || path[n] == '/');
+	}
+	if (!path[1])
+		return false;	/* the root: no components for the glob's */
+	for (i = 0; r->cgroup[i]; i++)
+		depth += r->cgroup[i] == '/';
+	for (i = 0; path[i]; i++)
+		if (path[i] == '/' && ++seen > depth)
+			break;
+	if (seen < depth || i >= sizeof(prefix))
+		return false;
+	memcpy(prefix, path, i);
+	prefix[i] = '\0';
+	return !fnmatch(r->cgroup, prefix, FNM_PATHNAME | FNM_NOESCAPE);
+}
+
 static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 {
+	if (r->has_cgroup && !rule__cgroup_matches(r, st->waiter_cgroup))
+		return false;
 	if (r->has_pid && st->waiter.tgid != r->pid)
 		return false;
 	if (r->has_policy && st->waiter.policy != r->policy)
@@ -478,6 +608,46 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 			return false;
 	}
 	return true;
+}
+
+/* Add s to c->paths at *o, returning where it went (NULL stays NULL). */
+static const char *path__put(struct slo_stall *c, size_t *o, const char *s)
+{
+	const char *at;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	at = memcpy(c->paths + *o, s, n);
+	*o += n;
+	return at;
+}
+
+/* The resolver's paths live only during the call, like the holders: copied. */
+static int state__copy_paths(struct slo_stall *c, size_t n)
+{
+	size_t i, need = c->st.waiter_cgroup ? strlen(c->st.waiter_cgroup) + 1 : 0, o = 0;
+	char *p;
+
+	for (i = 0; i < n; i++)
+		if (c->holders[i].cgroup)
+			need += strlen(c->holders[i].cgroup) + 1;
+	if (!need)
+		return 0;
+	p = realloc(c->paths, need);
+	if (!p) {
+		/* out of memory: the copy forgets its paths rather than point at freed ones */
+		c->st.waiter_cgroup = NULL;
+		for (i = 0; i < n; i++)
+			c->holders[i].cgroup = NULL;
+		return -ENOMEM;
+	}
+	c->paths = p;
+	c->st.waiter_cgroup = path__put(c, &o, c->st.waiter_cgroup);
+	for (i = 0; i < n; i++)
+		c->holders[i].cgroup = path__put(c, &o, c->holders[i].cgroup);
+	return 0;
 }
 
 /* Keep a copy of st among the rule's latest: the engine's holders live only during the call. */
@@ -504,7 +674,7 @@ static int state__remember(struct rule_state *s, const struct ls_stall *st)
 	s->recent_head = (s->recent_head + 1) % SLO_VIOLATION_STALLS;
 	if (s->n_recent < SLO_VIOLATION_STALLS)
 		s->n_recent++;
-	return 0;
+	return state__copy_paths(c, n);
 }
 
 /* Stalls that ended at or before now - window leave it. */
@@ -667,6 +837,7 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 
 		fprintf(f, ",\"victim\":{\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
 		ls_json_str(f, t->comm, LS_COMM_LEN);
+		sink_json__write_cgroup(f, v->stalls[0]->waiter_cgroup_id, v->stalls[0]->waiter_cgroup);
 		putc('}', f);
 	}
 	fprintf(f, ",\"stalls\":[");

@@ -13,6 +13,12 @@
  *		comm=GLOB	the waiter's comm, exact or an fnmatch(3) glob,
  *				matched against the comm as text (bytes outside
  *				printable ASCII read as \xNN, see ls_comm_text)
+ *		cgroup=PATH	the waiter's cgroup v2 is PATH or below it;
+ *				PATH is from the cgroup2 root ("/" itself,
+ *				"/system.slice/db.service"), in the text form of
+ *				ls_cgroup_text(); with *, ? or [ a glob of
+ *				whole components (FNM_PATHNAME), matched
+ *				against the ancestor at its depth
  *		policy=NAME	normal, batch, idle, fifo, rr, deadline
  *		verdict=NAME	priority_inversion, holder_off_cpu, contention,
  *				unknown, or any (the default)
@@ -40,6 +46,7 @@
 #define SLO_MAX_RULES		256
 #define SLO_MAX_LINE		4096	/* bytes of one rule line */
 #define SLO_MAX_GLOB		64	/* bytes of a comm= pattern */
+#define SLO_MAX_CGROUP		1024	/* bytes of a cgroup= path */
 #define SLO_VIOLATION_STALLS	8	/* stalls a violation carries, latest first */
 #define SLO_WINDOW_ENTRIES	65536	/* stalls remembered per rule window */
 #define SLO_DEFAULT_EVERY_NS	(10 * 1000000000ULL)
@@ -53,9 +60,15 @@ enum slo_kind {
 struct slo_rule {
 	char *text;		/* the rule as written, trimmed */
 	/* selectors; unset ones match everything */
-	bool has_pid, has_comm, has_policy, has_verdict;
+	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup;
 	__u32 pid;
 	char comm[SLO_MAX_GLOB + 1];
+	/*
+	 * cgroup=: normalised (no "//", no trailing "/", escapes as
+	 * ls_cgroup_text() writes them); malloc'ed, NULL when not given.
+	 */
+	char *cgroup;
+	bool cgroup_glob;
 	unsigned int policy;	/* enum ls_policy */
 	enum ls_verdict verdict;
 	/* condition */
@@ -71,6 +84,16 @@ struct slo_rules {
 };
 
 /*
+ * The live check of a cgroup= path: 0 when path (a rule's normalised text)
+ * is a cgroup v2 directory now, else -errno with why saying what was
+ * looked for where.  The rules stay pure: the caller brings the I/O.
+ */
+struct slo_cgroup_check {
+	int (*exists)(void *ctx, const char *path, char *why, size_t why_len);
+	void *ctx;
+};
+
+/*
  * Parse one line (len bytes, NULs included) and append its rule to rules;
  * a blank line or a comment ("#" starting a word) adds nothing.  Returns
  * 0, or -EINVAL with err saying what was wrong at which column (1-based)
@@ -83,18 +106,22 @@ int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len,
 int slo_rules__parse_file(struct slo_rules *rules, const char *path, char *err, size_t err_len);
 /*
  * The rules of a command line: each of lines[] (--slo), then the file
- * (--rules, may be NULL).  On error rules is left empty, err says why.
+ * (--rules, may be NULL).  chk (may be NULL: not checked) is asked about
+ * every cgroup= path: for a glob, about its components before the first
+ * one with a glob character.  On error rules is left empty, err says why.
  */
 int slo_rules__read(struct slo_rules *rules, const char *const lines[], size_t n,
-		    const char *file, char *err, size_t err_len);
+		    const char *file, const struct slo_cgroup_check *chk, char *err,
+		    size_t err_len);
 /* Move the rules of src to the end of dst; src is left empty.  0 or -E2BIG, -ENOMEM. */
 int slo_rules__append(struct slo_rules *dst, struct slo_rules *src);
 void slo_rules__free(struct slo_rules *rules);
 
-/* A deep copy of a stall: the holders array goes with it. */
+/* A deep copy of a stall: the holders array and the cgroup paths go with it. */
 struct slo_stall {
 	struct ls_stall st;	/* st.holders points at holders */
 	struct ls_holder *holders;
+	char *paths;		/* the cgroup paths st and its holders point into */
 };
 
 struct slo_violation {

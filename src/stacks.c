@@ -618,8 +618,7 @@ const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_s
 /* ---- the sink ---------------------------------------------------------- */
 
 struct stacks_sink {
-	struct sink base;
-	struct sink *inner;
+	struct sink_pass pass;	/* first: the sink */
 	struct stacks *sk;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
@@ -638,32 +637,17 @@ static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
 		if (ss->holders[i].stack)
 			ss->holders[i].frames = stacks__resolve(ss->sk, ss->holders[i].stack);
 	c.holders = ss->holders;
-	err = sink__stall(ss->inner, &c);
+	err = sink__stall(ss->pass.inner, &c);
 	stacks__reset(ss->sk);
 	return err;
-}
-
-static int stacks_sink__interval(struct sink *s, const struct ls_hist_set *h)
-{
-	return sink__interval(((struct stacks_sink *)s)->inner, h);
-}
-
-static int stacks_sink__summary(struct sink *s, const struct ls_summary *sum)
-{
-	return sink__summary(((struct stacks_sink *)s)->inner, sum);
-}
-
-static void stacks_sink__free(struct sink *s)
-{
-	free(s);
 }
 
 static const struct sink_ops stacks_sink_ops = {
 	.name = "stacks",
 	.stall = stacks_sink__stall,
-	.interval = stacks_sink__interval,
-	.summary = stacks_sink__summary,
-	.free = stacks_sink__free,
+	.interval = sink_pass__interval,
+	.summary = sink_pass__summary,
+	.free = sink_pass__free,
 };
 
 struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk)
@@ -672,8 +656,7 @@ struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk)
 
 	if (!ss)
 		return NULL;
-	sink__init(&ss->base, &stacks_sink_ops, inner->out, &inner->opts);
-	ss->inner = inner;
+	sink_pass__init(&ss->pass, &stacks_sink_ops, inner);
 	ss->sk = sk;
-	return &ss->base;
+	return &ss->pass.base;
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include "trace_file.h"
+#include "util.h"
 
 /* CRC-32 ------------------------------------------------------------------ */
 
@@ -611,6 +612,8 @@ struct trace_reader {
 	size_t meta_n;
 	size_t meta_alloc;
 	size_t meta_bytes;
+	__u32 abi;		/* LS_ABI_VERSION of the records */
+	struct ls_rec_lock widened;	/* an older lock record, in today's layout */
 };
 
 /*
@@ -637,15 +640,6 @@ static ssize_t reader__read(struct trace_reader *r, size_t len)
 		}
 	}
 	return (ssize_t)got;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 static int reader__meta_add(struct trace_reader *r, const char *key, size_t klen, const char *v,
@@ -680,8 +674,8 @@ static int reader__meta_add(struct trace_reader *r, const char *key, size_t klen
 		if (v[i] == '\\') {
 			int hi, lo;
 
-			if (i + 3 >= vlen || v[i + 1] != 'x' || (hi = hexval(v[i + 2])) < 0 ||
-			    (lo = hexval(v[i + 3])) < 0)
+			if (i + 3 >= vlen || v[i + 1] != 'x' || (hi = ls_hexval(v[i + 2])) < 0 ||
+			    (lo = ls_hexval(v[i + 3])) < 0)
 				goto bad;
 			e->val[o++] = (char)(hi << 4 | lo);
 			i += 3;
@@ -852,6 +846,26 @@ truncated:
 	return 0;
 }
 
+/*
+ * Lock records of ABI versions 1 and 2 lack cgroup_id, their only
+ * difference from today's: hand them on in today's layout, cgroup_id 0
+ * (unknown), so the engine knows one layout.  Any other size is passed on
+ * as it is, for the engine to count as malformed.
+ */
+static void reader__widen(struct trace_reader *r, const void **rec, size_t *len)
+{
+	const struct ls_hdr *h = *rec;
+
+	if (r->abi >= 3 || *len != LS_REC_LOCK_V1_SIZE ||
+	    (h->type != LS_REC_WAIT_BEGIN && h->type != LS_REC_WAIT_END && h->type != LS_REC_HOLD))
+		return;
+	memset(&r->widened, 0, sizeof(r->widened));
+	memcpy(&r->widened, h, LS_REC_LOCK_V1_SIZE);
+	r->widened.hdr.size = sizeof(r->widened);
+	*rec = &r->widened;
+	*len = sizeof(r->widened);
+}
+
 int trace_reader__next_record(struct trace_reader *r, const void **rec, size_t *len)
 {
 	const struct ls_hdr *h;
@@ -875,6 +889,7 @@ int trace_reader__next_record(struct trace_reader *r, const void **rec, size_t *
 			*rec = h;
 			*len = h->size;
 			r->pos += h->size;
+			reader__widen(r, rec, len);
 			return 1;
 		}
 		err = reader__chunk(r);
@@ -938,6 +953,7 @@ static int reader__header(struct trace_reader *r)
 		return -EINVAL;
 	}
 	r->off = h.hdr_len;
+	r->abi = h.abi;
 	return 0;
 }
 

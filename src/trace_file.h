@@ -138,7 +138,8 @@ int trace_reader__open_stream(struct trace_reader **out, FILE *f, const char *na
 /*
  * The next record: 1 with *rec and *len set (valid until the next call), 0 at
  * the end of what can be read (damage is warned about once, on err), or a
- * negative errno when reading failed.
+ * negative errno when reading failed.  Records come in today's layout: the
+ * lock records of an ABI version 1 or 2 recording are widened (cgroup_id 0).
  */
 int trace_reader__next_record(struct trace_reader *r, const void **rec, size_t *len);
 /* The last value of key in the metadata read so far (NUL-terminated), or NULL. */

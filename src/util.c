@@ -3,6 +3,7 @@
  * Small helpers every module shares: durations, strict numbers, and making
  * untrusted bytes (task comms) safe for a terminal and for JSON.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -201,6 +202,70 @@ int ls_parse_u64(const char *s, __u64 max, __u64 *out)
 }
 
 static const char hexdigits[] = "0123456789abcdef";
+
+int ls_cgroup_text(const char *raw, size_t len, char *buf, size_t buflen)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)raw[i];
+		bool esc = c <= 0x20 || c >= 0x7f || c == '\\';
+
+		/* this byte's text and the NUL */
+		if (o + (esc ? 4 : 1) + 1 > buflen)
+			return -ENAMETOOLONG;
+		if (esc) {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hexdigits[c >> 4];
+			buf[o++] = hexdigits[c & 0xf];
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	if (o + 1 > buflen)
+		return -ENAMETOOLONG;
+	buf[o] = '\0';
+	return (int)o;
+}
+
+int ls_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int ls_cgroup_raw(const char *text, char *buf, size_t buflen, size_t *len)
+{
+	size_t o = 0;
+	int hi, lo;
+
+	for (; *text; text++) {
+		char c = *text;
+
+		if (c == '\\') {
+			/* people write \x2F as often as \x2f */
+			if (text[1] != 'x' || (hi = ls_hexval((char)tolower(text[2]))) < 0 ||
+			    (lo = ls_hexval((char)tolower(text[3]))) < 0)
+				return -EINVAL;
+			c = (char)(hi << 4 | lo);
+			if (!c)
+				return -EINVAL;
+			text += 3;
+		}
+		if (o + 2 > buflen)
+			return -ENAMETOOLONG;
+		buf[o++] = c;
+	}
+	if (!buflen)
+		return -ENAMETOOLONG;
+	buf[o] = '\0';
+	*len = o;
+	return 0;
+}
 
 const char *ls_comm_text(const char comm[16], char *buf, size_t len)
 {

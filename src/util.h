@@ -44,6 +44,24 @@ int ls_parse_u64(const char *s, __u64 max, __u64 *out);
 const char *ls_comm_text(const char comm[16], char *buf, size_t len);
 
 /*
+ * A cgroup path as text, the form cgroup= rules and the output use: bytes
+ * outside printable ASCII, the space and the backslash become \xNN (a
+ * rule is blank-separated words), the rest stays.  len bytes of raw in,
+ * NUL-terminated text into buf; -ENAMETOOLONG when it does not fit (never
+ * a cut path: a prefix names another cgroup), else the text's length.
+ */
+#define LS_CGROUP_TEXT_MAX (4 * 4096 + 1)	/* a PATH_MAX path, every byte escaped */
+int ls_cgroup_text(const char *raw, size_t len, char *buf, size_t buflen);
+/*
+ * The reverse: text with \xNN escapes (either case of hex digit) back to
+ * bytes in buf, NUL-terminated; *len their count.  -EINVAL for a backslash
+ * not followed by xNN, or a NUL byte; -ENAMETOOLONG when buf is too small.
+ */
+int ls_cgroup_raw(const char *text, char *buf, size_t buflen, size_t *len);
+/* A lowercase hex digit's value, else -1. */
+int ls_hexval(char c);
+
+/*
  * Write bytes as a JSON string (with the quotes) to f: valid JSON whatever
  * the bytes are.  Bytes up to the first NUL, at most maxlen.  '"' and '\\'
  * are backslash-escaped; bytes below 0x20 and 0x7f become \u00XX; well-formed

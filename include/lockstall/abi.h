@@ -24,8 +24,10 @@
 /*
  * 2: LS_REC_STACK and ls_bpf_config's stack settings; the records of
  * version 1 are unchanged, so version 1 recordings still read.
+ * 3: ls_rec_lock.cgroup_id, appended: the trace reader widens the
+ * LS_REC_LOCK_V1_SIZE lock records of versions 1 and 2 (cgroup_id 0).
  */
-#define LS_ABI_VERSION 2
+#define LS_ABI_VERSION 3
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
 
 /* TASK_COMM_LEN is an enum constant in a 6.18 vmlinux.h: keep our own. */
@@ -141,7 +143,17 @@ struct ls_rec_lock {
 	__u8 success;		/* WAIT_END: acquire_returned's success */
 	__u8 flags;		/* LS_LOCK_F_* */
 	__u8 pad[5];
+	/*
+	 * The task's cgroup v2 id (the inode number of its cgroup directory,
+	 * bpf_get_current_cgroup_id()) when the record was sent; 0: unknown
+	 * (a recording of ABI version 1 or 2).  Last, so the older layout is
+	 * a prefix of this one.
+	 */
+	__u64 cgroup_id;
 };
+
+/* ls_rec_lock as ABI versions 1 and 2 laid it out: without cgroup_id. */
+#define LS_REC_LOCK_V1_SIZE 136
 
 /* Kernel-side task state flags, copied into records for the engine. */
 #define LS_TASK_F_WAITING	0x01	/* between start_locking and acquire_returned */
@@ -378,7 +390,9 @@ LS_ASSERT_SIZE(ls_hdr, 16);
 LS_ASSERT_SIZE(ls_task, 32);
 LS_ASSERT_SIZE(ls_mm, 32);
 LS_ASSERT_SIZE(ls_op, 16);
-LS_ASSERT_SIZE(ls_rec_lock, 136);
+LS_ASSERT_SIZE(ls_rec_lock, 144);
+_Static_assert(__builtin_offsetof(struct ls_rec_lock, cgroup_id) == LS_REC_LOCK_V1_SIZE,
+	       "ls_rec_lock: the version 1 layout must stay a prefix");
 LS_ASSERT_SIZE(ls_rec_switch, 88);
 LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);

@@ -95,6 +95,13 @@ struct ls_frames {
 
 struct ls_holder {
 	struct ls_task task;
+	/*
+	 * Its cgroup v2 id when it last let go (0: unknown), and the path
+	 * of that cgroup: the session's cgroup resolver (src/cgroup.c) sets
+	 * it before the sinks see the stall; NULL: not known.
+	 */
+	__u64 cgroup_id;
+	const char *cgroup;
 	struct ls_op op;	/* what the holder was doing when it took the lock */
 	bool write;
 	bool granted;		/* the hold began by a wakeup handoff */
@@ -152,6 +159,9 @@ struct ls_stall {
 	__u64 run_delay_ns;	/* end_ns - granted_ns, else 0 */
 	struct ls_mm mm;
 	struct ls_task waiter;
+	/* The waiter's cgroup v2 id at WAIT_END (0: unknown), and its path as for ls_holder. */
+	__u64 waiter_cgroup_id;
+	const char *waiter_cgroup;
 	struct ls_op op;
 	bool vma_lock_fallback;	/* a page fault that fell back from the per-VMA lock */
 	const struct ls_holder *holders;	/* most off-CPU time first */

@@ -225,6 +225,7 @@ struct open_hold {
 	struct task *task;
 	struct mm *mm;
 	struct ls_op op;
+	__u64 cgroup_id;	/* of the record that opened it */
 	__u64 start;
 	__u64 seen_ts;		/* the record that opened it */
 	bool used;
@@ -312,6 +313,7 @@ void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder
 /* A completed hold, with its task's off-CPU spells clipped to it. */
 struct hold {
 	struct ls_task task;
+	__u64 cgroup_id;	/* the HOLD record's */
 	struct ls_op op;
 	__u64 start;
 	__u64 end;

@@ -258,7 +258,7 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh)
 }
 
 static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
-			    const struct ls_op *op, __u64 start, __u64 seen_ts,
+			    const struct ls_rec_lock *r, __u64 start, __u64 seen_ts,
 			    bool write, bool granted, bool downgraded)
 {
 	struct open_hold *oh = NULL;
@@ -277,7 +277,8 @@ static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
 	}
 	locks__end_open_hold(e, oh);
 	oh->mm = mm;
-	oh->op = *op;
+	oh->op = r->op;
+	oh->cgroup_id = r->cgroup_id;
 	oh->start = start;
 	oh->seen_ts = seen_ts;
 	oh->write = write;
@@ -392,7 +393,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (acquired && tk && mm) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
 		mm__end_open_holds(e, mm, tk, !r->write, ts);
-		task__open_hold(e, tk, mm, &r->op, hold_start, ts, !!r->write,
+		task__open_hold(e, tk, mm, r, hold_start, ts, !!r->write,
 				r->granted_ns != 0, false);
 	}
 	if (mm)
@@ -422,6 +423,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 	h = hold__new(tk, start, end);
 	if (h) {
 		h->task = r->task;
+		h->cgroup_id = r->cgroup_id;
 		h->op = r->op;
 		h->write = !!r->write;
 		h->granted = r->granted_ns || (r->flags & LS_LOCK_F_GRANTED);
@@ -435,7 +437,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 	if (r->write)
 		mm__end_open_holds(e, mm, tk, false, end);
 	if (tk && downgraded && r->write && !(r->flags & LS_LOCK_F_EXITED))
-		task__open_hold(e, tk, mm, &r->op, end, end, false, false, true);
+		task__open_hold(e, tk, mm, r, end, end, false, false, true);
 	if (tk) {
 		for (i = 0; i < TASK_OPEN_HOLDS; i++)
 			open_left |= tk->oh[i].used;

@@ -161,6 +161,7 @@ static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 			continue;
 		}
 		h->task = oh->task->info;
+		h->cgroup_id = oh->cgroup_id;
 		h->op = oh->op;
 		h->write = oh->write;
 		h->granted = oh->granted;
@@ -373,6 +374,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 			last = c;
 	}
 	hd->task = last->h->task;	/* as it was when it last let go */
+	hd->cgroup_id = last->h->cgroup_id;
 	/* Where it was: the latest hold of the group that brought a stack. */
 	for (i = 0; i < lead->n_group; i++)
 		if (lead[i].h->stack && (!hd->stack || lead[i].h->end >= last_stack_end)) {
@@ -497,6 +499,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 	}
 	st.mm = r->mm;
 	st.waiter = r->task;
+	st.waiter_cgroup_id = r->cgroup_id;
 	st.op = r->op;
 	st.vma_lock_fallback = r->op.kind == LS_OP_PAGE_FAULT &&
 			       (e->features & LS_FEAT_PER_VMA_LOCK);

@@ -99,12 +99,22 @@ static void json_stack(FILE *f, const struct ls_frames *fr)
 		json_strv(f, "stack_note", fr->note);
 }
 
+void sink_json__write_cgroup(FILE *f, __u64 id, const char *path)
+{
+	json_u64(f, "cgroup_id", id);
+	if (path)
+		json_strv(f, "cgroup", path);
+	else
+		fputs(",\"cgroup\":null", f);
+}
+
 static void json_holder(FILE *f, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
 
 	putc('{', f);
 	json_task(f, &h->task);
+	sink_json__write_cgroup(f, h->cgroup_id, h->cgroup);
 	json_strv(f, "mode", mode_name(h->write));
 	json_op(f, &h->op);
 	json_u64(f, "hold_start_ns", h->hold_start_ns);
@@ -189,6 +199,7 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 
 	fprintf(f, ",\"waiter\":{");
 	json_task(f, &st->waiter);
+	sink_json__write_cgroup(f, st->waiter_cgroup_id, st->waiter_cgroup);
 	json_op(f, &st->op);
 	if (st->op.kind == LS_OP_PAGE_FAULT)
 		json_bool(f, "vma_lock_fallback", st->vma_lock_fallback);

@@ -11,5 +11,10 @@
 
 /* {"type":"stall",...} exactly as the JSON sink prints it, without the newline. */
 void sink_json__write_stall(FILE *f, const struct ls_stall *st);
+/*
+ * ,"cgroup_id":ID,"cgroup":PATH|null: a task's cgroup v2 (id 0: unknown,
+ * path null: not resolved), as stalls show their waiter and holders.
+ */
+void sink_json__write_cgroup(FILE *f, __u64 id, const char *path);
 
 #endif /* LOCKSTALL_SINK_JSON_STALL_H */

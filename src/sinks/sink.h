@@ -72,4 +72,19 @@ static inline void sink__free(struct sink *s)
 		s->ops->free(s);
 }
 
+/*
+ * A sink in front of another that only adds to stalls (the stack and
+ * cgroup resolvers): it embeds this first, makes its own stall op, and
+ * passes the rest on with the sink_pass__* ops.
+ */
+struct sink_pass {
+	struct sink base;
+	struct sink *inner;
+};
+
+void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner);
+int sink_pass__interval(struct sink *s, const struct ls_hist_set *h);
+int sink_pass__summary(struct sink *s, const struct ls_summary *sum);
+void sink_pass__free(struct sink *s);
+
 #endif /* LOCKSTALL_SINK_H */

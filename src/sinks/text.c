@@ -208,6 +208,29 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	text__stack(f, t, st, h->frames);
 }
 
+/*
+ * "cgroup   /system.slice/db.service (waiter)  /backup.slice (holder)":
+ * the waiter's and the first holder's, where known.  Paths are text
+ * already (ls_cgroup_text): no byte needs escaping here.
+ */
+static void text__cgroups(FILE *f, const struct ls_stall *st)
+{
+	const char *h = st->n_holders ? st->holders[0].cgroup : NULL;
+
+	if (!st->waiter_cgroup && !h)
+		return;
+	fputs("  cgroup  ", f);
+	if (st->waiter_cgroup && h && !strcmp(st->waiter_cgroup, h)) {
+		fprintf(f, " %s (waiter and holder)\n", h);
+		return;
+	}
+	if (st->waiter_cgroup)
+		fprintf(f, " %s (waiter)", st->waiter_cgroup);
+	if (h)
+		fprintf(f, "%s%s (holder)", st->waiter_cgroup ? "  " : " ", h);
+	putc('\n', f);
+}
+
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
@@ -266,6 +289,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
 	text__stack(f, t, st, st->waiter_frames);
+	text__cgroups(f, st);
 
 	/* Only when the waiter's own run delay is a real part of what it went through. */
 	if (st->granted_ns && (st->run_delay_ns >= NSEC_PER_MSEC || st->run_delay_ns * 10 >= st->wait_ns)) {

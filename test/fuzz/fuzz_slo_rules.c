@@ -27,7 +27,11 @@ static int on_violation(void *ctx, const struct slo_violation *v)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct slo_rules rules = { 0 };
-	struct ls_holder h = { .task = { .tid = 21, .tgid = 20, .comm = "reader" } };
+	struct ls_holder h = { .task = { .tid = 21, .tgid = 20, .comm = "reader" },
+			       .cgroup_id = 7, .cgroup = "/system.slice/backup.service" };
+	/* the waiter's cgroup as the resolver gives it, or unknown (NULL) */
+	static const char *const cgroups[] = { "/a/b/c", "/", NULL, "/system.slice/db\\x20x.service",
+					       "/a/bc" };
 	struct ls_stall st = { 0 };
 	char err[SLO_ERR_LEN];
 	const char *p = (const char *)data, *end = p + size;
@@ -68,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		st.lock_wait_ns = st.wait_ns = (__u64)(i % 7) * 9000000ULL;
 		st.verdict = (enum ls_verdict)(i % LS_VERDICT_N);
 		st.waiter.policy = (__u8)(i % 7);
+		st.waiter_cgroup = cgroups[i % 5];
+		st.waiter_cgroup_id = st.waiter_cgroup ? (__u64)(i % 5) + 1 : 0;
 		slo__on_stall(slo, &st);
 	}
 	slo__free(slo);

@@ -146,6 +146,7 @@ static void stream__lock(struct stream *s, __u16 type, __u16 cpu, __u64 ts,
 	r.write = l->write;
 	r.success = type == LS_REC_WAIT_END ? !l->failed : 0;
 	r.flags = l->flags;
+	r.cgroup_id = l->cgroup;
 	stream__append(s, &r, sizeof(r), type, cpu, ts);
 }
 

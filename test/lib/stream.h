@@ -36,6 +36,7 @@ struct stream_lock {
 	bool failed;		/* WAIT_END: success = 0 */
 	__u8 flags;		/* LS_LOCK_F_* */
 	struct ls_op op;	/* all zero: LS_OP_UNKNOWN */
+	__u64 cgroup;		/* cgroup_id; 0: unknown */
 };
 
 void stream__init(struct stream *s);

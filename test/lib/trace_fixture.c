@@ -9,6 +9,13 @@
 #include "trace_file.h"
 
 #define TMS(x)	((__u64)((x) * 1000000.0 + 0.5))
+
+/* The cgroups of the run: the victim's service, and the readers' session. */
+#define CG_VICTIM	8412ULL
+#define CG_VICTIM_PATH	"/system.slice/victim-app.service"
+#define CG_READER	8533ULL
+#define CG_READER_PATH	"/user.slice/user-1000.slice/session-2.scope"
+
 #define TT(x)	(TFX_T0_NS + TMS(x))
 
 static struct ls_hist hist(const char *comm, __u64 count, __u64 sum_ns, unsigned int slot)
@@ -39,46 +46,49 @@ void trace_fixture__stream(struct stream *s)
 
 	/* 1: the idle reader holds the lock, preempted by the hog; the victim's mmap waits */
 	stream__switch(s, 0, TT(100), &reader, LS_TASK_F_HOLDING, true, &hog, 0);
-	l = (struct stream_lock){ .start = TT(102), .write = true, .op = stream__syscall(9) };
+	l = (struct stream_lock){ .start = TT(102), .write = true, .op = stream__syscall(9),
+				  .cgroup = CG_VICTIM };
 	stream__wait_begin(s, 1, TT(103), &victim, &mm, &l);
 	stream__switch(s, 1, TT(103), &victim, LS_TASK_F_WAITING, false, NULL, 0);
 	stream__switch(s, 0, TT(150), &hog, 0, true, &reader, LS_TASK_F_HOLDING);
 	l = (struct stream_lock){ .start = TT(90), .acquired = TT(90), .offcpu = TMS(50),
-				  .op = stream__syscall(17) };
+				  .op = stream__syscall(17), .cgroup = CG_READER };
 	stream__hold(s, 0, TT(151), &reader, &mm, &l);
 	stream__wakeup(s, 0, TT(151), &victim, LS_TASK_F_WAITING, &reader, 1, NULL);
 	stream__switch(s, 1, TT(152), NULL, 0, false, &victim, LS_TASK_F_WAITING);
 	l = (struct stream_lock){ .start = TT(102), .write = true, .flags = LS_LOCK_F_BEGIN_SENT,
-				  .op = stream__syscall(9) };
+				  .op = stream__syscall(9), .cgroup = CG_VICTIM };
 	stream__wait_end(s, 1, TT(153), &victim, &mm, &l);
 
 	/* 2: mprotect holds the write lock on CPU; the victim's page fault waits */
-	l = (struct stream_lock){ .start = TT(305), .op = stream__fault(0x7f0000001000ULL, LS_PF_USER) };
+	l = (struct stream_lock){ .start = TT(305), .op = stream__fault(0x7f0000001000ULL, LS_PF_USER),
+				  .cgroup = CG_VICTIM };
 	stream__wait_begin(s, 1, TT(306), &victim, &mm, &l);
 	stream__switch(s, 1, TT(306), &victim, LS_TASK_F_WAITING, false, NULL, 0);
 	l = (struct stream_lock){ .start = TT(300), .acquired = TT(300), .write = true,
-				  .op = stream__syscall(10) };
+				  .op = stream__syscall(10), .cgroup = CG_VICTIM };
 	stream__hold(s, 0, TT(330), &mprot, &mm, &l);
 	stream__wakeup(s, 0, TT(330), &victim, LS_TASK_F_WAITING | LS_TASK_F_GRANTED, &mprot, 1, NULL);
 	stream__switch(s, 1, TT(331), NULL, 0, false, &victim, LS_TASK_F_WAITING);
 	l = (struct stream_lock){ .start = TT(305), .granted = TT(330), .flags = LS_LOCK_F_BEGIN_SENT,
-				  .op = stream__fault(0x7f0000001000ULL, LS_PF_USER) };
+				  .op = stream__fault(0x7f0000001000ULL, LS_PF_USER), .cgroup = CG_VICTIM };
 	stream__wait_end(s, 1, TT(332), &victim, &mm, &l);
 
 	/* 3: the I/O thread sleeps holding the read lock; an interrupt thread wakes it */
 	stream__switch(s, 0, TT(501), &io, LS_TASK_F_HOLDING, false, NULL, 0);
-	l = (struct stream_lock){ .start = TT(505), .write = true, .op = stream__syscall(11) };
+	l = (struct stream_lock){ .start = TT(505), .write = true, .op = stream__syscall(11),
+				  .cgroup = CG_VICTIM };
 	stream__wait_begin(s, 1, TT(506), &victim, &mm, &l);
 	stream__switch(s, 1, TT(506), &victim, LS_TASK_F_WAITING, false, NULL, 0);
 	stream__wakeup(s, 0, TT(560), &io, LS_TASK_F_HOLDING, &irq, 0, NULL);
 	stream__switch(s, 0, TT(561), NULL, 0, false, &io, LS_TASK_F_HOLDING);
 	l = (struct stream_lock){ .start = TT(500), .acquired = TT(500), .offcpu = TMS(60),
-				  .op = stream__syscall(17) };
+				  .op = stream__syscall(17), .cgroup = CG_READER };
 	stream__hold(s, 0, TT(562), &io, &mm, &l);
 	stream__wakeup(s, 0, TT(562), &victim, LS_TASK_F_WAITING, &io, 1, NULL);
 	stream__switch(s, 1, TT(564), NULL, 0, false, &victim, LS_TASK_F_WAITING);
 	l = (struct stream_lock){ .start = TT(505), .write = true, .flags = LS_LOCK_F_BEGIN_SENT,
-				  .op = stream__syscall(11) };
+				  .op = stream__syscall(11), .cgroup = CG_VICTIM };
 	stream__wait_end(s, 1, TT(565), &victim, &mm, &l);
 
 	/* an interval, then the end: cumulative histograms each time */
@@ -144,6 +154,9 @@ int trace_fixture__write(const char *path, const struct stream *s)
 	if (!err) {
 		trace_writer__procs(w, name_one, w);
 		trace_writer__meta(w, "proc.500.cmdline", "victim-app\0--rt", 15);
+		/* as record__cgroups() writes them when the recording closes */
+		trace_writer__meta_str(w, "cgroup.8412", CG_VICTIM_PATH);
+		trace_writer__meta_str(w, "cgroup.8533", CG_READER_PATH);
 	}
 	if (err) {
 		trace_writer__close(w);

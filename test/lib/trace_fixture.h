@@ -5,6 +5,9 @@
  * interval, a loss), written through the real trace writer with fixed
  * metadata (no clock, no host name), so the same code makes the same bytes
  * on any machine.  test/data/golden.lst is this recording.
+ * test/data/golden-abi2.lst is the same run as ABI version 2 wrote it (no
+ * cgroup ids, nor cgroup metadata): kept as it is, for the reader's
+ * compatibility with older recordings.
  */
 #ifndef LOCKSTALL_TEST_TRACE_FIXTURE_H
 #define LOCKSTALL_TEST_TRACE_FIXTURE_H

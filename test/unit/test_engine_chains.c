@@ -553,3 +553,45 @@ Test(chain, holder_op_and_mm_carried)
 	cr_assert_eq(st->mm.tgid, 100);
 	cr_assert_str_eq(st->mm.comm, "app");
 }
+
+/*
+ * Each task's cgroup id comes from its own records: the waiter's from its
+ * WAIT_END, a completed hold's from its HOLD, a hold still open from the
+ * WAIT_END that began it.  The engine never makes a path.
+ */
+Test(chain, cgroup_ids_carried)
+{
+	struct ls_task reader = FX_NORMAL(103, 100, 0, "reader");
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .write = true, .cgroup = 700 };
+	struct stream_lock r = { .start = T(3), .cgroup = 800 };
+	struct stream_lock w = { .start = T(2), .write = true, .cgroup = 900 };
+	const struct ls_stall *st;
+	unsigned int i;
+
+	/* the writer holds to 20 ms; the reader gets the lock then, and holds it to the end */
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__hold(&efx.s, 0, T(20), &efx.holder, &efx.mm, &h);
+	stream__wait_end(&efx.s, 0, T(21), &reader, &efx.mm, &r);
+	/* killed while waiting: the open read hold may still be in its way */
+	w.failed = true;
+	w.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__wait_end(&efx.s, 1, T(40), &efx.waiter, &efx.mm, &w);
+	cr_assert_eq(fixture__run(), 0);
+	/* the reader's own wait, behind the writer */
+	st = fixture__stall(0);
+	cr_assert_eq(st->waiter.tid, 103);
+	cr_assert_eq(st->waiter_cgroup_id, 800);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].cgroup_id, 700);
+	st = fixture__stall(1);
+	cr_assert_eq(st->waiter_cgroup_id, 900);
+	cr_assert_null(st->waiter_cgroup);
+	cr_assert_eq(st->n_holders, 2);
+	for (i = 0; i < st->n_holders; i++) {
+		const struct ls_holder *hd = &st->holders[i];
+
+		cr_assert_eq(hd->cgroup_id, hd->task.tid == 101 ? 700 : 800, "holder %u: %llu",
+			     hd->task.tid, (unsigned long long)hd->cgroup_id);
+		cr_assert_null(hd->cgroup);
+	}
+}

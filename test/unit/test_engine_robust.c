@@ -128,7 +128,8 @@ static const __u16 known_types[] = {
 	LS_REC_MIGRATE, LS_REC_EXIT, LS_REC_HIST, LS_REC_MARK, LS_REC_LOST,
 };
 
-static const __u16 known_sizes[] = { 136, 136, 136, 88, 120, 96, 56, 312, 24, 40 };
+#define LOCK_SIZE sizeof(struct ls_rec_lock)
+static const __u16 known_sizes[] = { LOCK_SIZE, LOCK_SIZE, LOCK_SIZE, 88, 120, 96, 56, 312, 24, 40 };
 
 /*
  * Garbage of three kinds: random bytes; a valid header on random bytes;

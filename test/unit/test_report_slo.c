@@ -19,15 +19,15 @@ struct run {
 	size_t out_len, err_len;
 };
 
-/* lockstall report golden.lst args... (a NULL-terminated list: rules have blanks) */
-static void run(struct run *r, const char *const args[])
+/* lockstall report FILE args... (a NULL-terminated list: rules have blanks) */
+static void run_file(struct run *r, const char *file, const char *const args[])
 {
 	char path[512], *argv[32] = { "lockstall", "report", path };
 	struct ls_config cfg;
 	FILE *out, *err;
 	int argc = 3;
 
-	snprintf(path, sizeof(path), "%s/golden.lst", trace_fixture__data_dir());
+	snprintf(path, sizeof(path), "%s/%s", trace_fixture__data_dir(), file);
 	while (*args && argc < 31)
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
@@ -39,6 +39,11 @@ static void run(struct run *r, const char *const args[])
 		r->rc = cmd_report(&cfg, out, err);
 	fclose(out);
 	fclose(err);
+}
+
+static void run(struct run *r, const char *const args[])
+{
+	run_file(r, "golden.lst", args);
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -126,6 +131,53 @@ Test(report_slo, refused)
 	run(&r, html);
 	cr_assert_eq(r.rc, 2);
 	cr_assert(strstr(r.err, "--slo goes with --format text or json"), "%s", r.err);
+	free(r.out);
+	free(r.err);
+}
+
+/*
+ * cgroup= over a recording: the paths the live run resolved, kept in its
+ * metadata; the waiter's cgroup decides, not the holder's.  Not checked
+ * against this host's cgroups: the recording's may be anywhere.
+ */
+Test(report_slo, cgroup_rules)
+{
+	static const struct {
+		const char *rule;
+		size_t fired;	/* of the golden run's 3 stalls, all the victim's */
+	} cases[] = {
+		{ "cgroup=/system.slice wait>=10ms every=1ns", 3 },
+		{ "cgroup=/system.slice/*.service wait>=10ms every=1ns", 3 },
+		{ "cgroup=/user.slice wait>=10ms every=1ns", 0 },		/* the holders' */
+		{ "cgroup=/system.slice/victim wait>=10ms every=1ns", 0 },	/* a name's prefix */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const args[] = { "--slo", cases[i].rule, NULL };
+		struct run r;
+
+		run(&r, args);
+		cr_assert_eq(r.rc, 0, "%s", r.err);
+		cr_assert_eq(count(r.out, "VIOLATION"), cases[i].fired, "'%s': %s", cases[i].rule,
+			     r.out);
+		cr_assert_null(strstr(r.err, "names no cgroup"), "%s", r.err);
+		free(r.out);
+		free(r.err);
+	}
+}
+
+/* A recording older than cgroup ids: the rule matches nothing, and lockstall says why. */
+Test(report_slo, cgroup_rules_over_an_old_recording)
+{
+	const char *const args[] = { "--slo", "cgroup=/system.slice wait>=10ms", NULL };
+	struct run r;
+
+	run_file(&r, "golden-abi2.lst", args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert_eq(count(r.out, "VIOLATION"), 0, "%s", r.out);
+	cr_assert(strstr(r.err, "golden-abi2.lst: the recording names no cgroup (an older lockstall's, or made without cgroup v2): rule 'cgroup=/system.slice wait>=10ms' matches no stall"),
+		  "%s", r.err);
 	free(r.out);
 	free(r.err);
 }

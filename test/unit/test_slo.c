@@ -53,6 +53,8 @@ static void rule_text(const struct slo_rules *rules, char *buf, size_t len)
 		fprintf(f, " policy=%u", r->policy);
 	if (r->has_verdict)
 		fprintf(f, " verdict=%s", ls_verdict_name(r->verdict));
+	if (r->has_cgroup)
+		fprintf(f, " cgroup%s=%s", r->cgroup_glob ? "~" : "", r->cgroup);
 	fprintf(f, " text=[%s]", r->text);
 	fclose(f);
 }
@@ -100,7 +102,32 @@ static struct parse_case cases[] = {
 	{ "verdict=bad wait>=1ms", -EINVAL, "unknown verdict 'bad'", 9 },
 	{ "every=0s wait>=1ms", -EINVAL, "invalid duration '0s' for every=", 7 },
 	{ "every=1s every=2s wait>=1ms", -EINVAL, "every= given twice", 16 },
-	{ "cgroup=/sys/fs/cgroup/db wait>=1ms", -EINVAL, "cgroup= is not supported yet", 1 },
+	/* cgroup=: normalised, so that matching is a string compare ("~": a glob) */
+	{ "cgroup=/system.slice/db.service wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cgroup=/system.slice/db.service text=[cgroup=/system.slice/db.service wait>=1ms]", 0 },
+	{ "cgroup=/a/b/ wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/a/b text=[cgroup=/a/b/ wait>=1ms]", 0 },
+	{ "cgroup=//a//b// wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/a/b text=[cgroup=//a//b// wait>=1ms]", 0 },
+	{ "cgroup=/ wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/ text=[cgroup=/ wait>=1ms]", 0 },
+	{ "cgroup=/// wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/ text=[cgroup=/// wait>=1ms]", 0 },
+	{ "cgroup=/system.slice/*.service wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cgroup~=/system.slice/*.service text=[cgroup=/system.slice/*.service wait>=1ms]", 0 },
+	{ "cgroup=/a/[bc]?d wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup~=/a/[bc]?d text=[cgroup=/a/[bc]?d wait>=1ms]", 0 },
+	/* escapes come out as ls_cgroup_text() writes them: \xNN lowercase, printable ASCII as itself */
+	{ "cgroup=/my\\x20app/caf\\xC3\\xA9 wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cgroup=/my\\x20app/caf\\xc3\\xa9 text=[cgroup=/my\\x20app/caf\\xC3\\xA9 wait>=1ms]", 0 },
+	{ "cgroup=/\\x41\\x2fb\\x5c wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/A/b\\x5c text=[cgroup=/\\x41\\x2fb\\x5c wait>=1ms]", 0 },
+	{ "cgroup=/a/..b/.c wait>=1ms", 0, "wait limit=1000000 every=10000000000 cgroup=/a/..b/.c text=[cgroup=/a/..b/.c wait>=1ms]", 0 },
+	{ "cgroup=system.slice wait>=1ms", -EINVAL, "expected a cgroup v2 path from the cgroup2 root", 8 },
+	{ "cgroup= wait>=1ms", -EINVAL, "expected a cgroup v2 path from the cgroup2 root", 8 },
+	{ "cgroup=/sys/fs/cgroup/../etc wait>=1ms", -EINVAL, "'.' or '..' in a cgroup path", 8 },
+	{ "cgroup=/a/./b wait>=1ms", -EINVAL, "'.' or '..'", 8 },
+	{ "cgroup=/.. wait>=1ms", -EINVAL, "'.' or '..'", 8 },
+	{ "cgroup=/a/\\x2e\\x2e wait>=1ms", -EINVAL, "'.' or '..'", 8 },
+	{ "cgroup=/a\\x00b wait>=1ms", -EINVAL, "a backslash not followed by xNN, or \\x00", 8 },
+	{ "cgroup=/a\\q wait>=1ms", -EINVAL, "a backslash not followed by xNN", 8 },
+	{ "cgroup=/a\\x4 wait>=1ms", -EINVAL, "a backslash not followed by xNN", 8 },
+	{ "cgroup=/a\\ wait>=1ms", -EINVAL, "a backslash not followed by xNN", 8 },
+	{ "cgroup=/a cgroup=/b wait>=1ms", -EINVAL, "cgroup= given twice", 18 },
 	{ "foo=bar wait>=1ms", -EINVAL, "unknown key 'foo'", 1 },
 	{ "comm= wait>=1ms", -EINVAL, "expected a comm or a glob of 1 to 64 bytes", 6 },
 	{ "comm=\xc3\xa9t\xc3\xa9 wait>=1ms", -EINVAL, "byte 0xc3: expected printable ASCII", 6 },
@@ -189,29 +216,121 @@ Test(slo, huge_lines)
 	free(line);
 }
 
+/* A cgroup path is bounded, and a long one is refused whole, never cut into another path. */
+Test(slo, cgroup_long_paths)
+{
+	struct slo_rules rules = { 0 };
+	char err[SLO_ERR_LEN], line[SLO_MAX_LINE];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "cgroup=/");
+	memset(line + n, 'x', SLO_MAX_CGROUP - 1);
+	n += SLO_MAX_CGROUP - 1;
+	n += (size_t)snprintf(line + n, sizeof(line) - n, " wait>=1ms");
+	cr_assert_eq(slo_rules__parse_line(&rules, line, n, "r", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(strlen(rules.v[0].cgroup), SLO_MAX_CGROUP);
+	slo_rules__free(&rules);
+
+	n = (size_t)snprintf(line, sizeof(line), "cgroup=/");
+	memset(line + n, 'x', SLO_MAX_CGROUP);
+	n += SLO_MAX_CGROUP;
+	n += (size_t)snprintf(line + n, sizeof(line) - n, " wait>=1ms");
+	cr_assert_eq(slo_rules__parse_line(&rules, line, n, "r", err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "column 8: a cgroup path longer than 1024 bytes"), "%s", err);
+	cr_assert_lt(strlen(err), 400);
+	cr_assert_eq(rules.n, 0);
+
+	/* 255 escapes: 1020 bytes of rule, 255 of name, 1021 of text */
+	n = (size_t)snprintf(line, sizeof(line), "cgroup=/");
+	for (int i = 0; i < 255; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "\\xff");
+	n += (size_t)snprintf(line + n, sizeof(line) - n, " wait>=1ms");
+	cr_assert_eq(slo_rules__parse_line(&rules, line, n, "r", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(strlen(rules.v[0].cgroup), 1 + 255 * 4);
+	slo_rules__free(&rules);
+}
+
+/* The caller's check of cgroup= paths: what it is asked, and its answer in the error. */
+struct check_log {
+	char asked[4][64];
+	int n;
+};
+
+static int check_exists(void *ctx, const char *path, char *why, size_t why_len)
+{
+	struct check_log *log = ctx;
+
+	if (log->n < 4)
+		snprintf(log->asked[log->n++], sizeof(log->asked[0]), "%s", path);
+	if (!strcmp(path, "/gone")) {
+		snprintf(why, why_len, "no cgroup /gone under /mnt");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+Test(slo, cgroup_paths_checked)
+{
+	char path[] = "/tmp/lockstall-slo-XXXXXX", err[SLO_ERR_LEN];
+	const char *const lines[] = { "cgroup=/system.slice/*.service/x wait>=1ms",
+				      "cgroup=/a/b/ wait>=1ms", "cgroup=/*/b wait>=1ms" };
+	struct check_log log = { 0 };
+	struct slo_cgroup_check chk = { check_exists, &log };
+	struct slo_rules rules = { 0 };
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fprintf(f, "cgroup=/kept wait>=1ms\n# a comment\npid=1 cgroup=/gone wait>=5ms\n");
+	fclose(f);
+	cr_assert_eq(slo_rules__read(&rules, lines, 3, NULL, &chk, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(log.n, 3);
+	cr_assert_str_eq(log.asked[0], "/system.slice", "a glob: its fixed components");
+	cr_assert_str_eq(log.asked[1], "/a/b");
+	cr_assert_str_eq(log.asked[2], "/");
+	slo_rules__free(&rules);
+
+	/* a path that is not there: the rule, the column and why; no rule taken */
+	log.n = 0;
+	cr_assert_eq(slo_rules__read(&rules, NULL, 0, path, &chk, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, ":3: rule 'pid=1 cgroup=/gone wait>=5ms', column 14: no cgroup /gone under /mnt"),
+		  "%s", err);
+	cr_assert_eq(rules.n, 0);
+	/* without a check (report: the recording's cgroups, not this host's) */
+	cr_assert_eq(slo_rules__read(&rules, NULL, 0, path, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rules.n, 2);
+	slo_rules__free(&rules);
+	unlink(path);
+}
+
 Test(slo, hostile_bytes_every_position)
 {
-	static const char good[] = "comm=x* wait>=5ms";
+	static const char *const goods[] = { "comm=x* wait>=5ms", "cgroup=/a/\\x20b* wait>=5ms" };
 	struct slo_rules rules = { 0 };
-	char err[SLO_ERR_LEN], line[sizeof(good)];
-	size_t i;
+	char err[SLO_ERR_LEN], line[64];
+	size_t i, g, len;
 	unsigned int b;
 
 	/* every byte value at every place: a rule or an error, never a crash */
-	for (i = 0; i < sizeof(good) - 1; i++) {
-		for (b = 0; b < 256; b++) {
-			int rc;
+	for (g = 0; g < ARRAY_SIZE(goods); g++) {
+		len = strlen(goods[g]);
+		for (i = 0; i < len; i++) {
+			for (b = 0; b < 256; b++) {
+				int rc;
 
-			memcpy(line, good, sizeof(good));
-			line[i] = (char)b;
-			rc = slo_rules__parse_line(&rules, line, sizeof(good) - 1, "r", err,
-						   sizeof(err));
-			cr_assert(rc == 0 || rc == -EINVAL, "rc %d", rc);
-			if (rc)
-				assert_printable(err);
+				memcpy(line, goods[g], len);
+				line[i] = (char)b;
+				rc = slo_rules__parse_line(&rules, line, len, "r", err, sizeof(err));
+				cr_assert(rc == 0 || rc == -EINVAL, "rc %d", rc);
+				if (rc)
+					assert_printable(err);
+				/* a cgroup= that parsed is a path: '/' first, never empty */
+				if (rules.n && rules.v[0].has_cgroup)
+					cr_assert_eq(rules.v[0].cgroup[0], '/', "%s",
+						     rules.v[0].cgroup);
+				slo_rules__free(&rules);
+			}
 		}
 	}
-	slo_rules__free(&rules);
 }
 
 Test(slo, parse_file)
@@ -394,6 +513,127 @@ Test(slo, comm_glob_on_text)
 	memcpy(st.waiter.comm, "\x1b[2Jevil\xff", 9);
 	cr_assert_eq(slo__on_stall(slo, &st), 0);
 	cr_assert_eq(fired.n, 2);
+	slo__free(slo);
+}
+
+/*
+ * cgroup=PATH: the waiter's cgroup is PATH or below it, on whole
+ * components; a glob matches the waiter's ancestor at its depth.
+ */
+Test(slo, cgroup_subtree)
+{
+	const char *const lines[] = {
+		"cgroup=/a/b wait>=10ms",	/* 0: below it */
+		"cgroup=/a wait>=10ms",		/* 1: further below */
+		"cgroup=/a/b/c wait>=10ms",	/* 2: itself */
+		"cgroup=/a/bc wait>=10ms",	/* 3: a sibling whose name starts the same: no */
+		"cgroup=/a/b/c/d wait>=10ms",	/* 4: below the waiter: no */
+		"cgroup=/ wait>=10ms",		/* 5: the root: every known cgroup */
+		"cgroup=/a/* wait>=10ms",	/* 6: /a/b matches */
+		"cgroup=/*/b wait>=10ms",	/* 7: /a/b matches */
+		"cgroup=/a/b* wait>=10ms",	/* 8: /a/b matches */
+		"cgroup=/a/c* wait>=10ms",	/* 9: no */
+		"cgroup=/a/b/c/* wait>=10ms",	/* 10: the waiter is not below /a/b/c: no */
+		"cgroup=/*/*/c wait>=10ms",	/* 11: itself */
+		"cgroup=/a/b/ comm=victim wait>=10ms",	/* 12: with other selectors */
+		"cgroup=/x/b pid=10 wait>=10ms",	/* 13: no */
+		NULL,
+	};
+	struct slo *slo = make(lines);
+	static const size_t want[] = { 0, 1, 2, 5, 6, 7, 8, 11, 12 };
+	struct ls_stall st = stall(100, 20);
+	char path[] = "/a/b/c";
+	size_t i;
+
+	st.waiter_cgroup_id = 77;
+	st.waiter_cgroup = path;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		cr_assert_eq(fired.rule[i], want[i], "fired %zu: rule %zu", i, fired.rule[i]);
+	slo__free(slo);
+}
+
+/* The sibling /a/bc is not below /a/b, and an unknown cgroup (id 0, or no path) matches nothing. */
+Test(slo, cgroup_sibling_and_unknown)
+{
+	const char *const lines[] = { "cgroup=/a/b wait>=10ms", "cgroup=/ wait>=10ms",
+				      "cgroup=/* wait>=10ms", NULL };
+	struct slo *slo = make(lines);
+	struct ls_stall st = stall(100, 20);
+	char sibling[] = "/a/bc", root[] = "/";
+	struct ls_holder h;
+
+	st.waiter_cgroup_id = 78;
+	st.waiter_cgroup = sibling;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 2);
+	cr_assert_eq(fired.rule[0], 1);
+	cr_assert_eq(fired.rule[1], 2);
+
+	/* the root itself: "/" matches, a glob of one component does not */
+	memset(&fired, 0, sizeof(fired));
+	st = stall(20000, 20);
+	st.waiter_cgroup_id = 1;
+	st.waiter_cgroup = root;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 1);
+	cr_assert_eq(fired.rule[0], 1);
+
+	/* unknown: nothing, whatever the holder's cgroup */
+	memset(&fired, 0, sizeof(fired));
+	st = stall(40000, 20);
+	h = *st.holders;
+	h.cgroup_id = 79;
+	h.cgroup = "/a/b";
+	st.holders = &h;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 0, "a stall of an unknown cgroup matched");
+	slo__free(slo);
+}
+
+/* A violation carries copies of its stalls' paths: the resolver's may be gone by then. */
+Test(slo, cgroup_paths_copied)
+{
+	const char *const lines[] = { "cgroup=/db stalled>=30ms/1s", NULL };
+	struct slo *slo = make(lines);
+	char wpath[] = "/db/worker", hpath[] = "/backup.slice";
+	struct ls_stall st = stall(100, 20);
+	json_error_t jerr;
+	json_t *j, *x;
+
+	st.waiter_cgroup_id = 4242;
+	st.waiter_cgroup = wpath;
+	holder_buf.cgroup_id = 4343;
+	holder_buf.cgroup = hpath;
+	feed(slo, st);
+	memset(wpath, 'X', sizeof(wpath) - 1);
+	memset(hpath, 'Y', sizeof(hpath) - 1);
+	cr_assert_eq(fired.n, 0);
+	strcpy(wpath, "/db/worker");
+	st = stall(200, 20);
+	st.waiter_cgroup_id = 4242;
+	st.waiter_cgroup = wpath;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 1);
+	j = json_loads(fired.json, 0, &jerr);
+	cr_assert_not_null(j, "not JSON (%s): %s", jerr.text, fired.json);
+	x = json_object_get(j, "victim");
+	cr_assert_str_eq(json_string_value(json_object_get(x, "cgroup")), "/db/worker");
+	cr_assert_eq(json_integer_value(json_object_get(x, "cgroup_id")), 4242);
+	/* the older stall, from its own copy */
+	x = json_array_get(json_object_get(j, "stalls"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(x, "waiter"), "cgroup")),
+			 "/db/worker", "%s", fired.json);
+	x = json_array_get(json_object_get(x, "holders"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(x, "cgroup")), "/backup.slice");
+	cr_assert_eq(json_integer_value(json_object_get(x, "cgroup_id")), 4343);
+	/* the latest stall's holder: no cgroup known */
+	x = json_array_get(json_object_get(json_array_get(json_object_get(j, "stalls"), 0),
+					   "holders"), 0);
+	cr_assert(json_is_null(json_object_get(x, "cgroup")), "%s", fired.json);
+	cr_assert_eq(json_integer_value(json_object_get(x, "cgroup_id")), 0);
+	json_decref(j);
 	slo__free(slo);
 }
 

@@ -281,6 +281,49 @@ Test(util, comm_text_never_splits_an_escape)
 	cr_assert_str_eq(ls_comm_text(comm, buf, 7), "ab\\x1b");
 }
 
+/* ---- ls_cgroup_text, ls_cgroup_raw ---- */
+
+/* Every byte but NUL survives text and back; the text is printable ASCII with no blank. */
+Test(util, cgroup_text_round_trips_every_byte)
+{
+	char raw[255], text[255 * 4 + 1], back[256];
+	size_t len, i;
+	int n;
+
+	for (i = 0; i < sizeof(raw); i++)
+		raw[i] = (char)(i + 1);
+	n = ls_cgroup_text(raw, sizeof(raw), text, sizeof(text));
+	cr_assert_gt(n, 0);
+	cr_assert_eq((size_t)n, strlen(text));
+	for (i = 0; text[i]; i++)
+		cr_assert(text[i] > 0x20 && text[i] < 0x7f, "byte 0x%02x in the text",
+			  (unsigned char)text[i]);
+	cr_assert_eq(ls_cgroup_raw(text, back, sizeof(back), &len), 0);
+	cr_assert_eq(len, sizeof(raw));
+	cr_assert_eq(memcmp(back, raw, len), 0);
+}
+
+Test(util, cgroup_text_forms)
+{
+	char buf[64];
+	size_t len;
+
+	cr_assert_eq(ls_cgroup_text("/a b\\c\xff", 7, buf, sizeof(buf)), 16);
+	cr_assert_str_eq(buf, "/a\\x20b\\x5cc\\xff");
+	/* never a cut path: a prefix would name another cgroup */
+	cr_assert_eq(ls_cgroup_text("/abcdef", 7, buf, 7), -ENAMETOOLONG);
+	cr_assert_eq(ls_cgroup_text("/abcdef", 7, buf, 8), 7);
+	cr_assert_eq(ls_cgroup_raw("/A\\x2F\\x2f", buf, sizeof(buf), &len), 0, "either case of hex");
+	cr_assert_eq(len, 4);
+	cr_assert_eq(memcmp(buf, "/A//", 4), 0);
+	cr_assert_eq(ls_cgroup_raw("/a\\x00", buf, sizeof(buf), &len), -EINVAL);
+	cr_assert_eq(ls_cgroup_raw("/a\\x0", buf, sizeof(buf), &len), -EINVAL);
+	cr_assert_eq(ls_cgroup_raw("/a\\y00", buf, sizeof(buf), &len), -EINVAL);
+	cr_assert_eq(ls_cgroup_raw("/a\\", buf, sizeof(buf), &len), -EINVAL);
+	cr_assert_eq(ls_cgroup_raw("/abc", buf, 4, &len), -ENAMETOOLONG);
+	cr_assert_eq(ls_cgroup_raw("/abc", buf, 5, &len), 0);
+}
+
 /* ---- ls_json_str ---- */
 
 /* Encode with ls_json_str and decode with jansson; NULL if it is no valid JSON. */
