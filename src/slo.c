@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "slo.h"
 #include "sinks/json_stall.h"
+#include "sinks/sink_common.h"
 #include "util.h"
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -472,7 +473,7 @@ struct rule_state {
 	size_t cap, head, n;
 	__u64 sum_ns;
 	/* the latest matching stalls, deep copies, for the violation */
-	struct slo_stall recent[SLO_VIOLATION_STALLS];
+	struct stall_copy recent[SLO_VIOLATION_STALLS];
 	size_t n_recent, recent_head;
 	bool fired;
 	__u64 last_fire_ns;
@@ -493,10 +494,8 @@ static void state__free(struct rule_state *s)
 	size_t i;
 
 	free(s->ring);
-	for (i = 0; i < SLO_VIOLATION_STALLS; i++) {
-		free(s->recent[i].holders);
-		free(s->recent[i].paths);
-	}
+	for (i = 0; i < SLO_VIOLATION_STALLS; i++)
+		stall_copy__release(&s->recent[i]);
 }
 
 static void slo__drop_rules(struct slo *slo)
@@ -610,71 +609,24 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 	return true;
 }
 
-/* Add s to c->paths at *o, returning where it went (NULL stays NULL). */
-static const char *path__put(struct slo_stall *c, size_t *o, const char *s)
-{
-	const char *at;
-	size_t n;
-
-	if (!s)
-		return NULL;
-	n = strlen(s) + 1;
-	at = memcpy(c->paths + *o, s, n);
-	*o += n;
-	return at;
-}
-
-/* The resolver's paths live only during the call, like the holders: copied. */
-static int state__copy_paths(struct slo_stall *c, size_t n)
-{
-	size_t i, need = c->st.waiter_cgroup ? strlen(c->st.waiter_cgroup) + 1 : 0, o = 0;
-	char *p;
-
-	for (i = 0; i < n; i++)
-		if (c->holders[i].cgroup)
-			need += strlen(c->holders[i].cgroup) + 1;
-	if (!need)
-		return 0;
-	p = realloc(c->paths, need);
-	if (!p) {
-		/* out of memory: the copy forgets its paths rather than point at freed ones */
-		c->st.waiter_cgroup = NULL;
-		for (i = 0; i < n; i++)
-			c->holders[i].cgroup = NULL;
-		return -ENOMEM;
-	}
-	c->paths = p;
-	c->st.waiter_cgroup = path__put(c, &o, c->st.waiter_cgroup);
-	for (i = 0; i < n; i++)
-		c->holders[i].cgroup = path__put(c, &o, c->holders[i].cgroup);
-	return 0;
-}
-
-/* Keep a copy of st among the rule's latest: the engine's holders live only during the call. */
+/*
+ * Keep a copy of st among the rule's latest, for the violations to come:
+ * what st points to lives only during the call.
+ */
 static int state__remember(struct rule_state *s, const struct ls_stall *st)
 {
-	struct slo_stall *c = &s->recent[s->recent_head];
-	size_t n = st->n_holders;
-	struct ls_holder *h = c->holders;
+	int err = stall_copy__set(&s->recent[s->recent_head], st);
 
-	if (n) {
-		h = realloc(c->holders, n * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		memcpy(h, st->holders, n * sizeof(*h));
-		/* the engine's spell arrays live only during the call: not carried */
-		for (size_t i = 0; i < n; i++) {
-			h[i].spells = NULL;
-			h[i].n_spells = 0;
-		}
+	if (err) {
+		/* that slot, the oldest when the ring is full, is empty now */
+		if (s->n_recent == SLO_VIOLATION_STALLS)
+			s->n_recent--;
+		return err;
 	}
-	c->holders = h;
-	c->st = *st;
-	c->st.holders = h;
 	s->recent_head = (s->recent_head + 1) % SLO_VIOLATION_STALLS;
 	if (s->n_recent < SLO_VIOLATION_STALLS)
 		s->n_recent++;
-	return state__copy_paths(c, n);
+	return 0;
 }
 
 /* Stalls that ended at or before now - window leave it. */
@@ -744,7 +696,7 @@ static int slo__fire(struct slo *slo, size_t i, __u64 value, __u64 window_stalls
 	}
 	/* latest first; a wait rule carries the stall that broke it only */
 	for (k = 0; k < s->n_recent; k++) {
-		const struct slo_stall *c =
+		const struct stall_copy *c =
 			&s->recent[(s->recent_head + SLO_VIOLATION_STALLS - 1 - k) % SLO_VIOLATION_STALLS];
 
 		if (r->kind == SLO_WAIT && k)

@@ -117,13 +117,6 @@ int slo_rules__read(struct slo_rules *rules, const char *const lines[], size_t n
 int slo_rules__append(struct slo_rules *dst, struct slo_rules *src);
 void slo_rules__free(struct slo_rules *rules);
 
-/* A deep copy of a stall: the holders array and the cgroup paths go with it. */
-struct slo_stall {
-	struct ls_stall st;	/* st.holders points at holders */
-	struct ls_holder *holders;
-	char *paths;		/* the cgroup paths st and its holders point into */
-};
-
 struct slo_violation {
 	const struct slo_rule *rule;
 	size_t rule_index;	/* 0-based in the rules given; printed from 1 */

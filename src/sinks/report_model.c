@@ -12,67 +12,6 @@
 #include "sinks/sink_common.h"
 #include "util.h"
 
-static void rm_stall__free(struct rm_stall *r)
-{
-	unsigned int i;
-
-	for (i = 0; i < 1 + LS_MAX_HOLDERS; i++)
-		free(r->frames[i]);
-	free(r->holders);
-	free(r->spells);
-	memset(r, 0, sizeof(*r));
-}
-
-static void rm_stall__fixup(struct rm_stall *r)
-{
-	unsigned int i;
-
-	r->st.holders = r->holders;
-	r->st.waiter_frames = r->frames[0];
-	r->st.waiter_stack = NULL;
-	for (i = 0; i < r->st.n_holders; i++) {
-		r->holders[i].spells = r->spells + (size_t)i * LS_MAX_SPELLS;
-		r->holders[i].frames = r->frames[1 + i];
-		r->holders[i].stack = NULL;
-	}
-}
-
-static int rm_stall__copy(struct rm_stall *r, const struct ls_stall *st)
-{
-	unsigned int n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS, i;
-	struct ls_holder *h = NULL;
-	struct ls_spell *sp = NULL;
-
-	if (n) {
-		h = calloc(n, sizeof(*h));
-		sp = calloc((size_t)n * LS_MAX_SPELLS, sizeof(*sp));
-		if (!h || !sp) {
-			free(h);
-			free(sp);
-			return -ENOMEM;
-		}
-		memcpy(h, st->holders, n * sizeof(*h));
-		for (i = 0; i < n; i++) {
-			if (h[i].n_spells > LS_MAX_SPELLS)
-				h[i].n_spells = LS_MAX_SPELLS;
-			if (h[i].n_spells)
-				memcpy(sp + (size_t)i * LS_MAX_SPELLS, h[i].spells,
-				       h[i].n_spells * sizeof(*sp));
-		}
-	}
-	r->st = *st;
-	r->st.n_holders = n;
-	r->holders = h;
-	r->spells = sp;
-	/* a copy that fails leaves that stack out: the stall is still whole */
-	memset(r->frames, 0, sizeof(r->frames));
-	r->frames[0] = ls_frames__dup(st->waiter_frames);
-	for (i = 0; i < n; i++)
-		r->frames[1 + i] = ls_frames__dup(st->holders[i].frames);
-	rm_stall__fixup(r);
-	return 0;
-}
-
 /* A preemptor of two holders of one stall counts once in its stall count. */
 static void rm_table__credit(struct rm_table *t, const struct ls_task *task, __u64 ns, __u64 seq)
 {
@@ -111,7 +50,7 @@ static bool rm_worse(const struct ls_stall *a, const struct ls_stall *b)
 
 int report_model__stall(struct report_model *m, const struct ls_stall *st)
 {
-	struct rm_stall *slot = NULL;
+	struct stall_copy *slot = NULL;
 	unsigned int i, k;
 
 	if (!m->stalls || st->start_ns < m->first_stall_ns)
@@ -134,13 +73,12 @@ int report_model__stall(struct report_model *m, const struct ls_stall *st)
 				slot = &m->worst[i];
 		if (!rm_worse(st, &slot->st))
 			return 0;
-		rm_stall__free(slot);
 	}
-	if (rm_stall__copy(slot, st)) {
+	if (stall_copy__set(slot, st)) {
 		/* the slot is empty now: close the gap so every kept stall is whole */
 		if (slot != &m->worst[m->n_worst]) {
 			*slot = m->worst[--m->n_worst];
-			rm_stall__fixup(slot);
+			memset(&m->worst[m->n_worst], 0, sizeof(m->worst[0]));
 		}
 		return -ENOMEM;
 	}
@@ -151,7 +89,7 @@ int report_model__stall(struct report_model *m, const struct ls_stall *st)
 
 static int rm_stall__cmp(const void *a, const void *b)
 {
-	const struct rm_stall *x = a, *y = b;
+	const struct stall_copy *x = a, *y = b;
 
 	return rm_worse(&x->st, &y->st) ? -1 : rm_worse(&y->st, &x->st) ? 1 : 0;
 }
@@ -169,11 +107,8 @@ static int rm_culprit__cmp(const void *a, const void *b)
 
 void report_model__finish(struct report_model *m)
 {
-	unsigned int i;
-
+	/* A copy's pointers are all to its own blocks: moving it is safe. */
 	qsort(m->worst, m->n_worst, sizeof(*m->worst), rm_stall__cmp);
-	for (i = 0; i < m->n_worst; i++)
-		rm_stall__fixup(&m->worst[i]);
 	qsort(m->holders.v, m->holders.n, sizeof(*m->holders.v), rm_culprit__cmp);
 	qsort(m->preemptors.v, m->preemptors.n, sizeof(*m->preemptors.v), rm_culprit__cmp);
 }
@@ -183,7 +118,7 @@ void report_model__free(struct report_model *m)
 	unsigned int i;
 
 	for (i = 0; i < m->n_worst; i++)
-		rm_stall__free(&m->worst[i]);
+		stall_copy__release(&m->worst[i]);
 	m->n_worst = 0;
 }
 

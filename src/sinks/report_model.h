@@ -14,23 +14,11 @@
 #define LOCKSTALL_REPORT_MODEL_H
 
 #include "sinks/report.h"
+#include "sinks/sink_common.h"
 
 #define RM_MAX_WORST	20	/* stalls kept, longest lock wait first */
 #define RM_MAX_TASKS	256	/* culprits tracked per table; the rest summed as "others" */
 #define RM_SHOW_TASKS	10	/* culprits shown per table */
-
-/* A deep copy of one stall: st.holders and each holder's spells point into it. */
-struct rm_stall {
-	struct ls_stall st;
-	struct ls_holder *holders;
-	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder */
-	/*
-	 * Copies of the frames (ls_frames__dup; the resolver's own live only
-	 * during the stall callback): [0] the waiter's, [1 + i] holder i's.
-	 * The raw STACK records are the engine's: not kept (NULL in st).
-	 */
-	struct ls_frames *frames[1 + LS_MAX_HOLDERS];
-};
 
 struct rm_culprit {
 	struct ls_task task;	/* as last seen */
@@ -47,7 +35,7 @@ struct rm_table {
 };
 
 struct report_model {
-	struct rm_stall worst[RM_MAX_WORST];
+	struct stall_copy worst[RM_MAX_WORST];
 	unsigned int n_worst;
 	struct rm_table holders;	/* each stall's lock wait, to its first holder */
 	struct rm_table preemptors;	/* each holder's preempted_by times */

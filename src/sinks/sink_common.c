@@ -221,6 +221,73 @@ struct ls_frames *ls_frames__dup(const struct ls_frames *fr)
 	return c;
 }
 
+void stall_copy__release(struct stall_copy *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1 + LS_MAX_HOLDERS; i++)
+		free(c->frames[i]);
+	free(c->holders);
+	free(c->spells);
+	free(c->paths);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The cgroup paths of c->st and its holders, moved into one block of c's own. */
+static void stall_copy__paths(struct stall_copy *c)
+{
+	const char **path[1 + LS_MAX_HOLDERS];
+	size_t n = 0, need = 0, i;
+	char *at;
+
+	path[n++] = &c->st.waiter_cgroup;
+	for (i = 0; i < c->st.n_holders; i++)
+		path[n++] = &c->holders[i].cgroup;
+	for (i = 0; i < n; i++)
+		need += str_size(*path[i]);
+	c->paths = need ? malloc(need) : NULL;
+	at = c->paths;
+	for (i = 0; i < n; i++)
+		*path[i] = at ? str_put(&at, *path[i]) : NULL;
+}
+
+int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
+{
+	unsigned int n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS, i;
+
+	stall_copy__release(c);
+	if (n) {
+		c->holders = calloc(n, sizeof(*c->holders));
+		c->spells = calloc((size_t)n * LS_MAX_SPELLS, sizeof(*c->spells));
+		if (!c->holders || !c->spells) {
+			stall_copy__release(c);
+			return -ENOMEM;
+		}
+		memcpy(c->holders, st->holders, n * sizeof(*c->holders));
+	}
+	c->st = *st;
+	c->st.n_holders = n;
+	c->st.holders = c->holders;
+	c->st.waiter_stack = NULL;
+	c->frames[0] = ls_frames__dup(st->waiter_frames);
+	c->st.waiter_frames = c->frames[0];
+	for (i = 0; i < n; i++) {
+		struct ls_holder *h = &c->holders[i];
+
+		if (h->n_spells > LS_MAX_SPELLS)
+			h->n_spells = LS_MAX_SPELLS;
+		if (h->n_spells)
+			memcpy(c->spells + (size_t)i * LS_MAX_SPELLS, h->spells,
+			       h->n_spells * sizeof(*c->spells));
+		h->spells = c->spells + (size_t)i * LS_MAX_SPELLS;
+		c->frames[1 + i] = ls_frames__dup(h->frames);
+		h->frames = c->frames[1 + i];
+		h->stack = NULL;
+	}
+	stall_copy__paths(c);
+	return 0;
+}
+
 void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner)
 {
 	sink__init(&p->base, ops, inner->out, &inner->opts);

@@ -43,6 +43,29 @@ const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len);
 struct ls_frames *ls_frames__dup(const struct ls_frames *fr);
 
 /*
+ * A stall kept past its callback (the report's worst stalls, an SLO rule's
+ * latest): the engine's holders and spells, the resolver's frames and the
+ * cgroup paths live only during the call, so each is copied into blocks
+ * this owns, and st points into them.  The raw STACK records are the
+ * engine's: NULL in st.  Zeroed is empty.
+ */
+struct stall_copy {
+	struct ls_stall st;
+	struct ls_holder *holders;
+	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder */
+	struct ls_frames *frames[1 + LS_MAX_HOLDERS];	/* [0] the waiter's, [1 + i] holder i's */
+	char *paths;			/* the cgroup paths st and its holders point to */
+};
+
+/*
+ * Make c a copy of st, releasing what c held.  -ENOMEM: c is empty.  A
+ * stack or cgroup path that cannot be copied is left out (NULL): the stall
+ * itself is still whole.
+ */
+int stall_copy__set(struct stall_copy *c, const struct ls_stall *st);
+void stall_copy__release(struct stall_copy *c);
+
+/*
  * "Same stack as stall #3": the first stall seen with each stack digest.
  * Bounded: past STACK_SEEN_MAX distinct stacks, new ones are not
  * remembered (they print in full).

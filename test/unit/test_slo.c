@@ -503,6 +503,51 @@ Test(slo, selectors)
 	slo__free(slo);
 }
 
+/*
+ * A budget rule's violation carries earlier stalls of its window, long
+ * after their callbacks: the resolver reuses its frames for every stall
+ * and the cgroup cache may drop a path, so each must be the stall's own
+ * copy, not the memory the next stall was given.
+ */
+static struct ls_stall stall_with(__u64 end_ms, struct ls_frames *waiter, struct ls_frames *holder,
+				  __u64 cgroup_id, const char *cgroup)
+{
+	struct ls_stall st = stall(end_ms, 20);
+
+	st.waiter_frames = waiter;
+	st.waiter_cgroup_id = cgroup_id;
+	st.waiter_cgroup = cgroup;
+	holder_buf.frames = holder;
+	return st;
+}
+
+Test(slo, window_stalls_keep_their_own_stacks_and_paths)
+{
+	const char *const lines[] = { "stalled>=30ms/10s", NULL };
+	struct slo *slo = make(lines);
+	struct ls_frame fv[2] = { { .addr = 0x1000, .sym = "frame_of_a", .module = "vmlinux" },
+				  { .addr = 0x2000, .sym = "holder_of_a", .module = "vmlinux" } };
+	struct ls_frames wf = { .v = &fv[0], .n = 1, .n_kernel = 1, .user_method = "none" };
+	struct ls_frames hf = { .v = &fv[1], .n = 1, .n_kernel = 1, .user_method = "none" };
+	char path[32] = "/slice/a.service";
+
+	feed(slo, stall_with(100, &wf, &hf, 77, path));
+	cr_assert_eq(fired.n, 0);
+	/* the resolver's and the cache's memory, given to the next stall */
+	fv[0].sym = "frame_of_b";
+	fv[1].sym = "holder_of_b";
+	strcpy(path, "/slice/b.service");
+	feed(slo, stall_with(200, &wf, &hf, 78, path));
+	cr_assert_eq(fired.n, 1);
+	cr_assert_eq(fired.n_stalls[0], 2);
+	cr_assert(strstr(fired.json, "frame_of_a"), "%s", fired.json);
+	cr_assert(strstr(fired.json, "holder_of_a"), "%s", fired.json);
+	cr_assert(strstr(fired.json, "frame_of_b"), "%s", fired.json);
+	cr_assert(strstr(fired.json, "/slice/a.service"), "%s", fired.json);
+	cr_assert(strstr(fired.json, "/slice/b.service"), "%s", fired.json);
+	slo__free(slo);
+}
+
 /* A comm is matched as ls_comm_text() prints it: hostile bytes as \xNN, never raw. */
 Test(slo, comm_glob_on_text)
 {
