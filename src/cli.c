@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_FOLDED,
 	OPT_BACKEND,
 	OPT_BTF,
+	OPT_TASK_STATE,
 };
 
 struct opt_def {
@@ -99,6 +100,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
+	{ 0, "task-state", true, OPT_TASK_STATE },
 };
 
 static const struct opt_def record_opts[] = {
@@ -116,6 +118,7 @@ static const struct opt_def record_opts[] = {
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
+	{ 0, "task-state", true, OPT_TASK_STATE },
 };
 
 static const struct opt_def report_opts[] = {
@@ -172,6 +175,17 @@ static const char *const backend_names[] = {
 const char *cli__backend_name(unsigned int backend)
 {
 	return backend <= LS_BACKEND_KPROBE ? backend_names[backend] : "?";
+}
+
+static const char *const task_state_names[] = {
+	[LS_TASK_STATE_AUTO] = "auto",
+	[LS_TASK_STATE_STORAGE] = "storage",
+	[LS_TASK_STATE_HASH] = "hash",
+};
+
+const char *cli__task_state_name(unsigned int mode)
+{
+	return mode <= LS_TASK_STATE_HASH ? task_state_names[mode] : "?";
 }
 
 /* One line: what is wrong, how to put it right, and where to read more. */
@@ -459,6 +473,16 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 	case OPT_BTF:
 		cfg->btf_path = val;
 		return 0;
+	case OPT_TASK_STATE:
+		for (v = LS_TASK_STATE_AUTO; v <= LS_TASK_STATE_HASH; v++) {
+			if (!strcmp(val, cli__task_state_name(v))) {
+				cfg->task_state = v;
+				return 0;
+			}
+		}
+		return usage_error(err, cfg->cmd,
+				   "invalid task state '%s' for %s: expected auto, storage or hash",
+				   val, opt);
 	case OPT_FOLDED:
 		cfg->folded = true;
 		return 0;
@@ -745,7 +769,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--metrics-file PATH] [--metrics-listen ADDR:PORT]\n"
 "                       [--metrics-interval DURATION]\n"
 "                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
-"                       [--backend BACKEND] [--btf FILE]\n"
+"                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
@@ -803,6 +827,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            (the rwsem functions behind the lock)\n"
 "      --btf FILE            the kernel's BTF from FILE, for kernels without\n"
 "                            /sys/kernel/btf/vmlinux\n"
+"      --task-state WHERE    where the kernel side keeps per-task state: auto\n"
+"                            (default), storage (BPF task storage, 5.15+) or\n"
+"                            hash (a hash map, for 5.10; the default there)\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -839,6 +866,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
 "                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
+"                        [--task-state WHERE]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
 "\n"
@@ -863,6 +891,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --backend BACKEND     auto (default), tracepoint, fentry or kprobe: as\n"
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
+"      --task-state WHERE    auto (default), storage or hash: as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

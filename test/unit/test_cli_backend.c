@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c: --backend and --btf (watch, record). */
+/* src/cli.c: --backend, --btf and --task-state (watch, record). */
 #include <string.h>
 #include <criterion/criterion.h>
 #include "cli.h"
@@ -56,4 +56,39 @@ Test(cli_backend, refused)
 		  "%s", cli_fixture_err);
 	cr_assert_eq(cli_fixture__parse(&cfg, no_report), LS_EXIT_USAGE);
 	cr_assert(strstr(cli_fixture_err, "unknown option '--backend'"), "%s", cli_fixture_err);
+}
+
+Test(cli_backend, task_state)
+{
+	const char *const names[] = { "auto", "storage", "hash" };
+	const __u8 want[] = { LS_TASK_STATE_AUTO, LS_TASK_STATE_STORAGE, LS_TASK_STATE_HASH };
+	const char *const none[] = { "watch", NULL };
+	struct ls_config cfg;
+	size_t i;
+
+	cr_assert_eq(cli_fixture__parse(&cfg, none), 0, "%s", cli_fixture_err);
+	cr_assert_eq(cfg.task_state, LS_TASK_STATE_AUTO);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *const watch[] = { "watch", "--task-state", names[i], NULL };
+		const char *const record[] = { "record", "-o", "x.lst", "--task-state", names[i], NULL };
+
+		cr_assert_eq(cli_fixture__parse(&cfg, watch), 0, "%s: %s", names[i], cli_fixture_err);
+		cr_assert_eq(cfg.task_state, want[i], "watch --task-state %s", names[i]);
+		cr_assert_eq(cli_fixture__parse(&cfg, record), 0, "%s: %s", names[i], cli_fixture_err);
+		cr_assert_eq(cfg.task_state, want[i], "record --task-state %s", names[i]);
+	}
+}
+
+Test(cli_backend, task_state_refused)
+{
+	const char *const bad_name[] = { "watch", "--task-state=lru", NULL };
+	const char *const no_report[] = { "report", "r.lst", "--task-state=hash", NULL };
+	struct ls_config cfg;
+
+	cr_assert_eq(cli_fixture__parse(&cfg, bad_name), LS_EXIT_USAGE);
+	cr_assert(strstr(cli_fixture_err,
+			 "invalid task state 'lru' for --task-state: expected auto, storage or hash"),
+		  "%s", cli_fixture_err);
+	cr_assert_eq(cli_fixture__parse(&cfg, no_report), LS_EXIT_USAGE);
+	cr_assert(strstr(cli_fixture_err, "unknown option '--task-state'"), "%s", cli_fixture_err);
 }
