@@ -246,7 +246,7 @@ __u64 stack_records = 0;
 __u64 stack_ns = 0;
 __u64 kstack_saves = 0;
 __u64 kstack_save_ns = 0;
-/* Tasks not followed: the hash object's task_state was full (0 with task storage). */
+/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
 __u64 task_state_full = 0;
 
 static __always_inline __u32 ls_task_cpu(struct task_struct *t)

@@ -916,7 +916,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 				(unsigned long long)st.hist_misses);
 		/* counted among the lost events too, so their findings read unknown */
 		if (st.task_state_full)
-			fprintf(stderr, "lockstall: %llu tasks not followed: the task state map was full (--task-state=hash keeps at most %u tasks at once)\n",
+			fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
 				(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
 		if (cfg->verbose)
 			fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",

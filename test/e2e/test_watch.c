@@ -557,7 +557,7 @@ static void check_says_hash(void)
 	cr_expect(strstr(w.lockstall.err.data, "lockstall: per-task state in a hash map"),
 		  "lockstall did not say it keeps task state in a hash map; stderr:\n%s",
 		  w.lockstall.err.data);
-	cr_expect(!strstr(w.lockstall.err.data, "tasks not followed"),
+	cr_expect(!strstr(w.lockstall.err.data, "not followed"),
 		  "the task state map filled up; stderr:\n%s", w.lockstall.err.data);
 }
 
