@@ -1199,9 +1199,9 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/* The switch, then, in the hash object, a dead task's entry goes. */
+static __always_inline int ls_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state)
 {
 	ls_on_switch(preempt, prev, next, prev_state);
 #ifdef LS_TASK_STATE_HASH
@@ -1209,6 +1209,13 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		ls_state_forget(prev);
 #endif
 	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return ls_switch(preempt, prev, next, prev_state);
 }
 
 /*
@@ -1226,12 +1233,7 @@ int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 		state = BPF_CORE_READ(prev, __state);
 	else if (!preempt)
 		state = BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
-	ls_on_switch(preempt, prev, next, state);
-#ifdef LS_TASK_STATE_HASH
-	if (state & TASK_DEAD)
-		ls_state_forget(prev);
-#endif
-	return 0;
+	return ls_switch(preempt, prev, next, state);
 }
 
 SEC("tp_btf/sched_waking")

@@ -188,6 +188,20 @@ const char *cli__task_state_name(unsigned int mode)
 	return mode <= LS_TASK_STATE_HASH ? task_state_names[mode] : "?";
 }
 
+/* *out = the index of val in names (an option's words, by their enum); -ENOENT: none. */
+static int name_index(const char *val, const char *const names[], size_t n, __u8 *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(val, names[i])) {
+			*out = (__u8)i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* One line: what is wrong, how to put it right, and where to read more. */
 __attribute__((format(printf, 3, 4)))
 static int usage_error(FILE *err, enum ls_command cmd, const char *fmt, ...)
@@ -461,12 +475,8 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->stacks = false;
 		return 0;
 	case OPT_BACKEND:
-		for (v = LS_BACKEND_AUTO; v <= LS_BACKEND_KPROBE; v++) {
-			if (!strcmp(val, cli__backend_name(v))) {
-				cfg->backend = v;
-				return 0;
-			}
-		}
+		if (!name_index(val, backend_names, ARRAY_SIZE(backend_names), &cfg->backend))
+			return 0;
 		return usage_error(err, cfg->cmd,
 				   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
 				   val, opt);
@@ -474,12 +484,8 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->btf_path = val;
 		return 0;
 	case OPT_TASK_STATE:
-		for (v = LS_TASK_STATE_AUTO; v <= LS_TASK_STATE_HASH; v++) {
-			if (!strcmp(val, cli__task_state_name(v))) {
-				cfg->task_state = v;
-				return 0;
-			}
-		}
+		if (!name_index(val, task_state_names, ARRAY_SIZE(task_state_names), &cfg->task_state))
+			return 0;
 		return usage_error(err, cfg->cmd,
 				   "invalid task state '%s' for %s: expected auto, storage or hash",
 				   val, opt);
