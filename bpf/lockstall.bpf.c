@@ -140,6 +140,12 @@ static __always_inline struct task_struct *ls_current(void)
 {
 	return (struct task_struct *)bpf_get_current_task();
 }
+
+/*
+ * Helpers 5.10 lacks: a use in this object fails the build here, rather
+ * than its load on 5.10 only (a newer kernel would take it).
+ */
+#pragma GCC poison bpf_get_current_task_btf bpf_task_pt_regs bpf_task_storage_get
 #endif
 
 /*
