@@ -76,13 +76,13 @@ static __always_inline __u64 ls_mmap_lock_offset(void)
  */
 static __always_inline __u64 ls_rwsem_mm(void *sem)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	__u64 mm = (__u64)sem - ls_mmap_lock_offset();
 	struct mm_struct *m = (struct mm_struct *)mm;
 	struct task_struct *owner;
 	__u8 one = 1;
 
-	if ((__u64)cur->mm == mm) {
+	if ((__u64)LS_TASK_READ(cur, mm) == mm) {
 		if (!bpf_core_field_exists(m->owner) && !bpf_map_lookup_elem(&known_mms, &mm))
 			bpf_map_update_elem(&known_mms, &mm, &one, BPF_ANY);
 		return mm;
@@ -234,7 +234,7 @@ int BPF_PROG(ls_fe_downgrade_write, void *sem)
 
 static __always_inline int ls_rwsem_kret(void *ctx, bool write, bool success)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = ls_state_get(cur, false);
 
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) || st->wait.write != write)

@@ -105,12 +105,60 @@ struct ls_task_state {
 _Static_assert(__builtin_offsetof(struct ls_task_state, grant) <= 120,
 	       "the hot fields of ls_task_state outgrew two cache lines");
 
+#ifndef LS_TASK_STATE_HASH
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct ls_task_state);
 } task_state SEC(".maps");
+
+/* t from ls_current() or a tracepoint's argument: a BTF pointer, plain loads. */
+#define LS_TASK_READ(t, field) ((t)->field)
+
+static __always_inline struct task_struct *ls_current(void)
+{
+	return bpf_get_current_task_btf();
+}
+#else
+/*
+ * The second object (make builds it with -DLS_TASK_STATE_HASH), for
+ * kernels before 5.11 (Debian 11's 5.10): no task storage, no
+ * bpf_get_current_task_btf(), no bpf_task_pt_regs().  The state is a hash
+ * entry keyed by the task_struct's address, which no other task can have
+ * until this one is freed, after its final switch, where its entry is
+ * deleted (ls_state_forget()): a tid could be reused by a new task while
+ * the old one still runs its last exit steps.  Preallocated: 5.10 warns
+ * (WARN_ONCE) for kprobe programs with run-time allocated hash maps, and
+ * its allocation could recurse from a probe inside the allocator.  A full
+ * map is counted (task_state_full) and told as a lost record, so stalls
+ * around that task read unknown, never clean.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_TASK_STATE_MAX);
+	__type(key, __u64);
+	__type(value, struct ls_task_state);
+} task_state SEC(".maps");
+
+/*
+ * current here is a plain address (bpf_get_current_task()), which the
+ * verifier lets no program dereference: every read of a task that may be
+ * current is a probe read.
+ */
+#define LS_TASK_READ(t, field) BPF_CORE_READ(t, field)
+
+static __always_inline struct task_struct *ls_current(void)
+{
+	return (struct task_struct *)bpf_get_current_task();
+}
+
+/*
+ * Helpers 5.10 lacks: a use in this object fails the build here, rather
+ * than its load on 5.10 only (a newer kernel would take it).
+ */
+#pragma GCC poison bpf_get_current_task_btf bpf_task_pt_regs bpf_task_storage_get
+#endif
 
 /*
  * Per CPU: n counts tasks runnable there, not running, while holding or
@@ -216,6 +264,8 @@ __u64 stack_records = 0;
 __u64 stack_ns = 0;
 __u64 kstack_saves = 0;
 __u64 kstack_save_ns = 0;
+/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
+__u64 task_state_full = 0;
 
 static __always_inline __u32 ls_task_cpu(struct task_struct *t)
 {
@@ -224,6 +274,19 @@ static __always_inline __u32 ls_task_cpu(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
 }
 
+/* t is only an address (another CPU's curr, or current in the hash object): probe reads. */
+static __always_inline void ls_task_fill_probe(struct ls_task *out, struct task_struct *t)
+{
+	out->tid = BPF_CORE_READ(t, pid);
+	out->tgid = BPF_CORE_READ(t, tgid);
+	out->prio = BPF_CORE_READ(t, prio);
+	out->policy = BPF_CORE_READ(t, policy);
+	out->nice = BPF_CORE_READ(t, static_prio) - 120;
+	out->rt_prio = BPF_CORE_READ(t, rt_priority);
+	BPF_CORE_READ_INTO(&out->comm, t, comm);
+}
+
+#ifndef LS_TASK_STATE_HASH
 /* t must be a BTF pointer (argument, or loaded from one): plain loads. */
 static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct *t)
 {
@@ -240,27 +303,6 @@ static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct
 	dst[1] = comm[1];
 }
 
-/*
- * What runs on another CPU: only an address, which may have exited since,
- * so probe reads.  tid stays 0 (unknown) if the CPU has not switched yet.
- */
-static __always_inline void ls_task_fill_cpu_curr(struct ls_task *out, __u32 cpu)
-{
-	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
-	struct task_struct *t;
-
-	if (!w || !w->curr)
-		return;
-	t = (struct task_struct *)w->curr;
-	out->tid = BPF_CORE_READ(t, pid);
-	out->tgid = BPF_CORE_READ(t, tgid);
-	out->prio = BPF_CORE_READ(t, prio);
-	out->policy = BPF_CORE_READ(t, policy);
-	out->nice = BPF_CORE_READ(t, static_prio) - 120;
-	out->rt_prio = BPF_CORE_READ(t, rt_priority);
-	BPF_CORE_READ_INTO(&out->comm, t, comm);
-}
-
 /* The process's name: its leader's comm, which exec renames. */
 static __always_inline void ls_process_comm(char *out, struct task_struct *t)
 {
@@ -270,6 +312,31 @@ static __always_inline void ls_process_comm(char *out, struct task_struct *t)
 
 	dst[0] = comm[0];
 	dst[1] = comm[1];
+}
+#else
+/* The hash object: t may be current, a plain address (see ls_current()). */
+static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct *t)
+{
+	ls_task_fill_probe(out, t);
+}
+
+static __always_inline void ls_process_comm(char *out, struct task_struct *t)
+{
+	BPF_CORE_READ_INTO((char (*)[LS_COMM_LEN])out, t, group_leader, comm);
+}
+#endif
+
+/*
+ * What runs on another CPU: only an address, which may have exited since,
+ * so probe reads.  tid stays 0 (unknown) if the CPU has not switched yet.
+ */
+static __always_inline void ls_task_fill_cpu_curr(struct ls_task *out, __u32 cpu)
+{
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+
+	if (!w || !w->curr)
+		return;
+	ls_task_fill_probe(out, (struct task_struct *)w->curr);
 }
 
 /*
@@ -287,17 +354,50 @@ static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_
 	if (owner) {
 		out->tgid = BPF_CORE_READ(owner, tgid);
 		BPF_CORE_READ_INTO(&out->comm, owner, group_leader, comm);
-	} else if ((__u64)t->mm == mm) {
+	} else if ((__u64)LS_TASK_READ(t, mm) == mm) {
 		ls_process_comm(out->comm, t);
-		out->tgid = t->tgid;
+		out->tgid = LS_TASK_READ(t, tgid);
 	}
 }
 
+#ifndef LS_TASK_STATE_HASH
 static __always_inline struct ls_task_state *ls_state_get(struct task_struct *t, bool create)
 {
 	return bpf_task_storage_get(&task_state, t, NULL,
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
+#else
+static __always_inline void ls_drops_count(__u64 taken);
+
+/* A new entry starts zeroed, as task storage does: copied from here. */
+static const struct ls_task_state ls_state_zero;
+
+static __always_inline struct ls_task_state *ls_state_get(struct task_struct *t, bool create)
+{
+	__u64 key = (__u64)t;
+	struct ls_task_state *st = bpf_map_lookup_elem(&task_state, &key);
+
+	if (st || !create)
+		return st;
+	/* -EEXIST: made meanwhile (an interrupt's probe on this task); look it up again. */
+	if (bpf_map_update_elem(&task_state, &key, &ls_state_zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&task_state, &key)) {
+		__sync_fetch_and_add(&task_state_full, 1);
+		/* its events are missed from here on: a hole, like a lost record */
+		ls_drops_count(0);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&task_state, &key);
+}
+
+/* At t's final switch (TASK_DEAD): nothing of it runs after that. */
+static __always_inline void ls_state_forget(struct task_struct *t)
+{
+	__u64 key = (__u64)t;
+
+	bpf_map_delete_elem(&task_state, &key);
+}
+#endif
 
 static __always_inline bool ls_holding(const struct ls_task_state *st)
 {
@@ -430,20 +530,59 @@ static __always_inline void ls_emit_submit(void *rec)
 	bpf_ringbuf_submit(rec, ls_rb_wakeup_flags());
 }
 
+#ifndef LS_TASK_STATE_HASH
+/* The user registers of t (current), saved at its kernel entry; regs_copy unused. */
+#define LS_USER_REGS(t, regs_copy) ((void)(regs_copy), (struct pt_regs *)bpf_task_pt_regs(t))
+#else
+/*
+ * No bpf_task_pt_regs() before 5.15: the registers sit at the top of the
+ * task's kernel stack, as task_pt_regs() finds them: THREAD_SIZE is 16 KiB
+ * on x86_64 without KASAN, and CONFIG_X86_FRED (6.9+) leaves 16 bytes above
+ * them, which only the kernel's config says, so both places are tried.
+ * Copied, and believed only with the user-mode selectors in cs and ss
+ * (__USER_CS or __USER32_CS, __USER_DS): a kernel laid out otherwise gets
+ * no op and no DWARF user stack (frame pointers then), never registers
+ * read from the wrong place.
+ */
+#define LS_THREAD_SIZE 16384
+
+static __always_inline bool ls_user_regs_at(__u64 top, struct pt_regs *out)
+{
+	__u16 cs, ss;
+
+	if (bpf_probe_read_kernel(out, sizeof(*out), (void *)(top - sizeof(*out))))
+		return false;
+	cs = out->cs;
+	ss = out->ss;
+	return (cs == 0x33 || cs == 0x23) && ss == 0x2b;
+}
+
+static __always_inline struct pt_regs *ls_user_regs(struct task_struct *t, struct pt_regs *out)
+{
+	__u64 top = (__u64)BPF_CORE_READ(t, stack) + LS_THREAD_SIZE;
+
+	if (ls_user_regs_at(top, out) || ls_user_regs_at(top - 16, out))
+		return out;
+	return NULL;
+}
+
+#define LS_USER_REGS(t, regs_copy) ls_user_regs(t, regs_copy)
+#endif
+
 /* What the current task was doing when it asked for the lock. */
 static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
 				       const struct ls_task_state *st)
 {
-	struct pt_regs *regs;
+	struct pt_regs *regs, regs_copy;
 	__u64 ip, sp, orig_ax;
 
 	op->addr = 0;
 	op->syscall = -1;
 	op->kind = LS_OP_UNKNOWN;
 	op->fault_flags = 0;
-	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER)))
+	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER)))
 		return;
-	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	regs = LS_USER_REGS(cur, &regs_copy);
 	if (!regs)
 		return;
 	ip = regs->ip;
@@ -491,13 +630,14 @@ static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_stru
 	 * the helper reads t's own cgroup.  Should a caller ever pass another
 	 * task, 0 (unknown) rather than current's cgroup under t's name.
 	 */
-	if ((__u64)t == (__u64)bpf_get_current_task_btf())
+	if ((__u64)t == (__u64)ls_current())
 		r->cgroup_id = bpf_get_current_cgroup_id();
 	ls_emit_submit(r);
 	return true;
 }
 
 /* Stacks ------------------------------------------------------------------ */
+
 
 #define LS_PAGE_SIZE 4096
 
@@ -544,7 +684,7 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
 	__u64 t0 = bpf_ktime_get_ns();
 	struct ls_rec_stack *r;
-	struct pt_regs *regs;
+	struct pt_regs *regs, regs_copy;
 	__u32 size, copied = 0;
 	__u64 taken;
 	long n;
@@ -553,8 +693,8 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 		return;
 	r = &b->rec;
 	__builtin_memset(r, 0, sizeof(*r));
-	r->tid = cur->pid;
-	r->tgid = cur->tgid;
+	r->tid = LS_TASK_READ(cur, pid);
+	r->tgid = LS_TASK_READ(cur, tgid);
 	r->mm = mm;
 	r->why = why;
 	if (kstack) {
@@ -570,7 +710,7 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 		if (n >= sizeof(r->kernel))
 			r->flags |= LS_STACK_F_KERNEL_TRUNC;
 	}
-	if (!cur->mm || (cur->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
 		r->flags |= LS_STACK_F_KTHREAD;
 		goto send;
 	}
@@ -585,7 +725,7 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 	}
 	if (cfg.ustack_mode != LS_USTACK_DWARF)
 		goto send;
-	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	regs = LS_USER_REGS(cur, &regs_copy);
 	if (!regs)
 		goto send;
 	r->uregs[0] = regs->ax;
@@ -683,7 +823,7 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 	struct ls_hist_slot *s = NULL;
 	__u32 ci = ls_hist_cache_idx(kind, write), idx, slot;
 
-	key.tgid = t->tgid;
+	key.tgid = LS_TASK_READ(t, tgid);
 	key.kind = kind;
 	key.write = write;
 	idx = st->hist[ci];
@@ -716,7 +856,7 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 
 static __always_inline bool ls_is_self(struct task_struct *cur)
 {
-	return cfg.self_tgid && (__u32)cur->tgid == cfg.self_tgid;
+	return cfg.self_tgid && (__u32)LS_TASK_READ(cur, tgid) == cfg.self_tgid;
 }
 
 /* Which hold slot a new hold of mm takes; -1: both busy (counted). */
@@ -789,7 +929,7 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 
 static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	struct ls_task_state *st;
 	struct ls_wait_state *w;
 
@@ -863,7 +1003,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *mmp, bool write,
 						  bool success)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	struct ls_task_state *st;
 	struct ls_hold_state *h;
 	__u64 mm = (__u64)mmp, now;
@@ -896,7 +1036,7 @@ static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *m
 
 static __always_inline int ls_on_released(void *ctx, struct mm_struct *mmp, bool write)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	struct ls_task_state *st;
 	int k;
 
@@ -955,7 +1095,7 @@ SEC("tp_btf/page_fault_user")
 int BPF_PROG(ls_page_fault_user, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur = ls_current();
 	struct ls_task_state *st;
 
 	if (ls_is_self(cur))
@@ -990,9 +1130,8 @@ static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_s
  * array read; nothing is sent unless prev or next has state or this CPU has
  * a runnable holder waiting to run.
  */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
+					struct task_struct *next, unsigned int prev_state)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_task_state *ps = ls_state_get(prev, false);
@@ -1095,6 +1234,43 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return 0;
 }
 
+/* The switch, then, in the hash object, a dead task's entry goes. */
+static __always_inline int ls_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state)
+{
+	ls_on_switch(preempt, prev, next, prev_state);
+#ifdef LS_TASK_STATE_HASH
+	if (prev_state & TASK_DEAD)
+		ls_state_forget(prev);
+#endif
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return ls_switch(preempt, prev, next, prev_state);
+}
+
+/*
+ * Before 5.18 the tracepoint had no prev_state: the task's own state, which
+ * __schedule() passes on from 5.18 (the loader picks one of the two
+ * programs by the tracepoint's arity).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	unsigned int state = TASK_RUNNING;
+
+	if (!preempt && bpf_core_field_exists(prev->__state))
+		state = BPF_CORE_READ(prev, __state);
+	else if (!preempt)
+		state = BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
+	return ls_switch(preempt, prev, next, state);
+}
+
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ls_sched_waking, struct task_struct *p)
 {
@@ -1102,7 +1278,7 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 
 	if (!st || !ls_state_flags(st))
 		return 0;
-	ls_task_fill(&st->waker, bpf_get_current_task_btf());
+	ls_task_fill(&st->waker, ls_current());
 	return 0;
 }
 

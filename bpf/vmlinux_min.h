@@ -123,6 +123,12 @@ struct task_struct {
 	pid_t tgid;
 	struct task_struct *group_leader;
 	char comm[16];
+	void *stack;		/* the kernel stack; the user pt_regs sit at its top */
+};
+
+/* Before 5.14 __state was called state (and was a long). */
+struct task_struct___pre514 {
+	long state;
 };
 
 /* Before 5.16 (THREAD_INFO_IN_TASK without thread_info.cpu) the CPU was here. */

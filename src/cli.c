@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_FOLDED,
 	OPT_BACKEND,
 	OPT_BTF,
+	OPT_TASK_STATE,
 };
 
 struct opt_def {
@@ -99,6 +100,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
+	{ 0, "task-state", true, OPT_TASK_STATE },
 };
 
 static const struct opt_def record_opts[] = {
@@ -116,6 +118,7 @@ static const struct opt_def record_opts[] = {
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
+	{ 0, "task-state", true, OPT_TASK_STATE },
 };
 
 static const struct opt_def report_opts[] = {
@@ -172,6 +175,31 @@ static const char *const backend_names[] = {
 const char *cli__backend_name(unsigned int backend)
 {
 	return backend <= LS_BACKEND_KPROBE ? backend_names[backend] : "?";
+}
+
+static const char *const task_state_names[] = {
+	[LS_TASK_STATE_AUTO] = "auto",
+	[LS_TASK_STATE_STORAGE] = "storage",
+	[LS_TASK_STATE_HASH] = "hash",
+};
+
+const char *cli__task_state_name(unsigned int mode)
+{
+	return mode <= LS_TASK_STATE_HASH ? task_state_names[mode] : "?";
+}
+
+/* *out = the index of val in names (an option's words, by their enum); -ENOENT: none. */
+static int name_index(const char *val, const char *const names[], size_t n, __u8 *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(val, names[i])) {
+			*out = (__u8)i;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 /* One line: what is wrong, how to put it right, and where to read more. */
@@ -447,18 +475,20 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->stacks = false;
 		return 0;
 	case OPT_BACKEND:
-		for (v = LS_BACKEND_AUTO; v <= LS_BACKEND_KPROBE; v++) {
-			if (!strcmp(val, cli__backend_name(v))) {
-				cfg->backend = v;
-				return 0;
-			}
-		}
+		if (!name_index(val, backend_names, ARRAY_SIZE(backend_names), &cfg->backend))
+			return 0;
 		return usage_error(err, cfg->cmd,
 				   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
 				   val, opt);
 	case OPT_BTF:
 		cfg->btf_path = val;
 		return 0;
+	case OPT_TASK_STATE:
+		if (!name_index(val, task_state_names, ARRAY_SIZE(task_state_names), &cfg->task_state))
+			return 0;
+		return usage_error(err, cfg->cmd,
+				   "invalid task state '%s' for %s: expected auto, storage or hash",
+				   val, opt);
 	case OPT_FOLDED:
 		cfg->folded = true;
 		return 0;
@@ -745,7 +775,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--metrics-file PATH] [--metrics-listen ADDR:PORT]\n"
 "                       [--metrics-interval DURATION]\n"
 "                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
-"                       [--backend BACKEND] [--btf FILE]\n"
+"                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
@@ -804,6 +834,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            (the rwsem functions behind the lock)\n"
 "      --btf FILE            the kernel's BTF from FILE, for kernels without\n"
 "                            /sys/kernel/btf/vmlinux\n"
+"      --task-state WHERE    where the kernel side keeps per-task state: auto\n"
+"                            (default), storage (BPF task storage, 5.15+) or\n"
+"                            hash (a hash map, for 5.10; the default there)\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -840,6 +873,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
 "                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
+"                        [--task-state WHERE]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
 "\n"
@@ -864,6 +898,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --backend BACKEND     auto (default), tracepoint, fentry or kprobe: as\n"
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
+"      --task-state WHERE    auto (default), storage or hash: as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

@@ -32,6 +32,13 @@ enum ls_backend {
 	LS_BACKEND_KPROBE,	/* kprobes on the rwsem functions */
 };
 
+/* watch, record --task-state: where the BPF side keeps per-task state */
+enum ls_task_state {
+	LS_TASK_STATE_AUTO = 0,	/* task storage where the kernel has it (5.15+), else hash */
+	LS_TASK_STATE_STORAGE,	/* BPF task storage and the 5.15 helpers */
+	LS_TASK_STATE_HASH,	/* a hash map keyed by task: the object for 5.10 */
+};
+
 enum ls_command {
 	LS_CMD_NONE = 0,	/* "lockstall --help" / "--version": no command */
 	LS_CMD_WATCH,
@@ -101,6 +108,7 @@ struct ls_config {
 	/* watch, record: portability */
 	__u8 backend;		/* --backend: enum ls_backend */
 	const char *btf_path;	/* --btf FILE: kernel BTF when /sys/kernel/btf/vmlinux is missing */
+	__u8 task_state;	/* --task-state: enum ls_task_state */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;
@@ -117,5 +125,7 @@ void cli__usage(FILE *f, enum ls_command cmd);
 
 /* --backend's word for an enum ls_backend ("auto", "tracepoint", ...). */
 const char *cli__backend_name(unsigned int backend);
+/* --task-state's word for an enum ls_task_state ("auto", "storage", "hash"). */
+const char *cli__task_state_name(unsigned int mode);
 
 #endif /* LOCKSTALL_CLI_H */

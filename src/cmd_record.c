@@ -131,6 +131,8 @@ int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid
 	err = err ?: trace_writer__meta_str(w, "backend",
 					    (features & LS_FEAT_BACKEND_FENTRY) ? "fentry" :
 					    (features & LS_FEAT_BACKEND_KPROBE) ? "kprobe" : "tracepoint");
+	err = err ?: trace_writer__meta_str(w, "task_state",
+					    (features & LS_FEAT_TASK_STATE_HASH) ? "hash" : "storage");
 	err = err ?: trace_writer__meta_u64(w, "start.realtime_ns", real);
 	err = err ?: trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
 					    (__s64)(real - mono));

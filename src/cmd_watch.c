@@ -781,6 +781,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.verbose = cfg->verbose,
 		.stacks = cfg->stacks,
 		.backend = cfg->backend,
+		.task_state = cfg->task_state,
 		.btf_path = cfg->btf_path,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
@@ -940,6 +941,10 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		if (st.hist_misses)
 			fprintf(stderr, "lockstall: %llu waits and holds missing from the histograms (histogram map full)\n",
 				(unsigned long long)st.hist_misses);
+		/* counted among the lost events too, so their findings read unknown */
+		if (st.task_state_full)
+			fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
+				(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
 		if (cfg->verbose)
 			fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",
 				(unsigned long long)st.records, (unsigned long long)st.bytes,

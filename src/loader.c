@@ -26,6 +26,7 @@
 #include "loader.h"
 #include "util.h"
 #include "lockstall.skel.h"
+#include "lockstall_hash.skel.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -35,6 +36,64 @@
 #endif
 
 #define LOADER_VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+/*
+ * Two objects are built from bpf/lockstall.bpf.c: the one for kernels with
+ * BPF task storage and the 5.11-5.15 helpers, and the hash one
+ * (-DLS_TASK_STATE_HASH) for kernels without (Debian 11's 5.10).  Their
+ * skeletons differ only in the ELF they embed: the same maps, programs and
+ * variables under the same names in the same order, since the source
+ * #ifdefs only helpers and the type of task_state.  So the hash skeleton is
+ * used through struct lockstall_bpf, and everything but opening has one
+ * code path.  These checks fail the build if the layouts ever part.
+ */
+#define LOADER_SAME_MEMBER(m) \
+	_Static_assert(offsetof(struct lockstall_bpf, m) == offsetof(struct lockstall_hash_bpf, m) && \
+		       sizeof(((struct lockstall_bpf *)0)->m) == sizeof(((struct lockstall_hash_bpf *)0)->m), \
+		       "lockstall_hash_bpf differs from lockstall_bpf at " #m)
+LOADER_SAME_MEMBER(skeleton);
+LOADER_SAME_MEMBER(obj);
+LOADER_SAME_MEMBER(maps);
+LOADER_SAME_MEMBER(progs);
+LOADER_SAME_MEMBER(links);
+LOADER_SAME_MEMBER(rodata);
+LOADER_SAME_MEMBER(bss);
+LOADER_SAME_MEMBER(maps.task_state);
+LOADER_SAME_MEMBER(maps.watch);
+LOADER_SAME_MEMBER(maps.drops);
+LOADER_SAME_MEMBER(maps.events);
+LOADER_SAME_MEMBER(maps.hist_slots);
+LOADER_SAME_MEMBER(maps.hist_index);
+LOADER_SAME_MEMBER(maps.hist_free);
+LOADER_SAME_MEMBER(maps.stack_bufs);
+LOADER_SAME_MEMBER(progs.ls_sched_switch);
+LOADER_SAME_MEMBER(progs.ls_sched_switch_nostate);
+LOADER_SAME_MEMBER(progs.ls_sched_waking);
+LOADER_SAME_MEMBER(progs.ls_sched_wakeup);
+LOADER_SAME_MEMBER(progs.ls_sched_migrate_task);
+LOADER_SAME_MEMBER(progs.ls_sched_process_exit);
+LOADER_SAME_MEMBER(progs.ls_page_fault_user);
+LOADER_SAME_MEMBER(progs.ls_start_locking);
+LOADER_SAME_MEMBER(progs.ls_start_locking_memcg);
+LOADER_SAME_MEMBER(progs.ls_acquire_returned);
+LOADER_SAME_MEMBER(progs.ls_acquire_returned_memcg);
+LOADER_SAME_MEMBER(progs.ls_released);
+LOADER_SAME_MEMBER(progs.ls_released_memcg);
+LOADER_SAME_MEMBER(links.ls_sched_switch);
+LOADER_SAME_MEMBER(links.ls_sched_switch_nostate);
+LOADER_SAME_MEMBER(links.ls_released_memcg);
+LOADER_SAME_MEMBER(links.ls_start_locking);
+_Static_assert(sizeof(struct lockstall_bpf) == sizeof(struct lockstall_hash_bpf) &&
+	       sizeof(struct lockstall_bpf__rodata) == sizeof(struct lockstall_hash_bpf__rodata) &&
+	       sizeof(struct lockstall_bpf__bss) == sizeof(struct lockstall_hash_bpf__bss),
+	       "lockstall_hash_bpf differs from lockstall_bpf");
+
+static struct lockstall_bpf *loader_skel_open(bool hash, const struct bpf_object_open_opts *opts)
+{
+	if (hash)
+		return (struct lockstall_bpf *)lockstall_hash_bpf__open_opts(opts);
+	return lockstall_bpf__open_opts(opts);
+}
 
 /* The value of the "drops" map, as bpf/lockstall.bpf.c defines it. */
 struct loader_drops {
@@ -48,6 +107,8 @@ struct loader {
 	__u32 features;
 	__u8 backend;		/* enum ls_backend: the one being tried, then the one attached */
 	int tp_nargs;		/* of mmap_lock_start_locking, hidden ctx included; < 0: none */
+	int switch_nargs;	/* of sched_switch, ctx included: 5 from 5.18 (prev_state), else 4 */
+	bool hash;		/* the hash object: per-task state in a hash map (LS_FEAT_TASK_STATE_HASH) */
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
@@ -199,8 +260,44 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
+	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
+}
+
+/*
+ * Can tracing programs of this kernel use what the task storage object
+ * needs: the map type and bpf_get_current_task_btf() (5.11), and
+ * bpf_task_pt_regs() (5.15)?  Probed with tiny programs rather than guessed
+ * from the release: distributions backport.
+ */
+static bool loader_has_task_storage(void)
+{
+	return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_current_task_btf, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_task_pt_regs, NULL) == 1;
+}
+
+/* Which object: l->hash, from --task-state and the kernel.  Says why on stderr. */
+static int loader_pick_object(struct loader *l, __u8 asked)
+{
+	bool storage = asked == LS_TASK_STATE_HASH ? false : loader_has_task_storage();
+
+	if (asked == LS_TASK_STATE_STORAGE && !storage) {
+		fprintf(stderr, "lockstall: cannot keep per-task state in BPF task storage: this kernel lacks it or bpf_get_current_task_btf() (5.11) or bpf_task_pt_regs() (5.15): use --task-state=hash or auto\n");
+		return -ENOTSUP;
+	}
+	l->hash = !storage;
+	if (!l->hash)
+		return 0;
+	l->features |= LS_FEAT_TASK_STATE_HASH;
+	if (asked == LS_TASK_STATE_AUTO)
+		fprintf(stderr, "lockstall: no BPF task storage with bpf_task_pt_regs() on this kernel (5.15+): per-task state in a hash map, at most %u tasks at once (--task-state=auto)\n",
+			LS_TASK_STATE_MAX);
+	else
+		fprintf(stderr, "lockstall: per-task state in a hash map, at most %u tasks at once (--task-state=hash)\n",
+			LS_TASK_STATE_MAX);
+	return 0;
 }
 
 /*
@@ -254,6 +351,7 @@ static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 	if (next != LS_BACKEND_AUTO) {
 		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s): trying %s\n",
 			name, strerror(-err), cli__backend_name(next));
+		/* the same code for both objects' skeletons (see LOADER_SAME_MEMBER) */
 		lockstall_bpf__destroy(l->skel);
 		l->skel = NULL;
 		l->backend = next;
@@ -373,6 +471,7 @@ static int loader_attach(struct loader *l)
 {
 	struct lockstall_bpf *s = l->skel;
 	bool memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+	bool nostate = l->switch_nargs != 5;
 	/*
 	 * The scheduler first, so a task's state is followed from its first
 	 * lock event; then release before acquire_returned before
@@ -382,7 +481,8 @@ static int loader_attach(struct loader *l)
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} order[] = {
-		{ s->progs.ls_sched_switch, &s->links.ls_sched_switch },
+		{ nostate ? s->progs.ls_sched_switch_nostate : s->progs.ls_sched_switch,
+		  nostate ? &s->links.ls_sched_switch_nostate : &s->links.ls_sched_switch },
 		{ s->progs.ls_sched_waking, &s->links.ls_sched_waking },
 		{ s->progs.ls_sched_wakeup, &s->links.ls_sched_wakeup },
 		{ s->progs.ls_sched_migrate_task, &s->links.ls_sched_migrate_task },
@@ -483,9 +583,19 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 
 	libbpf_set_print(opts->verbose ? loader_libbpf_print : loader_libbpf_silent);
+	/* (ctx, preempt, prev, next[, prev_state]): prev_state since 5.18 */
+	if (l->switch_nargs != 4 && l->switch_nargs != 5) {
+		fprintf(stderr, "lockstall: the sched_switch tracepoint has an unknown argument layout (%d): lockstall needs an update for this kernel\n",
+			l->switch_nargs);
+		err = -ENOTSUP;
+		goto cleanup;
+	}
+	err = loader_pick_object(l, opts->task_state);
+	if (err)
+		goto cleanup;
 
 retry:
-	s = lockstall_bpf__open_opts(&open_opts);
+	s = loader_skel_open(l->hash, &open_opts);
 	if (!s) {
 		err = -errno;
 		fprintf(stderr, "lockstall: cannot open the BPF object: %s\n", strerror(-err));
@@ -498,6 +608,8 @@ retry:
 	s->rodata->cfg.kstacks = opts->stacks;
 	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
 	s->rodata->cfg.ustack_copy = opts->ustack_copy;
+	bpf_program__set_autoload(l->switch_nargs == 5 ? s->progs.ls_sched_switch_nostate :
+				  s->progs.ls_sched_switch, false);
 
 	bpf_program__set_autoload(memcg ? s->progs.ls_start_locking : s->progs.ls_start_locking_memcg, false);
 	bpf_program__set_autoload(memcg ? s->progs.ls_acquire_returned : s->progs.ls_acquire_returned_memcg, false);
@@ -859,6 +971,7 @@ void loader__stats(const struct loader *l, struct loader_stats *out)
 	out->stack_ns = l->skel->bss->stack_ns;
 	out->kstack_saves = l->skel->bss->kstack_saves;
 	out->kstack_save_ns = l->skel->bss->kstack_save_ns;
+	out->task_state_full = l->skel->bss->task_state_full;
 }
 
 void loader__free(struct loader *l)

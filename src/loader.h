@@ -20,6 +20,7 @@ struct loader_opts {
 	bool verbose;		/* libbpf debug output on stderr */
 	__u8 backend;		/* enum ls_backend (cli.h); LS_BACKEND_AUTO: the first that attaches */
 	const char *btf_path;	/* the kernel's BTF from this file (--btf); NULL: /sys/kernel/btf/vmlinux */
+	__u8 task_state;	/* enum ls_task_state (cli.h); LS_TASK_STATE_AUTO: storage where the kernel can */
 	bool stacks;		/* STACK records for stalls: kernel stacks, and user ones per ustack_mode */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */
@@ -34,6 +35,7 @@ struct loader_stats {
 	__u64 stack_ns;		/* ... and the BPF time that took (capture, copy, output) */
 	__u64 kstack_saves;	/* kernel stacks saved after a holder's long off-CPU spell ... */
 	__u64 kstack_save_ns;	/* ... and their time */
+	__u64 task_state_full;	/* events not followed: the hash object's task map was full */
 };
 
 struct loader;

@@ -453,6 +453,14 @@ static void stacks__kernel(struct stacks *sk, const struct ls_rec_stack *r, stru
 		}
 	}
 	out->fr.n_kernel = out->fr.n;
+	/*
+	 * Before 5.15 the kernel's unwinder stopped at kretprobe_trampoline
+	 * (no ORC data for it), so a stack taken in a kretprobe -- a waiter's
+	 * with the kprobe backend -- ends there.
+	 */
+	if (out->fr.n && !out->fr.note && out->v[out->fr.n - 1].sym &&
+	    !strcmp(out->v[out->fr.n - 1].sym, "kretprobe_trampoline"))
+		out->fr.note = "the kernel's unwinder stops at kretprobe_trampoline (kprobe backend, kernels before 5.15): the frames below it are missing (--backend=fentry has them)";
 }
 
 struct find_map_ctx {

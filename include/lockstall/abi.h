@@ -271,6 +271,7 @@ enum ls_mark_kind {
 /* The backend, when not the mmap_lock tracepoints: the rwsem functions through... */
 #define LS_FEAT_BACKEND_FENTRY	0x04	/* ... fentry/fexit */
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
+#define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -319,6 +320,7 @@ enum ls_ustack_mode {
 };
 
 #define LS_KSTACK_MAX	48	/* kernel frames kept */
+#define LS_TASK_STATE_MAX 16384	/* tasks followed at once by the hash object (--task-state=hash) */
 #define LS_USTACK_MAX	32	/* user frames of the frame-pointer walk kept */
 #define LS_USTACK_COPY_DEFAULT	16384	/* bytes of user stack copied by default */
 #define LS_USTACK_COPY_MAX	32768	/* hdr.size is 16 bits: a record stays below 64 KiB */

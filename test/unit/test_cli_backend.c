@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c: --backend and --btf (watch, record). */
+/* src/cli.c: --backend, --btf and --task-state (watch, record). */
 #include <string.h>
 #include <criterion/criterion.h>
 #include "cli.h"
 #include "lib/cli_fixture.h"
+
+/* watch and record with "opt val": both must parse, into w and r. */
+static void parse_watch_and_record(const char *opt, const char *val, struct ls_config *w,
+				   struct ls_config *r)
+{
+	const char *const watch[] = { "watch", opt, val, NULL };
+	const char *const record[] = { "record", "-o", "x.lst", opt, val, NULL };
+
+	cr_assert_eq(cli_fixture__parse(w, watch), 0, "watch %s %s: %s", opt, val, cli_fixture_err);
+	cr_assert_eq(cli_fixture__parse(r, record), 0, "record %s %s: %s", opt, val, cli_fixture_err);
+}
 
 Test(cli_backend, default_is_auto)
 {
@@ -20,17 +31,13 @@ Test(cli_backend, each_name)
 	const char *const names[] = { "auto", "tracepoint", "fentry", "kprobe" };
 	const __u8 want[] = { LS_BACKEND_AUTO, LS_BACKEND_TRACEPOINT, LS_BACKEND_FENTRY,
 			      LS_BACKEND_KPROBE };
-	struct ls_config cfg;
+	struct ls_config w, r;
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *const watch[] = { "watch", "--backend", names[i], NULL };
-		const char *const record[] = { "record", "-o", "x.lst", "--backend", names[i], NULL };
-
-		cr_assert_eq(cli_fixture__parse(&cfg, watch), 0, "%s: %s", names[i], cli_fixture_err);
-		cr_assert_eq(cfg.backend, want[i], "watch --backend %s", names[i]);
-		cr_assert_eq(cli_fixture__parse(&cfg, record), 0, "%s: %s", names[i], cli_fixture_err);
-		cr_assert_eq(cfg.backend, want[i], "record --backend %s", names[i]);
+		parse_watch_and_record("--backend", names[i], &w, &r);
+		cr_assert_eq(w.backend, want[i], "watch --backend %s", names[i]);
+		cr_assert_eq(r.backend, want[i], "record --backend %s", names[i]);
 	}
 }
 
@@ -44,16 +51,46 @@ Test(cli_backend, btf_file)
 	cr_assert_eq(cfg.backend, LS_BACKEND_KPROBE);
 }
 
+Test(cli_backend, task_state)
+{
+	const char *const names[] = { "auto", "storage", "hash" };
+	const __u8 want[] = { LS_TASK_STATE_AUTO, LS_TASK_STATE_STORAGE, LS_TASK_STATE_HASH };
+	const char *const none[] = { "watch", NULL };
+	struct ls_config w, r;
+	size_t i;
+
+	cr_assert_eq(cli_fixture__parse(&w, none), 0, "%s", cli_fixture_err);
+	cr_assert_eq(w.task_state, LS_TASK_STATE_AUTO);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		parse_watch_and_record("--task-state", names[i], &w, &r);
+		cr_assert_eq(w.task_state, want[i], "watch --task-state %s", names[i]);
+		cr_assert_eq(r.task_state, want[i], "record --task-state %s", names[i]);
+	}
+}
+
+/* A bad word is refused with the words it takes; report has neither option. */
 Test(cli_backend, refused)
 {
-	const char *const bad_name[] = { "watch", "--backend=ebpf", NULL };
-	const char *const no_report[] = { "report", "r.lst", "--backend=fentry", NULL };
+	static const struct {
+		const char *bad, *says, *on_report, *unknown;
+	} cases[] = {
+		{ "--backend=ebpf",
+		  "invalid backend 'ebpf' for --backend: expected auto, tracepoint, fentry or kprobe",
+		  "--backend=fentry", "unknown option '--backend'" },
+		{ "--task-state=lru",
+		  "invalid task state 'lru' for --task-state: expected auto, storage or hash",
+		  "--task-state=hash", "unknown option '--task-state'" },
+	};
 	struct ls_config cfg;
+	size_t i;
 
-	cr_assert_eq(cli_fixture__parse(&cfg, bad_name), LS_EXIT_USAGE);
-	cr_assert(strstr(cli_fixture_err,
-			 "invalid backend 'ebpf' for --backend: expected auto, tracepoint, fentry or kprobe"),
-		  "%s", cli_fixture_err);
-	cr_assert_eq(cli_fixture__parse(&cfg, no_report), LS_EXIT_USAGE);
-	cr_assert(strstr(cli_fixture_err, "unknown option '--backend'"), "%s", cli_fixture_err);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const bad[] = { "watch", cases[i].bad, NULL };
+		const char *const on_report[] = { "report", "r.lst", cases[i].on_report, NULL };
+
+		cr_assert_eq(cli_fixture__parse(&cfg, bad), LS_EXIT_USAGE, "%s", cases[i].bad);
+		cr_assert(strstr(cli_fixture_err, cases[i].says), "%s", cli_fixture_err);
+		cr_assert_eq(cli_fixture__parse(&cfg, on_report), LS_EXIT_USAGE, "%s", cases[i].on_report);
+		cr_assert(strstr(cli_fixture_err, cases[i].unknown), "%s", cli_fixture_err);
+	}
 }

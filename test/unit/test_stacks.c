@@ -22,6 +22,7 @@ static const char kallsyms_text[] =
 	"ffffffff81700000 T vm_mmap_pgoff\n"
 	"ffffffff81701000 T ksys_mmap_pgoff\n"
 	"ffffffff8224d0d0 T do_syscall_64\n"
+	"ffffffff8224d800 T kretprobe_trampoline\n"
 	"ffffffff8224e000 T entry_after\n";
 
 static char dir[64], kallsyms[128];
@@ -155,6 +156,24 @@ Test(stacks, another_boot_leaves_kernel_frames_unnamed)
 	for (i = 0; i < fr->n_kernel; i++)
 		cr_assert_null(fr->v[i].sym, "frame %u named from another boot's kallsyms", i);
 	cr_assert(strstr(fr->note, "another boot"), "%s", fr->note);
+	stacks__free(sk);
+}
+
+/* 5.10's unwinder stops at kretprobe_trampoline: said, not left to guess. */
+Test(stacks, cut_at_kretprobe_trampoline)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	struct ls_rec_stack r = rec(LS_USTACK_FP, 0);
+	const struct ls_frames *fr;
+
+	r.kernel[0] = 0xffffffffc0023a10ULL;	/* the BPF program: skipped */
+	r.kernel[1] = 0xffffffff8224d800ULL;	/* kretprobe_trampoline+0 */
+	r.nr_kernel = 2;
+	fr = stacks__resolve(sk, &r);
+	cr_assert_eq(fr->n_kernel, 1);
+	cr_assert_str_eq(fr->v[0].sym, "kretprobe_trampoline");
+	cr_assert(fr->note && strstr(fr->note, "stops at kretprobe_trampoline"), "%s",
+		  fr->note ? fr->note : "(no note)");
 	stacks__free(sk);
 }
 
