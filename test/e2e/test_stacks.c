@@ -90,6 +90,21 @@ static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
 }
 
 /* The first stall of the victim blamed on the reader with both stacks present. */
+/*
+ * A stack whose process's mappings were still being read when its stall
+ * was printed (the reader thread waits on that process's mmap_lock, a
+ * stall at most 50 ms) keeps its user frames unnamed, by design: the
+ * first stalls of a run on a loaded machine can be like that.
+ */
+static bool stack_named(const json_t *who)
+{
+	const json_t *note = json_object_get(who, "stack_note");
+
+	return json_object_get(who, "stack") &&
+	       !(json_is_string(note) && strstr(json_string_value(note), "still being read"));
+}
+
+/* The victim's first stall held by the reader with both stacks named. */
 static const json_t *victim_stall(const json_t *stalls, json_int_t victim, json_int_t reader)
 {
 	const json_t *st, *h;
@@ -99,8 +114,7 @@ static const json_t *victim_stall(const json_t *stalls, json_int_t victim, json_
 		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
 			continue;
 		h = holder_with_tid(st, reader);
-		if (h && json_object_get(h, "stack") &&
-		    json_object_get(e2e_object(st, "waiter"), "stack"))
+		if (h && stack_named(h) && stack_named(e2e_object(st, "waiter")))
 			return st;
 	}
 	return NULL;
