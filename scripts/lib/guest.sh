@@ -33,6 +33,20 @@ skip() {
 	exit 0
 }
 
+# What every guest test needs: qemu, and apt's tools to fetch the kernels.
+need_qemu_and_apt() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "qemu-system-x86_64 is missing (apt-get install qemu-system-x86)"
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		skip "apt-get and dpkg-deb are needed to fetch Debian's kernels"
+}
+
+# A directory as an initramfs (newc cpio) on stdout, with busybox's cpio
+# ($busybox); files keep their owners when made as root.
+make_cpio() {
+	(cd "$1" && find . | "$busybox" cpio -o -H newc 2>/dev/null)
+}
+
 # linux-image-<flavour> -> linux-image-6.1.0-N-<flavour>, from apt's lists.
 resolve_package() {
 	apt-cache depends "linux-image-$1" 2>/dev/null |
