@@ -10,6 +10,8 @@
 #   cache          where the kernels are kept ($LOCKSTALL_KERNEL_CACHE)
 #   guest_timeout  seconds a guest may run before it is killed as a hang
 #   guest_memory   the guest's memory, as qemu's -m takes it (default 1G)
+#   guest_tcg      qemu's TCG threads: multi (default, a host thread per
+#                  guest CPU) or single (one host thread for both)
 #
 # A guest reports on its console in lines "LOCKSTALL-RESULT: ...": one
 # "kernel=... boot_s=..." line, any number with "status=pass|fail", and a
@@ -110,7 +112,7 @@ run_guest() {
 	shift 4
 	rc=0
 	timeout -s KILL "$guest_timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m "${guest_memory:-1G}" \
+		-accel "tcg,thread=${guest_tcg:-multi}" -cpu max -smp 2 -m "${guest_memory:-1G}" \
 		-nographic -no-reboot -nodefaults -serial stdio \
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 panic=-1 $append" \
 		"$@" </dev/null >"$log" 2>&1 || rc=$?
