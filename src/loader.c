@@ -110,7 +110,6 @@ struct loader {
 	int switch_nargs;	/* of sched_switch, ctx included: 5 from 5.18 (prev_state), else 4 */
 	bool hash;		/* the hash object: per-task state in a hash map (LS_FEAT_TASK_STATE_HASH) */
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
-	bool preempt_rt;	/* rwsems built on rt_mutex (struct rwbase_rt) */
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
@@ -261,7 +260,6 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
-	l->preempt_rt = loader_btf_struct_has(btf, "rw_semaphore", "rwbase");
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -317,14 +315,6 @@ static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
 		why = "the mmap_lock tracepoints have an unknown argument layout: lockstall needs an update for this kernel, or try --backend=fentry or kprobe";
 	else if (b != LS_BACKEND_TRACEPOINT && !l->has_rwsem_funcs)
 		why = "the kernel's BTF has no down_read(): try --backend=tracepoint";
-	/*
-	 * Test guests running Debian's 6.1-rt hung with these backends, 2 of
-	 * about 15 runs, the cause not known (the console said nothing).  No
-	 * risking a production RT host for it: the tracepoint backend, which
-	 * every PREEMPT_RT kernel from 5.11 on offers, never hung there.
-	 */
-	else if (b != LS_BACKEND_TRACEPOINT && l->preempt_rt)
-		why = "not on PREEMPT_RT kernels (it hung test guests of Debian's 6.1-rt, cause unknown): use --backend=tracepoint (5.11+)";
 	if (why && say)
 		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", cli__backend_name(b), why);
 	return !why;
