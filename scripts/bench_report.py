@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 RAW, MD, PAIRS, SECS, HAVE_RECORD, COMMAND = sys.argv[1:7]
-CONDS = ["base", "floor", "watch"] + (["record"] if HAVE_RECORD == "1" else []) + ["bpftrace"]
+CONDS = ["base", "floor", "clock", "watch"] + (["record"] if HAVE_RECORD == "1" else []) + ["bpftrace"]
 WORKLOADS = ["switch", "mmap", "fault", "mixed", "inversion"]
 LOCK_TPS = ("start_locking", "acquire_returned", "released")
 
@@ -235,16 +235,19 @@ for wl in workloads:
 out()
 out("Overhead = 1 - throughput ratio, in percentage points of the baseline:")
 out()
-out("| workload | floor | watch | watch - floor | bpftrace | watch / bpftrace overhead |")
-out("|---|---|---|---|---|---|")
+out("| workload | floor | clock | watch | watch - floor | clock - floor | watch - clock | bpftrace | watch / bpftrace overhead |")
+out("|---|---|---|---|---|---|---|---|---|")
 for wl in workloads:
-    f, w, b = (agg.get((wl, c), {}).get("ratio") for c in ("floor", "watch", "bpftrace"))
+    f, k, w, b = (agg.get((wl, c), {}).get("ratio") for c in ("floor", "clock", "watch", "bpftrace"))
     if f is None or w is None:
         continue
     ow, of = 100 * (1 - w), 100 * (1 - f)
+    ok = 100 * (1 - k) if k is not None else None
     ob = 100 * (1 - b) if b is not None else None
     rel = "%.2f" % (ow / ob) if ob and ob > 0.05 else "-"
-    out("| %s | %.1f | %.1f | %+.1f | %s | %s |" % (wl, of, ow, ow - of, fmt(ob, "%.1f"), rel))
+    out("| %s | %.1f | %s | %.1f | %+.1f | %s | %s | %s | %s |" % (
+        wl, of, fmt(ok, "%.1f"), ow, ow - of, fmt(ok - of if ok is not None else None, "%+.1f"),
+        fmt(ow - ok if ok is not None else None, "%+.1f"), fmt(ob, "%.1f"), rel))
 
 out()
 out("ns per event by program (run_time_ns / run_cnt, pooled over the pairs):")
@@ -254,7 +257,7 @@ tps = ["sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task", "sc
 out("| workload | condition | " + " | ".join(tps) + " |")
 out("|---|---|" + "---|" * len(tps))
 for wl in workloads:
-    for cond in ("floor", "watch", "record", "bpftrace"):
+    for cond in ("floor", "clock", "watch", "record", "bpftrace"):
         a = agg.get((wl, cond))
         if not a:
             continue

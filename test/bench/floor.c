@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * floor: attach bpf/floor.bpf.c (empty programs on lockstall's tracepoints)
- * and hold them until SIGINT or SIGTERM.  The benchmark's "floor" condition.
+ * and hold them until SIGINT or SIGTERM.  The benchmark's "floor" condition;
+ * with --clock, its "clock" condition (the mmap_lock programs time each
+ * wait and hold, and do nothing else).
  *
  * Prints "floor: attached N programs" on stderr once attached, so that
  * scripts/bench starts its workload only then, as it does for lockstall's
- * "tracing" line.  Exit status: 0 after a signal, 1 if loading failed.
+ * "tracing" line.  Exit status: 0 after a signal, 1 if loading failed,
+ * 2 for a bad argument.
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,10 +51,20 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	s = floor_bpf__open_and_load();
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--clock"))) {
+		fprintf(stderr, "usage: floor [--clock]\n");
+		return 2;
+	}
+	s = floor_bpf__open();
 	if (!s) {
-		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(errno));
+		fprintf(stderr, "floor: cannot open the BPF object: %s\n", strerror(errno));
 		return 1;
+	}
+	s->rodata->clocked = argc == 2;
+	err = floor_bpf__load(s);
+	if (err) {
+		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(-err));
+		goto cleanup;
 	}
 	err = floor_bpf__attach(s);
 	if (err) {
