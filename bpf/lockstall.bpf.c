@@ -23,7 +23,8 @@
  *
  * Histograms count every wait (except a trylock that failed at once) and
  * every hold, whether or not a record was sent for it; the off-CPU one
- * counts the holds that went off CPU.
+ * counts the holds that went off CPU.  Short samples reach them in batches
+ * (ls_hist_add()): a task's last few are added when it leaves the CPU.
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>
@@ -63,6 +64,30 @@ struct ls_hold_state {
 	__u8 pad[6];
 };
 
+/* A user page fault: where, for the op of the lock it may take (ls_op_fill()). */
+struct ls_fault {
+	__u64 ip;		/* 0: none */
+	__u64 sp;
+	__u64 addr;
+	__u64 err;
+};
+
+/*
+ * Histogram samples counted in the task's state before they go to the
+ * process's slots (ls_hist_add()): waits under 1 us, by mode, and holds
+ * under 4 us.
+ */
+#define LS_PEND_HOLD_SLOTS 3	/* histogram slots 0..2: holds under 4 us */
+#define LS_PEND_MAX	64	/* a count this high goes to the slot */
+
+struct ls_hist_pend {
+	__u32 wait_sum_ns[2];	/* by mode (read, write): < 64 * 1 us each */
+	__u32 hold_sum_ns;	/* < 3 * 64 * 4 us */
+	__u8 wait_n[2];		/* waits in slot 0, by mode */
+	__u8 hold_n[LS_PEND_HOLD_SLOTS];	/* holds in slots 0..2 */
+	__u8 exiting;		/* after sched_process_exit: nothing held back */
+};
+
 /* Set only while LS_W_GRANTED / LS_H_GRANTED say so. */
 struct ls_grant_state {
 	__u64 wait_ns;		/* when the wakeup granted the waiter the lock */
@@ -81,18 +106,17 @@ struct ls_task_state {
 	struct ls_wait_state wait;
 	/* Two: dup_mmap() holds the parent's and the child's lock at once. */
 	struct ls_hold_state hold[2];
-	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u64 offcpu_start_ns;	/* 0: on CPU, or not waiting/holding when it left */
-	__u32 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
+	struct ls_hist_pend pend;
+	__u16 watch_slot;	/* 1 + the CPU whose watch count this task raised; 0: none */
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
 	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
-	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	/* Less often: */
+	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
+	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	struct ls_grant_state grant;
-	__u64 pf_ip;		/* the last user page fault (pf_ip 0: none) */
-	__u64 pf_sp;
-	__u64 pf_addr;
-	__u64 pf_err;
+	/* The last user page fault, once the task left the CPU it was taken on. */
+	struct ls_fault fault;
 	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
@@ -102,8 +126,9 @@ struct ls_task_state {
 	 */
 	__u64 off_kstack[LS_KSTACK_MAX];
 };
-_Static_assert(__builtin_offsetof(struct ls_task_state, grant) <= 120,
+_Static_assert(__builtin_offsetof(struct ls_task_state, hist) <= 120,
 	       "the hot fields of ls_task_state outgrew two cache lines");
+/* watch_slot (16 bits) is 1 + a CPU number: the loader sizes watch by possible CPUs. */
 
 #ifndef LS_TASK_STATE_HASH
 struct {
@@ -171,12 +196,24 @@ static __always_inline struct task_struct *ls_current(void)
  *
  * curr stands in for rq->curr: the per-CPU runqueues variable is a typed
  * ksym, which only kernels with CONFIG_KALLSYMS_ALL can resolve.
+ *
+ * fault is the last user page fault taken on this CPU, by fault_task.  It
+ * is noted here, not in the task's storage: most faults never take
+ * mmap_lock (per-VMA locks), and a task storage lookup at every fault
+ * measured 40 ns of a 100 ns handler under stress-ng --fault, this line
+ * next to nothing.  It moves to the task's storage at the task's next
+ * switch-out (ls_fault_keep()), the only way off this CPU, so the task's
+ * last fault is always in one of the two: here while fault_task is
+ * current, else in its storage.
  */
 struct ls_watch {
 	__u64 n;
 	__u64 curr;		/* task_struct address; 0 until the CPU switched once */
-	__u64 pad[6];
+	__u64 fault_task;	/* whose fault is in fault; 0: none */
+	struct ls_fault fault;
+	__u64 pad[1];
 };
+_Static_assert(sizeof(struct ls_watch) == 64, "ls_watch is one cache line");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -450,10 +487,8 @@ static __always_inline void ls_watch_lower(struct ls_task_state *st)
 }
 
 /* The switch path's one array access: note next as curr, read the count. */
-static __always_inline bool ls_switch_watched(__u32 cpu, struct task_struct *next)
+static __always_inline bool ls_switch_watched(struct ls_watch *w, struct task_struct *next)
 {
-	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
-
 	if (!w)
 		return false;
 	w->curr = (__u64)next;
@@ -569,10 +604,23 @@ static __always_inline struct pt_regs *ls_user_regs(struct task_struct *t, struc
 #define LS_USER_REGS(t, regs_copy) ls_user_regs(t, regs_copy)
 #endif
 
+/* cur's last user page fault: on this CPU's line while noted there, else kept in st. */
+static __always_inline const struct ls_fault *ls_fault_of(struct task_struct *cur,
+							  const struct ls_task_state *st)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+
+	if (w && w->fault_task == (__u64)cur)
+		return &w->fault;
+	return &st->fault;
+}
+
 /* What the current task was doing when it asked for the lock. */
 static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
 				       const struct ls_task_state *st)
 {
+	const struct ls_fault *f;
 	struct pt_regs *regs, regs_copy;
 	__u64 ip, sp, orig_ax;
 
@@ -595,10 +643,11 @@ static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur
 	 * whose user ip and sp happen to equal an earlier fault's (the
 	 * instruction after a syscall faulted) from passing for that fault.
 	 */
-	if (st->pf_ip && ip == st->pf_ip && sp == st->pf_sp && (__s64)orig_ax == -1) {
+	f = ls_fault_of(cur, st);
+	if (f->ip && ip == f->ip && sp == f->sp && (__s64)orig_ax == -1) {
 		op->kind = LS_OP_PAGE_FAULT;
-		op->addr = st->pf_addr;
-		op->fault_flags = st->pf_err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
+		op->addr = f->addr;
+		op->fault_flags = f->err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
 		return;
 	}
 	op->kind = LS_OP_SYSCALL;
@@ -812,20 +861,32 @@ static __always_inline struct ls_hist_slot *ls_hist_slot_get(struct ls_hist_key 
 	*out_idx = idx;
 	return s;
 miss:
-	__sync_fetch_and_add(&hist_misses, 1);
 	return NULL;
 }
 
-static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_struct *t, __u8 kind,
-					__u8 write, __u64 ns)
+/* The histogram a cached index (ls_hist_cache_idx()) stands for. */
+static __always_inline void ls_hist_key_of(struct ls_hist_key *key, __u32 ci, struct task_struct *t)
+{
+	key->tgid = LS_TASK_READ(t, tgid);
+	key->kind = ci < 2 ? LS_HIST_WAIT : ci == 2 ? LS_HIST_HOLD : LS_HIST_OFFCPU;
+	key->write = ci < 2 ? ci : LS_HIST_ANY_MODE;
+}
+
+/*
+ * Add samples and their sum to t's process's histogram ci: one sample in
+ * slot `slot`, or (counts set) counts[i] samples in slot i for i < n.
+ * Samples the map had no room for are counted in hist_misses.
+ */
+static __always_inline void ls_hist_put(struct ls_task_state *st, struct task_struct *t, __u32 ci,
+					const __u8 *counts, __u32 n, __u32 slot, __u64 sum_ns,
+					__u32 total)
 {
 	struct ls_hist_key key = {};
 	struct ls_hist_slot *s = NULL;
-	__u32 ci = ls_hist_cache_idx(kind, write), idx, slot;
+	__u32 idx, i;
 
-	key.tgid = LS_TASK_READ(t, tgid);
-	key.kind = kind;
-	key.write = write;
+	ls_hist_key_of(&key, ci, t);
+	ci &= 3;
 	idx = st->hist[ci];
 	/* A cached index is used only while its slot still holds this key. */
 	if (idx) {
@@ -836,22 +897,111 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 	}
 	if (!s) {
 		s = ls_hist_slot_get(&key, t, &idx);
-		if (!s)
+		if (!s) {
+			__sync_fetch_and_add(&hist_misses, total);
 			return;
+		}
 		st->hist[ci] = idx + 1;
 	}
 	/*
-	 * The hot path of every lock event: two atomics, no more.  count is
-	 * the sum of the slots (the loader adds it up), and comm is written
-	 * only at creation -- reading the leader's comm each time touched a
-	 * second task_struct; the loader renames after an exec instead.
+	 * count is the sum of the slots (the loader adds it up), and comm is
+	 * written only at creation -- reading the leader's comm each time
+	 * touched a second task_struct; the loader renames after an exec.
 	 */
-	slot = ls_hist_slot(ns);
-	/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
-	asm volatile("" : "+r"(slot));
-	slot &= LS_HIST_SLOTS - 1;
-	__sync_fetch_and_add(&s->hist.sum_ns, ns);
-	__sync_fetch_and_add(&s->hist.slots[slot], 1);
+	__sync_fetch_and_add(&s->hist.sum_ns, sum_ns);
+	if (!counts) {
+		/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
+		asm volatile("" : "+r"(slot));
+		slot &= LS_HIST_SLOTS - 1;
+		__sync_fetch_and_add(&s->hist.slots[slot], 1);
+		return;
+	}
+	for (i = 0; i < LS_PEND_HOLD_SLOTS && i < n; i++)
+		if (counts[i])
+			__sync_fetch_and_add(&s->hist.slots[i], counts[i]);
+}
+
+/* The waits of one mode st holds back go to the process's histogram. */
+static __always_inline void ls_hist_flush_wait(struct ls_task_state *st, struct task_struct *t,
+					       __u32 mode)
+{
+	struct ls_hist_pend *p = &st->pend;
+
+	mode &= 1;
+	if (!p->wait_n[mode])
+		return;
+	ls_hist_put(st, t, ls_hist_cache_idx(LS_HIST_WAIT, mode), &p->wait_n[mode], 1, 0,
+		    p->wait_sum_ns[mode], p->wait_n[mode]);
+	p->wait_n[mode] = 0;
+	p->wait_sum_ns[mode] = 0;
+}
+
+static __always_inline void ls_hist_flush_hold(struct ls_task_state *st, struct task_struct *t)
+{
+	struct ls_hist_pend *p = &st->pend;
+	__u32 total = p->hold_n[0] + p->hold_n[1] + p->hold_n[2];
+
+	if (!total)
+		return;
+	ls_hist_put(st, t, ls_hist_cache_idx(LS_HIST_HOLD, LS_HIST_ANY_MODE), p->hold_n,
+		    LS_PEND_HOLD_SLOTS, 0, p->hold_sum_ns, total);
+	p->hold_n[0] = 0;
+	p->hold_n[1] = 0;
+	p->hold_n[2] = 0;
+	p->hold_sum_ns = 0;
+}
+
+static __always_inline bool ls_hist_pending(const struct ls_task_state *st)
+{
+	const struct ls_hist_pend *p = &st->pend;
+
+	return (p->wait_n[0] | p->wait_n[1] | p->hold_n[0] | p->hold_n[1] | p->hold_n[2]) != 0;
+}
+
+/*
+ * Everything st holds back, at the task's switch-out and its exit: the
+ * histograms user space reads lag a task's last few short samples only
+ * while it stays on CPU.
+ */
+static __always_inline void ls_hist_flush_all(struct ls_task_state *st, struct task_struct *t)
+{
+	ls_hist_flush_wait(st, t, 0);
+	ls_hist_flush_wait(st, t, 1);
+	ls_hist_flush_hold(st, t);
+}
+
+/*
+ * One sample.  Most samples are the uncontended operation's wait and
+ * hold, a few microseconds at most, and adding each to the process's slot
+ * took two atomics and two or three of the slot's cache lines: 40 ns of
+ * each lock cycle under stress-ng --mmap (measured against a build without
+ * histograms).  Waits under 1 us and holds under 4 us are counted in the
+ * task's state instead (pend, on a line every lock event touches anyway)
+ * and go to the slot when a count reaches LS_PEND_MAX, when the task
+ * leaves the CPU and at its exit.  Longer ones, and off-CPU times, go at
+ * once.
+ */
+static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_struct *t, __u8 kind,
+					__u8 write, __u64 ns)
+{
+	struct ls_hist_pend *p = &st->pend;
+	__u32 slot = ls_hist_slot(ns), m = write & 1;
+
+	if (!p->exiting && kind == LS_HIST_WAIT && slot == 0) {
+		p->wait_sum_ns[m] += ns;
+		if (++p->wait_n[m] >= LS_PEND_MAX)
+			ls_hist_flush_wait(st, t, m);
+		return;
+	}
+	if (!p->exiting && kind == LS_HIST_HOLD && slot < LS_PEND_HOLD_SLOTS) {
+		p->hold_sum_ns += ns;
+		/* The verifier cannot see the bound through the slot's computation. */
+		asm volatile("" : "+r"(slot));
+		if (slot < LS_PEND_HOLD_SLOTS && ++p->hold_n[slot] >= LS_PEND_MAX)
+			ls_hist_flush_hold(st, t);
+		return;
+	}
+	ls_hist_put(st, t, ls_hist_cache_idx(kind, write), NULL, 0, slot, ns, 1);
 }
 
 static __always_inline bool ls_is_self(struct task_struct *cur)
@@ -1095,18 +1245,24 @@ SEC("tp_btf/page_fault_user")
 int BPF_PROG(ls_page_fault_user, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
-	struct task_struct *cur = ls_current();
-	struct ls_task_state *st;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
 
-	if (ls_is_self(cur))
+	/*
+	 * No self filter: lockstall's own lock events are left out, so its
+	 * faults are never read.  fault_task is cleared first and set last:
+	 * on PREEMPT_RT this program can be preempted, and a switch-out in
+	 * between must not keep a half-written fault as this task's (a torn
+	 * one would still have to match the task's saved registers).
+	 */
+	if (!w)
 		return 0;
-	st = ls_state_get(cur, true);
-	if (!st)
-		return 0;
-	st->pf_ip = regs->ip;
-	st->pf_sp = regs->sp;
-	st->pf_addr = address;
-	st->pf_err = error_code;
+	w->fault_task = 0;
+	w->fault.ip = regs->ip;
+	w->fault.sp = regs->sp;
+	w->fault.addr = address;
+	w->fault.err = error_code;
+	w->fault_task = (__u64)ls_current();
 	return 0;
 }
 
@@ -1130,11 +1286,34 @@ static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_s
  * array read; nothing is sent unless prev or next has state or this CPU has
  * a runnable holder waiting to run.
  */
+/*
+ * prev leaves this CPU: its fault noted on this CPU's line goes to its
+ * storage (made if need be: the fault may yet take mmap_lock, e.g. retried
+ * under it after I/O).  A dying task's is dropped.
+ */
+static __always_inline struct ls_task_state *ls_fault_keep(struct ls_watch *w,
+							   struct task_struct *prev,
+							   struct ls_task_state *ps,
+							   unsigned int prev_state)
+{
+	if (!w || w->fault_task != (__u64)prev)
+		return ps;
+	w->fault_task = 0;
+	if (prev_state & TASK_DEAD)
+		return ps;
+	if (!ps)
+		ps = ls_state_get(prev, true);
+	if (ps)
+		ps->fault = w->fault;
+	return ps;
+}
+
 static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_task_state *ps = ls_state_get(prev, false);
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+	struct ls_task_state *ps = ls_fault_keep(w, prev, ls_state_get(prev, false), prev_state);
 	struct ls_task_state *ns = ls_state_get(next, false);
 	__u8 pf = ps ? ls_state_flags(ps) : 0;
 	__u8 pf_after = pf;
@@ -1143,6 +1322,8 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	struct ls_rec_switch *r;
 	__u64 now = 0;
 
+	if (ps && ls_hist_pending(ps))
+		ls_hist_flush_all(ps, prev);
 	if (pf) {
 		struct ls_wait_state *w = &ps->wait;
 
@@ -1214,7 +1395,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 		ls_watch_lower(ns);
 	}
 
-	if (!ls_switch_watched(cpu, next) && !pf && !nf)
+	if (!ls_switch_watched(w, next) && !pf && !nf)
 		return 0;
 	if (!now)
 		now = bpf_ktime_get_ns();
@@ -1371,6 +1552,13 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 		ls_hold_end(ctx, st, 0, p, now, LS_LOCK_F_EXITED);
 	if (st->hold[1].flags & LS_H_ACTIVE)
 		ls_hold_end(ctx, st, 1, p, now, LS_LOCK_F_EXITED);
+	/*
+	 * From here on its samples go straight to the slot: the loader frees
+	 * an exited process's slots once it is gone, which may come before
+	 * this task's final switch.
+	 */
+	ls_hist_flush_all(st, p);
+	st->pend.exiting = 1;
 	w = &st->wait;
 	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
 		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, st, w->start_ns, 0, 0, 0,

@@ -625,6 +625,13 @@ retry:
 		fprintf(stderr, "lockstall: cannot count the possible CPUs: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* The BPF side keeps 1 + a CPU number in 16 bits (ls_task_state.watch_slot). */
+	if (l->ncpus > 65534) {
+		err = -E2BIG;
+		fprintf(stderr, "lockstall: %d possible CPUs: at most 65534 are supported\n",
+			l->ncpus);
+		goto cleanup;
+	}
 	err = bpf_map__set_max_entries(s->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.stack_bufs, opts->stacks ? l->ncpus : 1);

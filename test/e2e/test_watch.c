@@ -513,6 +513,57 @@ Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 	json_decref(mine);
 }
 
+/* What pid's histograms of kind ("wait", "hold") count, of mode ("read", "write"; NULL: any). */
+static json_int_t hist_total(const json_t *summary, const char *kind, json_int_t pid,
+			     const char *mode)
+{
+	const json_t *all = e2e_array(e2e_object(summary, "histograms"), kind), *h;
+	json_int_t n = 0;
+	size_t i;
+
+	json_array_foreach(all, i, h) {
+		if (e2e_int(h, "pid") != pid)
+			continue;
+		if (mode && strcmp(e2e_str(h, "mode"), mode))
+			continue;
+		n += e2e_int(h, "count");
+	}
+	return n;
+}
+
+/*
+ * Every lock operation is counted, the short ones too, which the BPF side
+ * counts in the task's own state before they reach the process's
+ * histogram: two processes alike but for N more mprotect() calls must
+ * differ by exactly N write waits and N holds (test/workloads/hist_count.c).
+ */
+Test(watch, histograms_count_every_lock_op, .fini = teardown, .timeout = 120)
+{
+	const char *const args[] = { "-n", "5000", NULL };
+	json_int_t n, p0, pn, holds0;
+
+	e2e_watch__run(&w, "hist_count", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "hist_count");
+	n = e2e_int(w.truth, "n");
+	p0 = e2e_int(w.truth, "pid_0");
+	pn = e2e_int(w.truth, "pid_n");
+	check_summary(&w);
+	cr_assert_eq(e2e_int(w.summary, "lost_events"), 0, "events were lost: counts cannot be exact");
+	holds0 = hist_total(w.summary, "hold", p0, NULL);
+	cr_assert_gt(holds0, 0, "no hold histogram for the first child (pid %lld)", p0);
+	cr_expect_eq(hist_total(w.summary, "wait", pn, "write") -
+		     hist_total(w.summary, "wait", p0, "write"), n,
+		     "write waits: %lld for the child of %lld calls, %lld for the child of none",
+		     hist_total(w.summary, "wait", pn, "write"), n,
+		     hist_total(w.summary, "wait", p0, "write"));
+	cr_expect_eq(hist_total(w.summary, "hold", pn, NULL) - holds0, n,
+		     "holds: %lld for the child of %lld calls, %lld for the child of none",
+		     hist_total(w.summary, "hold", pn, NULL), n, holds0);
+	cr_expect_eq(hist_total(w.summary, "wait", pn, "read"),
+		     hist_total(w.summary, "wait", p0, "read"),
+		     "read waits differ between the children, which made no read-locked call");
+}
+
 /*
  * The proc_reader set-up without a hog and with every task at nice 0: the
  * reader never sits on the lock, so nothing of the workload may be called
