@@ -224,6 +224,7 @@ for wl in workloads:
         lk_ns, _ = ns_per(pooled, LOCK_TPS)
         evs = events / (wall / 1e9) if wall and cond != "base" else None
         bpf_cpu = 100.0 * sum(v[0] for v in pooled.values()) / wall if wall and cond != "base" else None
+        agg[(wl, cond)]["bpf_cpu"] = bpf_cpu
         rd = "%d / %d" % (recs, drops) if have_sum else ("n/a" if cond != "base" else "-")
         out("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             wl, cond, rng, fmt(evs, "%.3g"), fmt(all_ns, "%.0f"), fmt(sw_ns, "%.0f"),
@@ -248,6 +249,22 @@ for wl in workloads:
     out("| %s | %.1f | %s | %.1f | %+.1f | %s | %s | %s | %s |" % (
         wl, of, fmt(ok, "%.1f"), ow, ow - of, fmt(ok - of if ok is not None else None, "%+.1f"),
         fmt(ow - ok if ok is not None else None, "%+.1f"), fmt(ob, "%.1f"), rel))
+
+out()
+out("BPF time in points of all %d CPUs (the programs' run time over the wall time, divided by the "
+    "number of CPUs): steadier than throughput, and what the tracer's programs themselves cost "
+    "(not the cache misses they cause the workload):" % (os.cpu_count() or 1))
+out()
+out("| workload | clock - floor | watch - floor | watch - clock |")
+out("|---|---|---|---|")
+ncpu = float(os.cpu_count() or 1)
+for wl in workloads:
+    f, k, w = (agg.get((wl, c), {}).get("bpf_cpu") for c in ("floor", "clock", "watch"))
+    if f is None or w is None:
+        continue
+    out("| %s | %s | %+.1f | %s |" % (
+        wl, fmt((k - f) / ncpu if k is not None else None, "%+.1f"), (w - f) / ncpu,
+        fmt((w - k) / ncpu if k is not None else None, "%+.1f")))
 
 out()
 out("ns per event by program (run_time_ns / run_cnt, pooled over the pairs):")
