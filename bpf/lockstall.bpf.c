@@ -1282,11 +1282,6 @@ static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_s
 }
 
 /*
- * The hot path.  Tasks without lock state cost two storage lookups and one
- * array read; nothing is sent unless prev or next has state or this CPU has
- * a runnable holder waiting to run.
- */
-/*
  * prev leaves this CPU: its fault noted on this CPU's line goes to its
  * storage (made if need be: the fault may yet take mmap_lock, e.g. retried
  * under it after I/O).  A dying task's is dropped.
@@ -1308,6 +1303,11 @@ static __always_inline struct ls_task_state *ls_fault_keep(struct ls_watch *w,
 	return ps;
 }
 
+/*
+ * The hot path.  Tasks without lock state cost two storage lookups and one
+ * array read; nothing is sent unless prev or next has state or this CPU has
+ * a runnable holder waiting to run.
+ */
 static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
 {

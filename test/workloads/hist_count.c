@@ -42,6 +42,19 @@ static void child_run(unsigned long n)
 	exit(0);
 }
 
+/* A count of calls: digits only, at most what CHILD_ARG_FMT holds. */
+static unsigned long count_parse(const char *opt, const char *v)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || *v == '-' || n > 999999999UL)
+		wl_die("%s %s: want a number from 0 to 999999999", opt, v);
+	return n;
+}
+
 /* Run this program again as a child making n calls; returns its pid once it has exited. */
 static pid_t child_spawn(const char *self, unsigned long n)
 {
@@ -77,19 +90,22 @@ int main(int argc, char **argv)
 	int opt;
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))
-		child_run(strtoul(argv[2], NULL, 10));
+		child_run(count_parse("--child", argv[2]));
 	while ((opt = getopt(argc, argv, "n:")) != -1) {
 		switch (opt) {
 		case 'n':
-			n = strtoul(optarg, NULL, 10);
+			n = count_parse("-n", optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: hist_count [-n N]\n");
 			return 2;
 		}
 	}
-	if (n > 999999999UL)
-		wl_die("-n %lu: at most 999999999", n);
+	if (optind < argc) {
+		fprintf(stderr, "hist_count: unexpected argument '%s'\nusage: hist_count [-n N]\n",
+			argv[optind]);
+		return 2;
+	}
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len < 0)
 		wl_die("readlink /proc/self/exe: %s", strerror(errno));
