@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "cli.h"
-#include "flight.h"
-#include "metrics_http.h"
+#include "record/flight.h"
+#include "alert/metrics_http.h"
 #include "util.h"
 
 enum opt_id {

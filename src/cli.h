@@ -81,7 +81,7 @@ struct ls_config {
 	bool has_from, has_to;	/* --from, --to */
 	bool wall_clock;	/* they are UTC times of day (HH:MM:SS[.fff]), ns since midnight */
 	__u64 from_ns, to_ns;	/* else: since the run's start */
-	/* watch: SLO rules and what a violation does (src/slo.h, src/hooks.h) */
+	/* watch: SLO rules and what a violation does (src/alert/slo.h, src/alert/hooks.h) */
 	const char *slo[LS_MAX_SLO_ARGS];	/* --slo RULE, in order */
 	unsigned int n_slo;
 	const char *rules_file;	/* --rules FILE: re-read on SIGHUP */
@@ -95,7 +95,7 @@ struct ls_config {
 	const char *metrics_file;	/* --metrics-file PATH */
 	__u64 metrics_interval_ns;	/* --metrics-interval; 0: the default (10s) */
 	const char *metrics_listen;	/* --metrics-listen ADDR:PORT: serve GET /metrics */
-	/* watch: recordings of the time around each violation (src/flight.h) */
+	/* watch: recordings of the time around each violation (src/record/flight.h) */
 	const char *flight_dir;		/* --flight-recorder DIR */
 	__u64 flight_keep_ns;		/* --keep; 0: the default (30s) */
 	unsigned int flight_max_files;	/* --max-files; 0: the default (10) */

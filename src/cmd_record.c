@@ -20,12 +20,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "loader.h"
-#include "stacks.h"
-#include "trace_file.h"
+#include "resolve/stacks.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 #ifndef LOCKSTALL_VERSION

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "commands.h"
 #include "session.h"
-#include "stacks.h"
+#include "resolve/stacks.h"
 #include "sinks/report.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 /* A number from the metadata: absent or malformed leaves *out alone. */

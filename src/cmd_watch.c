@@ -23,18 +23,18 @@
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
-#include "flight.h"
-#include "hooks.h"
+#include "record/flight.h"
+#include "alert/hooks.h"
 #include "loader.h"
-#include "metrics_http.h"
+#include "alert/metrics_http.h"
 #include "session.h"
 #include "sinks/prometheus.h"
 #include "sinks/sink.h"
-#include "stacks.h"
-#include "trace_file.h"
+#include "resolve/stacks.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 #define POLL_MS			100

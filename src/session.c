@@ -7,11 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "session.h"
-#include "stacks.h"
+#include "resolve/stacks.h"
 #include "sinks/sink_common.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 
 static void sink_plain__free(struct sink *s)
 {

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include "engine/engine.h"
 #include "sinks/sink.h"
-#include "slo.h"
+#include "alert/slo.h"
 
 struct trace_writer;
 
@@ -65,7 +65,7 @@ struct session_opts {
 	struct stacks *stacks;
 	/*
 	 * Set: every stall's waiter and holders get their cgroup paths
-	 * (src/cgroup.c) before any sink sees it.  Not owned.
+	 * (src/resolve/cgroup.c) before any sink sees it.  Not owned.
 	 */
 	struct cgroups *cgroups;
 };

@@ -68,7 +68,7 @@ struct ls_spell {
 
 /*
  * A frame of a resolved stack.  The engine never makes these: the session's
- * stack resolver (src/stacks.c) does, from the raw STACK record, before the
+ * stack resolver (src/resolve/stacks.c) does, from the raw STACK record, before the
  * sinks see a stall.
  */
 enum ls_frame_kind {
@@ -97,7 +97,7 @@ struct ls_holder {
 	struct ls_task task;
 	/*
 	 * Its cgroup v2 id when it last let go (0: unknown), and the path
-	 * of that cgroup: the session's cgroup resolver (src/cgroup.c) sets
+	 * of that cgroup: the session's cgroup resolver (src/resolve/cgroup.c) sets
 	 * it before the sinks see the stall; NULL: not known.
 	 */
 	__u64 cgroup_id;
@@ -201,7 +201,7 @@ struct ls_summary {
 	__u64 bad_records;	/* malformed records skipped */
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
 	/*
-	 * SLO rules (src/slo.c) and their hooks (src/hooks.c): filled in by
+	 * SLO rules (src/alert/slo.c) and their hooks (src/alert/hooks.c): filled in by
 	 * the session, never by the engine; printed only when slo is set.
 	 */
 	bool slo;

@@ -5,7 +5,7 @@
  * task, then moves it to what that record makes (the stall being emitted,
  * or the completed hold a later stall may name).  Stacks are never
  * interpreted here: the stall carries the raw record, and the session's
- * stack resolver (src/stacks.c) turns it into frames for the sinks.
+ * stack resolver (src/resolve/stacks.c) turns it into frames for the sinks.
  *
  * Memory: one pending stack per task and kind, one per completed hold, all
  * counted in e->stack_bytes against ENGINE_MAX_STACK_BYTES; past it a new

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The JSON sink's stall object, for others that embed stalls in their own
- * objects (SLO violations, src/slo.c): one writer, one contract.
+ * objects (SLO violations, src/alert/slo.c): one writer, one contract.
  */
 #ifndef LOCKSTALL_SINK_JSON_STALL_H
 #define LOCKSTALL_SINK_JSON_STALL_H

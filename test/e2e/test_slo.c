@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <criterion/criterion.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "lib/e2e_watch.h"
 #include "lib/tmpdir.h"
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "slo.h"
+#include "alert/slo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

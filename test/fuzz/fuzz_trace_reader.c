@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include "session.h"
 #include "sinks/report.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/trace_fixture.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 
 #define TMS(x)	((__u64)((x) * 1000000.0 + 0.5))
 

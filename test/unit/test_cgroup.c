@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/cgroup.c: the cgroup2 mount from mountinfo, path checks for rules,
+ * src/resolve/cgroup.c: the cgroup2 mount from mountinfo, path checks for rules,
  * the id -> path table and cache, and the sink that fills stalls' paths.
  * The lookups by handle need a real cgroup2 file system and root: that
  * test skips without them (the e2e tests cover it too).
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <criterion/criterion.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "lib/capture_sink.h"
 #include "lib/tmpdir.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/flight.c: the in-memory window (age, byte cap, the window written
+ * src/record/flight.c: the in-memory window (age, byte cap, the window written
  * around a violation, merging) and the files (names, modes, rotation) in a
  * temporary directory.
  */
@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <criterion/criterion.h>
-#include "flight.h"
-#include "trace_file.h"
+#include "record/flight.h"
+#include "record/trace_file.h"
 #include "util.h"
 #include "lib/tmpdir.h"
 

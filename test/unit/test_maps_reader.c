@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/maps_reader.c: /proc/PID/maps read by a worker thread, asked and
+ * src/resolve/maps_reader.c: /proc/PID/maps read by a worker thread, asked and
  * taken from the loop.  Waits here are for the worker's answer, bounded by
  * a deadline: a synchronisation, not a sleep.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
-#include "maps_reader.h"
+#include "resolve/maps_reader.h"
 #include "util.h"
 
 #define WAIT_NS (10 * NSEC_PER_SEC)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/metrics_http.c over real sockets on 127.0.0.1, server and clients in
+ * src/alert/metrics_http.c over real sockets on 127.0.0.1, server and clients in
  * this one thread: the client side waits in short polls and lets the server
  * do its part in between (http_get.h).  Every wait is for an event (data,
  * end of file), with a deadline that only turns a hang into a failure.
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
-#include "metrics_http.h"
+#include "alert/metrics_http.h"
 #include "util.h"
 #include "lib/http_get.h"
 

@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 
 #define GOLDEN_LST "golden.lst"
 

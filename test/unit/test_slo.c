@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/slo.c: the rule parser (tables of good, bad and hostile lines) and
+ * src/alert/slo.c: the rule parser (tables of good, bad and hostile lines) and
  * the evaluation (selectors, wait and stalled conditions, the sliding
  * window, the rate limit) from synthetic stalls, and the violation's JSON.
  */
@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <jansson.h>
-#include "slo.h"
+#include "alert/slo.h"
 #include "util.h"
 
 #define MSEC(x) ((__u64)(x) * 1000000ULL)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/stacks.c: STACK records to frames, with a kallsyms file and mappings
+ * src/resolve/stacks.c: STACK records to frames, with a kallsyms file and mappings
  * given by the test.  User frames are this test process's own functions,
  * named from its own ELF file through its /proc/self/maps text, given as a
  * recording would give it; kernel frames from a small kallsyms text.
@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include "lib/tmpdir.h"
 #include "sinks/sink.h"
-#include "stacks.h"
+#include "resolve/stacks.h"
 
 static const char kallsyms_text[] =
 	"ffffffffc0023a08 t bpf_prog_ae44d35154decf45_ls_acquire\t[bpf]\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/trace_file.c: what is written reads back as it was; a file that is
+ * src/record/trace_file.c: what is written reads back as it was; a file that is
  * cut short, corrupted, foreign or from a newer lockstall gives a clear
  * message or a partial reading, never a crash, a hang or a huge allocation;
  * output files are created without following links or replacing files.
@@ -18,7 +18,7 @@
 #include "engine/engine.h"
 #include "lib/trace_fixture.h"
 #include "sinks/sink.h"
-#include "trace_file.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 static struct {

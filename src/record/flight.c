@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "flight.h"
+#include "record/flight.h"
 #include "util.h"
 
 #define FLIGHT_ENTRY_HDR	8

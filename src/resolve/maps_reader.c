@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "maps_reader.h"
+#include "resolve/maps_reader.h"
 #include "symbols/symbols.h"
 #include "util.h"
 

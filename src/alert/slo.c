@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "slo.h"
+#include "alert/slo.h"
 #include "sinks/json_stall.h"
 #include "sinks/sink_common.h"
 #include "util.h"

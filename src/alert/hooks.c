@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include "hooks.h"
+#include "alert/hooks.h"
 #include "util.h"
 
 extern char **environ;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include "trace_file.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 /* CRC-32 ------------------------------------------------------------------ */

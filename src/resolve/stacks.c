@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "maps_reader.h"
+#include "resolve/maps_reader.h"
 #include "sinks/sink.h"
-#include "stacks.h"
+#include "resolve/stacks.h"
 #include "util.h"
 #include "symbols/symbols.h"
 #include "symbols/unwind.h"

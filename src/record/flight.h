@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "trace_file.h"
+#include "record/trace_file.h"
 
 #define FLIGHT_DEFAULT_KEEP_NS		(30 * 1000000000ULL)
 #define FLIGHT_AFTER_NS			(2 * 1000000000ULL)	/* recorded after a violation */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "cgroup.h"
+#include "resolve/cgroup.h"
 #include "sinks/sink.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
-#include "metrics_http.h"
+#include "alert/metrics_http.h"
 #include "util.h"
 
 #define LISTEN_BACKLOG	16

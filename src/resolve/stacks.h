@@ -13,7 +13,7 @@
  * a live run (stacks__note), by a worker thread: reading them takes that
  * process's mmap_lock for read (before ~6.17 always, later when the per-VMA
  * path gives up), the one lock this tool watches, and may wait as long as a
- * writer holds it (src/maps_reader.h).  A stall waits at most
+ * writer holds it (src/resolve/maps_reader.h).  A stall waits at most
  * STACKS_MAPS_WAIT_NS for them, then prints its user frames unnamed, saying
  * why.  Recordings store each process's mappings as they are read
  * (stacks_opts.on_maps), so a report can name frames after it is gone.
