@@ -235,7 +235,7 @@ int BPF_PROG(ls_fe_downgrade_write, void *sem)
 static __always_inline int ls_rwsem_kret(void *ctx, bool write, bool success)
 {
 	struct task_struct *cur = ls_current();
-	struct ls_task_state *st = ls_state_get(cur, false);
+	struct ls_task_state *st = task_state__lookup(cur);
 
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) || st->wait.write != write)
 		return 0;

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The record emitters: every record of abi.h leaves through
+ * ls_emit_reserve() + ls_emit_submit() (or, for STACK, ls_hdr_fill() and
+ * bpf_ringbuf_output()), which count what the ring buffer refused.
+ * ls_emit_lock() sends WAIT_BEGIN, WAIT_END and HOLD; ls_emit_exit() EXIT.
+ */
+#ifndef LOCKSTALL_EMIT_BPF_H
+#define LOCKSTALL_EMIT_BPF_H
+
+/*
+ * Every record goes through here: reserve, zero, stamp.  A failed reserve
+ * is counted twice: pending goes into this CPU's next record as lost_before
+ * (the engine learns where the hole is), total is for the loader.
+ */
+/* One record lost; give back the count a failed record had taken (ls_hdr_fill). */
+static __always_inline void ls_drops_count(__u64 taken)
+{
+	__u32 zero = 0;
+	struct ls_drops *d = bpf_map_lookup_elem(&drops, &zero);
+
+	if (d) {
+		d->pending += 1 + taken;
+		d->total++;
+	}
+}
+
+/* Stamp a header; takes this CPU's pending drop count into it, and returns it. */
+static __always_inline __u64 ls_hdr_fill(struct ls_hdr *h, __u16 type, __u32 size, __u64 now)
+{
+	__u32 zero = 0;
+	struct ls_drops *d = bpf_map_lookup_elem(&drops, &zero);
+	__u64 lost = 0;
+
+	if (d) {
+		lost = d->pending;
+		d->pending = 0;
+	}
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	h->lost_before = lost > 0xffff ? 0xffff : lost;
+	h->ts = now;
+	return lost;
+}
+
+static __always_inline void *ls_emit_reserve(__u16 type, __u32 size, __u64 now)
+{
+	struct ls_hdr *h;
+
+	h = bpf_ringbuf_reserve(&events, size, 0);
+	if (!h) {
+		ls_drops_count(0);
+		return NULL;
+	}
+	__builtin_memset(h, 0, size);
+	ls_hdr_fill(h, type, size, now);
+	return h;
+}
+
+/*
+ * Wake the reader only when a good part of the ring is full: it polls at
+ * least every 100 ms anyway, and a wakeup per record would make lockstall
+ * preempt the very tasks it watches (each SWITCH waking the reader, whose
+ * run is another SWITCH on a watched CPU).
+ */
+#define LS_RB_WAKEUP_BYTES (1 << 20)
+
+static __always_inline __u64 ls_rb_wakeup_flags(void)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+	return avail >= LS_RB_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void ls_emit_submit(void *rec)
+{
+	bpf_ringbuf_submit(rec, ls_rb_wakeup_flags());
+}
+
+/*
+ * mm is only an address here (kept in task storage), so probe reads.  Owner
+ * is mm->owner when the kernel has it (CONFIG_MEMCG), else t when mm is t's.
+ */
+static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_struct *t)
+{
+	struct mm_struct *m = (struct mm_struct *)mm;
+	struct task_struct *owner = NULL;
+
+	out->id = mm;
+	if (bpf_core_field_exists(m->owner))
+		owner = BPF_CORE_READ(m, owner);
+	if (owner) {
+		out->tgid = BPF_CORE_READ(owner, tgid);
+		BPF_CORE_READ_INTO(&out->comm, owner, group_leader, comm);
+	} else if ((__u64)LS_TASK_READ(t, mm) == mm) {
+		ls_process_comm(out->comm, t);
+		out->tgid = LS_TASK_READ(t, tgid);
+	}
+}
+
+static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
+				       const struct ls_task_state *st)
+{
+	const struct ls_fault *f;
+	struct pt_regs *regs, regs_copy;
+	__u64 ip, sp, orig_ax;
+
+	op->addr = 0;
+	op->syscall = -1;
+	op->kind = LS_OP_UNKNOWN;
+	op->fault_flags = 0;
+	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER)))
+		return;
+	regs = LS_USER_REGS(cur, &regs_copy);
+	if (!regs)
+		return;
+	ip = regs->ip;
+	sp = regs->sp;
+	orig_ax = regs->orig_ax;
+	/*
+	 * In a user fault the saved user regs are the fault's, and the x86
+	 * exception entry sets orig_ax to -1 (no syscall to restart); in a
+	 * syscall, orig_ax is its number.  Checking orig_ax keeps a syscall
+	 * whose user ip and sp happen to equal an earlier fault's (the
+	 * instruction after a syscall faulted) from passing for that fault.
+	 */
+	f = ls_fault_of(cur, st);
+	if (f->ip && ip == f->ip && sp == f->sp && (__s64)orig_ax == -1) {
+		op->kind = LS_OP_PAGE_FAULT;
+		op->addr = f->addr;
+		op->fault_flags = f->err & (LS_PF_WRITE | LS_PF_USER | LS_PF_INSTR);
+		return;
+	}
+	op->kind = LS_OP_SYSCALL;
+	op->syscall = (__s32)orig_ax;
+}
+
+static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_struct *t, __u64 mm,
+					 const struct ls_task_state *st, __u64 start_ns, __u64 granted_ns,
+					 __u64 acquired_ns, __u64 offcpu_ns, __u8 write,
+					 __u8 success, __u8 flags)
+{
+	struct ls_rec_lock *r = ls_emit_reserve(type, sizeof(*r), now);
+
+	if (!r)
+		return false;
+	ls_task_fill(&r->task, t);
+	ls_mm_fill(&r->mm, mm, t);
+	ls_op_fill(&r->op, t, st);
+	r->start_ns = start_ns;
+	r->granted_ns = granted_ns;
+	r->acquired_ns = acquired_ns;
+	r->offcpu_ns = offcpu_ns;
+	r->write = write;
+	r->success = success;
+	r->flags = flags;
+	/*
+	 * Every caller passes current (sched_switch's prev is still current
+	 * at the tracepoint, sched_process_exit runs in the exiting task), so
+	 * the helper reads t's own cgroup.  Should a caller ever pass another
+	 * task, 0 (unknown) rather than current's cgroup under t's name.
+	 */
+	if ((__u64)t == (__u64)ls_current())
+		r->cgroup_id = bpf_get_current_cgroup_id();
+	ls_emit_submit(r);
+	return true;
+}
+
+static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_struct *t,
+					 __u64 now, __u8 flags)
+{
+	struct ls_rec_exit *r = ls_emit_reserve(LS_REC_EXIT, sizeof(*r), now);
+
+	st->seen = 0;
+	if (!r)
+		return;
+	ls_task_fill(&r->task, t);
+	r->flags = flags;
+	ls_emit_submit(r);
+}
+
+#endif /* LOCKSTALL_EMIT_BPF_H */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mm->mmap_lock: the wait and hold state machine.  Every backend (the
+ * tracepoints in lockstall.bpf.c, fentry and kprobes in backend_rwsem.bpf.h)
+ * calls ls_on_start_locking(), ls_on_acquire_returned() and
+ * ls_on_released(); the rules for what is sent are at the top of
+ * lockstall.bpf.c.
+ */
+#ifndef LOCKSTALL_MMAP_LOCK_BPF_H
+#define LOCKSTALL_MMAP_LOCK_BPF_H
+
+/* Which hold slot a new hold of mm takes; -1: both busy (counted). */
+static __always_inline int ls_hold_slot(struct ls_task_state *st, __u64 mm)
+{
+	/*
+	 * A task cannot hold one mm twice, so an active slot on the same mm is
+	 * a hold whose release we missed (e.g. a non-owner release): reuse it.
+	 */
+	if (!(st->hold[0].flags & LS_H_ACTIVE) || st->hold[0].mm == mm)
+		return 0;
+	if (!(st->hold[1].flags & LS_H_ACTIVE) || st->hold[1].mm == mm)
+		return 1;
+	__sync_fetch_and_add(&hold_overflows, 1);
+	return -1;
+}
+
+/* The slot of an open hold of mm (only a write hold if write_only); -1: none. */
+static __always_inline int ls_hold_find(const struct ls_task_state *st, __u64 mm, bool write_only)
+{
+	if ((st->hold[0].flags & LS_H_ACTIVE) && st->hold[0].mm == mm &&
+	    (!write_only || st->hold[0].write))
+		return 0;
+	if ((st->hold[1].flags & LS_H_ACTIVE) && st->hold[1].mm == mm &&
+	    (!write_only || st->hold[1].write))
+		return 1;
+	return -1;
+}
+
+/*
+ * t is current, except at sched_process_exit (also current, but exiting:
+ * no stack worth sending).  ctx is the program's, for bpf_get_stack().
+ */
+static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u32 k,
+					struct task_struct *t, __u64 now, __u8 end_flags)
+{
+	struct ls_hold_state *h = &st->hold[k & 1];
+	__u64 granted_ns = (h->flags & LS_H_GRANTED) ? st->grant.hold_ns[k & 1] : 0;
+	__u64 start = granted_ns ? granted_ns : h->acquired_ns;
+	__u64 held = now > start ? now - start : 0;
+	__u8 flags = end_flags;
+
+	ls_hist_add(st, t, LS_HIST_HOLD, LS_HIST_ANY_MODE, held);
+	/* Its count is of holds that went off CPU: zeros would drown them. */
+	if (h->offcpu_ns)
+		ls_hist_add(st, t, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, h->offcpu_ns);
+	if (h->flags & LS_H_GRANTED)
+		flags |= LS_LOCK_F_GRANTED;
+	/*
+	 * A downgrade alone is no reason to send: on 6.18 every munmap
+	 * downgrades, and a short on-CPU write hold cannot explain a stall.
+	 */
+	if ((flags & ~LS_LOCK_F_DOWNGRADED) || h->offcpu_ns || held >= cfg.min_hold_ns) {
+		/* Only holds long enough to matter to a stall bring their stack. */
+		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED)) {
+			if (st->off_kstack_valid)
+				ls_emit_stack(ctx, LS_STACK_HOLD_OFF, now, t, h->mm, st->off_kstack,
+					      st->off_kstack_len);
+			else
+				ls_emit_stack(ctx, LS_STACK_HOLD_LONG, now, t, h->mm, NULL, 0);
+		}
+		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, st, start, granted_ns,
+				 h->acquired_ns, h->offcpu_ns, h->write, 1, flags))
+			st->seen = 1;
+	}
+	h->flags = 0;
+}
+
+static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st;
+	struct ls_wait_state *w;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = task_state__get(cur);
+	if (!st)
+		return 0;
+	w = &st->wait;
+	w->mm = (__u64)mm;
+	w->start_ns = bpf_ktime_get_ns();
+	w->write = write;
+	w->flags = LS_W_ACTIVE;
+	return 0;
+}
+
+static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
+					struct task_struct *cur, __u64 now, bool success)
+{
+	struct ls_wait_state *w = &st->wait;
+	struct ls_hold_state *h;
+	int k;
+	__u64 waited = now > w->start_ns ? now - w->start_ns : 0;
+	/* A failed wait was not granted, whatever woke it (a fatal signal). */
+	bool granted = success && (w->flags & LS_W_GRANTED);
+	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
+	__u8 flags = 0;
+
+	if (!trylock)
+		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
+	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
+		if (w->flags & LS_W_BEGIN_SENT)
+			flags |= LS_LOCK_F_BEGIN_SENT;
+		if (granted)
+			flags |= LS_LOCK_F_GRANTED;
+		if (trylock)
+			flags |= LS_LOCK_F_TRYLOCK;
+		/*
+		 * A stall, or close to one: where the waiter is.  Its user
+		 * stack and registers have not changed since it asked for the
+		 * lock (it has not been back in user space), and the kernel
+		 * stack is the path that asked.
+		 */
+		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
+			ls_emit_stack(ctx, LS_STACK_WAIT, now, cur, w->mm, NULL, 0);
+		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, st, w->start_ns,
+				 granted ? st->grant.wait_ns : 0, 0, 0, w->write, success, flags))
+			st->seen = 1;
+	}
+	w->flags = 0;
+	if (!success)
+		return;
+	/* A new hold with none other open: the saved switch-out stack is stale. */
+	if (!ls_holding(st))
+		st->off_kstack_valid = 0;
+	k = ls_hold_slot(st, w->mm);
+	if (k < 0)
+		return;
+	h = &st->hold[k & 1];
+	h->mm = w->mm;
+	h->acquired_ns = now;
+	h->offcpu_ns = 0;
+	if (granted) {
+		st->grant.hold_ns[k & 1] = st->grant.wait_ns;
+		h->offcpu_ns = st->grant.wait_offcpu_ns;
+	}
+	h->write = w->write;
+	h->flags = LS_H_ACTIVE | (granted ? LS_H_GRANTED : 0);
+}
+
+static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *mmp, bool write,
+						  bool success)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st;
+	struct ls_hold_state *h;
+	__u64 mm = (__u64)mmp, now;
+	int k;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = task_state__lookup(cur);
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.mm == mm) {
+		ls_wait_end(ctx, st, cur, now, success);
+		return 0;
+	}
+	/* mmap_write_downgrade(): acquire_returned(read) with no start_locking. */
+	if (write || !success)
+		return 0;
+	k = ls_hold_find(st, mm, true);
+	if (k < 0)
+		return 0;
+	ls_hold_end(ctx, st, k, cur, now, LS_LOCK_F_DOWNGRADED);
+	h = &st->hold[k & 1];
+	h->acquired_ns = now;
+	h->offcpu_ns = 0;
+	h->write = 0;
+	h->flags = LS_H_ACTIVE;
+	return 0;
+}
+
+static __always_inline int ls_on_released(void *ctx, struct mm_struct *mmp, bool write)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st;
+	int k;
+
+	if (ls_is_self(cur))
+		return 0;
+	st = task_state__lookup(cur);
+	if (!st)
+		return 0;
+	k = ls_hold_find(st, (__u64)mmp, false);
+	if (k < 0)
+		return 0;	/* began before we attached */
+	ls_hold_end(ctx, st, k, cur, bpf_ktime_get_ns(), 0);
+	return 0;
+}
+
+#endif /* LOCKSTALL_MMAP_LOCK_BPF_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* STACK records: where a waiter or a holder was (LS_STACK_*), built in stack_bufs. */
+#ifndef LOCKSTALL_STACK_BPF_H
+#define LOCKSTALL_STACK_BPF_H
+
+#define LS_PAGE_SIZE 4096
+
+/*
+ * Copy the user stack from sp up, page by page: bpf_probe_read_user() is
+ * all or nothing, and the stack's mapping may end (or a page be swapped
+ * out) before want bytes.  Returns the bytes copied.  Never faults pages
+ * in and takes no lock: the copy is of current's memory only.
+ */
+static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
+{
+	__u32 done = 0;
+	int i;
+
+	for (i = 0; i < LS_USTACK_COPY_MAX / LS_PAGE_SIZE + 1; i++) {
+		__u32 chunk = LS_PAGE_SIZE - ((sp + done) & (LS_PAGE_SIZE - 1));
+		__u32 off = done;
+
+		if (done >= want)
+			break;
+		if (chunk > want - done)
+			chunk = want - done;
+		/* The verifier needs the bounds it cannot infer through the loop. */
+		asm volatile("" : "+r"(off), "+r"(chunk));
+		off &= LS_USTACK_COPY_MAX - 1;
+		chunk &= 2 * LS_PAGE_SIZE - 1;
+		if (bpf_probe_read_user(dst + off, chunk, (const void *)(sp + done)))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+/*
+ * Send where current is: a STACK record, just before the WAIT_END or HOLD
+ * it belongs to (same timestamp), so the engine has it when that record
+ * arrives.  kstack, when set, is a kernel stack saved earlier (the
+ * holder's long off-CPU spell); else current's stack now.
+ */
+static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct task_struct *cur,
+					  __u64 mm, const __u64 *kstack, __u32 kstack_len)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
+	__u64 t0 = bpf_ktime_get_ns();
+	struct ls_rec_stack *r;
+	struct pt_regs *regs, regs_copy;
+	__u32 size, copied = 0;
+	__u64 taken;
+	long n;
+
+	if (!b)
+		return;
+	r = &b->rec;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->tid = LS_TASK_READ(cur, pid);
+	r->tgid = LS_TASK_READ(cur, tgid);
+	r->mm = mm;
+	r->why = why;
+	if (kstack) {
+		if (kstack_len > sizeof(r->kernel))
+			kstack_len = sizeof(r->kernel);
+		bpf_probe_read_kernel(r->kernel, kstack_len & (sizeof(r->kernel) * 2 - 1), kstack);
+		n = kstack_len;
+	} else {
+		n = bpf_get_stack(ctx, r->kernel, sizeof(r->kernel), 0);
+	}
+	if (n > 0) {
+		r->nr_kernel = n / 8;
+		if (n >= sizeof(r->kernel))
+			r->flags |= LS_STACK_F_KERNEL_TRUNC;
+	}
+	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
+		r->flags |= LS_STACK_F_KTHREAD;
+		goto send;
+	}
+	r->user_mode = cfg.ustack_mode;
+	if (cfg.ustack_mode == LS_USTACK_NONE)
+		goto send;
+	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
+	if (n > 0) {
+		r->nr_user = n / 8;
+		if (n >= sizeof(r->user))
+			r->flags |= LS_STACK_F_USER_TRUNC;
+	}
+	if (cfg.ustack_mode != LS_USTACK_DWARF)
+		goto send;
+	regs = LS_USER_REGS(cur, &regs_copy);
+	if (!regs)
+		goto send;
+	r->uregs[0] = regs->ax;
+	r->uregs[1] = regs->dx;
+	r->uregs[2] = regs->cx;
+	r->uregs[3] = regs->bx;
+	r->uregs[4] = regs->si;
+	r->uregs[5] = regs->di;
+	r->uregs[6] = regs->bp;
+	r->uregs[7] = regs->sp;
+	r->uregs[8] = regs->r8;
+	r->uregs[9] = regs->r9;
+	r->uregs[10] = regs->r10;
+	r->uregs[11] = regs->r11;
+	r->uregs[12] = regs->r12;
+	r->uregs[13] = regs->r13;
+	r->uregs[14] = regs->r14;
+	r->uregs[15] = regs->r15;
+	r->uregs[16] = regs->ip;
+	r->flags |= LS_STACK_F_REGS;
+	copied = ls_copy_ustack(b->copy, regs->sp, cfg.ustack_copy);
+	if (copied < cfg.ustack_copy)
+		r->flags |= LS_STACK_F_COPY_SHORT;
+	r->copy_len = copied;
+	/* Zero the padding to the next multiple of 8: no stale bytes leave. */
+	copied &= LS_USTACK_COPY_MAX - 1;
+	*(__u64 *)(b->copy + (copied & ~7u)) &= (copied & 7) ? ~0ULL >> (64 - 8 * (copied & 7)) : 0;
+	copied = (copied + 7) & ~7u;
+send:
+	size = sizeof(*r) + copied;
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*r) + LS_USTACK_COPY_MAX)
+		size = sizeof(*r) + LS_USTACK_COPY_MAX;
+	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
+	/*
+	 * The reader reads a process's mappings when its first STACK
+	 * arrives; waking it for each (BPF_RB_FORCE_WAKEUP) would shorten the
+	 * time a short-lived process has to exit first, but measured 2-3x the
+	 * cost of the whole record here (an IPI, a VM exit on a guest).  It
+	 * polls every 100 ms anyway.
+	 */
+	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
+		ls_drops_count(taken);
+	__sync_fetch_and_add(&stack_records, 1);
+	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
+}
+
+#endif /* LOCKSTALL_STACK_BPF_H */
