@@ -24,20 +24,6 @@
 #ifndef LOCKSTALL_BACKEND_RWSEM_BPF_H
 #define LOCKSTALL_BACKEND_RWSEM_BPF_H
 
-/* Only the offset of the lock in mm_struct is read: any struct will do. */
-struct ls_rwsem {
-	long count;
-};
-
-struct mm_struct___ls {
-	struct ls_rwsem mmap_lock;
-} __attribute__((preserve_access_index));
-
-/* Before 5.8 the same lock was called mmap_sem. */
-struct mm_struct___old {
-	struct ls_rwsem mmap_sem;
-} __attribute__((preserve_access_index));
-
 /*
  * mms seen as the caller's own (current->mm), for kernels without
  * mm->owner (CONFIG_MEMCG off), where a lock taken on another process's mm
@@ -53,13 +39,6 @@ struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } known_mms SEC(".maps");
-
-static __always_inline __u64 ls_mmap_lock_offset(void)
-{
-	if (bpf_core_field_exists(struct mm_struct___ls, mmap_lock))
-		return bpf_core_field_offset(struct mm_struct___ls, mmap_lock);
-	return bpf_core_field_offset(struct mm_struct___old, mmap_sem);
-}
 
 /*
  * The mm whose mmap_lock sem is, or 0: these functions serve every rwsem of

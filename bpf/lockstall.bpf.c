@@ -244,22 +244,12 @@ int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	return ls_switch(preempt, prev, next, prev_state);
 }
 
-/*
- * Before 5.18 the tracepoint had no prev_state: the task's own state, which
- * __schedule() passes on from 5.18 (the loader picks one of the two
- * programs by the tracepoint's arity).
- */
+/* Before 5.18, no prev_state (ls_switch_prev_state()); the loader picks one of the two. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	unsigned int state = TASK_RUNNING;
-
-	if (!preempt && bpf_core_field_exists(prev->__state))
-		state = BPF_CORE_READ(prev, __state);
-	else if (!preempt)
-		state = BPF_CORE_READ((struct task_struct___pre514 *)prev, state);
-	return ls_switch(preempt, prev, next, state);
+	return ls_switch(preempt, prev, next, ls_switch_prev_state(preempt, prev));
 }
 
 SEC("tp_btf/sched_waking")

@@ -126,16 +126,6 @@ struct task_struct {
 	void *stack;		/* the kernel stack; the user pt_regs sit at its top */
 };
 
-/* Before 5.14 __state was called state (and was a long). */
-struct task_struct___pre514 {
-	long state;
-};
-
-/* Before 5.16 (THREAD_INFO_IN_TASK without thread_info.cpu) the CPU was here. */
-struct task_struct___pre516 {
-	unsigned int cpu;
-};
-
 struct mm_struct {
 	struct task_struct *owner;	/* CONFIG_MEMCG only: check with bpf_core_field_exists */
 };
