@@ -136,25 +136,41 @@ static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur
 	op->syscall = (__s32)orig_ax;
 }
 
-static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_struct *t, __u64 mm,
-					 const struct ls_task_state *st, __u64 start_ns, __u64 granted_ns,
-					 __u64 acquired_ns, __u64 offcpu_ns, __u8 write,
-					 __u8 success, __u8 flags)
+/*
+ * What a WAIT_BEGIN, WAIT_END or HOLD says beyond the task: built by the
+ * caller with a designated initializer, so fields it leaves out are 0.
+ */
+struct ls_lock_event {
+	__u64 now;		/* the record's timestamp */
+	__u64 mm;
+	__u64 start_ns;
+	__u64 granted_ns;
+	__u64 acquired_ns;
+	__u64 offcpu_ns;
+	__u16 type;		/* LS_REC_WAIT_BEGIN, LS_REC_WAIT_END or LS_REC_HOLD */
+	__u8 write;
+	__u8 success;
+	__u8 flags;		/* LS_LOCK_F_* */
+};
+
+/* t (current) and its state st send e; false if the ring buffer had no room. */
+static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct task_struct *t,
+					 const struct ls_task_state *st)
 {
-	struct ls_rec_lock *r = ls_emit_reserve(type, sizeof(*r), now);
+	struct ls_rec_lock *r = ls_emit_reserve(e->type, sizeof(*r), e->now);
 
 	if (!r)
 		return false;
 	ls_task_fill(&r->task, t);
-	ls_mm_fill(&r->mm, mm, t);
+	ls_mm_fill(&r->mm, e->mm, t);
 	ls_op_fill(&r->op, t, st);
-	r->start_ns = start_ns;
-	r->granted_ns = granted_ns;
-	r->acquired_ns = acquired_ns;
-	r->offcpu_ns = offcpu_ns;
-	r->write = write;
-	r->success = success;
-	r->flags = flags;
+	r->start_ns = e->start_ns;
+	r->granted_ns = e->granted_ns;
+	r->acquired_ns = e->acquired_ns;
+	r->offcpu_ns = e->offcpu_ns;
+	r->write = e->write;
+	r->success = e->success;
+	r->flags = e->flags;
 	/*
 	 * Every caller passes current (sched_switch's prev is still current
 	 * at the tracepoint, sched_process_exit runs in the exiting task), so

@@ -96,7 +96,7 @@ static __always_inline void ls_hist_put(struct ls_task_state *st, struct task_st
 	__sync_fetch_and_add(&s->hist.sum_ns, sum_ns);
 	if (!counts) {
 		/* clang drops a mask it can prove redundant; the verifier cannot prove it. */
-		asm volatile("" : "+r"(slot));
+		barrier_var(slot);
 		slot &= LS_HIST_SLOTS - 1;
 		__sync_fetch_and_add(&s->hist.slots[slot], 1);
 		return;
@@ -181,7 +181,7 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 	if (!p->exiting && kind == LS_HIST_HOLD && slot < LS_PEND_HOLD_SLOTS) {
 		p->hold_sum_ns += ns;
 		/* The verifier cannot see the bound through the slot's computation. */
-		asm volatile("" : "+r"(slot));
+		barrier_var(slot);
 		if (slot < LS_PEND_HOLD_SLOTS && ++p->hold_n[slot] >= LS_PEND_MAX)
 			ls_hist_flush_hold(st, t);
 		return;

@@ -361,10 +361,17 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	st->pend.exiting = 1;
 	w = &st->wait;
 	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
-		if (ls_emit_lock(LS_REC_WAIT_END, now, p, w->mm, st, w->start_ns, 0, 0, 0,
-				 w->write, 0,
-				 LS_LOCK_F_EXITED |
-				 ((w->flags & LS_W_BEGIN_SENT) ? LS_LOCK_F_BEGIN_SENT : 0)))
+		struct ls_lock_event e = {
+			.type = LS_REC_WAIT_END,
+			.now = now,
+			.mm = w->mm,
+			.start_ns = w->start_ns,
+			.write = w->write,
+			.flags = LS_LOCK_F_EXITED |
+				 ((w->flags & LS_W_BEGIN_SENT) ? LS_LOCK_F_BEGIN_SENT : 0),
+		};
+
+		if (ls_emit_lock(&e, p, st))
 			st->seen = 1;
 	}
 	w->flags = 0;

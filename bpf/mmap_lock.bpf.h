@@ -36,6 +36,50 @@ static __always_inline int ls_hold_find(const struct ls_task_state *st, __u64 mm
 	return -1;
 }
 
+static __always_inline __u8 ls_wait_end_flags(const struct ls_wait_state *w, bool granted,
+					      bool trylock)
+{
+	__u8 flags = 0;
+
+	if (w->flags & LS_W_BEGIN_SENT)
+		flags |= LS_LOCK_F_BEGIN_SENT;
+	if (granted)
+		flags |= LS_LOCK_F_GRANTED;
+	if (trylock)
+		flags |= LS_LOCK_F_TRYLOCK;
+	return flags;
+}
+
+/* The stack a WAIT_END of cur (current) brings: where it is. */
+static __always_inline void ls_wait_stack(void *ctx, struct task_struct *cur, __u64 now, __u64 mm)
+{
+	struct ls_stack_event s = {
+		.why = LS_STACK_WAIT,
+		.now = now,
+		.mm = mm,
+	};
+
+	ls_emit_stack(ctx, &s, cur);
+}
+
+/* The stack a HOLD of t (current) brings: where it was off CPU, else where it is. */
+static __always_inline void ls_hold_stack(void *ctx, const struct ls_task_state *st,
+					  struct task_struct *t, __u64 now, __u64 mm)
+{
+	struct ls_stack_event s = {
+		.why = LS_STACK_HOLD_LONG,
+		.now = now,
+		.mm = mm,
+	};
+
+	if (st->off_kstack_valid) {
+		s.why = LS_STACK_HOLD_OFF;
+		s.kstack = st->off_kstack;
+		s.kstack_len = st->off_kstack_len;
+	}
+	ls_emit_stack(ctx, &s, t);
+}
+
 /*
  * t is current, except at sched_process_exit (also current, but exiting:
  * no stack worth sending).  ctx is the program's, for bpf_get_stack().
@@ -60,16 +104,23 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 	 * downgrades, and a short on-CPU write hold cannot explain a stall.
 	 */
 	if ((flags & ~LS_LOCK_F_DOWNGRADED) || h->offcpu_ns || held >= cfg.min_hold_ns) {
+		struct ls_lock_event e = {
+			.type = LS_REC_HOLD,
+			.now = now,
+			.mm = h->mm,
+			.start_ns = start,
+			.granted_ns = granted_ns,
+			.acquired_ns = h->acquired_ns,
+			.offcpu_ns = h->offcpu_ns,
+			.write = h->write,
+			.success = 1,
+			.flags = flags,
+		};
+
 		/* Only holds long enough to matter to a stall bring their stack. */
-		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED)) {
-			if (st->off_kstack_valid)
-				ls_emit_stack(ctx, LS_STACK_HOLD_OFF, now, t, h->mm, st->off_kstack,
-					      st->off_kstack_len);
-			else
-				ls_emit_stack(ctx, LS_STACK_HOLD_LONG, now, t, h->mm, NULL, 0);
-		}
-		if (ls_emit_lock(LS_REC_HOLD, now, t, h->mm, st, start, granted_ns,
-				 h->acquired_ns, h->offcpu_ns, h->write, 1, flags))
+		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED))
+			ls_hold_stack(ctx, st, t, now, h->mm);
+		if (ls_emit_lock(&e, t, st))
 			st->seen = 1;
 	}
 	h->flags = 0;
@@ -94,6 +145,25 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	return 0;
 }
 
+/* The wait of t (current) goes off CPU for the first time: WAIT_BEGIN. */
+static __always_inline void ls_wait_begin(struct ls_task_state *st, struct task_struct *t,
+					  __u64 now)
+{
+	struct ls_wait_state *w = &st->wait;
+	struct ls_lock_event e = {
+		.type = LS_REC_WAIT_BEGIN,
+		.now = now,
+		.mm = w->mm,
+		.start_ns = w->start_ns,
+		.granted_ns = (w->flags & LS_W_GRANTED) ? st->grant.wait_ns : 0,
+		.write = w->write,
+		.flags = (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0,
+	};
+
+	if (ls_emit_lock(&e, t, st))
+		w->flags |= LS_W_BEGIN_SENT;
+}
+
 static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 					struct task_struct *cur, __u64 now, bool success)
 {
@@ -104,17 +174,21 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	/* A failed wait was not granted, whatever woke it (a fatal signal). */
 	bool granted = success && (w->flags & LS_W_GRANTED);
 	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
-	__u8 flags = 0;
 
 	if (!trylock)
 		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
 	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
-		if (w->flags & LS_W_BEGIN_SENT)
-			flags |= LS_LOCK_F_BEGIN_SENT;
-		if (granted)
-			flags |= LS_LOCK_F_GRANTED;
-		if (trylock)
-			flags |= LS_LOCK_F_TRYLOCK;
+		struct ls_lock_event e = {
+			.type = LS_REC_WAIT_END,
+			.now = now,
+			.mm = w->mm,
+			.start_ns = w->start_ns,
+			.granted_ns = granted ? st->grant.wait_ns : 0,
+			.write = w->write,
+			.success = success,
+			.flags = ls_wait_end_flags(w, granted, trylock),
+		};
+
 		/*
 		 * A stall, or close to one: where the waiter is.  Its user
 		 * stack and registers have not changed since it asked for the
@@ -122,9 +196,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		 * stack is the path that asked.
 		 */
 		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
-			ls_emit_stack(ctx, LS_STACK_WAIT, now, cur, w->mm, NULL, 0);
-		if (ls_emit_lock(LS_REC_WAIT_END, now, cur, w->mm, st, w->start_ns,
-				 granted ? st->grant.wait_ns : 0, 0, 0, w->write, success, flags))
+			ls_wait_stack(ctx, cur, now, w->mm);
+		if (ls_emit_lock(&e, cur, st))
 			st->seen = 1;
 	}
 	w->flags = 0;

@@ -34,11 +34,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 		ps->offcpu_start_ns = now;
 		if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
 			w->flags |= LS_W_WENT_OFF;
-			if (ls_emit_lock(LS_REC_WAIT_BEGIN, now, prev, w->mm, ps, w->start_ns,
-					 (w->flags & LS_W_GRANTED) ? ps->grant.wait_ns : 0, 0, 0,
-					 w->write, 0,
-					 (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0))
-				w->flags |= LS_W_BEGIN_SENT;
+			ls_wait_begin(ps, prev, now);
 		}
 		/* Asleep again before acquire_returned: the wakeup did not grant it. */
 		if ((w->flags & LS_W_GRANTED) && !runnable) {

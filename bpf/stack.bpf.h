@@ -25,7 +25,8 @@ static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
 		if (chunk > want - done)
 			chunk = want - done;
 		/* The verifier needs the bounds it cannot infer through the loop. */
-		asm volatile("" : "+r"(off), "+r"(chunk));
+		barrier_var(off);
+		barrier_var(chunk);
 		off &= LS_USTACK_COPY_MAX - 1;
 		chunk &= 2 * LS_PAGE_SIZE - 1;
 		if (bpf_probe_read_user(dst + off, chunk, (const void *)(sp + done)))
@@ -35,15 +36,26 @@ static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
 	return done;
 }
 
+/* Which STACK record to send, built with a designated initializer. */
+struct ls_stack_event {
+	__u64 now;		/* the record's timestamp: the one of the record it precedes */
+	__u64 mm;
+	const __u64 *kstack;	/* a kernel stack saved earlier; NULL: current's, now */
+	__u32 kstack_len;	/* bytes in kstack */
+	__u8 why;		/* LS_STACK_* */
+};
+
 /*
- * Send where current is: a STACK record, just before the WAIT_END or HOLD
- * it belongs to (same timestamp), so the engine has it when that record
- * arrives.  kstack, when set, is a kernel stack saved earlier (the
- * holder's long off-CPU spell); else current's stack now.
+ * Send where current (cur) is: a STACK record, just before the WAIT_END or
+ * HOLD it belongs to (same timestamp), so the engine has it when that record
+ * arrives.  Its kernel stack is e->kstack when set (the holder's long
+ * off-CPU spell), else current's now.
  */
-static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct task_struct *cur,
-					  __u64 mm, const __u64 *kstack, __u32 kstack_len)
+static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event *e,
+					  struct task_struct *cur)
 {
+	const __u64 *kstack = e->kstack;
+	__u32 kstack_len = e->kstack_len;
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
 	__u64 t0 = bpf_ktime_get_ns();
@@ -59,8 +71,8 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 	__builtin_memset(r, 0, sizeof(*r));
 	r->tid = LS_TASK_READ(cur, pid);
 	r->tgid = LS_TASK_READ(cur, tgid);
-	r->mm = mm;
-	r->why = why;
+	r->mm = e->mm;
+	r->why = e->why;
 	if (kstack) {
 		if (kstack_len > sizeof(r->kernel))
 			kstack_len = sizeof(r->kernel);
@@ -120,10 +132,10 @@ static __always_inline void ls_emit_stack(void *ctx, __u8 why, __u64 now, struct
 	copied = (copied + 7) & ~7u;
 send:
 	size = sizeof(*r) + copied;
-	asm volatile("" : "+r"(size));
+	barrier_var(size);
 	if (size > sizeof(*r) + LS_USTACK_COPY_MAX)
 		size = sizeof(*r) + LS_USTACK_COPY_MAX;
-	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, now);
+	taken = ls_hdr_fill(&r->hdr, LS_REC_STACK, size, e->now);
 	/*
 	 * The reader reads a process's mappings when its first STACK
 	 * arrives; waking it for each (BPF_RB_FORCE_WAKEUP) would shorten the
