@@ -156,15 +156,13 @@ static __always_inline void ls_hist_flush_all(struct ls_task_state *st, struct t
 }
 
 /*
- * One sample.  Most samples are the uncontended operation's wait and
- * hold, a few microseconds at most, and adding each to the process's slot
- * took two atomics and two or three of the slot's cache lines: 40 ns of
- * each lock cycle under stress-ng --mmap (measured against a build without
- * histograms).  Waits under 1 us and holds under 4 us are counted in the
- * task's state instead (pend, on a line every lock event touches anyway)
- * and go to the slot when a count reaches LS_PEND_MAX, when the task
- * leaves the CPU and at its exit.  Longer ones, and off-CPU times, go at
- * once.
+ * One sample.  Most are the uncontended operation's short wait and hold,
+ * and adding each to the process's slot would take two atomics on lines
+ * every CPU of the process shares.  Waits under 1 us and holds under 4 us
+ * are counted in the task's state instead (pend, on a line every lock event
+ * touches anyway) and go to the slot when a count reaches LS_PEND_MAX, when
+ * the task leaves the CPU and at its exit.  Longer ones, and off-CPU times,
+ * go at once.
  */
 static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_struct *t, __u8 kind,
 					__u8 write, __u64 ns)

@@ -41,8 +41,8 @@ const volatile struct ls_bpf_config cfg = {};
 __u64 hist_misses = 0;		/* samples lost: the histogram map was full */
 __u64 hold_overflows = 0;	/* holds not followed: both slots busy */
 /*
- * What stacks cost, measured where it is spent (two clock reads per stack,
- * a few per second): STACK records made and the time making them took,
+ * What stacks cost, timed where it is spent (two clock reads per stack,
+ * and stacks are rare): STACK records made and the time making them took,
  * and the kernel stacks saved after a holder's long off-CPU spell.
  */
 __u64 stack_records = 0;
@@ -70,8 +70,8 @@ __u64 task_state_full = 0;
  * fault is the last user page fault taken on this CPU, by fault_task.  It
  * is noted here, not in the task's storage: most faults never take
  * mmap_lock (per-VMA locks), and a task storage lookup at every fault
- * measured 40 ns of a 100 ns handler under stress-ng --fault, this line
- * next to nothing.  It moves to the task's storage at the task's next
+ * would cost more than the rest of the handler; this line costs next to
+ * nothing.  It moves to the task's storage at the task's next
  * switch-out (ls_fault_keep()), the only way off this CPU, so the task's
  * last fault is always in one of the two: here while fault_task is
  * current, else in its storage.

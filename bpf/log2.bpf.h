@@ -28,7 +28,7 @@ static __always_inline __u32 ls_log2(__u64 v)
 
 /*
  * ns / 1000 without a divide below 2^31 ns (2.1 s): every lock event takes
- * this path, and a 64-bit divide costs tens of cycles.  M = ceil(2^42 / 1000)
+ * this path, and a 64-bit divide is slow on every CPU.  M = ceil(2^42 / 1000)
  * overshoots 2^42 / 1000 by less than 0.9, so ns * M / 2^42 exceeds
  * ns / 1000 by less than 2^31 * 0.9 / 2^42 < 1/1000: never enough to carry
  * past the next integer, as ns / 1000 is at most 999/1000 below it.

@@ -139,9 +139,9 @@ send:
 	/*
 	 * The reader reads a process's mappings when its first STACK
 	 * arrives; waking it for each (BPF_RB_FORCE_WAKEUP) would shorten the
-	 * time a short-lived process has to exit first, but measured 2-3x the
-	 * cost of the whole record here (an IPI, a VM exit on a guest).  It
-	 * polls every 100 ms anyway.
+	 * time a short-lived process has to exit first, but costs more than
+	 * the whole record (an IPI, a VM exit on a guest).  It polls every
+	 * 100 ms anyway.
 	 */
 	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
 		ls_drops_count(taken);
