@@ -221,6 +221,12 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	h->flags = LS_H_ACTIVE | (granted ? LS_H_GRANTED : 0);
 }
 
+/* The state of cur (current) at a lock event; NULL: none, or lockstall itself. */
+static __always_inline struct ls_task_state *ls_lock_task_state(struct task_struct *cur)
+{
+	return ls_is_self(cur) ? NULL : task_state__lookup(cur);
+}
+
 static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *mmp, bool write,
 						  bool success)
 {
@@ -230,9 +236,7 @@ static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *m
 	__u64 mm = (__u64)mmp, now;
 	int k;
 
-	if (ls_is_self(cur))
-		return 0;
-	st = task_state__lookup(cur);
+	st = ls_lock_task_state(cur);
 	if (!st)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -261,9 +265,7 @@ static __always_inline int ls_on_released(void *ctx, struct mm_struct *mmp, bool
 	struct ls_task_state *st;
 	int k;
 
-	if (ls_is_self(cur))
-		return 0;
-	st = task_state__lookup(cur);
+	st = ls_lock_task_state(cur);
 	if (!st)
 		return 0;
 	k = ls_hold_find(st, (__u64)mmp, false);
