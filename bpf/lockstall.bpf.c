@@ -25,6 +25,14 @@
  * every hold, whether or not a record was sent for it; the off-CPU one
  * counts the holds that went off CPU.  Short samples reach them in batches
  * (ls_hist_add()): a task's last few are added when it leaves the CPU.
+ *
+ * This file holds the maps, the counters and the programs; the work is in
+ * parts by concern: compat.bpf.h (one shim per kernel change),
+ * task_state.bpf.h (per-task state, and the hash object's variant),
+ * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
+ * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
+ * calls), sched.bpf.h (the switch path) and backend_rwsem.bpf.h (fentry and
+ * kprobe programs).
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>

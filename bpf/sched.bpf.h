@@ -7,9 +7,73 @@
 #define LOCKSTALL_SCHED_BPF_H
 
 /*
+ * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now: its off-CPU
+ * spell starts, a wait's first one sends WAIT_BEGIN, and a holder (or a
+ * granted waiter) still runnable raises this CPU's watch.  Returns its
+ * flags after.
+ */
+static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
+					  __u32 cpu, bool runnable, __u64 now)
+{
+	struct ls_wait_state *w = &ps->wait;
+	__u8 f;
+
+	ps->offcpu_start_ns = now;
+	if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
+		w->flags |= LS_W_WENT_OFF;
+		ls_wait_begin(ps, prev, now);
+	}
+	/* Asleep again before acquire_returned: the wakeup did not grant it. */
+	if ((w->flags & LS_W_GRANTED) && !runnable) {
+		w->flags &= ~LS_W_GRANTED;
+	}
+	f = ls_state_flags(ps);
+	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
+		ls_watch_raise(ps, cpu);
+	else
+		ls_watch_lower(ps);
+	return f;
+}
+
+/*
+ * next (state ns) comes back on CPU: its off-CPU spell counts into its open
+ * holds and, granted, into its wait's grant; its watch goes.  now: the
+ * clock if the caller read it already, else 0; returns it read.
+ */
+static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_struct *next,
+					  __u64 now)
+{
+	__u64 start = ns->offcpu_start_ns;
+
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (start && now > start) {
+		__u64 off = now - start;
+		struct ls_wait_state *w = &ns->wait;
+
+		if (ns->hold[0].flags & LS_H_ACTIVE)
+			ns->hold[0].offcpu_ns += off;
+		if (ns->hold[1].flags & LS_H_ACTIVE)
+			ns->hold[1].offcpu_ns += off;
+		if (cfg.kstacks && off >= cfg.min_hold_ns && ls_holding(ns) && !ns->off_kstack_valid)
+			ls_kstack_save(ns, next);
+		if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) == (LS_W_ACTIVE | LS_W_GRANTED)) {
+			if (ns->grant.wait_ns > start)
+				start = ns->grant.wait_ns;
+			if (now > start)
+				ns->grant.wait_offcpu_ns += now - start;
+		}
+	}
+	ns->offcpu_start_ns = 0;
+	ls_watch_lower(ns);
+	return now;
+}
+
+/*
  * The hot path.  Tasks without lock state cost two storage lookups and one
  * array read; nothing is sent unless prev or next has state or this CPU has
- * a runnable holder waiting to run.
+ * a runnable holder waiting to run.  Whether a task has state worth
+ * following is ls_state_flags() (task_state.bpf.h).
  */
 static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
@@ -28,71 +92,15 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	if (ps && ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
 	if (pf) {
-		struct ls_wait_state *w = &ps->wait;
-
 		now = bpf_ktime_get_ns();
-		ps->offcpu_start_ns = now;
-		if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
-			w->flags |= LS_W_WENT_OFF;
-			ls_wait_begin(ps, prev, now);
-		}
-		/* Asleep again before acquire_returned: the wakeup did not grant it. */
-		if ((w->flags & LS_W_GRANTED) && !runnable) {
-			w->flags &= ~LS_W_GRANTED;
-		}
-		pf_after = ls_state_flags(ps);
-		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
-			ls_watch_raise(ps, cpu);
-		else
-			ls_watch_lower(ps);
+		pf_after = ls_switch_out(ps, prev, cpu, runnable, now);
 	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
 		now = bpf_ktime_get_ns();
 		ls_emit_exit(ps, prev, now, 0);
 	}
-
-	if (ns && (ns->offcpu_start_ns || ns->watch_slot)) {
-		__u64 start = ns->offcpu_start_ns;
-
-		if (!now)
-			now = bpf_ktime_get_ns();
-		if (start && now > start) {
-			__u64 off = now - start;
-			struct ls_wait_state *w = &ns->wait;
-
-			if (ns->hold[0].flags & LS_H_ACTIVE)
-				ns->hold[0].offcpu_ns += off;
-			if (ns->hold[1].flags & LS_H_ACTIVE)
-				ns->hold[1].offcpu_ns += off;
-			/*
-			 * Where a holder was while it was off CPU, for its HOLD's
-			 * stack: taken as it comes back, where it still sits (in
-			 * __schedule, under the path that holds the lock), and
-			 * only after a spell long enough to matter -- a stack
-			 * walk costs microseconds, and most spells are short.
-			 */
-			if (cfg.kstacks && off >= cfg.min_hold_ns && ls_holding(ns) &&
-			    !ns->off_kstack_valid) {
-				__u64 t0 = bpf_ktime_get_ns();
-				long n = bpf_get_task_stack(next, ns->off_kstack,
-							    sizeof(ns->off_kstack), 0);
-
-				ns->off_kstack_len = n > 0 ? n : 0;
-				ns->off_kstack_valid = 1;
-				__sync_fetch_and_add(&kstack_saves, 1);
-				__sync_fetch_and_add(&kstack_save_ns, bpf_ktime_get_ns() - t0);
-			}
-			if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) ==
-			    (LS_W_ACTIVE | LS_W_GRANTED)) {
-				if (ns->grant.wait_ns > start)
-					start = ns->grant.wait_ns;
-				if (now > start)
-					ns->grant.wait_offcpu_ns += now - start;
-			}
-		}
-		ns->offcpu_start_ns = 0;
-		ls_watch_lower(ns);
-	}
+	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
+		now = ls_switch_in(ns, next, now);
 
 	if (!ls_switch_watched(w, next) && !pf && !nf)
 		return 0;

@@ -149,4 +149,21 @@ send:
 	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
 }
 
+/*
+ * Where a holder (state ns) was while it was off CPU, for its HOLD's stack:
+ * taken as it comes back, where it still sits (in __schedule, under the
+ * path that holds the lock), and only after a spell long enough to matter
+ * (the caller's test): a stack walk is costly, and most spells are short.
+ */
+static __always_inline void ls_kstack_save(struct ls_task_state *ns, struct task_struct *next)
+{
+	__u64 t0 = bpf_ktime_get_ns();
+	long n = bpf_get_task_stack(next, ns->off_kstack, sizeof(ns->off_kstack), 0);
+
+	ns->off_kstack_len = n > 0 ? n : 0;
+	ns->off_kstack_valid = 1;
+	__sync_fetch_and_add(&kstack_saves, 1);
+	__sync_fetch_and_add(&kstack_save_ns, bpf_ktime_get_ns() - t0);
+}
+
 #endif /* LOCKSTALL_STACK_BPF_H */
