@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The record emitters: every record of abi.h leaves through
- * ls_emit_reserve() + ls_emit_submit() (or, for STACK, ls_hdr_fill() and
- * bpf_ringbuf_output()), which count what the ring buffer refused.
- * ls_emit_lock() sends WAIT_BEGIN, WAIT_END and HOLD; ls_emit_exit() EXIT.
+ * ls_emit_reserve() (reserve, zero, stamp) and ls_emit_submit(), or for
+ * STACK ls_hdr_fill() and bpf_ringbuf_output().  A record the ring buffer
+ * refused is counted twice: pending goes into this CPU's next record as
+ * lost_before (the engine learns where the hole is), total is for the
+ * loader.  ls_emit_lock() sends WAIT_BEGIN, WAIT_END and HOLD; ls_emit_exit()
+ * EXIT.
  */
 #ifndef LOCKSTALL_EMIT_BPF_H
 #define LOCKSTALL_EMIT_BPF_H
 
-/*
- * Every record goes through here: reserve, zero, stamp.  A failed reserve
- * is counted twice: pending goes into this CPU's next record as lost_before
- * (the engine learns where the hole is), total is for the loader.
- */
 /* One record lost; give back the count a failed record had taken (ls_hdr_fill). */
 static __always_inline void ls_drops_count(__u64 taken)
 {
