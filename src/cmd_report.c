@@ -22,6 +22,7 @@
 #include "session.h"
 #include "resolve/stacks.h"
 #include "sinks/report.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 #include "util.h"
 

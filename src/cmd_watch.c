@@ -32,7 +32,7 @@
 #include "alert/metrics_http.h"
 #include "session.h"
 #include "sinks/prometheus.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "resolve/stacks.h"
 #include "record/trace_file.h"
 #include "util.h"

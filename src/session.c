@@ -11,6 +11,7 @@
 #include "session.h"
 #include "resolve/stacks.h"
 #include "sinks/sink_common.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 
 static void sink_plain__free(struct sink *s)

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "engine/engine.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "alert/slo.h"
 
 struct trace_writer;

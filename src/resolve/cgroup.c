@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "resolve/cgroup.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "util.h"
 
 /* include/linux/exportfs.h: a kernfs node's handle is its 64-bit id. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "resolve/maps_reader.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "resolve/stacks.h"
 #include "util.h"
 #include "symbols/symbols.h"

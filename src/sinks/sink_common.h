@@ -7,7 +7,7 @@
 #define LOCKSTALL_SINK_COMMON_H
 
 #include <stddef.h>
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 /*
  * The histograms of one kind worth printing, most total time (sum_ns) first:

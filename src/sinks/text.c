@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/report_model.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "sinks/sink_common.h"
 #include "util.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "lib/tmpdir.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "resolve/stacks.h"
 
 static const char kallsyms_text[] =

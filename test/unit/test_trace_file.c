@@ -17,7 +17,7 @@
 #include <criterion/parameterized.h>
 #include "engine/engine.h"
 #include "lib/trace_fixture.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 #include "util.h"
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Output sinks: one interface, one module per format.  The engine calls a
- * sink; a sink writes to the FILE * it was made with and never looks at
+ * The engine's output port: what the engine finds goes to a struct sink.
+ * The engine owns this interface; the stages in front of the output
+ * (src/resolve, the session's) and the output formats (src/sinks) implement
+ * it.  A sink writes to the FILE * it was made with and never looks at
  * records, BPF or the clock.  Every op returns 0 or a negative errno
  * (-EIO, -EPIPE when the stream failed).
  */
-#ifndef LOCKSTALL_SINK_H
-#define LOCKSTALL_SINK_H
+#ifndef LOCKSTALL_ENGINE_SINK_H
+#define LOCKSTALL_ENGINE_SINK_H
 
 #include <stdio.h>
 #include "engine/engine.h"
@@ -35,11 +37,6 @@ struct sink {
 	FILE *out;
 	struct sink_opts opts;
 };
-
-struct sink *sink_text__new(FILE *out, const struct sink_opts *opts);
-struct sink *sink_json__new(FILE *out, const struct sink_opts *opts);
-/* Folded stacks of stall time, printed at the summary (flamegraph.pl). */
-struct sink *sink_folded__new(FILE *out, const struct sink_opts *opts);
 
 /* Every sink's constructor starts here: one place that sets the base. */
 static inline void sink__init(struct sink *s, const struct sink_ops *ops, FILE *out,
@@ -87,4 +84,4 @@ int sink_pass__interval(struct sink *s, const struct ls_hist_set *h);
 int sink_pass__summary(struct sink *s, const struct ls_summary *sum);
 void sink_pass__free(struct sink *s);
 
-#endif /* LOCKSTALL_SINK_H */
+#endif /* LOCKSTALL_ENGINE_SINK_H */
