@@ -1,28 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The pass-through half of the output port (sink.h): a stage in front of
- * another sink passes on what it does not change.
+ * The stages' one struct sink_ops (sink.h): each call goes to the stage's
+ * own op if it has one, else on to the sink behind it.
  */
 #include <stdlib.h>
 #include "engine/sink.h"
 
-void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner)
+static int pass__stall(struct sink *s, const struct ls_stall *st)
 {
-	sink__init(&p->base, ops, inner->out, &inner->opts);
-	p->inner = inner;
+	struct sink_pass *p = (struct sink_pass *)s;
+
+	return p->pass->stall ? p->pass->stall(p, st) : sink__stall(p->inner, st);
 }
 
-int sink_pass__interval(struct sink *s, const struct ls_hist_set *h)
+static int pass__interval(struct sink *s, const struct ls_hist_set *h)
 {
-	return sink__interval(((struct sink_pass *)s)->inner, h);
+	struct sink_pass *p = (struct sink_pass *)s;
+
+	return p->pass->interval ? p->pass->interval(p, h) : sink__interval(p->inner, h);
 }
 
-int sink_pass__summary(struct sink *s, const struct ls_summary *sum)
+static int pass__summary(struct sink *s, const struct ls_summary *sum)
 {
-	return sink__summary(((struct sink_pass *)s)->inner, sum);
+	struct sink_pass *p = (struct sink_pass *)s;
+
+	return p->pass->summary ? p->pass->summary(p, sum) : sink__summary(p->inner, sum);
 }
 
-void sink_pass__free(struct sink *s)
+static void pass__free(struct sink *s)
 {
 	free(s);
+}
+
+static const struct sink_ops pass_ops = {
+	.name = "stage",
+	.stall = pass__stall,
+	.interval = pass__interval,
+	.summary = pass__summary,
+	.free = pass__free,
+};
+
+void *sink_pass__new(size_t size, const struct sink_pass_ops *ops, struct sink *inner)
+{
+	struct sink_pass *p;
+
+	if (size < sizeof(*p))
+		return NULL;
+	p = calloc(1, size);
+	if (!p)
+		return NULL;
+	sink__init(&p->base, &pass_ops, inner->out, &inner->opts);
+	p->pass = ops;
+	p->inner = inner;
+	return p;
 }

@@ -70,18 +70,32 @@ static inline void sink__free(struct sink *s)
 }
 
 /*
- * A sink in front of another that only adds to stalls (the stack and
- * cgroup resolvers): it embeds this first, makes its own stall op, and
- * passes the rest on with the sink_pass__* ops.
+ * A stage: a sink in front of another (the stack and cgroup resolvers, the
+ * session's window, rules and metrics).  It embeds struct sink_pass first
+ * and gives only the ops it changes; every other call goes on to inner
+ * unchanged.  All stages share one struct sink_ops (sink.c), and freeing
+ * one frees only itself, never inner.
  */
+struct sink_pass;
+
+struct sink_pass_ops {
+	const char *name;
+	/* NULL: passed on to inner as it is */
+	int (*stall)(struct sink_pass *p, const struct ls_stall *st);
+	int (*interval)(struct sink_pass *p, const struct ls_hist_set *h);
+	int (*summary)(struct sink_pass *p, const struct ls_summary *sum);
+};
+
 struct sink_pass {
 	struct sink base;
+	const struct sink_pass_ops *pass;
 	struct sink *inner;
 };
 
-void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner);
-int sink_pass__interval(struct sink *s, const struct ls_hist_set *h);
-int sink_pass__summary(struct sink *s, const struct ls_summary *sum);
-void sink_pass__free(struct sink *s);
+/*
+ * A zeroed stage of size bytes (its struct, which starts with a struct
+ * sink_pass) in front of inner, writing where inner writes.  NULL: no memory.
+ */
+void *sink_pass__new(size_t size, const struct sink_pass_ops *ops, struct sink *inner);
 
 #endif /* LOCKSTALL_ENGINE_SINK_H */

@@ -631,9 +631,9 @@ struct stacks_sink {
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
 
-static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
+static int stacks_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct stacks_sink *ss = (struct stacks_sink *)s;
+	struct stacks_sink *ss = (struct stacks_sink *)p;
 	struct ls_stall c = *st;
 	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
 	int err;
@@ -650,21 +650,17 @@ static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
 	return err;
 }
 
-static const struct sink_ops stacks_sink_ops = {
+static const struct sink_pass_ops stacks_sink_ops = {
 	.name = "stacks",
 	.stall = stacks_sink__stall,
-	.interval = sink_pass__interval,
-	.summary = sink_pass__summary,
-	.free = sink_pass__free,
 };
 
 struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk)
 {
-	struct stacks_sink *ss = calloc(1, sizeof(*ss));
+	struct stacks_sink *ss = sink_pass__new(sizeof(*ss), &stacks_sink_ops, inner);
 
 	if (!ss)
 		return NULL;
-	sink_pass__init(&ss->pass, &stacks_sink_ops, inner);
 	ss->sk = sk;
 	return &ss->pass.base;
 }
