@@ -208,7 +208,7 @@ static bool report__same_boot(struct trace_reader *r)
 	return same;
 }
 
-/* maps.TGID comes before buildids.TGID: see record__maps() */
+/* maps.TGID comes before buildids.TGID: see record_meta__maps() */
 static void report__stacks_meta(struct stacks *sk, const char *key, const char *val, size_t len)
 {
 	bool maps = !strncmp(key, "maps.", 5);
@@ -227,7 +227,7 @@ static void report__stacks_meta(struct stacks *sk, const char *key, const char *
 		stacks__add_build_ids(sk, (__u32)tgid, val, len);
 }
 
-/* cgroup.ID=PATH: see record__cgroups(); a malformed one is left out. */
+/* cgroup.ID=PATH: see record_meta__cgroups(); a malformed one is left out. */
 static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
 {
 	unsigned long long id;
