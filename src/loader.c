@@ -22,7 +22,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "cli.h"
 #include "loader.h"
 #include "util.h"
 #include "lockstall.skel.h"
@@ -316,7 +315,7 @@ static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
 	else if (b != LS_BACKEND_TRACEPOINT && !l->has_rwsem_funcs)
 		why = "the kernel's BTF has no down_read(): try --backend=tracepoint";
 	if (why && say)
-		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", cli__backend_name(b), why);
+		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", ls_backend__name(b), why);
 	return !why;
 }
 
@@ -345,12 +344,12 @@ static __u8 loader_backend_next(const struct loader *l, __u8 asked)
  */
 static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 {
-	const char *name = cli__backend_name(l->backend);
+	const char *name = ls_backend__name(l->backend);
 	__u8 next = asked == LS_BACKEND_AUTO ? loader_backend_next(l, asked) : LS_BACKEND_AUTO;
 
 	if (next != LS_BACKEND_AUTO) {
 		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s): trying %s\n",
-			name, strerror(-err), cli__backend_name(next));
+			name, strerror(-err), ls_backend__name(next));
 		/* the same code for both objects' skeletons (see LOADER_SAME_MEMBER) */
 		lockstall_bpf__destroy(l->skel);
 		l->skel = NULL;
@@ -664,7 +663,7 @@ retry:
 		goto cleanup;
 	if (opts->backend == LS_BACKEND_AUTO)
 		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
-			cli__backend_name(l->backend));
+			ls_backend__name(l->backend));
 
 	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
 	if (!l->rb) {

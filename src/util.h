@@ -14,6 +14,7 @@
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
+#define LS_PID_MAX 4194304	/* PID_MAX_LIMIT on 64-bit */
 
 /*
  * Parse a duration with a unit: "500us", "10ms", "1s", "2m", "250ns"; a bare

@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "alert/slo.h"
 #include "sinks/json_stall.h"
 #include "sinks/sink_common.h"
