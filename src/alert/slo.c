@@ -360,46 +360,41 @@ int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len,
 	return parse_line(rules, line, len, what, NULL, err, err_len);
 }
 
+struct rules_file {
+	struct slo_rules got;
+	const char *path;
+	size_t lineno;
+	const struct slo_cgroup_check *chk;
+	char *err;
+	size_t err_len;
+};
+
+static int rules_file__line(void *ctx, char *line, size_t n)
+{
+	struct rules_file *rf = ctx;
+	char what[300];
+
+	rf->lineno++;
+	/* the line's end is no part of the rule (nor of its quote in an error) */
+	if (n && line[n - 1] == '\r')
+		n--;
+	snprintf(what, sizeof(what), "%s:%zu", rf->path, rf->lineno);
+	return parse_line(&rf->got, line, n, what, rf->chk, rf->err, rf->err_len);
+}
+
 static int parse_file(struct slo_rules *rules, const char *path,
 		      const struct slo_cgroup_check *chk, char *err, size_t err_len)
 {
-	struct slo_rules got = { 0 };
-	char *line = NULL, what[300];
-	size_t alloc = 0, lineno = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
+	struct rules_file rf = { .path = path, .chk = chk, .err = err, .err_len = err_len };
+	int rc;
 
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
-		return rc;
+	rc = ls_read_lines(path, rules_file__line, &rf, err, err_len);
+	if (!rc) {
+		rc = slo_rules__append(rules, &rf.got);
+		if (rc == -E2BIG)
+			snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
 	}
-	while ((n = getline(&line, &alloc, f)) >= 0) {
-		lineno++;
-		/* the line's end is no part of the rule (nor of its quote in an error) */
-		if (n && line[n - 1] == '\n')
-			n--;
-		if (n && line[n - 1] == '\r')
-			n--;
-		snprintf(what, sizeof(what), "%s:%zu", path, lineno);
-		rc = parse_line(&got, line, (size_t)n, what, chk, err, err_len);
-		if (rc)
-			goto out;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-		goto out;
-	}
-	rc = slo_rules__append(rules, &got);
-	if (rc == -E2BIG)
-		snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
-out:
-	free(line);
-	fclose(f);
-	slo_rules__free(&got);
+	slo_rules__free(&rf.got);
 	return rc;
 }
 

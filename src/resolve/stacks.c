@@ -219,34 +219,34 @@ static void stacks__build_ids(struct stacks *sk, struct proc_entry *p)
 	}
 }
 
-/* "START BUILD-ID" lines (stacks__build_ids) back onto a recording's maps. */
-static void stacks__set_build_ids(struct proc_entry *p, const char *text, size_t len)
+/* One "START BUILD-ID" line (stacks__build_ids) back onto a recording's maps. */
+static int stacks__build_id_line(void *ctx, const char *line, const char *end)
 {
-	const char *line = text, *end = text + len, *nl;
+	struct proc_entry *p = ctx;
 	__u8 id[LS_BUILD_ID_MAX];
 	unsigned long long start;
 	char buf[128];
-	size_t i, n;
+	size_t i, n = (size_t)(end - line);
 	unsigned int byte;
 	int used;
 
-	for (; line < end; line = nl + 1) {
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		n = (size_t)(nl - line);
-		if (n >= sizeof(buf))
-			continue;
-		memcpy(buf, line, n);
-		buf[n] = 0;
-		if (sscanf(buf, "%llx %n", &start, &used) != 1)
-			continue;
-		for (n = 0; n < LS_BUILD_ID_MAX && sscanf(buf + used, "%2x", &byte) == 1; used += 2)
-			id[n++] = (__u8)byte;
-		for (i = 0; n && i < p->maps->n; i++)
-			if (p->maps->v[i].start == start)
-				proc_maps__set_build_id(p->maps, i, id, n);
-	}
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+	if (sscanf(buf, "%llx %n", &start, &used) != 1)
+		return 0;
+	for (n = 0; n < LS_BUILD_ID_MAX && sscanf(buf + used, "%2x", &byte) == 1; used += 2)
+		id[n++] = (__u8)byte;
+	for (i = 0; n && i < p->maps->n; i++)
+		if (p->maps->v[i].start == start)
+			proc_maps__set_build_id(p->maps, i, id, n);
+	return 0;
+}
+
+static void stacks__set_build_ids(struct proc_entry *p, const char *text, size_t len)
+{
+	ls_for_each_line(text, len, stacks__build_id_line, p);
 }
 
 int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len)

@@ -169,22 +169,6 @@ const char *rm_hist_title(unsigned int kind)
 	return "time";
 }
 
-const char *rm_verdict_text(enum ls_verdict v)
-{
-	switch (v) {
-	case LS_VERDICT_PRIORITY_INVERSION:
-		return "priority inversion";
-	case LS_VERDICT_HOLDER_OFF_CPU:
-		return "holder off CPU";
-	case LS_VERDICT_CONTENTION:
-		return "contention";
-	case LS_VERDICT_UNKNOWN:
-	case LS_VERDICT_N:
-		break;
-	}
-	return "unknown";
-}
-
 bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max)
 {
 	unsigned int i;

@@ -62,8 +62,6 @@ const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool wit
 		    char *buf, size_t len);
 /* "wait time", "hold time", "off-CPU time while holding" */
 const char *rm_hist_title(unsigned int kind);
-/* "priority inversion", ... */
-const char *rm_verdict_text(enum ls_verdict v);
 /* First and last non-empty slot of h; false when it has none. */
 bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max);
 /* The lower and upper bound of slot i, in microseconds. */
