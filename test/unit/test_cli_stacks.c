@@ -8,7 +8,6 @@
 #include "lib/cli_fixture.h"
 #include "util.h"
 
-
 Test(cli_stacks, defaults)
 {
 	const char *const watch[] = { "watch", NULL };

@@ -10,7 +10,6 @@
 #include "lib/engine_fixture.h"
 #include "util.h"
 
-
 TestSuite(wait, .init = fixture__setup, .fini = fixture__teardown);
 
 /* A failed trylock never waited: no stall, whatever its times say, and no state. */

@@ -10,7 +10,6 @@
 #include "lib/engine_fixture.h"
 #include "util.h"
 
-
 TestSuite(robust, .init = fixture__setup, .fini = fixture__teardown);
 
 struct bad_case {

@@ -12,7 +12,6 @@
 #include "lib/engine_fixture.h"
 #include "util.h"
 
-
 TestSuite(engine_stacks, .init = fixture__setup, .fini = fixture__teardown);
 
 static const __u64 waiter_ips[] = { 0xffffffff81000100ULL, 0xffffffff81000200ULL };

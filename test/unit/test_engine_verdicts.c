@@ -8,7 +8,6 @@
 #include "lib/engine_fixture.h"
 #include "util.h"
 
-
 TestSuite(verdict, .init = fixture__setup, .fini = fixture__teardown);
 
 struct verdict_case {
