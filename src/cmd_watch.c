@@ -625,11 +625,10 @@ static int watch__flight_file(struct watch *w)
 /*
  * A window closed: a child process writes it, from its copy of our memory
  * (fork() shares the pages until either side writes), while this one
- * traces on.  Written in the loop, a 30 MiB window took 0.45s (up to 1.6s)
- * under the soak's I/O load, tracing stopped all that time; fork() takes a
- * few milliseconds.  One child at a time: a window that closes while one
- * writes waits, pending, for it to end.  No child (fork failed), or at the
- * end of the run: written here.
+ * traces on: written in the loop, a big window under I/O load would stop
+ * tracing for as long as the write takes.  One child at a time: a window
+ * that closes while one writes waits, pending, for it to end.  No child
+ * (fork failed), or at the end of the run: written here.
  */
 static void watch__flight_write(struct watch *w, bool may_fork)
 {

@@ -124,11 +124,9 @@ struct loader {
 };
 
 /*
- * How often the histograms of exited processes leave the kernel maps.  A
- * build host starts hundreds of processes a second, each with two or three
- * histograms: every second, all of them, keeps the LS_HIST_MAX slots from
- * filling up (measured: 4000 short processes in ~10 s, 5 s and 1024 keys a
- * pass lost 130,000 samples).  A pass costs a syscall or two per key.
+ * How often the histograms of exited processes leave the kernel maps: a
+ * build host starts hundreds of processes a second, and a slower or
+ * smaller pass let the LS_HIST_MAX slots fill up and lose samples.
  */
 #define LOADER_REAP_NS (1000000000ULL)
 #define LOADER_REAP_MAX LS_HIST_MAX
