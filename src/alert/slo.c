@@ -154,11 +154,37 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 }
 
 /* One word, NUL-terminated, starting at column col. */
+/* The condition: wait>=DURATION or stalled>=DURATION/WINDOW; eq is at its '='. */
+static int parse_cond(const struct parse_ctx *c, struct slo_rule *r, char *word, char *eq,
+		      size_t col)
+{
+	size_t klen = (size_t)(eq - 1 - word);
+	char *val = eq + 1, *slash;
+
+	if (klen == 4 && !strncmp(word, "wait", 4)) {
+		r->kind = SLO_WAIT;
+		return parse_dur(c, col + 6, "wait>=", val, &r->limit_ns) ? -EINVAL : 0;
+	}
+	if (klen != 7 || strncmp(word, "stalled", 7))
+		return parse_error(c, col, "unknown condition '%.*s>=': expected wait>= or stalled>=",
+				   (int)(klen > 40 ? 40 : klen), word);
+	slash = strchr(val, '/');
+	if (!slash)
+		return parse_error(c, col + 9, "expected stalled>=DURATION/WINDOW, like stalled>=200ms/10s");
+	*slash = '\0';
+	r->kind = SLO_STALLED;
+	if (parse_dur(c, col + 9, "stalled>=", val, &r->limit_ns) ||
+	    parse_dur(c, col + 9 + (size_t)(slash + 1 - val), "the window", slash + 1, &r->window_ns))
+		return -EINVAL;
+	if (r->limit_ns > r->window_ns)
+		return parse_error(c, col + 9, "the budget is longer than its window: it could never be broken");
+	return 0;
+}
+
 static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
 		      bool *has_cond, bool *has_every)
 {
 	char *eq = strchr(word, '='), *val;
-	size_t klen;
 	__u64 v;
 
 	if (!eq || eq == word)
@@ -167,30 +193,10 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 	val = eq + 1;
 	/* "wait>=..." has its '>' before the '=' */
 	if (eq[-1] == '>') {
-		klen = (size_t)(eq - 1 - word);
 		if (*has_cond)
 			return parse_error(c, col, "a second condition: a rule has one (wait>= or stalled>=)");
-		if (klen == 4 && !strncmp(word, "wait", 4)) {
-			r->kind = SLO_WAIT;
-			if (parse_dur(c, col + 6, "wait>=", val, &r->limit_ns))
-				return -EINVAL;
-		} else if (klen == 7 && !strncmp(word, "stalled", 7)) {
-			char *slash = strchr(val, '/');
-
-			if (!slash)
-				return parse_error(c, col + 9, "expected stalled>=DURATION/WINDOW, like stalled>=200ms/10s");
-			*slash = '\0';
-			r->kind = SLO_STALLED;
-			if (parse_dur(c, col + 9, "stalled>=", val, &r->limit_ns) ||
-			    parse_dur(c, col + 9 + (size_t)(slash + 1 - val), "the window", slash + 1,
-				      &r->window_ns))
-				return -EINVAL;
-			if (r->limit_ns > r->window_ns)
-				return parse_error(c, col + 9, "the budget is longer than its window: it could never be broken");
-		} else {
-			return parse_error(c, col, "unknown condition '%.*s>=': expected wait>= or stalled>=",
-					   (int)(klen > 40 ? 40 : klen), word);
-		}
+		if (parse_cond(c, r, word, eq, col))
+			return -EINVAL;
 		*has_cond = true;
 		return 0;
 	}
