@@ -165,36 +165,14 @@ static const char *cmd_name(enum ls_command cmd)
 	return "";
 }
 
-static const char *const backend_names[] = {
-	[LS_BACKEND_AUTO] = "auto",
-	[LS_BACKEND_TRACEPOINT] = "tracepoint",
-	[LS_BACKEND_FENTRY] = "fentry",
-	[LS_BACKEND_KPROBE] = "kprobe",
-};
-
-const char *cli__backend_name(unsigned int backend)
+/* *out = the enum whose word (name(i)) is val; -ENOENT: none. */
+static int name_index(const char *val, const char *(*name)(unsigned int i), __u8 *out)
 {
-	return backend <= LS_BACKEND_KPROBE ? backend_names[backend] : "?";
-}
+	const char *n;
+	unsigned int i;
 
-static const char *const task_state_names[] = {
-	[LS_TASK_STATE_AUTO] = "auto",
-	[LS_TASK_STATE_STORAGE] = "storage",
-	[LS_TASK_STATE_HASH] = "hash",
-};
-
-const char *cli__task_state_name(unsigned int mode)
-{
-	return mode <= LS_TASK_STATE_HASH ? task_state_names[mode] : "?";
-}
-
-/* *out = the index of val in names (an option's words, by their enum); -ENOENT: none. */
-static int name_index(const char *val, const char *const names[], size_t n, __u8 *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!strcmp(val, names[i])) {
+	for (i = 0; (n = name(i)); i++) {
+		if (!strcmp(val, n)) {
 			*out = (__u8)i;
 			return 0;
 		}
@@ -475,7 +453,7 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->stacks = false;
 		return 0;
 	case OPT_BACKEND:
-		if (!name_index(val, backend_names, ARRAY_SIZE(backend_names), &cfg->backend))
+		if (!name_index(val, ls_backend__name, &cfg->backend))
 			return 0;
 		return usage_error(err, cfg->cmd,
 				   "invalid backend '%s' for %s: expected auto, tracepoint, fentry or kprobe",
@@ -484,7 +462,7 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->btf_path = val;
 		return 0;
 	case OPT_TASK_STATE:
-		if (!name_index(val, task_state_names, ARRAY_SIZE(task_state_names), &cfg->task_state))
+		if (!name_index(val, ls_task_state__name, &cfg->task_state))
 			return 0;
 		return usage_error(err, cfg->cmd,
 				   "invalid task state '%s' for %s: expected auto, storage or hash",

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include <lockstall/abi.h>
+#include "loader.h"
 
 /* Exit codes: the contract for scripts. */
 #define LS_EXIT_OK	0
@@ -20,24 +21,8 @@
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
-#define LS_PID_MAX		4194304	/* PID_MAX_LIMIT on 64-bit */
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
 #define LS_MAX_SLO_ARGS		32	/* --slo options; more rules go in a --rules file */
-
-/* watch, record --backend: where the lock events come from */
-enum ls_backend {
-	LS_BACKEND_AUTO = 0,	/* the cheapest that attaches, in the order below */
-	LS_BACKEND_TRACEPOINT,	/* the mmap_lock tracepoints (5.11+) */
-	LS_BACKEND_FENTRY,	/* fentry/fexit on the rwsem functions (5.5+) */
-	LS_BACKEND_KPROBE,	/* kprobes on the rwsem functions */
-};
-
-/* watch, record --task-state: where the BPF side keeps per-task state */
-enum ls_task_state {
-	LS_TASK_STATE_AUTO = 0,	/* task storage where the kernel has it (5.15+), else hash */
-	LS_TASK_STATE_STORAGE,	/* BPF task storage and the 5.15 helpers */
-	LS_TASK_STATE_HASH,	/* a hash map keyed by task: the object for 5.10 */
-};
 
 enum ls_command {
 	LS_CMD_NONE = 0,	/* "lockstall --help" / "--version": no command */
@@ -123,9 +108,5 @@ int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err);
 /* The --help text of cfg->cmd (LS_CMD_NONE: the top level). */
 void cli__usage(FILE *f, enum ls_command cmd);
 
-/* --backend's word for an enum ls_backend ("auto", "tracepoint", ...). */
-const char *cli__backend_name(unsigned int backend);
-/* --task-state's word for an enum ls_task_state ("auto", "storage", "hash"). */
-const char *cli__task_state_name(unsigned int mode);
 
 #endif /* LOCKSTALL_CLI_H */

@@ -22,6 +22,7 @@
 #include "session.h"
 #include "resolve/stacks.h"
 #include "sinks/report.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 #include "util.h"
 
@@ -207,7 +208,7 @@ static bool report__same_boot(struct trace_reader *r)
 	return same;
 }
 
-/* maps.TGID comes before buildids.TGID: see record__maps() */
+/* maps.TGID comes before buildids.TGID: see record_meta__maps() */
 static void report__stacks_meta(struct stacks *sk, const char *key, const char *val, size_t len)
 {
 	bool maps = !strncmp(key, "maps.", 5);
@@ -226,7 +227,7 @@ static void report__stacks_meta(struct stacks *sk, const char *key, const char *
 		stacks__add_build_ids(sk, (__u32)tgid, val, len);
 }
 
-/* cgroup.ID=PATH: see record__cgroups(); a malformed one is left out. */
+/* cgroup.ID=PATH: see record_meta__cgroups(); a malformed one is left out. */
 static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
 {
 	unsigned long long id;
@@ -291,6 +292,79 @@ static void report__warn_cgroups(const struct ls_config *cfg, const struct slo_r
 	}
 }
 
+/*
+ * The options the recording was made with, unless given again: threshold
+ * (never below the recording's), -p, --top.  0 or an exit code.
+ */
+static int report__options(struct trace_reader *r, const struct ls_config *cfg,
+			   struct session_opts *so, FILE *err)
+{
+	__u64 v, recorded_ns;
+	char a[32], b[32];
+
+	meta_u64(r, "threshold_ns", UINT64_MAX, &so->threshold_ns);
+	recorded_ns = so->threshold_ns;
+	if (cfg->threshold_set) {
+		if (cfg->threshold_ns < recorded_ns) {
+			fprintf(err, "lockstall: threshold %s is below the recording's %s: the kernel sent shorter waits only when they went off CPU (see 'lockstall report --help')\n",
+				ls_format_duration(cfg->threshold_ns, a, sizeof(a)),
+				ls_format_duration(recorded_ns, b, sizeof(b)));
+			return LS_EXIT_USAGE;
+		}
+		so->threshold_ns = cfg->threshold_ns;
+	}
+	if (cfg->wall_clock && report__wall_window(r, cfg, so, err))
+		return LS_EXIT_FAILURE;
+	v = 0;
+	meta_u64(r, "pid", LS_PID_MAX, &v);
+	so->pid = cfg->pid_set ? cfg->pid : (__u32)v;
+	v = LS_DEFAULT_TOP;
+	meta_u64(r, "top", UINT32_MAX, &v);
+	so->top = cfg->top_set ? cfg->top : (unsigned int)v;
+	return 0;
+}
+
+/* --slo, --rules into rules.  0 or an exit code (the reason printed). */
+static int report__rules(const struct ls_config *cfg, struct slo_rules *rules, FILE *err)
+{
+	char why[SLO_ERR_LEN];
+	int rc;
+
+	/* the recording's cgroups, not this host's: paths are not checked here */
+	rc = slo_rules__read(rules, cfg->slo, cfg->n_slo, cfg->rules_file, NULL, why, sizeof(why));
+	if (!rc)
+		return 0;
+	fprintf(err, "lockstall: %s\n", why);
+	return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
+}
+
+/* Every record of r into s, then the summary to f.  An exit code. */
+static int report__replay(struct trace_reader *r, struct session *s, FILE *f, FILE *err)
+{
+	const void *rec;
+	size_t len;
+	int rc;
+
+	while ((rc = trace_reader__next_record(r, &rec, &len)) > 0) {
+		if (session__feed(s, rec, len) < 0)
+			break;
+	}
+	/* the reader said what went wrong with the file; a read error is fatal */
+	if (rc < 0)
+		return LS_EXIT_FAILURE;
+	if (!s->feed_err)
+		session__finish(s);
+	if (s->feed_err == -EPIPE)
+		return LS_EXIT_OK;
+	if (!s->feed_err && (fflush(f) || ferror(f)))
+		s->feed_err = -(errno ? errno : EIO);
+	if (s->feed_err) {
+		fprintf(err, "lockstall: cannot write output: %s\n", strerror(-s->feed_err));
+		return LS_EXIT_FAILURE;
+	}
+	return LS_EXIT_OK;
+}
+
 int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 {
 	struct session_opts so = {
@@ -308,48 +382,18 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	struct stacks *sk = NULL;
 	struct cgroups *cg = NULL;
 	FILE *f = NULL;
-	__u64 v, recorded_ns;
-	const void *rec;
-	size_t len;
 	int ret = LS_EXIT_FAILURE, rc;
-	char a[32], b[32];
 
 	if (trace_reader__open(&r, cfg->input, err))
 		return LS_EXIT_FAILURE;
-
-	meta_u64(r, "threshold_ns", UINT64_MAX, &so.threshold_ns);
-	recorded_ns = so.threshold_ns;
-	if (cfg->threshold_set) {
-		if (cfg->threshold_ns < recorded_ns) {
-			fprintf(err, "lockstall: threshold %s is below the recording's %s: the kernel sent shorter waits only when they went off CPU (see 'lockstall report --help')\n",
-				ls_format_duration(cfg->threshold_ns, a, sizeof(a)),
-				ls_format_duration(recorded_ns, b, sizeof(b)));
-			ret = LS_EXIT_USAGE;
-			goto cleanup;
-		}
-		so.threshold_ns = cfg->threshold_ns;
-	}
-	if (cfg->wall_clock && report__wall_window(r, cfg, &so, err))
-		goto cleanup;
-	v = 0;
-	meta_u64(r, "pid", LS_PID_MAX, &v);
-	so.pid = cfg->pid_set ? cfg->pid : (__u32)v;
-	v = LS_DEFAULT_TOP;
-	meta_u64(r, "top", UINT32_MAX, &v);
-	so.top = cfg->top_set ? cfg->top : (unsigned int)v;
-
-	if (cfg->n_slo || cfg->rules_file) {
-		char why[SLO_ERR_LEN];
-
-		/* the recording's cgroups, not this host's: paths are not checked here */
-		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, NULL, why,
-				     sizeof(why));
-		if (rc) {
-			fprintf(err, "lockstall: %s\n", why);
-			ret = rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
-			goto cleanup;
-		}
+	rc = report__options(r, cfg, &so, err);
+	if (!rc && (cfg->n_slo || cfg->rules_file)) {
+		rc = report__rules(cfg, &rules, err);
 		so.rules = &rules;
+	}
+	if (rc) {
+		ret = rc;
+		goto cleanup;
 	}
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
@@ -363,26 +407,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 		fprintf(err, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
 	}
-	while ((rc = trace_reader__next_record(r, &rec, &len)) > 0) {
-		if (session__feed(&s, rec, len) < 0)
-			break;
-	}
-	/* the reader said what went wrong with the file; a read error is fatal */
-	if (rc < 0)
-		goto cleanup;
-	if (!s.feed_err)
-		session__finish(&s);
-	if (s.feed_err == -EPIPE) {
-		ret = LS_EXIT_OK;
-		goto cleanup;
-	}
-	if (!s.feed_err && (fflush(f) || ferror(f)))
-		s.feed_err = -(errno ? errno : EIO);
-	if (s.feed_err) {
-		fprintf(err, "lockstall: cannot write output: %s\n", strerror(-s.feed_err));
-		goto cleanup;
-	}
-	ret = LS_EXIT_OK;
+	ret = report__replay(r, &s, f, err);
 cleanup:
 	session__destroy(&s);
 	stacks__free(sk);

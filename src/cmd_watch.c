@@ -21,18 +21,20 @@
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include "resolve/cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
 #include "record/flight.h"
+#include "record/meta.h"
 #include "alert/hooks.h"
 #include "loader.h"
 #include "alert/metrics_http.h"
 #include "session.h"
 #include "sinks/prometheus.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "resolve/stacks.h"
 #include "record/trace_file.h"
 #include "util.h"
@@ -66,6 +68,80 @@ struct watch {
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
 };
+
+/* The run a recording says it comes from (record/meta.h). */
+static void watch__record_run(const struct watch *w, struct record_run *run)
+{
+	const struct ls_config *cfg = w->cfg;
+
+	*run = (struct record_run){
+		.argc = cfg->argc,
+		.argv = cfg->argv,
+		.threshold_ns = cfg->threshold_ns,
+		.pid = w->pid,
+		.top = cfg->top,
+		.json = cfg->json,
+		.interval_ns = cfg->interval_ns,
+		.count = cfg->count,
+		.stacks = cfg->stacks,
+		.ustack_mode = cfg->ustack_mode,
+		.features = loader__features(w->loader),
+	};
+}
+
+/* record: one progress line on stderr: elapsed, events, stalls, bytes, drops. */
+static void watch__record_progress(struct watch *w, __u64 elapsed_ns)
+{
+	struct trace_writer_stats ws;
+	struct loader_stats ls;
+	struct ls_summary sum;
+
+	trace_writer__stats(w->writer, &ws);
+	loader__stats(w->loader, &ls);
+	engine__summary(w->s.engine, &sum);
+	fprintf(stderr, "lockstall: %llus: %llu events, %llu stalls, %llu bytes, %llu dropped\n",
+		(unsigned long long)(elapsed_ns / NSEC_PER_SEC), (unsigned long long)ws.records,
+		(unsigned long long)sum.stalls, (unsigned long long)ws.bytes,
+		(unsigned long long)(ls.drops > sum.lost_events ? ls.drops : sum.lost_events));
+}
+
+/*
+ * The END of a recording: the names of the processes seen, then close.
+ * path: the file, for messages; e: the engine, for record's closing line
+ * (NULL: none).  0 or what is left to say as a negative errno.
+ */
+static int watch__record_close(struct trace_writer *tw, const struct ls_config *cfg,
+			       const char *path, bool no_cmdline, struct engine *e,
+			       __u64 elapsed_ns)
+{
+	struct trace_writer_stats st;
+	struct ls_summary sum;
+	int had = trace_writer__error(tw), err;
+
+	record_meta__end(tw, no_cmdline);
+	trace_writer__stats(tw, &st);
+	err = trace_writer__close(tw);
+	/* a write error that stopped the run has been told already */
+	if (err && had)
+		return err;
+	if (err) {
+		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
+			path, strerror(-err));
+		return err;
+	}
+	if (cfg->cmd == LS_CMD_RECORD && e) {
+		struct stat sb;
+
+		/* the whole file: metadata and framing included */
+		if (!stat(path, &sb))
+			st.bytes = (__u64)sb.st_size;
+		engine__summary(e, &sum);
+		fprintf(stderr, "lockstall: recorded %llu events in %llus to %s: %llu bytes, %llu stalls found; see 'lockstall report %s'\n",
+			(unsigned long long)st.records, (unsigned long long)(elapsed_ns / NSEC_PER_SEC),
+			path, (unsigned long long)st.bytes, (unsigned long long)sum.stalls, path);
+	}
+	return 0;
+}
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
 static void watch__reload(struct watch *w)
@@ -465,7 +541,7 @@ static int flight__to_writer(void *ctx, const void *rec, size_t len)
 	return trace_writer__record(ctx, rec, len);
 }
 
-/* The flight recording's own metadata, after what record__start() writes. */
+/* The flight recording's own metadata, after what record_meta__start() writes. */
 static int watch__flight_meta(struct watch *w, struct trace_writer *tw,
 			      const struct flight_window *win, __s64 real_minus_mono)
 {
@@ -494,9 +570,9 @@ static int watch__flight_meta(struct watch *w, struct trace_writer *tw,
 static int watch__flight_file(struct watch *w)
 {
 	const struct ls_config *cfg = w->cfg;
-	struct ls_config fcfg = *cfg;
 	struct trace_writer *tw = NULL;
 	struct trace_writer_stats st;
+	struct record_run run;
 	struct flight_window win;
 	__u64 t0 = ls_now_ns(), real = ls_realtime_ns();
 	__s64 real_minus_mono = (__s64)(real - t0);
@@ -513,22 +589,20 @@ static int watch__flight_file(struct watch *w)
 		flight__write(w->flight, NULL, NULL, NULL);
 		return rc;
 	}
-	rc = record__start(tw, cfg, w->pid, loader__features(w->loader));
+	watch__record_run(w, &run);
+	rc = record_meta__start(tw, &run);
 	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
 	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
 	if (rc)
 		flight__write(w->flight, NULL, NULL, NULL);
 	trace_writer__stats(tw, &st);
+	record_meta__maps(tw, w->stacks);
+	record_meta__cgroups(tw, w->cgroups);
 	/*
 	 * Names only: reading /proc/PID/cmdline takes the traced process's
-	 * mmap_lock, which must not happen while tracing (see names__one())
+	 * mmap_lock, which must not happen while tracing (record/meta.c)
 	 */
-	fcfg.cmd = LS_CMD_WATCH;
-	fcfg.output = path;
-	fcfg.no_cmdline = true;
-	record__maps(tw, w->stacks);
-	record__cgroups(tw, w->cgroups);
-	if (record__finish(tw, &fcfg, NULL, 0) || rc) {
+	if (watch__record_close(tw, cfg, path, true, NULL, 0) || rc) {
 		if (rc)
 			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
 		return rc ? rc : -EIO;
@@ -551,11 +625,10 @@ static int watch__flight_file(struct watch *w)
 /*
  * A window closed: a child process writes it, from its copy of our memory
  * (fork() shares the pages until either side writes), while this one
- * traces on.  Written in the loop, a 30 MiB window took 0.45s (up to 1.6s)
- * under the soak's I/O load, tracing stopped all that time; fork() takes a
- * few milliseconds.  One child at a time: a window that closes while one
- * writes waits, pending, for it to end.  No child (fork failed), or at the
- * end of the run: written here.
+ * traces on: written in the loop, a big window under I/O load would stop
+ * tracing for as long as the write takes.  One child at a time: a window
+ * that closes while one writes waits, pending, for it to end.  No child
+ * (fork failed), or at the end of the run: written here.
  */
 static void watch__flight_write(struct watch *w, bool may_fork)
 {
@@ -691,7 +764,7 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 		}
 		if (now >= next_tick) {
 			if (cfg->cmd == LS_CMD_RECORD)
-				record__progress(w->writer, w->loader, w->s.engine, now - w->start_ns);
+				watch__record_progress(w, now - w->start_ns);
 			else
 				watch__warn_lost(w, false);
 			/* a kill -9 loses at most this tick's records */
@@ -754,7 +827,7 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 
 	if (!w->writer)
 		return 0;
-	return record__maps_one(w->writer, tgid, maps, maps_len, ids, ids_len) ?:
+	return record_meta__maps_one(w->writer, tgid, maps, maps_len, ids, ids_len) ?:
 	       trace_writer__meta_flush(w->writer);
 }
 
@@ -879,7 +952,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		goto cleanup;
 	/* before loading anything: a name that cannot be used fails fast */
 	if (cfg->output) {
-		rc = record__create(&w.writer, cfg);
+		rc = trace_writer__create(&w.writer, cfg->output, cfg->force, stderr);
 		if (rc < 0)
 			goto cleanup;
 		w.s.writer = w.writer;
@@ -897,7 +970,10 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		goto cleanup;
 	}
 	if (w.writer) {
-		rc = record__start(w.writer, cfg, so.pid, loader__features(w.loader));
+		struct record_run run;
+
+		watch__record_run(&w, &run);
+		rc = record_meta__start(w.writer, &run);
 		if (rc < 0) {
 			/* nothing traced yet: a recording that cannot start is no use */
 			fprintf(stderr, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(-rc));
@@ -963,9 +1039,10 @@ cleanup:
 		/* mappings the worker read after the last stall, before they are lost */
 		if (w.stacks)
 			stacks__drain(w.stacks, STACKS_MAPS_WAIT_NS);
-		record__cgroups(w.writer, w.cgroups);
-		/* the names are read after tracing stopped: see record__finish() */
-		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
+		record_meta__cgroups(w.writer, w.cgroups);
+		/* the names are read after tracing stopped: see record/meta.c */
+		rc = watch__record_close(w.writer, cfg, cfg->output, cfg->no_cmdline, w.s.engine,
+					 ls_now_ns() - w.start_ns);
 		if (rc < 0 && ret == LS_EXIT_OK)
 			ret = LS_EXIT_FAILURE;
 	}

@@ -9,10 +9,6 @@
 #include <stdio.h>
 #include "cli.h"
 
-struct engine;
-struct loader;
-struct trace_writer;
-
 /*
  * Trace live until *stop is set (SIGINT, SIGTERM), cfg->duration_ns passed,
  * or cfg->count intervals were printed; then print the summary to out.
@@ -23,29 +19,8 @@ struct trace_writer;
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out);
 
-/* The trace file of a live run (cmd_record.c); each prints its errors. */
+/* Record until *stop: watch's live run with no output, the file cfg->output (cmd_record.c). */
 int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop);
-/* Create cfg->output (refusing to replace it without --force). */
-int record__create(struct trace_writer **out, const struct ls_config *cfg);
-/* The run's metadata: host, kernel, options, clocks; pid as resolved. */
-int record__start(struct trace_writer *w, const struct ls_config *cfg, __u32 pid, __u32 features);
-/* One progress line on stderr: elapsed, events, stalls, bytes, drops. */
-void record__progress(struct trace_writer *w, struct loader *l, struct engine *e, __u64 elapsed_ns);
-/* The mappings of the processes whose stacks were captured (sk may be NULL). */
-struct stacks;
-void record__maps(struct trace_writer *w, struct stacks *sk);
-/* One process's mappings and build-ids as metadata (queued: trace_writer__meta_flush). */
-int record__maps_one(void *w, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
-		     size_t ids_len);
-/*
- * The path of every cgroup the run resolved (its stalls' waiters and
- * holders), as "cgroup.ID=PATH": report shows and matches them (cg may be NULL).
- */
-struct cgroups;
-void record__cgroups(struct trace_writer *w, struct cgroups *cg);
-/* Names of the processes seen, the END chunk, close; what is left to say. */
-int record__finish(struct trace_writer *w, const struct ls_config *cfg, struct engine *e,
-		   __u64 elapsed_ns);
 
 /*
  * Replay cfg->input into the engine and the sink watch would have used;

@@ -22,7 +22,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "cli.h"
 #include "loader.h"
 #include "util.h"
 #include "lockstall.skel.h"
@@ -125,11 +124,9 @@ struct loader {
 };
 
 /*
- * How often the histograms of exited processes leave the kernel maps.  A
- * build host starts hundreds of processes a second, each with two or three
- * histograms: every second, all of them, keeps the LS_HIST_MAX slots from
- * filling up (measured: 4000 short processes in ~10 s, 5 s and 1024 keys a
- * pass lost 130,000 samples).  A pass costs a syscall or two per key.
+ * How often the histograms of exited processes leave the kernel maps: a
+ * build host starts hundreds of processes a second, and a slower or
+ * smaller pass let the LS_HIST_MAX slots fill up and lose samples.
  */
 #define LOADER_REAP_NS (1000000000ULL)
 #define LOADER_REAP_MAX LS_HIST_MAX
@@ -316,7 +313,7 @@ static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
 	else if (b != LS_BACKEND_TRACEPOINT && !l->has_rwsem_funcs)
 		why = "the kernel's BTF has no down_read(): try --backend=tracepoint";
 	if (why && say)
-		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", cli__backend_name(b), why);
+		fprintf(stderr, "lockstall: cannot use the %s backend: %s\n", ls_backend__name(b), why);
 	return !why;
 }
 
@@ -345,12 +342,12 @@ static __u8 loader_backend_next(const struct loader *l, __u8 asked)
  */
 static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 {
-	const char *name = cli__backend_name(l->backend);
+	const char *name = ls_backend__name(l->backend);
 	__u8 next = asked == LS_BACKEND_AUTO ? loader_backend_next(l, asked) : LS_BACKEND_AUTO;
 
 	if (next != LS_BACKEND_AUTO) {
 		fprintf(stderr, "lockstall: the %s backend does not work on this kernel (%s): trying %s\n",
-			name, strerror(-err), cli__backend_name(next));
+			name, strerror(-err), ls_backend__name(next));
 		/* the same code for both objects' skeletons (see LOADER_SAME_MEMBER) */
 		lockstall_bpf__destroy(l->skel);
 		l->skel = NULL;
@@ -664,7 +661,7 @@ retry:
 		goto cleanup;
 	if (opts->backend == LS_BACKEND_AUTO)
 		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
-			cli__backend_name(l->backend));
+			ls_backend__name(l->backend));
 
 	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
 	if (!l->rb) {

@@ -14,13 +14,53 @@
 /* Where records go: engine__feed fits.  A negative return stops polling. */
 typedef int (*ls_record_fn)(void *ctx, const void *rec, size_t len);
 
+/* watch, record --backend: where the lock events come from */
+enum ls_backend {
+	LS_BACKEND_AUTO = 0,	/* the cheapest that attaches, in the order below */
+	LS_BACKEND_TRACEPOINT,	/* the mmap_lock tracepoints (5.11+) */
+	LS_BACKEND_FENTRY,	/* fentry/fexit on the rwsem functions (5.5+) */
+	LS_BACKEND_KPROBE,	/* kprobes on the rwsem functions */
+};
+
+/* watch, record --task-state: where the BPF side keeps per-task state */
+enum ls_task_state {
+	LS_TASK_STATE_AUTO = 0,	/* task storage where the kernel has it (5.15+), else hash */
+	LS_TASK_STATE_STORAGE,	/* BPF task storage and the 5.15 helpers */
+	LS_TASK_STATE_HASH,	/* a hash map keyed by task: the object for 5.10 */
+};
+
+/* --backend's word for an enum ls_backend ("auto", "tracepoint", ...); NULL past the last. */
+static inline const char *ls_backend__name(unsigned int backend)
+{
+	static const char *const names[] = {
+		[LS_BACKEND_AUTO] = "auto",
+		[LS_BACKEND_TRACEPOINT] = "tracepoint",
+		[LS_BACKEND_FENTRY] = "fentry",
+		[LS_BACKEND_KPROBE] = "kprobe",
+	};
+
+	return backend < sizeof(names) / sizeof(names[0]) ? names[backend] : NULL;
+}
+
+/* --task-state's word for an enum ls_task_state ("auto", "storage", "hash"); NULL past the last. */
+static inline const char *ls_task_state__name(unsigned int mode)
+{
+	static const char *const names[] = {
+		[LS_TASK_STATE_AUTO] = "auto",
+		[LS_TASK_STATE_STORAGE] = "storage",
+		[LS_TASK_STATE_HASH] = "hash",
+	};
+
+	return mode < sizeof(names) / sizeof(names[0]) ? names[mode] : NULL;
+}
+
 struct loader_opts {
 	__u64 threshold_ns;	/* -> ls_bpf_config.min_wait_ns */
 	__u64 min_hold_ns;	/* -> ls_bpf_config.min_hold_ns */
 	bool verbose;		/* libbpf debug output on stderr */
-	__u8 backend;		/* enum ls_backend (cli.h); LS_BACKEND_AUTO: the first that attaches */
+	__u8 backend;		/* enum ls_backend; LS_BACKEND_AUTO: the first that attaches */
 	const char *btf_path;	/* the kernel's BTF from this file (--btf); NULL: /sys/kernel/btf/vmlinux */
-	__u8 task_state;	/* enum ls_task_state (cli.h); LS_TASK_STATE_AUTO: storage where the kernel can */
+	__u8 task_state;	/* enum ls_task_state; LS_TASK_STATE_AUTO: storage where the kernel can */
 	bool stacks;		/* STACK records for stalls: kernel stacks, and user ones per ustack_mode */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * See session.h.  Also two small sinks that only a session needs: the
- * empty one (record prints nothing but progress) and the window over
- * another sink (report --from/--to).
+ * See session.h.  The chain of stages between the engine and the output is
+ * built from one table, stages[] below; the stages only a session needs
+ * (the empty output, the window, the metrics' tee, the rules) are here too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,20 +11,50 @@
 #include "session.h"
 #include "resolve/stacks.h"
 #include "sinks/sink_common.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 
-static void sink_plain__free(struct sink *s)
+/* ---- the output: what watch prints, or nothing (record) -------------- */
+
+static void sink_null__free(struct sink *s)
 {
 	free(s);
 }
 
 static const struct sink_ops null_ops = {
 	.name = "none",
-	.free = sink_plain__free,
+	.free = sink_null__free,
 };
 
+static struct sink *output__new(struct session *s, const struct session_opts *o,
+				FILE *out, struct sink *inner)
+{
+	struct sink_opts so = {
+		.top = o->top,
+		.filter_pid = o->pid,
+	};
+	struct sink *n;
+
+	switch (o->format) {
+	case SESSION_TEXT:
+		return sink_text__new(out, &so);
+	case SESSION_JSON:
+		return sink_json__new(out, &so);
+	case SESSION_CUSTOM:
+		return o->custom;
+	case SESSION_NONE:
+		break;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n)
+		sink__init(n, &null_ops, out, &so);
+	return n;
+}
+
+/* ---- report --from/--to: only the stalls inside the window ------------ */
+
 struct window_sink {
-	struct sink base;
+	struct sink_pass pass;	/* first: the stage */
 	const struct session *session;
 	bool abs;		/* from_ns, to_ns: CLOCK_MONOTONIC, else relative to t0 */
 	__u64 from_ns, to_ns;
@@ -51,96 +81,119 @@ static bool window__holds(const struct window_sink *w, __u64 ts)
 	return !w->to_ns || ts < t0 + w->to_ns;
 }
 
-static int window__stall(struct sink *s, const struct ls_stall *st)
+static int window__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct window_sink *w = (struct window_sink *)s;
+	struct window_sink *w = (struct window_sink *)p;
 
 	if (!window__holds(w, st->start_ns))
 		return 0;
 	w->stalls++;
 	if (st->verdict < LS_VERDICT_N)
 		w->by_verdict[st->verdict]++;
-	return sink__stall(w->session->out, st);
+	return sink__stall(p->inner, st);
 }
 
-static int window__interval(struct sink *s, const struct ls_hist_set *h)
+static int window__interval(struct sink_pass *p, const struct ls_hist_set *h)
 {
-	struct window_sink *w = (struct window_sink *)s;
+	struct window_sink *w = (struct window_sink *)p;
 	__u64 t0 = window__t0(w);
 
 	/* an interval that overlaps the window */
 	if (h->end_ns < t0 + w->from_ns || (w->to_ns && h->start_ns >= t0 + w->to_ns))
 		return 0;
-	return sink__interval(w->session->out, h);
+	return sink__interval(p->inner, h);
 }
 
 /* The stall counts are the window's; the rest (events, histograms) the run's. */
-static int window__summary(struct sink *s, const struct ls_summary *sum)
+static int window__summary(struct sink_pass *p, const struct ls_summary *sum)
 {
-	struct window_sink *w = (struct window_sink *)s;
+	struct window_sink *w = (struct window_sink *)p;
 	struct ls_summary copy = *sum;
 
 	copy.stalls = w->stalls;
 	memcpy(copy.stalls_by_verdict, w->by_verdict, sizeof(copy.stalls_by_verdict));
-	return sink__summary(w->session->out, &copy);
+	return sink__summary(p->inner, &copy);
 }
 
-static const struct sink_ops window_ops = {
+static const struct sink_pass_ops window_ops = {
 	.name = "window",
 	.stall = window__stall,
 	.interval = window__interval,
 	.summary = window__summary,
-	.free = sink_plain__free,
 };
 
-/* The output and the metrics both get everything, the output first. */
+static struct sink *window__new(struct session *s, const struct session_opts *o,
+				FILE *out, struct sink *inner)
+{
+	struct window_sink *w = sink_pass__new(sizeof(*w), &window_ops, inner);
+
+	if (!w)
+		return NULL;
+	w->session = s;
+	w->abs = o->window_abs;
+	w->from_ns = o->from_ns;
+	w->to_ns = o->to_ns;
+	return &w->pass.base;
+}
+
+/* ---- the metrics: they get everything the output gets, after it -------- */
+
 struct tee_sink {
-	struct sink base;
-	struct sink *a, *b;
-	bool quiet_intervals;	/* intervals to b only */
+	struct sink_pass pass;	/* first: the stage; inner is the output */
+	struct sink *metrics;
+	bool quiet_intervals;	/* intervals to the metrics only */
 };
 
-static int tee__stall(struct sink *s, const struct ls_stall *st)
+static int tee__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct tee_sink *t = (struct tee_sink *)s;
-	int err = sink__stall(t->a, st);
+	struct tee_sink *t = (struct tee_sink *)p;
 
-	return err ? err : sink__stall(t->b, st);
+	return sink__stall(p->inner, st) ?: sink__stall(t->metrics, st);
 }
 
-static int tee__interval(struct sink *s, const struct ls_hist_set *h)
+static int tee__interval(struct sink_pass *p, const struct ls_hist_set *h)
 {
-	struct tee_sink *t = (struct tee_sink *)s;
-	int err = t->quiet_intervals ? 0 : sink__interval(t->a, h);
+	struct tee_sink *t = (struct tee_sink *)p;
+	int err = t->quiet_intervals ? 0 : sink__interval(p->inner, h);
 
-	return err ? err : sink__interval(t->b, h);
+	return err ?: sink__interval(t->metrics, h);
 }
 
-static int tee__summary(struct sink *s, const struct ls_summary *sum)
+static int tee__summary(struct sink_pass *p, const struct ls_summary *sum)
 {
-	struct tee_sink *t = (struct tee_sink *)s;
-	int err = sink__summary(t->a, sum);
+	struct tee_sink *t = (struct tee_sink *)p;
 
-	return err ? err : sink__summary(t->b, sum);
+	return sink__summary(p->inner, sum) ?: sink__summary(t->metrics, sum);
 }
 
-static const struct sink_ops tee_ops = {
-	.name = "tee",
+static const struct sink_pass_ops tee_ops = {
+	.name = "metrics",
 	.stall = tee__stall,
 	.interval = tee__interval,
 	.summary = tee__summary,
-	.free = sink_plain__free,
 };
 
+static struct sink *tee__new(struct session *s, const struct session_opts *o,
+			     FILE *out, struct sink *inner)
+{
+	struct tee_sink *t = sink_pass__new(sizeof(*t), &tee_ops, inner);
+
+	if (!t)
+		return NULL;
+	t->metrics = o->metrics;
+	t->quiet_intervals = o->quiet_intervals;
+	return &t->pass.base;
+}
+
 /*
- * The rules see every stall the engine emits, after the output has printed
- * it, so a violation line follows its stall; the summary gets their counts.
+ * ---- the SLO rules ------------------------------------------------------
+ * They see every stall the engine emits, after the output has printed it,
+ * so a violation line follows its stall; the summary gets their counts.
  */
 struct slo_sink {
-	struct sink base;
+	struct sink_pass pass;	/* first: the stage */
 	struct session *session;
-	struct sink *inner;
-	const struct window_sink *window;	/* inner, when it is report's window */
+	const struct window_sink *window;	/* report's window, if any */
 	enum session_format format;
 	int (*on_violation)(void *ctx, const struct slo_violation *v);
 	void *ctx;
@@ -149,7 +202,7 @@ struct slo_sink {
 static int slo_sink__violation(void *ctx, const struct slo_violation *v)
 {
 	struct slo_sink *t = ctx;
-	FILE *f = t->base.out;
+	FILE *f = t->pass.base.out;
 	int err = 0;
 
 	if (t->format == SESSION_JSON) {
@@ -166,10 +219,10 @@ static int slo_sink__violation(void *ctx, const struct slo_violation *v)
 	return t->on_violation ? t->on_violation(t->ctx, v) : 0;
 }
 
-static int slo_sink__stall(struct sink *s, const struct ls_stall *st)
+static int slo_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct slo_sink *t = (struct slo_sink *)s;
-	int err = sink__stall(t->inner, st);
+	struct slo_sink *t = (struct slo_sink *)p;
+	int err = sink__stall(p->inner, st);
 
 	if (err)
 		return err;
@@ -179,14 +232,9 @@ static int slo_sink__stall(struct sink *s, const struct ls_stall *st)
 	return slo__on_stall(t->session->slo, st);
 }
 
-static int slo_sink__interval(struct sink *s, const struct ls_hist_set *h)
+static int slo_sink__summary(struct sink_pass *p, const struct ls_summary *sum)
 {
-	return sink__interval(((struct slo_sink *)s)->inner, h);
-}
-
-static int slo_sink__summary(struct sink *s, const struct ls_summary *sum)
-{
-	struct slo_sink *t = (struct slo_sink *)s;
+	struct slo_sink *t = (struct slo_sink *)p;
 	const struct session *ss = t->session;
 	struct ls_summary copy = *sum;
 	struct slo_stats st;
@@ -199,132 +247,140 @@ static int slo_sink__summary(struct sink *s, const struct ls_summary *sum)
 	copy.hook_failures = ss->hook_failures;
 	copy.hook_timeouts = ss->hook_timeouts;
 	copy.hook_skipped = ss->hook_skipped;
-	return sink__summary(t->inner, &copy);
+	return sink__summary(p->inner, &copy);
 }
 
-static const struct sink_ops slo_sink_ops = {
+static const struct sink_pass_ops slo_sink_ops = {
 	.name = "slo",
 	.stall = slo_sink__stall,
-	.interval = slo_sink__interval,
 	.summary = slo_sink__summary,
-	.free = sink_plain__free,
 };
 
-static int session__add_slo(struct session *s, const struct session_opts *o, FILE *out)
+/* The rules' state (s->slo) lives as long as this stage: session__destroy() frees both. */
+static struct sink *slo_sink__new(struct session *s, const struct session_opts *o,
+				  FILE *out, struct sink *inner)
 {
-	struct slo_sink *t = calloc(1, sizeof(*t));
+	struct slo_sink *t = sink_pass__new(sizeof(*t), &slo_sink_ops, inner);
 
 	if (!t)
-		return -ENOMEM;
-	t->base.ops = &slo_sink_ops;
-	t->base.out = out;
-	t->base.opts = s->out->opts;
+		return NULL;
 	t->session = s;
-	t->inner = s->sink;
-	if (o->window)
-		t->window = (const struct window_sink *)s->sink;
+	t->window = (const struct window_sink *)s->stage[SESSION_STAGE_WINDOW];
 	t->format = o->format;
 	t->on_violation = o->on_violation;
 	t->ctx = o->violation_ctx;
 	s->slo = slo__new(o->rules, slo_sink__violation, t);
 	if (!s->slo) {
 		free(t);
-		return -ENOMEM;
+		return NULL;
 	}
-	s->sink = &t->base;
-	return 0;
+	return &t->pass.base;
 }
+
+/* ---- the resolvers: names for what the engine found -------------------- */
+
+static struct sink *stacks_stage__new(struct session *s, const struct session_opts *o,
+				      FILE *out, struct sink *inner)
+{
+	return sink_stacks__new(inner, o->stacks);
+}
+
+static struct sink *cgroups_stage__new(struct session *s, const struct session_opts *o,
+				       FILE *out, struct sink *inner)
+{
+	return sink_cgroups__new(inner, o->cgroups);
+}
+
+/* ---- the chain ---------------------------------------------------------- */
+
+static bool output__wanted(const struct session_opts *o)
+{
+	return true;
+}
+
+static bool window__wanted(const struct session_opts *o)
+{
+	return o->window;
+}
+
+static bool tee__wanted(const struct session_opts *o)
+{
+	return o->metrics;
+}
+
+/* even without rules yet: a SIGHUP may bring some */
+static bool slo_sink__wanted(const struct session_opts *o)
+{
+	return o->rules;
+}
+
+/* not when nothing would read frames (record: the file keeps the raw stacks) */
+static bool stacks_stage__wanted(const struct session_opts *o)
+{
+	return o->stacks && (o->format != SESSION_NONE || o->rules || o->metrics);
+}
+
+static bool cgroups_stage__wanted(const struct session_opts *o)
+{
+	return o->cgroups;
+}
+
+/*
+ * Every stage between the engine and the output, innermost first: each one
+ * its options ask for is built in front of the chain so far, and the
+ * engine calls the last one built.  So the resolvers come first, and the
+ * rules, the metrics and the output all see frames and cgroup paths; the
+ * rules judge a stall after the output has printed it.
+ */
+static const struct session_stage {
+	bool (*wanted)(const struct session_opts *o);
+	/* the stage in front of inner (NULL for the output); NULL: no memory */
+	struct sink *(*new)(struct session *s, const struct session_opts *o, FILE *out,
+			    struct sink *inner);
+} stages[SESSION_STAGE_N] = {
+	[SESSION_STAGE_OUTPUT] = { output__wanted, output__new },
+	[SESSION_STAGE_WINDOW] = { window__wanted, window__new },
+	[SESSION_STAGE_METRICS] = { tee__wanted, tee__new },
+	[SESSION_STAGE_SLO] = { slo_sink__wanted, slo_sink__new },
+	[SESSION_STAGE_STACKS] = { stacks_stage__wanted, stacks_stage__new },
+	/* outside the stacks: paths are cheap, and every sink shows them */
+	[SESSION_STAGE_CGROUPS] = { cgroups_stage__wanted, cgroups_stage__new },
+};
 
 int session__init(struct session *s, const struct session_opts *o, FILE *out)
 {
-	struct sink_opts so = {
-		.top = o->top,
-		.filter_pid = o->pid,
-	};
 	struct engine_opts eo = {
 		.threshold_ns = o->threshold_ns,
 		.filter_pid = o->pid,
 	};
-	struct sink *first;
+	struct sink *chain = NULL;
+	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->metrics = o->metrics;
-	switch (o->format) {
-	case SESSION_TEXT:
-		s->out = sink_text__new(out, &so);
-		break;
-	case SESSION_JSON:
-		s->out = sink_json__new(out, &so);
-		break;
-	case SESSION_CUSTOM:
-		s->out = o->custom;
-		break;
-	case SESSION_NONE:
-		s->out = calloc(1, sizeof(*s->out));
-		if (s->out) {
-			s->out->ops = &null_ops;
-			s->out->out = out;
-			s->out->opts = so;
-		}
-		break;
-	}
-	if (!s->out)
-		goto nomem;
-	s->sink = s->out;
-	if (o->window) {
-		struct window_sink *w = calloc(1, sizeof(*w));
-
-		if (!w)
-			goto nomem;
-		sink__init(&w->base, &window_ops, out, &so);
-		w->session = s;
-		w->abs = o->window_abs;
-		w->from_ns = o->from_ns;
-		w->to_ns = o->to_ns;
-		s->sink = &w->base;
-	}
-	if (o->metrics) {
-		struct tee_sink *t;
-
-		/* the window prints to out directly: it would bypass the tee */
-		if (o->window) {
-			session__destroy(s);
-			return -EINVAL;
-		}
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			goto nomem;
-		sink__init(&t->base, &tee_ops, out, &so);
-		t->a = s->sink;
-		t->b = o->metrics;
-		t->quiet_intervals = o->quiet_intervals;
-		s->sink = &t->base;
-	}
-	/* even without rules yet: a SIGHUP may bring some */
-	if (o->rules && session__add_slo(s, o, out))
-		goto nomem;
-	/*
-	 * Outermost, so the rules, the metrics and the output all see
-	 * frames; not when nothing would read them (record: the file keeps
-	 * the raw stacks, report resolves them).
-	 */
-	if (o->stacks)
-		s->stacks = o->stacks;
-	if (o->stacks && (o->format != SESSION_NONE || o->rules || o->metrics)) {
-		s->stacks_sink = sink_stacks__new(s->sink, o->stacks);
-		if (!s->stacks_sink)
-			goto nomem;
-	}
-	first = s->stacks_sink ? s->stacks_sink : s->sink;
-	/* outside the stacks: paths are cheap, and every sink shows them */
+	s->stacks = o->stacks;
 	s->cgroups = o->cgroups;
-	if (o->cgroups) {
-		s->cgroups_sink = sink_cgroups__new(first, o->cgroups);
-		if (!s->cgroups_sink)
-			goto nomem;
-		first = s->cgroups_sink;
+	/* the window prints to the output directly: it would bypass the metrics */
+	if (o->window && o->metrics) {
+		/* a custom output is the session's all the same */
+		if (o->format == SESSION_CUSTOM)
+			s->stage[SESSION_STAGE_OUTPUT] = o->custom;
+		session__destroy(s);
+		return -EINVAL;
 	}
-	s->engine = engine__new(&eo, first);
+	for (i = 0; i < SESSION_STAGE_N; i++) {
+		struct sink *next;
+
+		if (!stages[i].wanted(o))
+			continue;
+		next = stages[i].new(s, o, out, chain);
+		if (!next)
+			goto nomem;
+		s->stage[i] = chain = next;
+	}
+	s->out = s->stage[SESSION_STAGE_OUTPUT];
+	s->sink = chain;
+	s->engine = engine__new(&eo, s->sink);
 	if (!s->engine)
 		goto nomem;
 	return 0;
@@ -393,25 +449,18 @@ int session__finish(struct session *s)
 
 void session__destroy(struct session *s)
 {
+	size_t i;
+
 	if (s->engine)
 		engine__free(s->engine);
-	sink__free(s->cgroups_sink);
-	s->cgroups_sink = NULL;
-	sink__free(s->stacks_sink);
-	s->stacks_sink = NULL;
-	/* the rules' sink wraps the tee or the window, if any */
-	if (s->slo) {
-		struct sink *inner = ((struct slo_sink *)s->sink)->inner;
-
-		sink__free(s->sink);
-		s->sink = inner;
-		slo__free(s->slo);
-		s->slo = NULL;
+	/* outermost first; a custom output is the session's too, from session__init on */
+	for (i = SESSION_STAGE_N; i-- > 0;) {
+		sink__free(s->stage[i]);
+		s->stage[i] = NULL;
 	}
-	if (s->sink && s->sink != s->out)
-		sink__free(s->sink);
-	sink__free(s->out);
+	slo__free(s->slo);
 	sink__free(s->metrics);
 	s->engine = NULL;
+	s->slo = NULL;
 	s->sink = s->out = s->metrics = NULL;
 }

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "engine/engine.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "alert/slo.h"
 
 struct trace_writer;
@@ -70,9 +70,21 @@ struct session_opts {
 	struct cgroups *cgroups;
 };
 
+/* The stages between the engine and the output, innermost first (session.c). */
+enum session_stage_id {
+	SESSION_STAGE_OUTPUT,	/* the text, JSON, custom or empty sink */
+	SESSION_STAGE_WINDOW,	/* report --from/--to */
+	SESSION_STAGE_METRICS,	/* session_opts.metrics gets what the output gets */
+	SESSION_STAGE_SLO,	/* session_opts.rules */
+	SESSION_STAGE_STACKS,	/* session_opts.stacks: frames for every stall */
+	SESSION_STAGE_CGROUPS,	/* session_opts.cgroups: paths for every stall */
+	SESSION_STAGE_N,
+};
+
 struct session {
-	struct sink *out;	/* the text, JSON or empty sink */
-	struct sink *sink;	/* what the engine calls: out, or a window over it */
+	struct sink *stage[SESSION_STAGE_N];	/* NULL: not asked for */
+	struct sink *out;	/* stage[SESSION_STAGE_OUTPUT] */
+	struct sink *sink;	/* what the engine calls: the outermost stage */
 	struct engine *engine;
 	struct trace_writer *writer;	/* set: every record is written here first */
 	bool stop_on_write_error;	/* else a write error only ends the recording */
@@ -82,9 +94,7 @@ struct session {
 	struct slo *slo;	/* NULL: no rules */
 	struct sink *metrics;	/* session_opts.metrics */
 	struct stacks *stacks;	/* session_opts.stacks */
-	struct sink *stacks_sink;	/* outermost: the engine calls it; NULL without stacks */
 	struct cgroups *cgroups;	/* session_opts.cgroups */
-	struct sink *cgroups_sink;	/* outside even stacks_sink; NULL without cgroups */
 	/*
 	 * Set: gets every record a recording would hold, after the writer
 	 * (watch --flight-recorder); its return is ignored.

@@ -5,6 +5,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -381,4 +383,49 @@ __u64 ls_realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+int ls_for_each_line(const char *text, size_t len, ls_text_line_fn fn, void *ctx)
+{
+	const char *p = text, *end = text + len, *nl;
+	int err;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		err = fn(ctx, p, nl);
+		if (err)
+			return err;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int ls_read_lines(const char *path, ls_line_fn fn, void *ctx, char *err, size_t err_len)
+{
+	char *line = NULL;
+	size_t alloc = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = 0;
+
+	f = fopen(path, "re");
+	if (!f) {
+		rc = -errno;
+		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
+		return rc;
+	}
+	while (!rc && (n = getline(&line, &alloc, f)) >= 0) {
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		rc = fn(ctx, line, (size_t)n);
+	}
+	if (!rc && ferror(f)) {
+		rc = -EIO;
+		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
+	}
+	free(line);
+	fclose(f);
+	return rc;
 }

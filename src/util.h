@@ -14,6 +14,7 @@
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
+#define LS_PID_MAX 4194304	/* PID_MAX_LIMIT on 64-bit */
 
 /*
  * Parse a duration with a unit: "500us", "10ms", "1s", "2m", "250ns"; a bare
@@ -70,6 +71,22 @@ int ls_hexval(char c);
  * a reader cannot tell from a real U+00FF (lossy for invalid UTF-8 only).
  */
 void ls_json_str(FILE *f, const char *s, size_t maxlen);
+
+/*
+ * The line readers: fn gets each line without its '\n' (the last one may
+ * lack it), in order, until it returns nonzero: that is returned, else 0.
+ */
+/* Lines of text in memory: [line, end) points into text. */
+typedef int (*ls_text_line_fn)(void *ctx, const char *line, const char *end);
+int ls_for_each_line(const char *text, size_t len, ls_text_line_fn fn, void *ctx);
+/*
+ * Lines of the file at path, an operator's (rules, hooks): each is
+ * NUL-terminated at len (it may hold NULs of its own).  A failure to open
+ * or read puts "PATH: cannot read: WHY" into err and returns the negative
+ * errno; fn writes its own errors into err.
+ */
+typedef int (*ls_line_fn)(void *ctx, char *line, size_t len);
+int ls_read_lines(const char *path, ls_line_fn fn, void *ctx, char *err, size_t err_len);
 
 /* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
 __u64 ls_now_ns(void);

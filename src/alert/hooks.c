@@ -337,68 +337,60 @@ void hooks__free(struct hooks *h)
 	free(h);
 }
 
+struct argv_file {
+	const char *path;
+	char **argv;
+	size_t n;
+	char *err;
+	size_t err_len;
+};
+
+/* One line of --exec-file: one argument; blank lines and # comments are none. */
+static int argv_file__line(void *ctx, char *line, size_t len)
+{
+	struct argv_file *a = ctx;
+	char **v;
+
+	if (!len || line[0] == '#')
+		return 0;
+	if (memchr(line, '\0', len)) {
+		snprintf(a->err, a->err_len, "%s: argument %zu has a NUL byte", a->path, a->n + 1);
+		return -EINVAL;
+	}
+	if (a->n >= 4096) {
+		snprintf(a->err, a->err_len, "%s: more than 4096 arguments", a->path);
+		return -E2BIG;
+	}
+	v = realloc(a->argv, (a->n + 2) * sizeof(*v));
+	if (!v)
+		goto nomem;
+	a->argv = v;
+	a->argv[a->n] = strdup(line);
+	if (!a->argv[a->n])
+		goto nomem;
+	a->argv[++a->n] = NULL;
+	return 0;
+nomem:
+	snprintf(a->err, a->err_len, "%s: %s", a->path, strerror(ENOMEM));
+	return -ENOMEM;
+}
+
 int hooks_argv__read(const char *path, char ***argv_out, char *err, size_t err_len)
 {
-	char **argv = NULL, *line = NULL;
-	size_t alloc = 0, n = 0;
-	ssize_t len;
-	FILE *f;
-	int rc = 0;
+	struct argv_file a = { .path = path, .err = err, .err_len = err_len };
+	int rc;
 
 	*argv_out = NULL;
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
-		return rc;
-	}
-	while ((len = getline(&line, &alloc, f)) >= 0) {
-		char **v;
-
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (!len || line[0] == '#')
-			continue;
-		if (memchr(line, '\0', (size_t)len)) {
-			rc = -EINVAL;
-			snprintf(err, err_len, "%s: argument %zu has a NUL byte", path, n + 1);
-			goto fail;
-		}
-		if (n >= 4096) {
-			rc = -E2BIG;
-			snprintf(err, err_len, "%s: more than 4096 arguments", path);
-			goto fail;
-		}
-		v = realloc(argv, (n + 2) * sizeof(*v));
-		if (!v)
-			goto nomem;
-		argv = v;
-		argv[n] = strdup(line);
-		if (!argv[n])
-			goto nomem;
-		argv[++n] = NULL;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-		goto fail;
-	}
-	if (!n) {
+	rc = ls_read_lines(path, argv_file__line, &a, err, err_len);
+	if (!rc && !a.n) {
 		rc = -EINVAL;
 		snprintf(err, err_len, "%s: no program in it: expected one argument per line, the program first",
 			 path);
-		goto fail;
 	}
-	free(line);
-	fclose(f);
-	*argv_out = argv;
+	if (rc) {
+		argv__free(a.argv);
+		return rc;
+	}
+	*argv_out = a.argv;
 	return 0;
-nomem:
-	rc = -ENOMEM;
-	snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
-fail:
-	free(line);
-	fclose(f);
-	argv__free(argv);
-	return rc;
 }

@@ -9,7 +9,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "alert/slo.h"
 #include "sinks/json_stall.h"
 #include "sinks/sink_common.h"
@@ -155,11 +154,37 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 }
 
 /* One word, NUL-terminated, starting at column col. */
+/* The condition: wait>=DURATION or stalled>=DURATION/WINDOW; eq is at its '='. */
+static int parse_cond(const struct parse_ctx *c, struct slo_rule *r, char *word, char *eq,
+		      size_t col)
+{
+	size_t klen = (size_t)(eq - 1 - word);
+	char *val = eq + 1, *slash;
+
+	if (klen == 4 && !strncmp(word, "wait", 4)) {
+		r->kind = SLO_WAIT;
+		return parse_dur(c, col + 6, "wait>=", val, &r->limit_ns) ? -EINVAL : 0;
+	}
+	if (klen != 7 || strncmp(word, "stalled", 7))
+		return parse_error(c, col, "unknown condition '%.*s>=': expected wait>= or stalled>=",
+				   (int)(klen > 40 ? 40 : klen), word);
+	slash = strchr(val, '/');
+	if (!slash)
+		return parse_error(c, col + 9, "expected stalled>=DURATION/WINDOW, like stalled>=200ms/10s");
+	*slash = '\0';
+	r->kind = SLO_STALLED;
+	if (parse_dur(c, col + 9, "stalled>=", val, &r->limit_ns) ||
+	    parse_dur(c, col + 9 + (size_t)(slash + 1 - val), "the window", slash + 1, &r->window_ns))
+		return -EINVAL;
+	if (r->limit_ns > r->window_ns)
+		return parse_error(c, col + 9, "the budget is longer than its window: it could never be broken");
+	return 0;
+}
+
 static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
 		      bool *has_cond, bool *has_every)
 {
 	char *eq = strchr(word, '='), *val;
-	size_t klen;
 	__u64 v;
 
 	if (!eq || eq == word)
@@ -168,30 +193,10 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 	val = eq + 1;
 	/* "wait>=..." has its '>' before the '=' */
 	if (eq[-1] == '>') {
-		klen = (size_t)(eq - 1 - word);
 		if (*has_cond)
 			return parse_error(c, col, "a second condition: a rule has one (wait>= or stalled>=)");
-		if (klen == 4 && !strncmp(word, "wait", 4)) {
-			r->kind = SLO_WAIT;
-			if (parse_dur(c, col + 6, "wait>=", val, &r->limit_ns))
-				return -EINVAL;
-		} else if (klen == 7 && !strncmp(word, "stalled", 7)) {
-			char *slash = strchr(val, '/');
-
-			if (!slash)
-				return parse_error(c, col + 9, "expected stalled>=DURATION/WINDOW, like stalled>=200ms/10s");
-			*slash = '\0';
-			r->kind = SLO_STALLED;
-			if (parse_dur(c, col + 9, "stalled>=", val, &r->limit_ns) ||
-			    parse_dur(c, col + 9 + (size_t)(slash + 1 - val), "the window", slash + 1,
-				      &r->window_ns))
-				return -EINVAL;
-			if (r->limit_ns > r->window_ns)
-				return parse_error(c, col + 9, "the budget is longer than its window: it could never be broken");
-		} else {
-			return parse_error(c, col, "unknown condition '%.*s>=': expected wait>= or stalled>=",
-					   (int)(klen > 40 ? 40 : klen), word);
-		}
+		if (parse_cond(c, r, word, eq, col))
+			return -EINVAL;
 		*has_cond = true;
 		return 0;
 	}
@@ -361,46 +366,41 @@ int slo_rules__parse_line(struct slo_rules *rules, const char *line, size_t len,
 	return parse_line(rules, line, len, what, NULL, err, err_len);
 }
 
+struct rules_file {
+	struct slo_rules got;
+	const char *path;
+	size_t lineno;
+	const struct slo_cgroup_check *chk;
+	char *err;
+	size_t err_len;
+};
+
+static int rules_file__line(void *ctx, char *line, size_t n)
+{
+	struct rules_file *rf = ctx;
+	char what[300];
+
+	rf->lineno++;
+	/* the line's end is no part of the rule (nor of its quote in an error) */
+	if (n && line[n - 1] == '\r')
+		n--;
+	snprintf(what, sizeof(what), "%s:%zu", rf->path, rf->lineno);
+	return parse_line(&rf->got, line, n, what, rf->chk, rf->err, rf->err_len);
+}
+
 static int parse_file(struct slo_rules *rules, const char *path,
 		      const struct slo_cgroup_check *chk, char *err, size_t err_len)
 {
-	struct slo_rules got = { 0 };
-	char *line = NULL, what[300];
-	size_t alloc = 0, lineno = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
+	struct rules_file rf = { .path = path, .chk = chk, .err = err, .err_len = err_len };
+	int rc;
 
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
-		return rc;
+	rc = ls_read_lines(path, rules_file__line, &rf, err, err_len);
+	if (!rc) {
+		rc = slo_rules__append(rules, &rf.got);
+		if (rc == -E2BIG)
+			snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
 	}
-	while ((n = getline(&line, &alloc, f)) >= 0) {
-		lineno++;
-		/* the line's end is no part of the rule (nor of its quote in an error) */
-		if (n && line[n - 1] == '\n')
-			n--;
-		if (n && line[n - 1] == '\r')
-			n--;
-		snprintf(what, sizeof(what), "%s:%zu", path, lineno);
-		rc = parse_line(&got, line, (size_t)n, what, chk, err, err_len);
-		if (rc)
-			goto out;
-	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-		goto out;
-	}
-	rc = slo_rules__append(rules, &got);
-	if (rc == -E2BIG)
-		snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
-out:
-	free(line);
-	fclose(f);
-	slo_rules__free(&got);
+	slo_rules__free(&rf.got);
 	return rc;
 }
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/internal.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 union any_rec {
 	struct ls_hdr hdr;

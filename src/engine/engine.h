@@ -234,7 +234,10 @@ void engine__summary(const struct engine *e, struct ls_summary *out);
 void engine__free(struct engine *e);
 
 /* Helpers every module shares (src/engine/names.c). */
+/* "priority_inversion": in JSON, metrics, rules and hooks' environment */
 const char *ls_verdict_name(enum ls_verdict v);
+/* "priority inversion": for people */
+const char *ls_verdict_text(enum ls_verdict v);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
 const char *ls_policy_name(unsigned int policy);

@@ -6,20 +6,25 @@
 #include <stdio.h>
 #include "engine/engine.h"
 
+/* The verdicts' one table: the word outputs and rules use, and the words people read. */
+static const struct {
+	const char *name;
+	const char *text;
+} verdicts[LS_VERDICT_N] = {
+	[LS_VERDICT_PRIORITY_INVERSION] = { "priority_inversion", "priority inversion" },
+	[LS_VERDICT_HOLDER_OFF_CPU] = { "holder_off_cpu", "holder off CPU" },
+	[LS_VERDICT_CONTENTION] = { "contention", "contention" },
+	[LS_VERDICT_UNKNOWN] = { "unknown", "unknown" },
+};
+
 const char *ls_verdict_name(enum ls_verdict v)
 {
-	switch (v) {
-	case LS_VERDICT_PRIORITY_INVERSION:
-		return "priority_inversion";
-	case LS_VERDICT_HOLDER_OFF_CPU:
-		return "holder_off_cpu";
-	case LS_VERDICT_CONTENTION:
-		return "contention";
-	case LS_VERDICT_UNKNOWN:
-	case LS_VERDICT_N:
-		break;
-	}
-	return "unknown";
+	return (unsigned int)v < LS_VERDICT_N ? verdicts[v].name : "unknown";
+}
+
+const char *ls_verdict_text(enum ls_verdict v)
+{
+	return (unsigned int)v < LS_VERDICT_N ? verdicts[v].text : "unknown";
 }
 
 const char *ls_state_name(enum ls_holder_state s)

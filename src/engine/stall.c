@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/internal.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 /* One hold judged for a stall.  The first of each tid's run is its group leader. */
 struct stall_cand {

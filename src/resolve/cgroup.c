@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "resolve/cgroup.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "util.h"
 
 /* include/linux/exportfs.h: a kernfs node's handle is its 64-bit id. */
@@ -404,9 +404,9 @@ struct cgroups_sink {
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
 
-static int cgroups_sink__stall(struct sink *s, const struct ls_stall *st)
+static int cgroups_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct cgroups_sink *cs = (struct cgroups_sink *)s;
+	struct cgroups_sink *cs = (struct cgroups_sink *)p;
 	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
 	struct ls_stall c = *st;
 
@@ -420,21 +420,17 @@ static int cgroups_sink__stall(struct sink *s, const struct ls_stall *st)
 	return sink__stall(cs->pass.inner, &c);
 }
 
-static const struct sink_ops cgroups_sink_ops = {
+static const struct sink_pass_ops cgroups_sink_ops = {
 	.name = "cgroups",
 	.stall = cgroups_sink__stall,
-	.interval = sink_pass__interval,
-	.summary = sink_pass__summary,
-	.free = sink_pass__free,
 };
 
 struct sink *sink_cgroups__new(struct sink *inner, struct cgroups *cg)
 {
-	struct cgroups_sink *cs = calloc(1, sizeof(*cs));
+	struct cgroups_sink *cs = sink_pass__new(sizeof(*cs), &cgroups_sink_ops, inner);
 
 	if (!cs)
 		return NULL;
-	sink_pass__init(&cs->pass, &cgroups_sink_ops, inner);
 	cs->cg = cg;
 	return &cs->pass.base;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "resolve/maps_reader.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "resolve/stacks.h"
 #include "util.h"
 #include "symbols/symbols.h"
@@ -219,34 +219,34 @@ static void stacks__build_ids(struct stacks *sk, struct proc_entry *p)
 	}
 }
 
-/* "START BUILD-ID" lines (stacks__build_ids) back onto a recording's maps. */
-static void stacks__set_build_ids(struct proc_entry *p, const char *text, size_t len)
+/* One "START BUILD-ID" line (stacks__build_ids) back onto a recording's maps. */
+static int stacks__build_id_line(void *ctx, const char *line, const char *end)
 {
-	const char *line = text, *end = text + len, *nl;
+	struct proc_entry *p = ctx;
 	__u8 id[LS_BUILD_ID_MAX];
 	unsigned long long start;
 	char buf[128];
-	size_t i, n;
+	size_t i, n = (size_t)(end - line);
 	unsigned int byte;
 	int used;
 
-	for (; line < end; line = nl + 1) {
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		n = (size_t)(nl - line);
-		if (n >= sizeof(buf))
-			continue;
-		memcpy(buf, line, n);
-		buf[n] = 0;
-		if (sscanf(buf, "%llx %n", &start, &used) != 1)
-			continue;
-		for (n = 0; n < LS_BUILD_ID_MAX && sscanf(buf + used, "%2x", &byte) == 1; used += 2)
-			id[n++] = (__u8)byte;
-		for (i = 0; n && i < p->maps->n; i++)
-			if (p->maps->v[i].start == start)
-				proc_maps__set_build_id(p->maps, i, id, n);
-	}
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+	if (sscanf(buf, "%llx %n", &start, &used) != 1)
+		return 0;
+	for (n = 0; n < LS_BUILD_ID_MAX && sscanf(buf + used, "%2x", &byte) == 1; used += 2)
+		id[n++] = (__u8)byte;
+	for (i = 0; n && i < p->maps->n; i++)
+		if (p->maps->v[i].start == start)
+			proc_maps__set_build_id(p->maps, i, id, n);
+	return 0;
+}
+
+static void stacks__set_build_ids(struct proc_entry *p, const char *text, size_t len)
+{
+	ls_for_each_line(text, len, stacks__build_id_line, p);
 }
 
 int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len)
@@ -631,9 +631,9 @@ struct stacks_sink {
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
 
-static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
+static int stacks_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
-	struct stacks_sink *ss = (struct stacks_sink *)s;
+	struct stacks_sink *ss = (struct stacks_sink *)p;
 	struct ls_stall c = *st;
 	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
 	int err;
@@ -650,21 +650,17 @@ static int stacks_sink__stall(struct sink *s, const struct ls_stall *st)
 	return err;
 }
 
-static const struct sink_ops stacks_sink_ops = {
+static const struct sink_pass_ops stacks_sink_ops = {
 	.name = "stacks",
 	.stall = stacks_sink__stall,
-	.interval = sink_pass__interval,
-	.summary = sink_pass__summary,
-	.free = sink_pass__free,
 };
 
 struct sink *sink_stacks__new(struct sink *inner, struct stacks *sk)
 {
-	struct stacks_sink *ss = calloc(1, sizeof(*ss));
+	struct stacks_sink *ss = sink_pass__new(sizeof(*ss), &stacks_sink_ops, inner);
 
 	if (!ss)
 		return NULL;
-	sink_pass__init(&ss->pass, &stacks_sink_ops, inner);
 	ss->sk = sk;
 	return &ss->pass.base;
 }

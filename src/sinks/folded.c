@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "sinks/sink_common.h"
 #include "util.h"
 

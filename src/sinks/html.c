@@ -151,7 +151,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 		(unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
 		fprintf(f, "%s <span class=\"verdict-%s\">%s</span> %llu", v ? "," : "",
-			ls_verdict_name(v), rm_verdict_text(v),
+			ls_verdict_name(v), ls_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs("</td></tr>\n<tr><th>Recorded by</th><td>lockstall ", f);
 	html_text(f, meta->version ? meta->version : "?", 256);
@@ -369,7 +369,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	html_dur(f, st->lock_wait_ns);
 	fprintf(f, " for mmap_lock %s, <span class=\"verdict-%s\">%s</span></h3>\n",
 		st->write ? "write" : "read", ls_verdict_name(st->verdict),
-		rm_verdict_text(st->verdict));
+		ls_verdict_text(st->verdict));
 	html_timeline(f, st);
 	html_stacks(f, st);
 	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n<li>waiter <b>",
@@ -413,29 +413,27 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 }
 
 /* A log2 histogram as a bar chart: one bar per slot from the first to the last used. */
-static void html_hist(FILE *f, const struct ls_hist_entry *e)
+static void html_hist(void *ctx, const struct rm_hist *m)
 {
-	const struct ls_hist *h = &e->hist;
-	char comm[LS_COMM_TEXT_LEN];
-	unsigned int i, first = 0, last = 0, n;
+	FILE *f = ctx;
+	const struct ls_hist *h = m->h;
+	unsigned int i, n;
 	double bw, bh;
-	__u64 max;
 
-	fprintf(f, "<h3>%s, mmap_lock%s, ", rm_hist_title(e->key.kind),
-		e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "");
-	html_text(f, ls_comm_text(h->comm, comm, sizeof(comm)), sizeof(comm));
-	fprintf(f, "[%u]</h3>\n", e->key.tgid);
-	if (rm_hist_span(h, &first, &last, &max)) {
-		n = last - first + 1;
+	fprintf(f, "<h3>%s, mmap_lock%s, ", m->title, m->mode);
+	html_text(f, m->comm, sizeof(m->comm));
+	fprintf(f, "[%u]</h3>\n", m->tgid);
+	if (m->any) {
+		n = m->last - m->first + 1;
 		bw = (double)(HG_WIDTH - 20) / n;
 		fprintf(f, "<svg class=\"hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n",
 			HG_WIDTH, HG_HEIGHT + 40, HG_WIDTH, HG_HEIGHT + 40);
 		fprintf(f, "<line x1=\"10\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
 			HG_HEIGHT, HG_WIDTH - 10, HG_HEIGHT);
-		for (i = first; i <= last; i++) {
-			double x = 10 + (i - first) * bw;
+		for (i = m->first; i <= m->last; i++) {
+			double x = 10 + (i - m->first) * bw;
 
-			bh = (double)h->slots[i] * (HG_HEIGHT - 20) / (double)max;
+			bh = (double)h->slots[i] * (HG_HEIGHT - 20) / (double)m->max;
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4c78a8\"><title>",
 				x + 2, HG_HEIGHT - bh, bw - 4, bh);
 			html_dur(f, rm_slot_lo(i) * 1000);
@@ -454,30 +452,19 @@ static void html_hist(FILE *f, const struct ls_hist_entry *e)
 	fprintf(f, "<p>count %llu, total ", (unsigned long long)h->count);
 	html_dur(f, h->sum_ns);
 	fputs(", avg ", f);
-	html_dur(f, h->count ? h->sum_ns / h->count : 0);
+	html_dur(f, m->avg_ns);
 	fputs("</p>\n", f);
+}
+
+static void html_hists_more(void *ctx, unsigned int kind, size_t n)
+{
+	fprintf(ctx, "<p>and %zu more %s histograms (--top)</p>\n", n, rm_hist_title(kind));
 }
 
 static int html_hists(struct html_sink *hs, const struct ls_hist_set *set)
 {
-	const struct ls_hist_entry **v;
-	size_t n, more, i;
-	unsigned int kind;
-	int err;
-
 	fputs("<h2>Histograms</h2>\n", hs->base.out);
-	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
-		err = hist__select(set, kind, &hs->base.opts, &v, &n, &more);
-		if (err)
-			return err;
-		for (i = 0; i < n; i++)
-			html_hist(hs->base.out, v[i]);
-		if (more)
-			fprintf(hs->base.out, "<p>and %zu more %s histograms (--top)</p>\n", more,
-				rm_hist_title(kind));
-		free(v);
-	}
-	return 0;
+	return rm_hists__each(set, &hs->base.opts, html_hist, html_hists_more, hs->base.out);
 }
 
 static int html__stall(struct sink *s, const struct ls_stall *st)

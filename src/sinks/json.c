@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "sinks/json_stall.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "sinks/sink_common.h"
 #include "util.h"
 

@@ -123,7 +123,7 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records, (unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s %s %llu", v ? "," : "", rm_verdict_text(v),
+		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs(" |\n| Recorded by | lockstall ", f);
 	md_meta(f, meta->version);
@@ -266,7 +266,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	fprintf(f, "### %u. Stall #%llu: ", n, (unsigned long long)st->seq);
 	md_dur(f, st->lock_wait_ns);
 	fprintf(f, " for mmap_lock %s, %s\n\n", st->write ? "write" : "read",
-		rm_verdict_text(st->verdict));
+		ls_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",
 		rm_when(m->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
@@ -296,25 +296,23 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	fputs("\n", f);
 }
 
-static void md_hist(FILE *f, const struct ls_hist_entry *e)
+static void md_hist(void *ctx, const struct rm_hist *m)
 {
-	const struct ls_hist *h = &e->hist;
-	char comm[LS_COMM_TEXT_LEN], name[LS_COMM_TEXT_LEN + 16];
-	unsigned int i, first = 0, last = 0, k, bars;
-	__u64 max;
+	FILE *f = ctx;
+	const struct ls_hist *h = m->h;
+	char name[LS_COMM_TEXT_LEN + 16];
+	unsigned int i, k, bars;
 
-	fprintf(f, "#### %s, mmap\\_lock%s, ", rm_hist_title(e->key.kind),
-		e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "");
-	snprintf(name, sizeof(name), "%s[%u]", ls_comm_text(h->comm, comm, sizeof(comm)),
-		 e->key.tgid);
+	fprintf(f, "#### %s, mmap\\_lock%s, ", m->title, m->mode);
+	snprintf(name, sizeof(name), "%s[%u]", m->comm, m->tgid);
 	md_name(f, name);
 	fputs("\n\n", f);
-	if (rm_hist_span(h, &first, &last, &max)) {
+	if (m->any) {
 		fputs("| usecs | count | distribution |\n|---:|---:|---|\n", f);
-		for (i = first; i <= last; i++) {
+		for (i = m->first; i <= m->last; i++) {
 			fprintf(f, "| %llu -> %llu | %llu | ", (unsigned long long)rm_slot_lo(i),
 				(unsigned long long)rm_slot_hi(i), (unsigned long long)h->slots[i]);
-			bars = (unsigned int)((unsigned __int128)h->slots[i] * MD_BAR_WIDTH / max);
+			bars = (unsigned int)((unsigned __int128)h->slots[i] * MD_BAR_WIDTH / m->max);
 			if (!bars && h->slots[i])
 				bars = 1;
 			for (k = 0; k < bars; k++)
@@ -326,30 +324,19 @@ static void md_hist(FILE *f, const struct ls_hist_entry *e)
 	fprintf(f, "count %llu, total ", (unsigned long long)h->count);
 	md_dur(f, h->sum_ns);
 	fputs(", avg ", f);
-	md_dur(f, h->count ? h->sum_ns / h->count : 0);
+	md_dur(f, m->avg_ns);
 	fputs("\n\n", f);
+}
+
+static void md_hists_more(void *ctx, unsigned int kind, size_t n)
+{
+	fprintf(ctx, "and %zu more %s histograms (--top)\n\n", n, rm_hist_title(kind));
 }
 
 static int md_hists(struct md_sink *m, const struct ls_hist_set *set)
 {
-	const struct ls_hist_entry **v;
-	size_t n, more, i;
-	unsigned int kind;
-	int err;
-
 	fputs("## Histograms\n\n", m->base.out);
-	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
-		err = hist__select(set, kind, &m->base.opts, &v, &n, &more);
-		if (err)
-			return err;
-		for (i = 0; i < n; i++)
-			md_hist(m->base.out, v[i]);
-		if (more)
-			fprintf(m->base.out, "and %zu more %s histograms (--top)\n\n", more,
-				rm_hist_title(kind));
-		free(v);
-	}
-	return 0;
+	return rm_hists__each(set, &m->base.opts, md_hist, md_hists_more, m->base.out);
 }
 
 static int md__stall(struct sink *s, const struct ls_stall *st)

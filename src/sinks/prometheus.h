@@ -10,7 +10,7 @@
 #define LOCKSTALL_SINK_PROMETHEUS_H
 
 #include <stdio.h>
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 /* opts->filter_pid: the histograms of that process only.  NULL: -ENOMEM. */
 struct sink *sink_prometheus__new(const struct sink_opts *opts);

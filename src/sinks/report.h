@@ -8,7 +8,7 @@
 #define LOCKSTALL_SINK_REPORT_H
 
 #include <stdbool.h>
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 /*
  * Where and how the recording was made, from its metadata.  Strings are

@@ -169,39 +169,53 @@ const char *rm_hist_title(unsigned int kind)
 	return "time";
 }
 
-const char *rm_verdict_text(enum ls_verdict v)
+static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
 {
-	switch (v) {
-	case LS_VERDICT_PRIORITY_INVERSION:
-		return "priority inversion";
-	case LS_VERDICT_HOLDER_OFF_CPU:
-		return "holder off CPU";
-	case LS_VERDICT_CONTENTION:
-		return "contention";
-	case LS_VERDICT_UNKNOWN:
-	case LS_VERDICT_N:
-		break;
-	}
-	return "unknown";
-}
-
-bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max)
-{
+	const struct ls_hist *h = &e->hist;
 	unsigned int i;
-	bool any = false;
 
-	*max = 0;
+	memset(m, 0, sizeof(*m));
+	m->h = h;
+	m->title = rm_hist_title(e->key.kind);
+	m->mode = e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "";
+	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
+	m->tgid = e->key.tgid;
+	m->avg_ns = h->count ? h->sum_ns / h->count : 0;
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!h->slots[i])
 			continue;
-		if (!any)
-			*first = i;
-		any = true;
-		*last = i;
-		if (h->slots[i] > *max)
-			*max = h->slots[i];
+		if (!m->any)
+			m->first = i;
+		m->any = true;
+		m->last = i;
+		if (h->slots[i] > m->max)
+			m->max = h->slots[i];
 	}
-	return any;
+}
+
+int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
+		   void (*fn)(void *ctx, const struct rm_hist *m),
+		   void (*more)(void *ctx, unsigned int kind, size_t n), void *ctx)
+{
+	const struct ls_hist_entry **v;
+	struct rm_hist m;
+	size_t n, cut, i;
+	unsigned int kind;
+	int err;
+
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		err = hist__select(set, kind, opts, &v, &n, &cut);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			rm_hist__init(&m, v[i]);
+			fn(ctx, &m);
+		}
+		if (cut)
+			more(ctx, kind, cut);
+		free(v);
+	}
+	return 0;
 }
 
 /* Slot i counts [2^(i-1), 2^i) us, slot 0 [0, 1) us (as the text sink prints). */

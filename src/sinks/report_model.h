@@ -15,6 +15,7 @@
 
 #include "sinks/report.h"
 #include "sinks/sink_common.h"
+#include "util.h"
 
 #define RM_MAX_WORST	20	/* stalls kept, longest lock wait first */
 #define RM_MAX_TASKS	256	/* culprits tracked per table; the rest summed as "others" */
@@ -62,10 +63,27 @@ const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool wit
 		    char *buf, size_t len);
 /* "wait time", "hold time", "off-CPU time while holding" */
 const char *rm_hist_title(unsigned int kind);
-/* "priority inversion", ... */
-const char *rm_verdict_text(enum ls_verdict v);
-/* First and last non-empty slot of h; false when it has none. */
-bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max);
+
+/* One histogram as both reports draw it: its heading, its used slots, its totals. */
+struct rm_hist {
+	const struct ls_hist *h;	/* slots, count, sum_ns */
+	const char *title;		/* rm_hist_title() */
+	const char *mode;		/* " write", " read" or "" */
+	char comm[LS_COMM_TEXT_LEN];	/* printable (ls_comm_text): escape it for the format too */
+	__u32 tgid;
+	bool any;			/* a slot is used: first..last are drawn */
+	unsigned int first, last;	/* the used slots' span */
+	__u64 max;			/* the fullest slot's count: the bars' scale */
+	__u64 avg_ns;
+};
+
+/*
+ * Every histogram of set a report shows, kind by kind, as hist__select()
+ * picks them: fn for each, more for a kind with n cut by --top.  0 or -ENOMEM.
+ */
+int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
+		   void (*fn)(void *ctx, const struct rm_hist *m),
+		   void (*more)(void *ctx, unsigned int kind, size_t n), void *ctx);
 /* The lower and upper bound of slot i, in microseconds. */
 __u64 rm_slot_lo(unsigned int i);
 __u64 rm_slot_hi(unsigned int i);

@@ -287,24 +287,3 @@ int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 	stall_copy__paths(c);
 	return 0;
 }
-
-void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner)
-{
-	sink__init(&p->base, ops, inner->out, &inner->opts);
-	p->inner = inner;
-}
-
-int sink_pass__interval(struct sink *s, const struct ls_hist_set *h)
-{
-	return sink__interval(((struct sink_pass *)s)->inner, h);
-}
-
-int sink_pass__summary(struct sink *s, const struct ls_summary *sum)
-{
-	return sink__summary(((struct sink_pass *)s)->inner, sum);
-}
-
-void sink_pass__free(struct sink *s)
-{
-	free(s);
-}

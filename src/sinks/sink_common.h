@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the sinks share: which histograms to print in which order, how a
- * task's scheduling reads, and what a failed stream means.  Private to src/sinks.
+ * task's scheduling reads, and what a failed stream means.  For src/sinks and
+ * the later stages that print or keep stalls (alert/slo.c, session.c).
  */
 #ifndef LOCKSTALL_SINK_COMMON_H
 #define LOCKSTALL_SINK_COMMON_H
 
 #include <stddef.h>
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 /*
  * The histograms of one kind worth printing, most total time (sum_ns) first:

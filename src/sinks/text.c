@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/report_model.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "sinks/sink_common.h"
 #include "util.h"
 
@@ -281,7 +281,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	else
 		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
 	fprintf(f, "  verdict: %s%s\n",
-		words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
+		words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
 		st->acquired ? "" : "  (gave up without the lock)");
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",

@@ -94,23 +94,6 @@ int sym_parse_hex(const char **p, const char *end, __u64 *out)
 	return 0;
 }
 
-int sym_for_each_line(const char *text, size_t len, sym_line_fn fn, void *ctx)
-{
-	const char *p = text, *end = text + len, *nl;
-	int err;
-
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		err = fn(ctx, p, nl);
-		if (err)
-			return err;
-		p = nl + 1;
-	}
-	return 0;
-}
-
 int sym_order_cmp(const void *a, const void *b)
 {
 	const struct sym_order *x = a, *y = b;

@@ -27,12 +27,6 @@ int sym_parse_hex(const char **p, const char *end, __u64 *out);
  */
 __u8 sym_leading_underscores(const char *name, size_t len);
 
-/*
- * Call fn for each line of text (without its '\n'; the last one may lack
- * it), in order, until fn returns nonzero: that is returned, else 0.
- */
-typedef int (*sym_line_fn)(void *ctx, const char *line, const char *end);
-int sym_for_each_line(const char *text, size_t len, sym_line_fn fn, void *ctx);
 
 /*
  * The order of symbol tables: by address, then the best name of one

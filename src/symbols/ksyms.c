@@ -178,7 +178,7 @@ int ksyms__parse(struct ksyms **out, const char *text, size_t len)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = sym_for_each_line(text, len, kparse__each, &kp);
+	err = ls_for_each_line(text, len, kparse__each, &kp);
 	if (err)
 		goto cleanup;
 	if (!kp.n) {

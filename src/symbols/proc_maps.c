@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbols/internal.h"
+#include "util.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -194,7 +195,7 @@ int proc_maps__parse(struct proc_maps **out, const char *text, size_t len)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = sym_for_each_line(text, len, builder__line, &b);
+	err = ls_for_each_line(text, len, builder__line, &b);
 	if (err)
 		goto cleanup;
 	if (b.n)	/* qsort's base must not be NULL, even for no elements */

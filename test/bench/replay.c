@@ -22,7 +22,7 @@
 #include <sys/resource.h>
 
 #include "engine/engine.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "gen.h"
 
 #define REPLAY_CHUNK	65536	/* records generated, then fed, at a time */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/unwind_image.h"
+#include "util.h"
 
 #define FRAMES_MAX 128
 
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	for (v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+	for (v = 0; v < ARRAY_SIZE(variants); v++) {
 		struct unwind_image im;
 		char img[128], bin[128];
 		int err;

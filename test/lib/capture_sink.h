@@ -10,7 +10,7 @@
 #define LOCKSTALL_TEST_CAPTURE_SINK_H
 
 #include <stddef.h>
-#include "sinks/sink.h"
+#include "engine/sink.h"
 
 struct capture_stall {
 	struct ls_stall st;	/* st.holders points at holders below */

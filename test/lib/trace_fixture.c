@@ -154,7 +154,7 @@ int trace_fixture__write(const char *path, const struct stream *s)
 	if (!err) {
 		trace_writer__procs(w, name_one, w);
 		trace_writer__meta(w, "proc.500.cmdline", "victim-app\0--rt", 15);
-		/* as record__cgroups() writes them when the recording closes */
+		/* as record_meta__cgroups() writes them when the recording closes */
 		trace_writer__meta_str(w, "cgroup.8412", CG_VICTIM_PATH);
 		trace_writer__meta_str(w, "cgroup.8533", CG_READER_PATH);
 	}

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "util.h"
 
 /* Bytes a hostile process could give itself: newline, ESC, markup, non-UTF-8. */

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include "cli.h"
 #include "lib/cli_fixture.h"
+#include "util.h"
 
 /* watch and record with "opt val": both must parse, into w and r. */
 static void parse_watch_and_record(const char *opt, const char *val, struct ls_config *w,
@@ -34,7 +35,7 @@ Test(cli_backend, each_name)
 	struct ls_config w, r;
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		parse_watch_and_record("--backend", names[i], &w, &r);
 		cr_assert_eq(w.backend, want[i], "watch --backend %s", names[i]);
 		cr_assert_eq(r.backend, want[i], "record --backend %s", names[i]);
@@ -61,7 +62,7 @@ Test(cli_backend, task_state)
 
 	cr_assert_eq(cli_fixture__parse(&w, none), 0, "%s", cli_fixture_err);
 	cr_assert_eq(w.task_state, LS_TASK_STATE_AUTO);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		parse_watch_and_record("--task-state", names[i], &w, &r);
 		cr_assert_eq(w.task_state, want[i], "watch --task-state %s", names[i]);
 		cr_assert_eq(r.task_state, want[i], "record --task-state %s", names[i]);
@@ -84,7 +85,7 @@ Test(cli_backend, refused)
 	struct ls_config cfg;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *const bad[] = { "watch", cases[i].bad, NULL };
 		const char *const on_report[] = { "report", "r.lst", cases[i].on_report, NULL };
 

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include "cli.h"
 #include "lib/cli_fixture.h"
+#include "util.h"
 
 Test(cli_slo, rules_and_hook)
 {
@@ -76,7 +77,7 @@ Test(cli_slo, refused)
 	struct ls_config cfg;
 	size_t i;
 
-	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bads); i++) {
 		cr_assert_eq(cli_fixture__parse(&cfg, bads[i].args), LS_EXIT_USAGE, "case %zu parsed", i);
 		cr_assert(strstr(cli_fixture_err, bads[i].said), "case %zu: '%s' does not say '%s'", i,
 			  cli_fixture_err, bads[i].said);

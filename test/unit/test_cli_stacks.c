@@ -8,8 +8,6 @@
 #include "lib/cli_fixture.h"
 #include "util.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 Test(cli_stacks, defaults)
 {
 	const char *const watch[] = { "watch", NULL };
@@ -50,7 +48,7 @@ static struct good_case good[] = {
 
 ParameterizedTestParameters(cli_stacks, good)
 {
-	return cr_make_param_array(struct good_case, good, ARRAY_LEN(good));
+	return cr_make_param_array(struct good_case, good, ARRAY_SIZE(good));
 }
 
 /* "a b c" -> { "a", "b", "c", NULL } in buf (overwritten) */
@@ -109,7 +107,7 @@ static struct bad_case bad[] = {
 
 ParameterizedTestParameters(cli_stacks, bad)
 {
-	return cr_make_param_array(struct bad_case, bad, ARRAY_LEN(bad));
+	return cr_make_param_array(struct bad_case, bad, ARRAY_SIZE(bad));
 }
 
 ParameterizedTest(struct bad_case *c, cli_stacks, bad)
@@ -135,7 +133,7 @@ static struct size_case sizes[] = {
 
 ParameterizedTestParameters(cli_stacks, parse_size)
 {
-	return cr_make_param_array(struct size_case, sizes, ARRAY_LEN(sizes));
+	return cr_make_param_array(struct size_case, sizes, ARRAY_SIZE(sizes));
 }
 
 ParameterizedTest(struct size_case *c, cli_stacks, parse_size)

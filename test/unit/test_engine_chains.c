@@ -6,8 +6,8 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "lib/engine_fixture.h"
+#include "util.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define HOLDING LS_TASK_F_HOLDING
 #define WAITING LS_TASK_F_WAITING
 #define GRANTED LS_TASK_F_GRANTED
@@ -173,7 +173,7 @@ ParameterizedTestParameters(chain, handoff_ends_the_lock_wait)
 		{ .granted_ms = 30, .stall = true, .holder_overlap_ms = 29 },
 	};
 
-	return cr_make_param_array(struct handoff_case, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct handoff_case, cases, ARRAY_SIZE(cases));
 }
 
 ParameterizedTest(struct handoff_case *c, chain, handoff_ends_the_lock_wait)
@@ -516,7 +516,7 @@ static struct vma_case vma_cases[] = {
 
 ParameterizedTestParameters(chain, vma_lock_fallback)
 {
-	return cr_make_param_array(struct vma_case, vma_cases, ARRAY_LEN(vma_cases));
+	return cr_make_param_array(struct vma_case, vma_cases, ARRAY_SIZE(vma_cases));
 }
 
 ParameterizedTest(struct vma_case *c, chain, vma_lock_fallback)

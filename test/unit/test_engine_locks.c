@@ -8,8 +8,7 @@
 #include <criterion/parameterized.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 TestSuite(wait, .init = fixture__setup, .fini = fixture__teardown);
 
@@ -48,7 +47,7 @@ static struct edge_case edge_cases[] = {
 
 ParameterizedTestParameters(wait, threshold_edge)
 {
-	return cr_make_param_array(struct edge_case, edge_cases, ARRAY_LEN(edge_cases));
+	return cr_make_param_array(struct edge_case, edge_cases, ARRAY_SIZE(edge_cases));
 }
 
 ParameterizedTest(struct edge_case *c, wait, threshold_edge)
@@ -143,7 +142,7 @@ static struct filter_case filter_cases[] = {
 
 ParameterizedTestParameters(filter, pid)
 {
-	return cr_make_param_array(struct filter_case, filter_cases, ARRAY_LEN(filter_cases));
+	return cr_make_param_array(struct filter_case, filter_cases, ARRAY_SIZE(filter_cases));
 }
 
 ParameterizedTest(struct filter_case *c, filter, pid)

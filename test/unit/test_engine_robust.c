@@ -8,8 +8,7 @@
 #include <criterion/parameterized.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 TestSuite(robust, .init = fixture__setup, .fini = fixture__teardown);
 
@@ -60,7 +59,7 @@ static struct bad_case bad_cases[] = {
 
 ParameterizedTestParameters(robust, malformed_record)
 {
-	return cr_make_param_array(struct bad_case, bad_cases, ARRAY_LEN(bad_cases));
+	return cr_make_param_array(struct bad_case, bad_cases, ARRAY_SIZE(bad_cases));
 }
 
 ParameterizedTest(struct bad_case *c, robust, malformed_record)
@@ -153,7 +152,7 @@ static void garbage(struct stream *s, __u64 seed, unsigned int n)
 			memcpy(buf + k, &r, 8);
 		}
 		if (kind) {
-			k = prng(&st) % ARRAY_LEN(known_types);
+			k = prng(&st) % ARRAY_SIZE(known_types);
 			len = known_sizes[k];
 			memset(&hdr, 0, sizeof(hdr));
 			hdr.type = known_types[k];
@@ -195,7 +194,7 @@ static struct fuzz_case fuzz_cases[] = {
 
 ParameterizedTestParameters(robust, random_bytes)
 {
-	return cr_make_param_array(struct fuzz_case, fuzz_cases, ARRAY_LEN(fuzz_cases));
+	return cr_make_param_array(struct fuzz_case, fuzz_cases, ARRAY_SIZE(fuzz_cases));
 }
 
 ParameterizedTest(struct fuzz_case *c, robust, random_bytes)

@@ -10,8 +10,7 @@
 #include <criterion/parameterized.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 TestSuite(engine_stacks, .init = fixture__setup, .fini = fixture__teardown);
 
@@ -27,12 +26,12 @@ static void inversion_with_stacks(const struct ls_mm *hold_stack_mm, const struc
 	scenario__wait_begin(&efx.waiter, true, T(2));
 	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
 	stream__stack(&efx.s, 0, T(51), &efx.holder, hold_stack_mm, LS_STACK_HOLD_OFF, holder_ips,
-		      ARRAY_LEN(holder_ips), 256);
+		      ARRAY_SIZE(holder_ips), 256);
 	stream__hold(&efx.s, 0, T(51), &efx.holder, &efx.mm, &h);
 	stream__wakeup(&efx.s, 0, T(51), &efx.waiter, LS_TASK_F_WAITING, &efx.holder, 1, NULL);
 	stream__switch(&efx.s, 1, T(52), NULL, 0, false, &efx.waiter, LS_TASK_F_WAITING);
 	stream__stack(&efx.s, 1, T(53), &efx.waiter, wait_stack_mm, LS_STACK_WAIT, waiter_ips,
-		      ARRAY_LEN(waiter_ips), 0);
+		      ARRAY_SIZE(waiter_ips), 0);
 	{
 		struct stream_lock w = { .start = T(2), .write = true,
 					 .flags = LS_LOCK_F_BEGIN_SENT };
@@ -140,7 +139,7 @@ static struct bad_stack bad_stacks[] = {
 
 ParameterizedTestParameters(engine_stacks, malformed_is_counted)
 {
-	return cr_make_param_array(struct bad_stack, bad_stacks, ARRAY_LEN(bad_stacks));
+	return cr_make_param_array(struct bad_stack, bad_stacks, ARRAY_SIZE(bad_stacks));
 }
 
 ParameterizedTest(struct bad_stack *c, engine_stacks, malformed_is_counted)

@@ -6,8 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "lib/engine_fixture.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util.h"
 
 TestSuite(verdict, .init = fixture__setup, .fini = fixture__teardown);
 
@@ -57,7 +56,7 @@ static struct verdict_case verdict_cases[] = {
 
 ParameterizedTestParameters(verdict, preempted_holder)
 {
-	return cr_make_param_array(struct verdict_case, verdict_cases, ARRAY_LEN(verdict_cases));
+	return cr_make_param_array(struct verdict_case, verdict_cases, ARRAY_SIZE(verdict_cases));
 }
 
 /* The same preempted-holder stream; only who matters more changes the verdict. */
@@ -248,7 +247,7 @@ static struct lost_case lost_cases[] = {
 
 ParameterizedTestParameters(verdict, lost_record_span)
 {
-	return cr_make_param_array(struct lost_case, lost_cases, ARRAY_LEN(lost_cases));
+	return cr_make_param_array(struct lost_case, lost_cases, ARRAY_SIZE(lost_cases));
 }
 
 ParameterizedTest(struct lost_case *c, verdict, lost_record_span)

@@ -152,7 +152,7 @@ Test(metrics_http, garbage_is_a_bad_request)
 	size_t i;
 
 	server__start(&s, NULL);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		get(&s, bad[i], &r);
 		cr_assert_eq(r.status, 400, "request %zu: %s", i, r.data);
 		http_resp__free(&r);
@@ -267,9 +267,9 @@ Test(metrics_http, addresses)
 	socklen_t len;
 	size_t i;
 
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(good); i++)
 		cr_assert_eq(metrics_http__parse_addr(good[i], &ss, &len), 0, "%s", good[i]);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		cr_assert_eq(metrics_http__parse_addr(bad[i], &ss, &len), -EINVAL, "%s", bad[i]);
 	/* a bare port is loopback */
 	cr_assert_eq(metrics_http__parse_addr(":9464", &ss, &len), 0);

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "lib/trace_fixture.h"
 #include "record/trace_file.h"
+#include "util.h"
 
 #define GOLDEN_LST "golden.lst"
 
@@ -111,7 +112,7 @@ Test(golden, recording_is_reproducible)
 	if (regen && !strcmp(regen, "1")) {
 		cr_assert_eq(trace_fixture__write(data_path(GOLDEN_LST), &s), 0);
 		chmod(data_path(GOLDEN_LST), 0644);
-		for (i = 0; i < sizeof(golden_cases) / sizeof(golden_cases[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(golden_cases); i++) {
 			struct run r;
 			FILE *f;
 
@@ -145,7 +146,7 @@ Test(golden, recording_is_reproducible)
 ParameterizedTestParameters(golden, report)
 {
 	return cr_make_param_array(struct golden_case, golden_cases,
-				   sizeof(golden_cases) / sizeof(golden_cases[0]));
+				   ARRAY_SIZE(golden_cases));
 }
 
 ParameterizedTest(struct golden_case *c, golden, report)
@@ -210,7 +211,7 @@ Test(golden, abi2_recording_reports_the_same_without_cgroups)
 	golden = trace_fixture__slurp(data_path("golden.json"), &len);
 	cr_assert_not_null(golden);
 	want = (char *)golden;
-	for (i = 0; i < sizeof(cgroups) / sizeof(cgroups[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cgroups); i++) {
 		cr_assert_not_null(strstr(want, cgroups[i]), "golden.json lacks %s", cgroups[i]);
 		next = replace_all(want, cgroups[i], "\"cgroup_id\":0,\"cgroup\":null");
 		free(want);
@@ -273,7 +274,7 @@ ParameterizedTestParameters(report, errors)
 		  "lockstall: test/data/golden.txt: already exists: choose another name, or add --force to replace it" },
 	};
 
-	return cr_make_param_array(struct report_error, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct report_error, cases, ARRAY_SIZE(cases));
 }
 
 ParameterizedTest(struct report_error *c, report, errors)

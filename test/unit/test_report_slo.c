@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
+#include "util.h"
 
 struct run {
 	int rc;
@@ -153,7 +154,7 @@ Test(report_slo, cgroup_rules)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const char *const args[] = { "--slo", cases[i].rule, NULL };
 		struct run r;
 

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include "unit/sink_fixture.h"
+#include "util.h"
 
 static const struct sink_opts default_opts = { .top = 10, .t0_ns = FX_T0 };
 

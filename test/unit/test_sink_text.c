@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "unit/sink_fixture.h"
+#include "util.h"
 
 static const struct sink_opts default_opts = { .top = 10, .t0_ns = FX_T0 };
 
@@ -553,7 +554,7 @@ ParameterizedTestParameters(sink_text, handoff_line)
 		{ 23400000, 0, false },		/* not handed over */
 	};
 
-	return cr_make_param_array(struct handoff_case, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct handoff_case, cases, ARRAY_SIZE(cases));
 }
 
 ParameterizedTest(struct handoff_case *c, sink_text, handoff_line)

@@ -137,7 +137,7 @@ static struct parse_case cases[] = {
 
 ParameterizedTestParameters(slo, parse)
 {
-	return cr_make_param_array(struct parse_case, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct parse_case, cases, ARRAY_SIZE(cases));
 }
 
 ParameterizedTest(struct parse_case *c, slo, parse)

@@ -12,8 +12,9 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "lib/tmpdir.h"
-#include "sinks/sink.h"
+#include "engine/sink.h"
 #include "resolve/stacks.h"
+#include "util.h"
 
 static const char kallsyms_text[] =
 	"ffffffffc0023a08 t bpf_prog_ae44d35154decf45_ls_acquire\t[bpf]\n"
@@ -76,7 +77,7 @@ static struct ls_rec_stack rec(__u8 user_mode, __u8 flags)
 	r.why = LS_STACK_WAIT;
 	r.user_mode = user_mode;
 	r.flags = flags;
-	r.nr_kernel = sizeof(kernel_ips) / sizeof(kernel_ips[0]);
+	r.nr_kernel = ARRAY_SIZE(kernel_ips);
 	memcpy(r.kernel, kernel_ips, sizeof(kernel_ips));
 	/* the kernel's frame-pointer walk: an ip, a return address, then data */
 	r.user[0] = (__u64)(unsigned long)stacks_test_callee + 4;

@@ -17,7 +17,7 @@
 #include <criterion/parameterized.h>
 #include "engine/engine.h"
 #include "lib/trace_fixture.h"
-#include "sinks/sink.h"
+#include "sinks/sinks.h"
 #include "record/trace_file.h"
 #include "util.h"
 
@@ -526,7 +526,7 @@ ParameterizedTestParameters(trace_damage, header)
 		  "not a lockstall recording" },
 	};
 
-	return cr_make_param_array(struct open_case, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct open_case, cases, ARRAY_SIZE(cases));
 }
 
 ParameterizedTest(struct open_case *c, trace_damage, header)
@@ -553,7 +553,7 @@ Test(trace_damage, foreign_files)
 					     "LOCKSTOP and more bytes than a header has" };
 	size_t i;
 
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		unsigned int status;
 		int rc = replay_mem((const unsigned char *)files[i], strlen(files[i]), NULL, &status);
 

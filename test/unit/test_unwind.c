@@ -24,6 +24,7 @@
 #include <criterion/criterion.h>
 #include "lib/unwind_image.h"
 #include "symbols/unwind.h"
+#include "util.h"
 
 #define DATA "test/data/unwind/"
 #define MAX_FRAMES 64
@@ -590,7 +591,7 @@ Test(unwind, random_records)
 	setup_variant("nofp");
 	t.im.any_file = true;
 	for (round = 0; round < 200; round++) {
-		for (i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(buf); i++)
 			buf[i] = xorshift(&seed);
 		r->hdr.type = LS_REC_STACK;
 		r->copy_len = xorshift(&seed) % 4097;

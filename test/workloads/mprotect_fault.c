@@ -22,9 +22,9 @@
  * MADV_DONTNEED when it reaches the end (that call is not measured).
  *
  * Why 512 MB by default: a SCHED_IDLE thread under a hog runs a tick or so
- * (4 ms at HZ=250) about once a second.  An mprotect() of 256 MB (~2 ms of
- * CPU here) fits in one such turn and is never preempted inside; 512 MB
- * does not fit, so the holder is preempted with the VMA write-locked.  (A
+ * about once a second.  An mprotect() of half that fits in one such turn
+ * and is never preempted inside; 512 MB does not, so the holder is
+ * preempted with the VMA write-locked.  (A
  * write lock handed to the holder while it is not running stalls nobody's
  * faults yet: the VMA is write-locked only once mprotect() runs.)
  */

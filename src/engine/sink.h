@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Output sinks: one interface, one module per format.  The engine calls a
- * sink; a sink writes to the FILE * it was made with and never looks at
+ * The engine's output port: what the engine finds goes to a struct sink.
+ * The engine owns this interface; the stages in front of the output
+ * (src/resolve, the session's) and the output formats (src/sinks) implement
+ * it.  A sink writes to the FILE * it was made with and never looks at
  * records, BPF or the clock.  Every op returns 0 or a negative errno
  * (-EIO, -EPIPE when the stream failed).
  */
-#ifndef LOCKSTALL_SINK_H
-#define LOCKSTALL_SINK_H
+#ifndef LOCKSTALL_ENGINE_SINK_H
+#define LOCKSTALL_ENGINE_SINK_H
 
 #include <stdio.h>
 #include "engine/engine.h"
@@ -35,11 +37,6 @@ struct sink {
 	FILE *out;
 	struct sink_opts opts;
 };
-
-struct sink *sink_text__new(FILE *out, const struct sink_opts *opts);
-struct sink *sink_json__new(FILE *out, const struct sink_opts *opts);
-/* Folded stacks of stall time, printed at the summary (flamegraph.pl). */
-struct sink *sink_folded__new(FILE *out, const struct sink_opts *opts);
 
 /* Every sink's constructor starts here: one place that sets the base. */
 static inline void sink__init(struct sink *s, const struct sink_ops *ops, FILE *out,
@@ -73,18 +70,32 @@ static inline void sink__free(struct sink *s)
 }
 
 /*
- * A sink in front of another that only adds to stalls (the stack and
- * cgroup resolvers): it embeds this first, makes its own stall op, and
- * passes the rest on with the sink_pass__* ops.
+ * A stage: a sink in front of another (the stack and cgroup resolvers, the
+ * session's window, rules and metrics).  It embeds struct sink_pass first
+ * and gives only the ops it changes; every other call goes on to inner
+ * unchanged.  All stages share one struct sink_ops (sink.c), and freeing
+ * one frees only itself, never inner.
  */
+struct sink_pass;
+
+struct sink_pass_ops {
+	const char *name;
+	/* NULL: passed on to inner as it is */
+	int (*stall)(struct sink_pass *p, const struct ls_stall *st);
+	int (*interval)(struct sink_pass *p, const struct ls_hist_set *h);
+	int (*summary)(struct sink_pass *p, const struct ls_summary *sum);
+};
+
 struct sink_pass {
 	struct sink base;
+	const struct sink_pass_ops *pass;
 	struct sink *inner;
 };
 
-void sink_pass__init(struct sink_pass *p, const struct sink_ops *ops, struct sink *inner);
-int sink_pass__interval(struct sink *s, const struct ls_hist_set *h);
-int sink_pass__summary(struct sink *s, const struct ls_summary *sum);
-void sink_pass__free(struct sink *s);
+/*
+ * A zeroed stage of size bytes (its struct, which starts with a struct
+ * sink_pass) in front of inner, writing where inner writes.  NULL: no memory.
+ */
+void *sink_pass__new(size_t size, const struct sink_pass_ops *ops, struct sink *inner);
 
-#endif /* LOCKSTALL_SINK_H */
+#endif /* LOCKSTALL_ENGINE_SINK_H */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A recording's metadata: see meta.h.  Written by watch -o, record and the
+ * flight recorder alike.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include "record/meta.h"
+#include "record/trace_file.h"
+#include "resolve/cgroup.h"
+#include "resolve/stacks.h"
+#include "util.h"
+
+#ifndef LOCKSTALL_VERSION
+#define LOCKSTALL_VERSION "unknown"
+#endif
+
+#define CMDLINE_MAX	4096		/* per process: enough to tell what it was */
+#define CMDLINES_MAX	(4u << 20)	/* all of them: a recording stays readable (trace_file.h) */
+
+static __u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+/* The command line as typed, words joined by blanks. */
+static int meta__command(struct trace_writer *w, const struct record_run *run)
+{
+	size_t len = 0, i;
+	char *buf, *p;
+	int err;
+
+	for (i = 0; i < (size_t)run->argc; i++)
+		len += strlen(run->argv[i]) + 1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	for (i = 0; i < (size_t)run->argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", run->argv[i]);
+	err = trace_writer__meta(w, "command", buf, (size_t)(p - buf));
+	free(buf);
+	return err;
+}
+
+/* Read at most len bytes of a small /proc file; -errno if it cannot be. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len) {
+		n = read(fd, buf + got, len - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	return got;
+}
+
+int record_meta__start(struct trace_writer *w, const struct record_run *run)
+{
+	struct utsname u;
+	char host[256] = "", boot_id[64] = "";
+	__u64 mono, real;
+	int err = 0;
+
+	/* two reads close together: the offset is good to a few microseconds */
+	mono = clock_ns(CLOCK_MONOTONIC);
+	real = clock_ns(CLOCK_REALTIME);
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+
+	err = err ?: trace_writer__meta_str(w, "lockstall.version", LOCKSTALL_VERSION);
+	err = err ?: trace_writer__meta_str(w, "host", host);
+	err = err ?: trace_writer__meta_str(w, "kernel.release", u.release);
+	err = err ?: trace_writer__meta_str(w, "kernel.version", u.version);
+	err = err ?: trace_writer__meta_str(w, "machine", u.machine);
+	err = err ?: trace_writer__meta_u64(w, "cpus", (__u64)sysconf(_SC_NPROCESSORS_ONLN));
+	/* kernel addresses mean something only on this boot: report checks it */
+	if (read_small("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id) - 1) > 0)
+		err = err ?: trace_writer__meta_str(w, "boot_id", strtok(boot_id, "\n"));
+	err = err ?: trace_writer__meta_u64(w, "stacks", run->stacks);
+	err = err ?: trace_writer__meta_u64(w, "stacks.user_mode", run->ustack_mode);
+	err = err ?: meta__command(w, run);
+	err = err ?: trace_writer__meta_u64(w, "threshold_ns", run->threshold_ns);
+	err = err ?: trace_writer__meta_u64(w, "pid", run->pid);
+	err = err ?: trace_writer__meta_u64(w, "top", run->top);
+	err = err ?: trace_writer__meta_u64(w, "json", run->json);
+	err = err ?: trace_writer__meta_u64(w, "interval_ns", run->interval_ns);
+	err = err ?: trace_writer__meta_u64(w, "count", run->count);
+	err = err ?: trace_writer__meta_u64(w, "features", run->features);
+	/* the same as the LS_FEAT_BACKEND_* bits of features, for people */
+	err = err ?: trace_writer__meta_str(w, "backend",
+					    (run->features & LS_FEAT_BACKEND_FENTRY) ? "fentry" :
+					    (run->features & LS_FEAT_BACKEND_KPROBE) ? "kprobe" : "tracepoint");
+	err = err ?: trace_writer__meta_str(w, "task_state",
+					    (run->features & LS_FEAT_TASK_STATE_HASH) ? "hash" : "storage");
+	err = err ?: trace_writer__meta_u64(w, "start.realtime_ns", real);
+	err = err ?: trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
+					    (__s64)(real - mono));
+	err = err ?: trace_writer__meta_flush(w);
+	return err;
+}
+
+struct names_ctx {
+	struct trace_writer *w;
+	bool cmdline;
+	size_t cmdline_bytes;
+	int err;
+};
+
+/*
+ * One process seen in the records: its comm, and its command line if it
+ * still runs under the same name.  Reading /proc/PID/cmdline copies from
+ * that process's memory under ITS mmap_lock, the very lock lockstall
+ * watches: so this runs once per process, after tracing has stopped,
+ * never while records flow (and --no-cmdline skips it).
+ */
+static void names__one(void *data, __u32 tgid, const char comm[LS_COMM_LEN])
+{
+	struct names_ctx *c = data;
+	char key[64], path[64], now_comm[LS_COMM_LEN + 1], *cmd;
+	size_t clen = strnlen(comm, LS_COMM_LEN);
+	ssize_t n;
+
+	snprintf(key, sizeof(key), "proc.%u.comm", tgid);
+	c->err = c->err ?: trace_writer__meta(c->w, key, comm, clen);
+	if (!c->cmdline || c->err || c->cmdline_bytes > CMDLINES_MAX)
+		return;
+	/* a pid reused by another program would lend us a wrong command line */
+	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
+	n = read_small(path, now_comm, LS_COMM_LEN);
+	if (n <= 0)
+		return;
+	if (now_comm[n - 1] == '\n')
+		n--;
+	if ((size_t)n != clen || memcmp(now_comm, comm, clen))
+		return;
+	cmd = malloc(CMDLINE_MAX);
+	if (!cmd)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	n = read_small(path, cmd, CMDLINE_MAX);
+	/* arguments end in NULs: drop the last one */
+	if (n > 0 && !cmd[n - 1])
+		n--;
+	if (n > 0) {
+		snprintf(key, sizeof(key), "proc.%u.cmdline", tgid);
+		c->err = trace_writer__meta(c->w, key, cmd, (size_t)n);
+		c->cmdline_bytes += (size_t)n;
+	}
+	free(cmd);
+}
+
+int record_meta__maps_one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
+		     size_t ids_len)
+{
+	char key[64];
+	int err;
+
+	snprintf(key, sizeof(key), "maps.%u", tgid);
+	err = trace_writer__meta(ctx, key, maps, maps_len);
+	snprintf(key, sizeof(key), "buildids.%u", tgid);
+	return err ?: trace_writer__meta(ctx, key, ids, ids_len);
+}
+
+/*
+ * The mappings the stack resolver holds now (those of the processes seen
+ * last): report names the frames of processes long gone with them.  A
+ * whole run's recording gets each process's as it is read instead
+ * (stacks_opts.on_maps); this is for a flight recording, made later.
+ */
+void record_meta__maps(struct trace_writer *w, struct stacks *sk)
+{
+	if (sk && !trace_writer__error(w))
+		stacks__for_each_maps(sk, record_meta__maps_one, w);
+}
+
+static void cgroups__one(void *ctx, __u64 id, const char *path)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "cgroup.%llu", (unsigned long long)id);
+	trace_writer__meta_str(ctx, key, path);
+}
+
+void record_meta__cgroups(struct trace_writer *w, struct cgroups *cg)
+{
+	if (cg && !trace_writer__error(w))
+		cgroups__for_each(cg, cgroups__one, w);
+}
+
+void record_meta__end(struct trace_writer *w, bool no_cmdline)
+{
+	struct names_ctx c = { .w = w, .cmdline = !no_cmdline };
+	struct trace_writer_stats st;
+
+	if (trace_writer__error(w))
+		return;
+	trace_writer__procs(w, names__one, &c);
+	trace_writer__stats(w, &st);
+	trace_writer__meta_u64(w, "procs_dropped", st.procs_dropped);
+	trace_writer__meta_u64(w, "unrecordable", st.unrecordable);
+	trace_writer__meta_u64(w, "end.realtime_ns", clock_ns(CLOCK_REALTIME));
+}
