@@ -5,9 +5,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "util.h"
 
 static const struct {
@@ -381,4 +386,87 @@ __u64 ls_realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+int ls_open_regular(const char *path, bool follow, struct stat *st)
+{
+	char self[32];
+	int pfd, fd;
+
+	/* O_PATH opens nothing: no FIFO to block on, no device to arm */
+	pfd = open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st)) {
+		fd = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		fd = S_ISLNK(st->st_mode) ? -ELOOP : -EINVAL;
+		goto cleanup;
+	}
+	/* the very inode just checked, whatever the path names by now */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+cleanup:
+	close(pfd);
+	return fd;
+}
+
+static int read_all(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t alloc = 65536, got = 0;
+	char *b = NULL, *nb;
+	ssize_t n;
+
+	for (;;) {
+		if (!b || got + 1 >= alloc) {
+			/* one byte past max tells "too big" from "exactly max" */
+			if (b && alloc > max + 1)
+				goto too_big;
+			alloc = b ? alloc * 2 : alloc;
+			nb = realloc(b, alloc);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + got, alloc - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(b);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max)
+			goto too_big;
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+too_big:
+	free(b);
+	return -E2BIG;
+}
+
+int ls_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	struct stat st;
+	int fd, err;
+
+	*buf = NULL;
+	*len = 0;
+	fd = ls_open_regular(path, true, &st);
+	if (fd < 0)
+		return fd;
+	err = read_all(fd, max, buf, len);
+	close(fd);
+	return err;
 }

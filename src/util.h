@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+struct stat;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -70,6 +72,25 @@ int ls_hexval(char c);
  * a reader cannot tell from a real U+00FF (lossy for invalid UTF-8 only).
  */
 void ls_json_str(FILE *f, const char *s, size_t maxlen);
+
+/*
+ * Open a file for reading without trusting whoever controls its path (a
+ * traced process's executable, an operator's rules file that may be a
+ * FIFO): the path is looked up once, without opening anything (O_PATH,
+ * and O_NOFOLLOW unless follow), and only a regular file is then opened,
+ * through that lookup: never a FIFO (it blocks), a device (opening a
+ * watchdog arms it) or a terminal, whatever is swapped in meanwhile.  *st
+ * is the file's.  Returns the descriptor (O_CLOEXEC), -EINVAL for a file
+ * that is not regular, -ELOOP for a symlink when !follow, else -errno.
+ */
+int ls_open_regular(const char *path, bool follow, struct stat *st);
+
+/*
+ * A whole file (ls_open_regular, links followed) into a malloc'd,
+ * NUL-terminated buffer: at most max bytes, -E2BIG past that.  /proc
+ * files say size 0: read to their end.  Returns 0 or -errno.
+ */
+int ls_read_file(const char *path, size_t max, char **buf, size_t *len);
 
 /* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
 __u64 ls_now_ns(void);
