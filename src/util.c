@@ -272,14 +272,14 @@ int ls_cgroup_raw(const char *text, char *buf, size_t buflen, size_t *len)
 	return 0;
 }
 
-const char *ls_comm_text(const char comm[16], char *buf, size_t len)
+const char *ls_text(const char *s, size_t maxlen, char *buf, size_t len)
 {
 	size_t i, o = 0;
 
 	if (!len)
 		return "";
-	for (i = 0; i < 16 && comm[i]; i++) {
-		unsigned char c = (unsigned char)comm[i];
+	for (i = 0; i < maxlen && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c >= 0x7f || c == '\\') {
 			/* never split an escape: a cut one could be misread */
@@ -297,6 +297,11 @@ const char *ls_comm_text(const char comm[16], char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+const char *ls_comm_text(const char comm[16], char *buf, size_t len)
+{
+	return ls_text(comm, 16, buf, len);
 }
 
 /*

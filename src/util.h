@@ -38,10 +38,16 @@ int ls_parse_size(const char *s, __u64 *out);
 int ls_parse_u64(const char *s, __u64 max, __u64 *out);
 
 /*
- * A comm as printable text: bytes up to the first NUL (at most 16);
- * control characters, backslash and non-ASCII become \xNN.  buf should be
- * at least LS_COMM_TEXT_LEN.
+ * Bytes from the traced system (a comm, a symbol, a file name) as
+ * printable text, the one escape for every text output: bytes up to the
+ * first NUL (at most maxlen); control characters (ESC, newline), the
+ * backslash and non-ASCII become \xNN, so nothing can move a terminal's
+ * cursor or start a line of its own.  Cut at a whole character to fit
+ * len.  Returns buf.
  */
+const char *ls_text(const char *s, size_t maxlen, char *buf, size_t len);
+
+/* A comm through ls_text(): buf should be at least LS_COMM_TEXT_LEN. */
 #define LS_COMM_TEXT_LEN (16 * 4 + 1)
 const char *ls_comm_text(const char comm[16], char *buf, size_t len);
 

@@ -31,8 +31,11 @@ const char *sink__basename(const char *path);
 /*
  * One frame for people: "do_user_addr_fault+0x1b2", with " [module]" for a
  * kernel module or a user file (its basename); unknown ones as
- * "[unknown] 0x7f3a... (libc.so.6+0x1234)" -- never a guessed name.
+ * "[unknown] 0x7f3a... (libc.so.6+0x1234)" -- never a guessed name.  The
+ * symbol and the file name through ls_text(), each cut at
+ * SINK_NAME_TEXT_MAX - 1 bytes of text.
  */
+#define SINK_NAME_TEXT_MAX 2048
 const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len);
 
 /*
