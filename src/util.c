@@ -475,3 +475,15 @@ int ls_read_file(const char *path, size_t max, char **buf, size_t *len)
 	close(fd);
 	return err;
 }
+
+const char *ls_read_file_error(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -E2BIG:
+		return "too large";
+	default:
+		return strerror(-err);
+	}
+}

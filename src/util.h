@@ -97,6 +97,8 @@ int ls_open_regular(const char *path, bool follow, struct stat *st);
  * files say size 0: read to their end.  Returns 0 or -errno.
  */
 int ls_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* What ls_read_file()'s error means, for a message: "not a regular file", ... */
+const char *ls_read_file_error(int err);
 
 /* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
 __u64 ls_now_ns(void);

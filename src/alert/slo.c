@@ -365,41 +365,34 @@ static int parse_file(struct slo_rules *rules, const char *path,
 		      const struct slo_cgroup_check *chk, char *err, size_t err_len)
 {
 	struct slo_rules got = { 0 };
-	char *line = NULL, what[300];
-	size_t alloc = 0, lineno = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
+	char *text, *line, *end, what[300];
+	size_t len, n, lineno = 0;
+	int rc;
 
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
+	/* a FIFO or /dev/zero at the path must neither block nor fill memory (SIGHUP too) */
+	rc = ls_read_file(path, SLO_MAX_FILE, &text, &len);
+	if (rc) {
+		snprintf(err, err_len, "%s: cannot read: %s", path, ls_read_file_error(rc));
 		return rc;
 	}
-	while ((n = getline(&line, &alloc, f)) >= 0) {
+	for (line = text; line < text + len && !rc; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
 		lineno++;
 		/* the line's end is no part of the rule (nor of its quote in an error) */
-		if (n && line[n - 1] == '\n')
-			n--;
+		n = (size_t)(end - line);
 		if (n && line[n - 1] == '\r')
 			n--;
 		snprintf(what, sizeof(what), "%s:%zu", path, lineno);
-		rc = parse_line(&got, line, (size_t)n, what, chk, err, err_len);
-		if (rc)
-			goto out;
+		rc = parse_line(&got, line, n, what, chk, err, err_len);
 	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-		goto out;
+	if (!rc) {
+		rc = slo_rules__append(rules, &got);
+		if (rc == -E2BIG)
+			snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
 	}
-	rc = slo_rules__append(rules, &got);
-	if (rc == -E2BIG)
-		snprintf(err, err_len, "%s: more than %d rules", path, SLO_MAX_RULES);
-out:
-	free(line);
-	fclose(f);
+	free(text);
 	slo_rules__free(&got);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 #include "lib/tmpdir.h"
@@ -49,4 +50,74 @@ Test(hostile, executable_swapped_with_a_fifo)
 	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
 	cr_assert_gt(e2e_int(w.summary, "events"), 0);
 	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+}
+
+struct until_err {
+	const struct e2e_proc *p;
+	const char *text;
+};
+
+static bool err_says_or_gone(void *ctx)
+{
+	const struct until_err *u = ctx;
+
+	return (u->p->err.data && strstr(u->p->err.data, u->text)) || e2e_proc__done(u->p);
+}
+
+/* Wait (bounded) until lockstall's stderr says text; fail if it exits or never does. */
+static void wait_err(struct e2e_proc *ls, const char *text)
+{
+	struct until_err u = { ls, text };
+	struct e2e_proc *one[1] = { ls };
+
+	e2e_proc__pump(one, 1, 20000, err_says_or_gone, &u);
+	cr_assert(ls->err.data && strstr(ls->err.data, text), "lockstall did not say '%s'; stderr:\n%s",
+		  text, ls->err.data ? ls->err.data : "");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* Wait for lockstall to exit after sig; its exit code. */
+static int stop(struct e2e_proc *ls, int sig)
+{
+	struct e2e_proc *one[1] = { ls };
+
+	cr_assert_eq(e2e_proc__signal(ls, sig), 0);
+	cr_assert_eq(e2e_proc__pump(one, 1, 30000, NULL, NULL), 0, "lockstall did not stop");
+	return e2e_proc__exit_code(ls);
+}
+
+/*
+ * SIGHUP re-reads --rules inside the tracing loop: a FIFO put at the path
+ * must be refused at once (a blocking open() stopped all tracing), and the
+ * loop must go on (a good file after it is read).
+ */
+Test(hostile, sighup_onto_a_fifo)
+{
+	const char *bin = e2e_require(true);
+	char rules[128];
+	char *argv[] = { (char *)bin, "watch", "--json", "-t", E2E_THRESHOLD, "--rules", rules, NULL };
+
+	snprintf(rules, sizeof(rules), "%s/rules", dir);
+	write_file(rules, "pid=1 wait>=5ms\n");
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	wait_err(&p, "lockstall: tracing");
+
+	cr_assert_eq(unlink(rules), 0);
+	cr_assert_eq(mkfifo(rules, 0600), 0);
+	cr_assert_eq(e2e_proc__signal(&p, SIGHUP), 0);
+	wait_err(&p, "not a regular file: keeping the rules in use (1)");
+
+	cr_assert_eq(unlink(rules), 0);
+	write_file(rules, "pid=1 wait>=5ms\npid=2 wait>=5ms\n");
+	cr_assert_eq(e2e_proc__signal(&p, SIGHUP), 0);
+	wait_err(&p, "re-read: rules in use: 2");
+	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
 }
