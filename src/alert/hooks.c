@@ -337,68 +337,65 @@ void hooks__free(struct hooks *h)
 	free(h);
 }
 
+/* One argument per line: the line at text (len bytes) onto argv, unless blank or a comment. */
+static int argv__add_line(char ***argv, size_t *n, const char *line, size_t len, const char *path,
+			  char *err, size_t err_len)
+{
+	char **v;
+
+	if (!len || line[0] == '#')
+		return 0;
+	if (memchr(line, '\0', len)) {
+		snprintf(err, err_len, "%s: argument %zu has a NUL byte", path, *n + 1);
+		return -EINVAL;
+	}
+	if (*n >= HOOKS_MAX_ARGS) {
+		snprintf(err, err_len, "%s: more than %d arguments", path, HOOKS_MAX_ARGS);
+		return -E2BIG;
+	}
+	v = realloc(*argv, (*n + 2) * sizeof(*v));
+	if (!v)
+		goto nomem;
+	*argv = v;
+	v[*n] = strndup(line, len);
+	if (!v[*n])
+		goto nomem;
+	v[++*n] = NULL;
+	return 0;
+nomem:
+	snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
+	return -ENOMEM;
+}
+
 int hooks_argv__read(const char *path, char ***argv_out, char *err, size_t err_len)
 {
-	char **argv = NULL, *line = NULL;
-	size_t alloc = 0, n = 0;
-	ssize_t len;
-	FILE *f;
-	int rc = 0;
+	char **argv = NULL, *text, *line, *end;
+	size_t len, n = 0;
+	int rc;
 
 	*argv_out = NULL;
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
+	/* the operator's file, but /dev/zero or a FIFO there must not fill memory or hang */
+	rc = ls_read_file(path, HOOKS_MAX_FILE, &text, &len);
+	if (rc) {
+		snprintf(err, err_len, "%s: cannot read: %s", path, ls_read_file_error(rc));
 		return rc;
 	}
-	while ((len = getline(&line, &alloc, f)) >= 0) {
-		char **v;
-
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (!len || line[0] == '#')
-			continue;
-		if (memchr(line, '\0', (size_t)len)) {
-			rc = -EINVAL;
-			snprintf(err, err_len, "%s: argument %zu has a NUL byte", path, n + 1);
-			goto fail;
-		}
-		if (n >= 4096) {
-			rc = -E2BIG;
-			snprintf(err, err_len, "%s: more than 4096 arguments", path);
-			goto fail;
-		}
-		v = realloc(argv, (n + 2) * sizeof(*v));
-		if (!v)
-			goto nomem;
-		argv = v;
-		argv[n] = strdup(line);
-		if (!argv[n])
-			goto nomem;
-		argv[++n] = NULL;
+	for (line = text; line < text + len && !rc; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
+		rc = argv__add_line(&argv, &n, line, (size_t)(end - line), path, err, err_len);
 	}
-	if (ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-		goto fail;
-	}
-	if (!n) {
+	free(text);
+	if (!rc && !n) {
 		rc = -EINVAL;
 		snprintf(err, err_len, "%s: no program in it: expected one argument per line, the program first",
 			 path);
-		goto fail;
 	}
-	free(line);
-	fclose(f);
+	if (rc) {
+		argv__free(argv);
+		return rc;
+	}
 	*argv_out = argv;
 	return 0;
-nomem:
-	rc = -ENOMEM;
-	snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
-fail:
-	free(line);
-	fclose(f);
-	argv__free(argv);
-	return rc;
 }
