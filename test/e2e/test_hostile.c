@@ -5,6 +5,7 @@
  * lockstall was frozen, fooled or made to lose data, run for real.  Needs
  * root and BPF for the tracing ones (see e2e_require()).
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,4 +121,73 @@ Test(hostile, sighup_onto_a_fifo)
 	cr_assert_eq(e2e_proc__signal(&p, SIGHUP), 0);
 	wait_err(&p, "re-read: rules in use: 2");
 	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
+}
+
+/* SIGINT in pid's pending set (the process's or its main thread's): two would merge. */
+static bool sigint_pending(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask;
+	bool pending = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
+		    (mask & (1ULL << (SIGINT - 1))))
+			pending = true;
+	fclose(f);
+	return pending;
+}
+
+/* The first SIGINT, delivered (not merely sent) before the harness sends the second. */
+static void sigint_first(struct e2e_watch *run, void *ctx)
+{
+	int i;
+
+	cr_assert_eq(e2e_proc__signal(&run->lockstall, SIGINT), 0);
+	for (i = 0; i < 1000000 && sigint_pending(run->lockstall.pid); i++)
+		sched_yield();
+	cr_assert(!sigint_pending(run->lockstall.pid), "the first SIGINT is still pending");
+}
+
+/*
+ * A second Ctrl-C while watch -o winds down (sent right after the first)
+ * must not cut the recording short: lockstall exits 0, and the report of
+ * the recording counts the stalls watch printed.
+ */
+Test(hostile, double_sigint_keeps_the_recording_whole)
+{
+	char file[128];
+	const char *const watch_args[] = { "-o", file, NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = sigint_first };
+	const char *line;
+	json_t *sum = NULL;
+
+	snprintf(file, sizeof(file), "%s/run.lst", dir);
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall to lose");
+
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	for (line = p.out.data; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		json_t *j = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL);
+
+		if (j && !strcmp(json_string_value(json_object_get(j, "type")) ?: "", "summary")) {
+			sum = j;
+			break;
+		}
+		json_decref(j);
+	}
+	cr_assert_not_null(sum, "no summary in the report:\n%s", p.out.data);
+	cr_assert_eq(e2e_int(sum, "stalls"), e2e_int(w.summary, "stalls"),
+		     "the recording has %lld stalls, watch printed %lld", e2e_int(sum, "stalls"),
+		     e2e_int(w.summary, "stalls"));
+	cr_assert_eq(e2e_int(sum, "events"), e2e_int(w.summary, "events"));
+	json_decref(sum);
 }
