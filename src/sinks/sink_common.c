@@ -67,15 +67,20 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 	return 0;
 }
 
-/*
- * errno is not cleared first: when a write inside an earlier fprintf failed,
- * the error flag is set and errno still says why (EPIPE after "| head").
- */
+int sink__error(FILE *f)
+{
+	if (!ferror(f))
+		return 0;
+	/* errno is still the failed write's (ENOSPC on a full disk, EPIPE after "| head") */
+	return errno ? -errno : -EIO;
+}
+
 int sink__flush(FILE *f)
 {
+	errno = 0;
 	if (fflush(f) == 0 && !ferror(f))
 		return 0;
-	return errno == EPIPE ? -EPIPE : -EIO;
+	return sink__error(f);
 }
 
 /*

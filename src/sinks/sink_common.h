@@ -22,8 +22,13 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 /* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0 boosted to prio 89", "SCHED_IDLE": into buf. */
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 
-/* Flush f: 0, -EPIPE when the reader went away, -EIO for any other failure. */
+/*
+ * Flush f: 0, or the failed write's -errno (-EPIPE when the reader went
+ * away, -ENOSPC on a full disk), -EIO when nothing says why.
+ */
 int sink__flush(FILE *f);
+/* The same without flushing: 0 unless f's error flag is set. */
+int sink__error(FILE *f);
 
 /* The last part of a path: "/usr/lib/x86_64-linux-gnu/libc.so.6" -> "libc.so.6". */
 const char *sink__basename(const char *path);

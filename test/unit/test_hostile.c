@@ -16,6 +16,8 @@
 #include <criterion/parameterized.h>
 #include "alert/hooks.h"
 #include "alert/slo.h"
+#include "sinks/report.h"
+#include "unit/sink_fixture.h"
 #include "util.h"
 
 TestSuite(hostile, .timeout = 30);
@@ -92,4 +94,38 @@ ParameterizedTest(struct bad_file_case *c, hostile, operator_file_refused)
 	cr_assert(strstr(err, c->says), "%s: '%s'", file, err);
 	cr_assert_null(argv);
 	cr_assert_eq(rules.n, 0);
+}
+
+/* ---- a full disk is said as such ---- */
+
+/* Every sink, writing to /dev/full: its error is ENOSPC, never a made-up EIO. */
+Test(hostile, full_disk_is_enospc)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+	static const struct sink_opts opts = { .top = 10, .t0_ns = FX_T0 };
+	struct ls_summary sum = { .stalls = 1 };
+	struct ls_holder holder;
+	struct ls_stall st;
+	struct sink *s;
+	int i, err;
+	FILE *f;
+
+	fx_holder_reader(&holder);
+	fx_stall(&st, &holder, 1);
+	for (i = 0; i < 6; i++) {
+		f = fopen("/dev/full", "w");
+		cr_assert_not_null(f);
+		s = i == 0 ? sink_text__new(f, &opts) :
+		    i == 1 ? sink_json__new(f, &opts) :
+		    i == 2 ? sink_markdown__new(f, &opts, &meta) :
+		    i == 3 ? sink_html__new(f, &opts, &meta) :
+		    i == 4 ? sink_folded__new(f, &opts) : sink_perfetto__new(f, &opts);
+		cr_assert_not_null(s);
+		err = sink__stall(s, &st);
+		if (!err)
+			err = sink__summary(s, &sum);
+		cr_assert_eq(err, -ENOSPC, "sink %d: %d (%s)", i, err, strerror(-err));
+		sink__free(s);
+		fclose(f);
+	}
 }
