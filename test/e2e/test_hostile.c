@@ -191,3 +191,38 @@ Test(hostile, double_sigint_keeps_the_recording_whole)
 	cr_assert_eq(e2e_int(sum, "events"), e2e_int(w.summary, "events"));
 	json_decref(sum);
 }
+
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; hay && (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/*
+ * The systemd unit's capabilities (scripts/lockstall.service:
+ * CapabilityBoundingSet=CAP_BPF CAP_PERFMON), set with setpriv: cgroup ids
+ * cannot be resolved there (open_by_handle_at needs CAP_DAC_READ_SEARCH).
+ * A cgroup= rule that could never fire is refused at startup, and the
+ * missing capability is said once.
+ */
+Test(hostile, cgroup_rule_refused_without_cap_dac_read_search)
+{
+	const char *bin = e2e_require(true);
+	char *argv[] = { "/usr/bin/setpriv", "--bounding-set", "-all,+bpf,+perfmon", "--inh-caps",
+			 "-all,+bpf,+perfmon", "--", (char *)bin, "watch", "--slo", "cgroup=/ wait>=1ms",
+			 "-d", "1", NULL };
+	struct e2e_proc *one[1] = { &p };
+
+	if (access(argv[0], X_OK))
+		cr_skip_test("no setpriv (util-linux)");
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	cr_assert_eq(e2e_proc__pump(one, 1, 30000, NULL, NULL), 0, "lockstall did not end");
+	cr_assert_neq(e2e_proc__exit_code(&p), 0, "the rule was accepted; stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.err.data, "rule 'cgroup=/ wait>=1ms'") &&
+		  strstr(p.err.data, "it needs CAP_DAC_READ_SEARCH"), "stderr:\n%s", p.err.data);
+	cr_assert_eq(count_of(p.err.data, "cgroups are shown as null"), 1, "stderr:\n%s", p.err.data);
+}
