@@ -392,9 +392,9 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->metrics_file = val;
 		return 0;
 	case OPT_METRICS_INTERVAL:
-		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_INTERVAL_NS)
 			return usage_error(err, cfg->cmd,
-					   "invalid interval '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
+					   "invalid interval '%s' for %s: expected seconds or a duration of 100ms or more, like 10, 10s, 500ms",
 					   val, opt);
 		cfg->metrics_interval_ns = v;
 		return 0;
@@ -524,9 +524,9 @@ static int parse_watch_positionals(struct ls_config *cfg, FILE *err, const char 
 	__u64 v;
 
 	if (npos >= 1) {
-		if (ls_parse_duration(pos[0], NSEC_PER_SEC, &v) || !v)
+		if (ls_parse_duration(pos[0], NSEC_PER_SEC, &v) || v < LS_MIN_INTERVAL_NS)
 			return usage_error(err, LS_CMD_WATCH,
-					   "invalid interval '%s': expected seconds above zero, like 1, 5 or 500ms",
+					   "invalid interval '%s': expected seconds or a duration of 100ms or more, like 1, 5 or 500ms",
 					   pos[0]);
 		cfg->interval_ns = v;
 	}

@@ -41,6 +41,13 @@ enum ls_report_format {
 	LS_FORMAT_FOLDED,	/* folded stacks for flamegraph.pl (also watch --folded) */
 };
 
+/*
+ * The shortest interval (watch's histograms, --metrics-interval): the
+ * tracing loop wakes every 100 ms (POLL_MS), so a shorter one could not be
+ * kept, and "watch 1ns" printed its histograms as fast as it could write.
+ */
+#define LS_MIN_INTERVAL_NS 100000000ULL
+
 struct ls_config {
 	enum ls_command cmd;
 	bool help;		/* print the help of cmd (or the top level) on stdout */

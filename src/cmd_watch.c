@@ -878,6 +878,9 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 			return LS_EXIT_FAILURE;
 		}
 		so.cgroups = w.cgroups;
+		/* said once: every cgroup in the output would read null */
+		if (cgroups__mount(w.cgroups) && cgroups__can_resolve(w.cgroups, why, sizeof(why)))
+			fprintf(stderr, "lockstall: %s: cgroups are shown as null\n", why);
 	}
 	/* a rule that cannot be used fails before anything is loaded */
 	if (cfg->n_slo || cfg->rules_file) {

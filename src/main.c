@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "commands.h"
 
@@ -20,8 +21,18 @@
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reload_requested;	/* SIGHUP: watch re-reads --rules */
 
+/*
+ * The first stop signal asks for a stop; the ones after it while the
+ * recording and the summary are written must not cut them short (a second
+ * Ctrl-C lost recorded stalls): they are only answered.
+ */
 static void on_stop_signal(int sig)
 {
+	static const char msg[] =
+		"lockstall: still writing the recording and the summary: SIGKILL abandons them\n";
+
+	if (stop_requested && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		return;
 	stop_requested = 1;
 }
 
@@ -44,11 +55,8 @@ static int signals__init(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
-	/*
-	 * No SA_RESTART: the poll must return so the loop sees the flag.
-	 * SA_RESETHAND: a second Ctrl-C kills at once if the wind-down hangs.
-	 */
-	sa.sa_flags = SA_RESETHAND;
+	/* No SA_RESTART: the poll must return so the loop sees the flag. */
+	sa.sa_flags = 0;
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return -errno;
 	/* a daemon's "reload": never the default, which would end the run */

@@ -5,11 +5,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "util.h"
 
 static const struct {
@@ -269,14 +272,14 @@ int ls_cgroup_raw(const char *text, char *buf, size_t buflen, size_t *len)
 	return 0;
 }
 
-const char *ls_comm_text(const char comm[16], char *buf, size_t len)
+const char *ls_text(const char *s, size_t maxlen, char *buf, size_t len)
 {
 	size_t i, o = 0;
 
 	if (!len)
 		return "";
-	for (i = 0; i < 16 && comm[i]; i++) {
-		unsigned char c = (unsigned char)comm[i];
+	for (i = 0; i < maxlen && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
 
 		if (c < 0x20 || c >= 0x7f || c == '\\') {
 			/* never split an escape: a cut one could be misread */
@@ -294,6 +297,11 @@ const char *ls_comm_text(const char comm[16], char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+const char *ls_comm_text(const char comm[16], char *buf, size_t len)
+{
+	return ls_text(comm, 16, buf, len);
 }
 
 /*
@@ -402,30 +410,121 @@ int ls_for_each_line(const char *text, size_t len, ls_text_line_fn fn, void *ctx
 	return 0;
 }
 
-int ls_read_lines(const char *path, ls_line_fn fn, void *ctx, char *err, size_t err_len)
+int ls_open_regular(const char *path, bool follow, struct stat *st)
 {
-	char *line = NULL;
-	size_t alloc = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
+	char self[32];
+	int pfd, fd;
 
-	f = fopen(path, "re");
-	if (!f) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(-rc));
+	/* O_PATH opens nothing: no FIFO to block on, no device to arm */
+	pfd = open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st)) {
+		fd = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		fd = S_ISLNK(st->st_mode) ? -ELOOP : -EINVAL;
+		goto cleanup;
+	}
+	/* the very inode just checked, whatever the path names by now */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+cleanup:
+	close(pfd);
+	return fd;
+}
+
+static int read_all(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t alloc = 65536, got = 0;
+	char *b = NULL, *nb;
+	ssize_t n;
+
+	for (;;) {
+		if (!b || got + 1 >= alloc) {
+			/* one byte past max tells "too big" from "exactly max" */
+			if (b && alloc > max + 1)
+				goto too_big;
+			alloc = b ? alloc * 2 : alloc;
+			nb = realloc(b, alloc);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + got, alloc - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(b);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max)
+			goto too_big;
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+too_big:
+	free(b);
+	return -E2BIG;
+}
+
+int ls_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	struct stat st;
+	int fd, err;
+
+	*buf = NULL;
+	*len = 0;
+	fd = ls_open_regular(path, true, &st);
+	if (fd < 0)
+		return fd;
+	err = read_all(fd, max, buf, len);
+	close(fd);
+	return err;
+}
+
+const char *ls_read_file_error(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -E2BIG:
+		return "too large";
+	default:
+		return strerror(-err);
+	}
+}
+
+int ls_read_lines(const char *path, size_t max, ls_line_fn fn, void *ctx, char *err,
+		  size_t err_len)
+{
+	char *text, *line, *end;
+	size_t len;
+	int rc;
+
+	/* a FIFO or /dev/zero at the path must neither block nor fill memory */
+	rc = ls_read_file(path, max, &text, &len);
+	if (rc) {
+		snprintf(err, err_len, "%s: cannot read: %s", path, ls_read_file_error(rc));
 		return rc;
 	}
-	while (!rc && (n = getline(&line, &alloc, f)) >= 0) {
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		rc = fn(ctx, line, (size_t)n);
+	for (line = text; line < text + len && !rc; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
+		*end = '\0';
+		rc = fn(ctx, line, (size_t)(end - line));
 	}
-	if (!rc && ferror(f)) {
-		rc = -EIO;
-		snprintf(err, err_len, "%s: cannot read: %s", path, strerror(EIO));
-	}
-	free(line);
-	fclose(f);
+	free(text);
 	return rc;
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+struct stat;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -37,10 +39,16 @@ int ls_parse_size(const char *s, __u64 *out);
 int ls_parse_u64(const char *s, __u64 max, __u64 *out);
 
 /*
- * A comm as printable text: bytes up to the first NUL (at most 16);
- * control characters, backslash and non-ASCII become \xNN.  buf should be
- * at least LS_COMM_TEXT_LEN.
+ * Bytes from the traced system (a comm, a symbol, a file name) as
+ * printable text, the one escape for every text output: bytes up to the
+ * first NUL (at most maxlen); control characters (ESC, newline), the
+ * backslash and non-ASCII become \xNN, so nothing can move a terminal's
+ * cursor or start a line of its own.  Cut at a whole character to fit
+ * len.  Returns buf.
  */
+const char *ls_text(const char *s, size_t maxlen, char *buf, size_t len);
+
+/* A comm through ls_text(): buf should be at least LS_COMM_TEXT_LEN. */
 #define LS_COMM_TEXT_LEN (16 * 4 + 1)
 const char *ls_comm_text(const char comm[16], char *buf, size_t len);
 
@@ -80,13 +88,36 @@ void ls_json_str(FILE *f, const char *s, size_t maxlen);
 typedef int (*ls_text_line_fn)(void *ctx, const char *line, const char *end);
 int ls_for_each_line(const char *text, size_t len, ls_text_line_fn fn, void *ctx);
 /*
- * Lines of the file at path, an operator's (rules, hooks): each is
- * NUL-terminated at len (it may hold NULs of its own).  A failure to open
- * or read puts "PATH: cannot read: WHY" into err and returns the negative
- * errno; fn writes its own errors into err.
+ * Lines of the file at path, an operator's (rules, hooks), read with
+ * ls_read_file() (at most max bytes): each is NUL-terminated at len (it
+ * may hold NULs of its own).  A failure to open or read puts "PATH:
+ * cannot read: WHY" into err and returns the negative errno; fn writes its
+ * own errors into err.
  */
 typedef int (*ls_line_fn)(void *ctx, char *line, size_t len);
-int ls_read_lines(const char *path, ls_line_fn fn, void *ctx, char *err, size_t err_len);
+int ls_read_lines(const char *path, size_t max, ls_line_fn fn, void *ctx, char *err,
+		  size_t err_len);
+
+/*
+ * Open a file for reading without trusting whoever controls its path (a
+ * traced process's executable, an operator's rules file that may be a
+ * FIFO): the path is looked up once, without opening anything (O_PATH,
+ * and O_NOFOLLOW unless follow), and only a regular file is then opened,
+ * through that lookup: never a FIFO (it blocks), a device (opening a
+ * watchdog arms it) or a terminal, whatever is swapped in meanwhile.  *st
+ * is the file's.  Returns the descriptor (O_CLOEXEC), -EINVAL for a file
+ * that is not regular, -ELOOP for a symlink when !follow, else -errno.
+ */
+int ls_open_regular(const char *path, bool follow, struct stat *st);
+
+/*
+ * A whole file (ls_open_regular, links followed) into a malloc'd,
+ * NUL-terminated buffer: at most max bytes, -E2BIG past that.  /proc
+ * files say size 0: read to their end.  Returns 0 or -errno.
+ */
+int ls_read_file(const char *path, size_t max, char **buf, size_t *len);
+/* What ls_read_file()'s error means, for a message: "not a regular file", ... */
+const char *ls_read_file_error(int err);
 
 /* CLOCK_MONOTONIC now, ns: only for user-space-made records (loader), never the engine. */
 __u64 ls_now_ns(void);

@@ -357,8 +357,8 @@ static int argv_file__line(void *ctx, char *line, size_t len)
 		snprintf(a->err, a->err_len, "%s: argument %zu has a NUL byte", a->path, a->n + 1);
 		return -EINVAL;
 	}
-	if (a->n >= 4096) {
-		snprintf(a->err, a->err_len, "%s: more than 4096 arguments", a->path);
+	if (a->n >= HOOKS_MAX_ARGS) {
+		snprintf(a->err, a->err_len, "%s: more than %d arguments", a->path, HOOKS_MAX_ARGS);
 		return -E2BIG;
 	}
 	v = realloc(a->argv, (a->n + 2) * sizeof(*v));
@@ -381,7 +381,7 @@ int hooks_argv__read(const char *path, char ***argv_out, char *err, size_t err_l
 	int rc;
 
 	*argv_out = NULL;
-	rc = ls_read_lines(path, argv_file__line, &a, err, err_len);
+	rc = ls_read_lines(path, HOOKS_MAX_FILE, argv_file__line, &a, err, err_len);
 	if (!rc && !a.n) {
 		rc = -EINVAL;
 		snprintf(err, err_len, "%s: no program in it: expected one argument per line, the program first",

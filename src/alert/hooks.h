@@ -62,10 +62,13 @@ void hooks__free(struct hooks *h);
 /*
  * A --exec-file: one argument per line, the program first, taken verbatim
  * (no quoting, no expansion) but for the line's end; empty lines and lines
- * that start with '#' are skipped.  *argv_out is NULL-terminated and
- * malloc'd, as is each string (hooks_argv__free).  0, or -errno with err
- * set.
+ * that start with '#' are skipped.  A regular file of at most
+ * HOOKS_MAX_FILE bytes and HOOKS_MAX_ARGS arguments.  *argv_out is
+ * NULL-terminated and malloc'd, as is each string (hooks_argv__free).  0,
+ * or -errno with err set.
  */
+#define HOOKS_MAX_FILE (1 << 20)
+#define HOOKS_MAX_ARGS 4096
 int hooks_argv__read(const char *path, char ***argv_out, char *err, size_t err_len);
 void hooks_argv__free(char **argv);
 

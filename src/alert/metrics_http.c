@@ -44,6 +44,7 @@ struct metrics_http {
 	unsigned int max_clients;
 	size_t max_request;
 	__u64 timeout_ns;
+	__u64 grace_ns;
 	metrics_http_render_fn render;
 	void *ctx;
 	struct metrics_http_stats stats;
@@ -145,6 +146,7 @@ int metrics_http__new(struct metrics_http **out, const struct metrics_http_opts 
 	h->max_clients = o->max_clients ? o->max_clients : METRICS_HTTP_MAX_CLIENTS;
 	h->max_request = o->max_request ? o->max_request : METRICS_HTTP_MAX_REQUEST;
 	h->timeout_ns = o->timeout_ns ? o->timeout_ns : METRICS_HTTP_TIMEOUT_NS;
+	h->grace_ns = o->grace_ns ? o->grace_ns : METRICS_HTTP_GRACE_NS;
 	h->render = o->render;
 	h->ctx = o->ctx;
 	h->clients = calloc(h->max_clients, sizeof(*h->clients));
@@ -214,6 +216,31 @@ static void client__want(struct metrics_http *h, struct http_client *c, __u32 ev
 	epoll_ctl(h->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/*
+ * All slots taken: the slot of the client that has waited longest without
+ * a whole request, if it had its grace time to send one (a real scraper
+ * sends it at once), so that idle and slow clients cannot keep a scrape
+ * out.  Clients being answered are never cut off.  NULL: none to evict.
+ */
+static struct http_client *http__evict(struct metrics_http *h, __u64 now)
+{
+	struct http_client *old = NULL;
+	unsigned int i;
+
+	for (i = 0; i < h->max_clients; i++) {
+		struct http_client *c = &h->clients[i];
+
+		if (c->state == CLIENT_READ && c->deadline - h->timeout_ns + h->grace_ns <= now &&
+		    (!old || c->deadline < old->deadline))
+			old = c;
+	}
+	if (!old)
+		return NULL;
+	client__close(h, old);
+	h->stats.evicted++;
+	return old;
+}
+
 static void http__accept(struct metrics_http *h, __u64 now)
 {
 	unsigned int i;
@@ -234,6 +261,8 @@ static void http__accept(struct metrics_http *h, __u64 now)
 			if (h->clients[i].state == CLIENT_FREE)
 				c = &h->clients[i];
 		}
+		if (!c)
+			c = http__evict(h, now);
 		ev.data.u32 = c ? (__u32)(c - h->clients) : 0;
 		if (!c || epoll_ctl(h->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			/* full: closing at once keeps the backlog moving */
@@ -456,12 +485,14 @@ void metrics_http__service(struct metrics_http *h, __u64 now)
 	unsigned int i;
 	int n, k;
 
+	bool listen = false;
+
 	n = epoll_wait(h->epfd, evs, (int)ARRAY_SIZE(evs), 0);
 	for (k = 0; k < n; k++) {
 		struct http_client *c;
 
 		if (evs[k].data.u32 == LISTEN_TAG) {
-			http__accept(h, now);
+			listen = true;
 			continue;
 		}
 		if (evs[k].data.u32 >= h->max_clients)
@@ -472,6 +503,9 @@ void metrics_http__service(struct metrics_http *h, __u64 now)
 		else if (c->state == CLIENT_READ || c->state == CLIENT_DRAIN)
 			client__read(h, c);
 	}
+	/* after the clients: what they sent is read before one of them may be evicted */
+	if (listen)
+		http__accept(h, now);
 	for (i = 0; i < h->max_clients; i++) {
 		struct http_client *c = &h->clients[i];
 

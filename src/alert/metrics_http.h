@@ -6,8 +6,11 @@
  * to metrics_http__service() does only what needs no waiting (accept, read
  * what came, write what fits) and returns.
  *
- * Bounded whatever the clients do: at most max_clients connections (more
- * are accepted and closed at once, so the backlog never fills), a request
+ * Bounded whatever the clients do: at most max_clients connections (when
+ * all are taken, the oldest one still without a whole request after its
+ * grace time is closed for the newcomer, so idle or slow clients cannot
+ * keep a scrape out; else the newcomer is closed at once, so the backlog
+ * never fills), a request
  * of at most max_request bytes (beyond: 431), and one deadline per
  * connection from its accept (a slow or silent client is closed at it).
  * Responses are "Connection: close": one request per connection.
@@ -27,6 +30,7 @@
 #define METRICS_HTTP_MAX_CLIENTS	8
 #define METRICS_HTTP_MAX_REQUEST	8192		/* request line and headers */
 #define METRICS_HTTP_TIMEOUT_NS		(5 * 1000000000ULL)	/* accept to last byte sent */
+#define METRICS_HTTP_GRACE_NS		(100 * 1000000ULL)	/* to send a request, safe from eviction */
 #define METRICS_HTTP_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 /*
@@ -40,6 +44,7 @@ struct metrics_http_opts {
 	unsigned int max_clients;	/* 0: METRICS_HTTP_MAX_CLIENTS */
 	size_t max_request;	/* 0: METRICS_HTTP_MAX_REQUEST */
 	__u64 timeout_ns;	/* 0: METRICS_HTTP_TIMEOUT_NS */
+	__u64 grace_ns;		/* 0: METRICS_HTTP_GRACE_NS */
 	metrics_http_render_fn render;
 	void *ctx;
 };
@@ -49,6 +54,7 @@ struct metrics_http_stats {
 	__u64 errors;		/* 4xx and 5xx responses */
 	__u64 refused;		/* closed at once: max_clients connections open */
 	__u64 timeouts;		/* closed at their deadline */
+	__u64 evicted;		/* closed without a whole request, for a newcomer */
 };
 
 struct metrics_http;

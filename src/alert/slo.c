@@ -394,7 +394,7 @@ static int parse_file(struct slo_rules *rules, const char *path,
 	struct rules_file rf = { .path = path, .chk = chk, .err = err, .err_len = err_len };
 	int rc;
 
-	rc = ls_read_lines(path, rules_file__line, &rf, err, err_len);
+	rc = ls_read_lines(path, SLO_MAX_FILE, rules_file__line, &rf, err, err_len);
 	if (!rc) {
 		rc = slo_rules__append(rules, &rf.got);
 		if (rc == -E2BIG)

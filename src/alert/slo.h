@@ -45,6 +45,7 @@
 
 #define SLO_MAX_RULES		256
 #define SLO_MAX_LINE		4096	/* bytes of one rule line */
+#define SLO_MAX_FILE		(1 << 20)	/* bytes of a rules file */
 #define SLO_MAX_GLOB		64	/* bytes of a comm= pattern */
 #define SLO_MAX_CGROUP		1024	/* bytes of a cgroup= path */
 #define SLO_VIOLATION_STALLS	8	/* stalls a violation carries, latest first */

@@ -268,11 +268,46 @@ static int flight_file__cmp(const void *a, const void *b)
 	return strcmp(((const struct flight_file *)a)->name, ((const struct flight_file *)b)->name);
 }
 
-static bool flight__is_ours(const char *name)
+/* name matches pat, where '#' is a digit and '+' one or more digits; the rest as is. */
+static bool name__match(const char *name, const char *pat)
 {
-	size_t n = strlen(name), p = strlen(FLIGHT_PREFIX), s = strlen(FLIGHT_SUFFIX);
+	for (; *pat; pat++) {
+		if (*pat == '#' || *pat == '+') {
+			if (*name < '0' || *name > '9')
+				return false;
+			name++;
+			while (*pat == '+' && *name >= '0' && *name <= '9')
+				name++;
+		} else if (*name++ != *pat) {
+			return false;
+		}
+	}
+	return !*name;
+}
 
-	return n > p + s && !strncmp(name, FLIGHT_PREFIX, p) && !strcmp(name + n - s, FLIGHT_SUFFIX);
+/*
+ * A name flight__create() makes, and no other ("lockstall-notes.lst" is
+ * the operator's), dated no later than a minute from now: a name dated
+ * after now was not made by a recorder and, sorting last, would make each
+ * new recording the oldest, removed at once.
+ */
+static bool flight__is_ours(const char *name, const char *now_stamp)
+{
+#define FLIGHT_NAME FLIGHT_PREFIX "########T######.###Z-rule+"
+	if (!name__match(name, FLIGHT_NAME FLIGHT_SUFFIX) &&
+	    !name__match(name, FLIGHT_NAME "-+" FLIGHT_SUFFIX))
+		return false;
+	return strncmp(name + strlen(FLIGHT_PREFIX), now_stamp, strlen(now_stamp)) <= 0;
+}
+
+/*
+ * The file a recorder wrote: regular (never a symlink), one link, written
+ * by us (our uid, no access for others: flight__create() gives 0600).
+ */
+static bool flight__is_our_file(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 && st->st_uid == geteuid() &&
+	       !(st->st_mode & 0077);
 }
 
 int flight__rotate(const char *dir, unsigned int max_files, __u64 max_bytes)
@@ -284,15 +319,21 @@ int flight__rotate(const char *dir, unsigned int max_files, __u64 max_bytes)
 	int removed = 0;
 	DIR *d;
 
+	time_t soon = (time_t)(ls_realtime_ns() / NSEC_PER_SEC) + 60;
+	char now_stamp[32];
+	struct tm tm;
+
+	if (!gmtime_r(&soon, &tm) || !strftime(now_stamp, sizeof(now_stamp), "%Y%m%dT%H%M%S", &tm))
+		return -EINVAL;
 	d = opendir(dir);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
 		struct stat st;
 
-		/* never through a symlink, never anything but our regular files */
-		if (!flight__is_ours(de->d_name) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		/* never through a symlink, never anything but what a recorder wrote */
+		if (!flight__is_ours(de->d_name, now_stamp) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !flight__is_our_file(&st))
 			continue;
 		if (n == alloc) {
 			alloc = alloc ? alloc * 2 : 16;

@@ -93,9 +93,12 @@ void flight__free(struct flight *f);
 int flight__create(const char *dir, __u64 realtime_ns, size_t rule_index, struct trace_writer **out,
 		   char *path, size_t path_len);
 /*
- * Remove the oldest recorder files of dir (regular files named as above;
- * the names sort by time) until at most max_files remain and they add up to
- * at most max_bytes; the newest is never removed.  Returns how many were
+ * Remove the oldest recorder files of dir until at most max_files remain
+ * and they add up to at most max_bytes; the newest is never removed.  A
+ * recorder file is named exactly as above (the names sort by time), dated
+ * no later than now (a minute of slack), and is what flight__create()
+ * makes: a regular file, one link, ours, no access for others; anything
+ * else in dir is the operator's, never removed nor counted.  Returns how many were
  * removed, or a negative errno if dir cannot be read.
  */
 int flight__rotate(const char *dir, unsigned int max_files, __u64 max_bytes);

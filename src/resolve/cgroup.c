@@ -393,7 +393,36 @@ int cgroups__exists(void *ctx, const char *path, char *why, size_t why_len)
 		snprintf(why, why_len, "%.200s is not a cgroup (%s is not a directory)", path, full);
 		return -ENOTDIR;
 	}
+	/* it exists, but a rule on it could never fire if ids cannot be resolved */
+	return cgroups__can_resolve(cg, why, why_len);
+}
+
+int cgroups__can_resolve(const struct cgroups *cg, char *why, size_t why_len)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} h;
+	int mount_id, fd;
+
+	if (cg->mount_fd < 0) {
+		snprintf(why, why_len, "no cgroup2 mount: cgroups are not known");
+		return -ENOENT;
+	}
+	/* the very call that resolves ids, on the root: it needs CAP_DAC_READ_SEARCH */
+	memset(&h, 0, sizeof(h));
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(cg->mount_fd, "", &h.fh, &mount_id, AT_EMPTY_PATH))
+		goto fail;
+	fd = open_by_handle_at(cg->mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	close(fd);
 	return 0;
+fail:
+	snprintf(why, why_len, "cgroup ids cannot be resolved to paths (open_by_handle_at: %s)%s",
+		 strerror(errno), errno == EPERM ? ": it needs CAP_DAC_READ_SEARCH" : "");
+	return errno == EPERM ? -EPERM : -errno;
 }
 
 /* The sink ---------------------------------------------------------------- */

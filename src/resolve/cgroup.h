@@ -65,6 +65,13 @@ void cgroups__for_each(const struct cgroups *cg, void (*fn)(void *ctx, __u64 id,
  */
 int cgroups__exists(void *ctx, const char *path, char *why, size_t why_len);
 
+/*
+ * Whether cgroup ids can be resolved to paths here (open_by_handle_at(),
+ * which needs CAP_DAC_READ_SEARCH): 0, else -errno and why.  cgroups__exists()
+ * asks it too: a cgroup= rule that could never fire is refused.
+ */
+int cgroups__can_resolve(const struct cgroups *cg, char *why, size_t why_len);
+
 /* A sink that gives each stall its cgroup paths, then hands it to inner. */
 struct sink *sink_cgroups__new(struct sink *inner, struct cgroups *cg);
 

@@ -494,6 +494,7 @@ static int stacks__find_map(void *data, __u64 addr, struct unwind_map *m)
 {
 	struct find_map_ctx *c = data;
 	struct ls_file_info fi;
+	struct stat st;
 	int err;
 
 	m->path = c->path;
@@ -511,6 +512,11 @@ static int stacks__find_map(void *data, __u64 addr, struct unwind_map *m)
 	 * so give the path under which the very same file (the symbolizer's
 	 * open one, whose build-id it checked) is found now.
 	 */
+	/* and only that file: the path is the process's to swap */
+	if (fstat(elf_file__fd(fi.elf), &st))
+		return -ENOENT;
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
 	if (!same_file(elf_file__fd(fi.elf), elf_file__path(fi.elf)))
 		return same_file(elf_file__fd(fi.elf), fi.map->path) ? stacks__path(c, fi.map->path) :
 								     -ENOENT;

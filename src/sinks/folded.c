@@ -131,14 +131,16 @@ static void put(char *buf, size_t *len, const char *s)
 
 static void put_frame(char *buf, size_t *len, const struct ls_frame *f)
 {
-	char tmp[512];
+	char name[SINK_NAME_TEXT_MAX], tmp[SINK_NAME_TEXT_MAX + 8];
 
+	/* unknown frames of one file fold together */
 	if (f->sym)
-		snprintf(tmp, sizeof(tmp), "%s%s", f->sym, f->kind == LS_FRAME_KERNEL ? "_[k]" : "");
+		ls_text(f->sym, (size_t)-1, name, sizeof(name));
 	else
-		/* unknown frames of one file fold together */
-		snprintf(tmp, sizeof(tmp), "[%s]%s", f->module ? sink__basename(f->module) : "unknown",
-			 f->kind == LS_FRAME_KERNEL ? "_[k]" : "");
+		snprintf(name, sizeof(name), "[%s]",
+			 ls_text(f->module ? sink__basename(f->module) : "unknown", (size_t)-1, tmp,
+				 sizeof(name) - 2));
+	snprintf(tmp, sizeof(tmp), "%s%s", name, f->kind == LS_FRAME_KERNEL ? "_[k]" : "");
 	put(buf, len, tmp);
 }
 

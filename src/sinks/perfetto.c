@@ -267,7 +267,7 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 	fprintf(s->out, "}},\n{\"ph\":\"M\",\"pid\":%llu,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%llu}},\n",
 		(unsigned long long)st->seq, (unsigned long long)st->seq);
 	pf_write(p, st);
-	return ferror(s->out) ? -EIO : 0;
+	return sink__error(s->out);
 }
 
 static int perfetto__summary(struct sink *s, const struct ls_summary *sum)

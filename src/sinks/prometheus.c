@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "sinks/prometheus.h"
+#include "sinks/sink_common.h"
 #include "util.h"
 
 #define PROM_MODES 2	/* key.write: 0 read, 1 write */
@@ -254,7 +255,7 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	prom__family(f, "lockstall_resident_memory_bytes", "gauge",
 		     "Resident memory of lockstall itself (VmRSS).");
 	fprintf(f, "lockstall_resident_memory_bytes %llu\n", (unsigned long long)prom__rss());
-	return ferror(f) ? -EIO : 0;
+	return sink__error(f);
 }
 
 int sink_prometheus__write_file(struct sink *s, const char *path)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/sink_common.h"
+#include "util.h"
 
 /*
  * Most total time first: that is where the time went.  Ties fall back to
@@ -66,15 +67,20 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 	return 0;
 }
 
-/*
- * errno is not cleared first: when a write inside an earlier fprintf failed,
- * the error flag is set and errno still says why (EPIPE after "| head").
- */
+int sink__error(FILE *f)
+{
+	if (!ferror(f))
+		return 0;
+	/* errno is still the failed write's (ENOSPC on a full disk, EPIPE after "| head") */
+	return errno ? -errno : -EIO;
+}
+
 int sink__flush(FILE *f)
 {
+	errno = 0;
 	if (fflush(f) == 0 && !ferror(f))
 		return 0;
-	return errno == EPIPE ? -EPIPE : -EIO;
+	return sink__error(f);
 }
 
 /*
@@ -128,21 +134,26 @@ const char *sink__basename(const char *path)
 
 const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len)
 {
-	const char *mod = sink__basename(f->module);
+	const char *base = sink__basename(f->module);
+	char sym[SINK_NAME_TEXT_MAX], mod[SINK_NAME_TEXT_MAX];
 
+	/* both are the traced system's bytes: a symbol may hold ESC[2J and a newline */
+	if (base)
+		ls_text(base, (size_t)-1, mod, sizeof(mod));
 	if (!f->sym) {
-		if (mod)
+		if (base)
 			snprintf(buf, len, "[unknown] 0x%llx (%s+0x%llx)", (unsigned long long)f->addr,
 				 mod, (unsigned long long)f->off);
 		else
 			snprintf(buf, len, "[unknown] 0x%llx", (unsigned long long)f->addr);
 		return buf;
 	}
+	ls_text(f->sym, (size_t)-1, sym, sizeof(sym));
 	/* the kernel's core image goes without a module: most frames are its */
-	if (mod && !(f->kind == LS_FRAME_KERNEL && !strcmp(mod, "vmlinux")))
-		snprintf(buf, len, "%s+0x%llx [%s]", f->sym, (unsigned long long)f->off, mod);
+	if (base && !(f->kind == LS_FRAME_KERNEL && !strcmp(base, "vmlinux")))
+		snprintf(buf, len, "%s+0x%llx [%s]", sym, (unsigned long long)f->off, mod);
 	else
-		snprintf(buf, len, "%s+0x%llx", f->sym, (unsigned long long)f->off);
+		snprintf(buf, len, "%s+0x%llx", sym, (unsigned long long)f->off);
 	return buf;
 }
 

@@ -23,8 +23,13 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 /* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0 boosted to prio 89", "SCHED_IDLE": into buf. */
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 
-/* Flush f: 0, -EPIPE when the reader went away, -EIO for any other failure. */
+/*
+ * Flush f: 0, or the failed write's -errno (-EPIPE when the reader went
+ * away, -ENOSPC on a full disk), -EIO when nothing says why.
+ */
 int sink__flush(FILE *f);
+/* The same without flushing: 0 unless f's error flag is set. */
+int sink__error(FILE *f);
 
 /* The last part of a path: "/usr/lib/x86_64-linux-gnu/libc.so.6" -> "libc.so.6". */
 const char *sink__basename(const char *path);
@@ -32,8 +37,11 @@ const char *sink__basename(const char *path);
 /*
  * One frame for people: "do_user_addr_fault+0x1b2", with " [module]" for a
  * kernel module or a user file (its basename); unknown ones as
- * "[unknown] 0x7f3a... (libc.so.6+0x1234)" -- never a guessed name.
+ * "[unknown] 0x7f3a... (libc.so.6+0x1234)" -- never a guessed name.  The
+ * symbol and the file name through ls_text(), each cut at
+ * SINK_NAME_TEXT_MAX - 1 bytes of text.
  */
+#define SINK_NAME_TEXT_MAX 2048
 const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len);
 
 /*

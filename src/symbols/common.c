@@ -1,70 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Helpers of src/symbols: bounded file reads and hex fields.
+ * Helpers of src/symbols: hex fields, names, lines.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "symbols/internal.h"
-
-int sym_read_file(const char *path, size_t max, char **buf, size_t *len)
-{
-	size_t alloc = 65536, got = 0;
-	char *b = NULL, *nb;
-	ssize_t n;
-	int fd, err = 0;
-
-	*buf = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	b = malloc(alloc);
-	if (!b) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (;;) {
-		if (got + 1 >= alloc) {
-			/* one byte past max tells "too big" from "exactly max" */
-			if (alloc > max + 1) {
-				err = -E2BIG;
-				goto cleanup;
-			}
-			alloc *= 2;
-			nb = realloc(b, alloc);
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			b = nb;
-		}
-		n = read(fd, b + got, alloc - 1 - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got > max) {
-			err = -E2BIG;
-			goto cleanup;
-		}
-	}
-	b[got] = '\0';
-	*buf = b;
-	*len = got;
-	b = NULL;
-cleanup:
-	free(b);
-	close(fd);
-	return err;
-}
 
 int sym_parse_hex(const char **p, const char *end, __u64 *out)
 {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/internal.h"
+#include "util.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define PAGE_MASK_4K (~0xfffULL)
@@ -53,25 +54,21 @@ struct elf_file {
 };
 
 /*
- * Regular files only, checked before open(): a path from a recording, or a
+ * Regular files only (ls_open_regular): a path from a recording, or a
  * mapping of a device ("/dev/zero (deleted)" is shared anonymous memory),
  * must never open a FIFO (which blocks) or a device (opening a watchdog
- * arms it).  Checked again on the descriptor, against a swap in between.
+ * arms it).  Links are followed: debug files are found through them, and
+ * /proc/PID/map_files/ entries are links.
  */
 static int elf_open(const char *path, int *fd, Elf **elf)
 {
 	struct stat st;
 
 	*elf = NULL;
-	*fd = -1;
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -ENOEXEC;
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	*fd = ls_open_regular(path, true, &st);
 	if (*fd < 0)
-		return -errno;
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) || elf_version(EV_CURRENT) == EV_NONE)
+		return *fd == -EINVAL ? -ENOEXEC : *fd;
+	if (elf_version(EV_CURRENT) == EV_NONE)
 		goto bad;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF)

@@ -10,12 +10,6 @@
 #include "symbols/symbols.h"
 
 /*
- * Read a whole file into a malloc'd, NUL-terminated buffer, at most max
- * bytes (-E2BIG past that).  /proc files report size 0: read to EOF.
- */
-int sym_read_file(const char *path, size_t max, char **buf, size_t *len);
-
-/*
  * Parse lowercase or uppercase hex digits at *p (before end) into *out:
  * at least one, at most 16 significant.  Advances *p.  -EINVAL otherwise.
  */

@@ -223,7 +223,7 @@ int ksyms__load(struct ksyms **out, const char *path)
 	int err;
 
 	*out = NULL;
-	err = sym_read_file(path ? path : "/proc/kallsyms", KSYMS_MAX_TEXT, &text, &len);
+	err = ls_read_file(path ? path : "/proc/kallsyms", KSYMS_MAX_TEXT, &text, &len);
 	if (err)
 		return err;
 	err = ksyms__parse(out, text, len);

@@ -231,7 +231,7 @@ int proc_maps__read_text(__u32 pid, char **text, size_t *len)
 	char path[32];
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	return sym_read_file(path, PROC_MAPS_MAX_TEXT, text, len);
+	return ls_read_file(path, PROC_MAPS_MAX_TEXT, text, len);
 }
 
 int proc_maps__load_pid(struct proc_maps **out, __u32 pid)

@@ -213,6 +213,14 @@ static int stat_mapped(const struct proc_maps *maps, const struct proc_map *m, c
 	return stat(buf, st) ? -errno : 0;
 }
 
+/* fd is the file st describes. */
+static bool same_inode(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	return !fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
 /* Open the file as it is on disk now, or find it in the cache. */
 static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
 		       struct cache_ent **out)
@@ -239,6 +247,11 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	err = elf_file__open(&ef, buf, s->debug_root);
 	if (err)
 		return err;
+	if (!same_inode(elf_file__fd(ef), &st)) {
+		/* swapped after the stat: not the file that is mapped either */
+		elf_file__free(ef);
+		return -ESTALE;
+	}
 	if (!elf_file__build_id(ef, &id, &len) && (e = cache__find_id(s, id, len, m->path))) {
 		/* the same build seen through another stat (a copy, a touch): keep one */
 		elf_file__free(ef);

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/unwind.h"
+#include "util.h"
 
 /*
  * Exported by libunwind but not declared by its headers (perf declares it
@@ -690,8 +691,13 @@ static int uw_parse_phdrs(struct uw_file *f)
 	return uw_build_tables(f);
 }
 
-/* Fill a free slot from path; on failure the slot keeps the error (a negative cache entry). */
-static void uw_file_load(struct uw_file *f, const char *path)
+/*
+ * Fill a free slot from path; on failure the slot keeps the error (a
+ * negative cache entry).  The path is the traced process's to change: it
+ * is opened without blocking or following a link, and only as the file
+ * that is mapped (want's device and inode), never another one put there.
+ */
+static void uw_file_load(struct uw_file *f, const char *path, const struct unwind_map *want)
 {
 	struct stat st;
 	int fd, err = 0;
@@ -701,23 +707,20 @@ static void uw_file_load(struct uw_file *f, const char *path)
 		f->err = -ENOMEM;
 		return;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ls_open_regular(path, false, &st);
 	if (fd < 0) {
-		err = -errno;
+		err = fd == -EINVAL ? -ENOEXEC : fd;
 		goto cleanup;
 	}
-	if (fstat(fd, &st)) {
-		err = -errno;
+	/* not cached as the file's: the right one may be back at the path */
+	if (want->ino && (want->ino != (__u64)st.st_ino || want->dev != (__u64)st.st_dev)) {
+		err = -ESTALE;
 		goto cleanup;
 	}
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
-	if (!S_ISREG(st.st_mode)) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
 	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf) {
 		err = -ENOEXEC;
@@ -742,7 +745,7 @@ cleanup:
  * missing or changed.  Never evicts a file this unwind already uses, since
  * uw_mod entries point at it.
  */
-static int uw_file_get(struct unwinder *u, const char *path, struct uw_file **out)
+static int uw_file_get(struct unwinder *u, const struct unwind_map *map, struct uw_file **out)
 {
 	struct uw_file *f = NULL, *victim = NULL;
 	unsigned int i;
@@ -750,7 +753,7 @@ static int uw_file_get(struct unwinder *u, const char *path, struct uw_file **ou
 	for (i = 0; i < u->max_files; i++) {
 		struct uw_file *c = &u->files[i];
 
-		if (c->path && !strcmp(c->path, path)) {
+		if (c->path && !strcmp(c->path, map->path)) {
 			f = c;
 			break;
 		}
@@ -762,7 +765,8 @@ static int uw_file_get(struct unwinder *u, const char *path, struct uw_file **ou
 	if (f && f->checked != u->gen) {
 		struct stat st;
 
-		if (stat(path, &st) || !uw_same_file(f, &st)) {
+		if (stat(map->path, &st) || !uw_same_file(f, &st) ||
+		    (map->ino && (map->ino != (__u64)f->ino || map->dev != (__u64)f->dev))) {
 			uw_file_release(f);
 			victim = f;
 			f = NULL;
@@ -774,7 +778,7 @@ static int uw_file_get(struct unwinder *u, const char *path, struct uw_file **ou
 		if (victim->path)
 			uw_file_release(victim);
 		f = victim;
-		uw_file_load(f, path);
+		uw_file_load(f, map->path, map);
 		if (!f->path)
 			return -ENOMEM;
 	}
@@ -817,7 +821,7 @@ static int uw_module(struct uw_ctx *c, __u64 addr, struct uw_mod **out)
 		return err < 0 ? err : -EINVAL;
 	if (!map.path || addr < map.start || addr >= map.end)
 		return -ENOENT;
-	err = uw_file_get(c->u, map.path, &f);
+	err = uw_file_get(c->u, &map, &f);
 	if (err)
 		return err;
 	/*

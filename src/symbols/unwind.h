@@ -41,6 +41,7 @@ struct unwind_map {
 	__u64 end;		/* one past its last */
 	__u64 pgoff;		/* file offset mapped at start */
 	const char *path;	/* the ELF file to read; valid until the unwind call returns */
+	__u64 dev, ino;		/* the file that is mapped (st_dev, st_ino); ino 0: unknown */
 };
 
 /*

@@ -235,25 +235,65 @@ Test(flight_files, rotation, .init = setup, .fini = teardown)
 	for (i = 0; i < 6; i++) {
 		char name[96];
 
-		snprintf(name, sizeof(name), "lockstall-2026120%dT000000.000Z-rule1.lst", i + 1);
+		snprintf(name, sizeof(name), "lockstall-2025120%dT000000.000Z-rule1.lst", i + 1);
 		touch(name, 1000);
 	}
 	/* not ours: never removed */
 	touch("notes.txt", 10);
 	touch("lockstall-keep-me.txt", 10);
 	cr_assert_eq(flight__rotate(dir, 4, 1 << 20), 2);
-	cr_assert_eq(count_files("lockstall-2026"), 4);
-	snprintf(path, sizeof(path), "%s/lockstall-20261201T000000.000Z-rule1.lst", dir);
+	cr_assert_eq(count_files("lockstall-2025"), 4);
+	snprintf(path, sizeof(path), "%s/lockstall-20251201T000000.000Z-rule1.lst", dir);
 	cr_assert_neq(access(path, F_OK), 0, "the oldest went first");
-	snprintf(path, sizeof(path), "%s/lockstall-20261206T000000.000Z-rule1.lst", dir);
+	snprintf(path, sizeof(path), "%s/lockstall-20251206T000000.000Z-rule1.lst", dir);
 	cr_assert_eq(access(path, F_OK), 0);
 	/* the byte bound: 2500 bytes keep two files */
 	cr_assert_eq(flight__rotate(dir, 10, 2500), 2);
-	cr_assert_eq(count_files("lockstall-2026"), 2);
+	cr_assert_eq(count_files("lockstall-2025"), 2);
 	/* the newest stays, whatever its size */
 	cr_assert_eq(flight__rotate(dir, 10, 1), 1);
-	cr_assert_eq(count_files("lockstall-2026"), 1);
+	cr_assert_eq(count_files("lockstall-2025"), 1);
 	cr_assert_eq(access(path, F_OK), 0);
 	cr_assert_eq(count_files("notes.txt") + count_files("lockstall-keep-me.txt"), 2);
 	cr_assert_eq(flight__rotate("/nonexistent-lockstall", 1, 1), -ENOENT);
+}
+
+/*
+ * Issue 14: the recorder removed any lockstall-*.lst (an operator's own),
+ * and a file dated in the future, sorting last, made it remove each new
+ * recording at once.  Only what a recorder wrote goes, by its name's date.
+ */
+Test(hostile, flight_rotation_spares_foreign_and_future_files, .init = setup, .fini = teardown)
+{
+	static const char *const foreign[] = {
+		"lockstall-notes.lst",				/* the operator's */
+		"lockstall-20251201T000000.000Z-rule1.lst.bak",
+		"lockstall-2025120XT000000.000Z-rule1.lst",
+		"lockstall-29991231T235959.999Z-rule1.lst",	/* future-dated */
+	};
+	char path[512], name[96];
+	size_t i;
+
+	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++)
+		touch(foreign[i], 10);
+	/* named like ours, but not a recorder's file: others may read it; a hard link */
+	touch("lockstall-20250101T000000.000Z-rule1.lst", 10);
+	snprintf(path, sizeof(path), "%s/lockstall-20250101T000000.000Z-rule1.lst", dir);
+	cr_assert_eq(chmod(path, 0644), 0);
+	touch("lockstall-20250102T000000.000Z-rule1.lst", 10);
+	snprintf(path, sizeof(path), "%s/lockstall-20250102T000000.000Z-rule1.lst", dir);
+	snprintf(name, sizeof(name), "%s/hardlink", dir);
+	cr_assert_eq(link(path, name), 0);
+	/* three recordings, one kept: the two oldest go, the newest stays */
+	touch("lockstall-20251201T000000.000Z-rule1.lst", 10);
+	touch("lockstall-20251202T000000.000Z-rule2-2.lst", 10);
+	touch("lockstall-20251203T000000.000Z-rule1.lst", 10);
+	cr_assert_eq(flight__rotate(dir, 1, 1 << 20), 2);
+	snprintf(path, sizeof(path), "%s/lockstall-20251203T000000.000Z-rule1.lst", dir);
+	cr_assert_eq(access(path, F_OK), 0, "the newest recording was removed");
+	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, foreign[i]);
+		cr_assert_eq(access(path, F_OK), 0, "%s was removed", foreign[i]);
+	}
+	cr_assert_eq(count_files("lockstall-20250"), 2, "files a recorder did not write were removed");
 }

@@ -52,6 +52,7 @@ static void server__start(struct server *s, const struct metrics_http_opts *extr
 		o.max_clients = extra->max_clients;
 		o.max_request = extra->max_request;
 		o.timeout_ns = extra->timeout_ns;
+		o.grace_ns = extra->grace_ns;
 	}
 	memset(s, 0, sizeof(*s));
 	rc = metrics_http__new(&s->h, &o);
@@ -288,5 +289,39 @@ Test(metrics_http, address_in_use)
 	o.addr = metrics_http__addr(s.h);
 	cr_assert_eq(metrics_http__new(&h2, &o), -EADDRINUSE);
 	cr_assert_null(h2);
+	metrics_http__free(s.h);
+}
+
+/*
+ * Issue 14: 8 clients sending a byte now and then and 500 idle ones kept a
+ * real scrape out until their deadlines.  With deadlines far away (they do
+ * not come to the rescue here), the scrape is served: the oldest client
+ * without a whole request gives up its slot.
+ */
+Test(hostile, metrics_scrape_gets_past_slow_and_idle_clients, .timeout = 60)
+{
+	const struct metrics_http_opts o = { .timeout_ns = 3600 * NSEC_PER_SEC, .grace_ns = 1 };
+	static int fds[8 + 500];
+	struct metrics_http_stats st;
+	struct server s;
+	struct http_resp r;
+	size_t i;
+
+	server__start(&s, &o);
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		fds[i] = http_get__connect(metrics_http__addr(s.h));
+		cr_assert_geq(fds[i], 0, "connect %zu: %s", i, strerror(-fds[i]));
+		/* the first 8 are slow: a byte of a request, never the rest */
+		if (i < 8)
+			cr_assert_eq(http_get__send(fds[i], "G", 1), 0);
+		step(&s);
+	}
+	get(&s, "GET /metrics HTTP/1.1\r\n\r\n", &r);
+	cr_assert_eq(r.status, 200, "the scrape was kept out: %s", r.data ? r.data : "(closed)");
+	metrics_http__stats(s.h, &st);
+	cr_assert_gt(st.evicted, 0);
+	http_resp__free(&r);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		close(fds[i]);
 	metrics_http__free(s.h);
 }

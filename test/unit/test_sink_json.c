@@ -610,7 +610,7 @@ Test(sink_json, json_lines_stream)
 	fx_out_free(&o);
 }
 
-Test(sink_json, full_disk_is_eio)
+Test(sink_json, full_disk_is_enospc)
 {
 	struct ls_stall st;
 	struct ls_summary sum = { .stalls = 0 };
@@ -620,8 +620,8 @@ Test(sink_json, full_disk_is_eio)
 	cr_assert_not_null(f);
 	fx_stall(&st, NULL, 0);
 	s = sink_json__new(f, &default_opts);
-	cr_assert_eq(sink__stall(s, &st), -EIO);
-	cr_assert_eq(sink__summary(s, &sum), -EIO);
+	cr_assert_eq(sink__stall(s, &st), -ENOSPC);
+	cr_assert_eq(sink__summary(s, &sum), -ENOSPC);
 	sink__free(s);
 	fclose(f);
 }

@@ -6,8 +6,13 @@
  * unknown frames never given a name, repeats deduplicated, hostile names
  * escaped, and frames copied by the sinks that keep stalls.
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <criterion/criterion.h>
+#include "symbols/symbols.h"
 #include "sinks/report.h"
 #include "sinks/sink_common.h"
 #include "unit/sink_fixture.h"
@@ -189,7 +194,7 @@ Test(sink_stacks, folded_lines)
 	cr_assert(strstr(out, "victim;db__query;[db];__memmove_avx_unaligned;do_user_addr_fault_[k];"
 			      "lock_mm_and_find_vma_[k];[mmap_lock write wait] 46800\n"), "%s", out);
 	/* ';' and newlines in names cannot split a line or a frame */
-	cr_assert(strstr(out, "reader;<script>_evil_;__libc_pread;__access_remote_vm_[k];"
+	cr_assert(strstr(out, "reader;<script>_evil\\x0a;__libc_pread;__access_remote_vm_[k];"
 			      "[off CPU holding mmap_lock] 46000\n"), "%s", out);
 	fx_out_free(&o);
 }
@@ -231,4 +236,138 @@ Test(sink_stacks, stack_seen)
 	cr_assert_eq(stack_seen__check(s, 0, 6), 0, "digest 0 is never remembered");
 	cr_assert_eq(stack_seen__check(s, 0, 7), 0);
 	free(s);
+}
+
+/*
+ * Issue 14: a binary whose symbol is "evil", ESC[2J, a newline and "forged
+ * line" (build/test/fixtures/sym_hostile), run from a file whose name has
+ * ESC[2J too, symbolized for real, then through every sink: no sink may
+ * write the ESC byte or start a line with the forged text.  (The kernel
+ * writes a newline in a mapped path as "\012" in /proc/PID/maps, so the
+ * newline in a file name comes by a frame of its own.)
+ */
+#define HOSTILE_SYM "evil\033[2J\nforged line"
+#define HOSTILE_FILE "evil\033[2J name"
+
+struct hostile {
+	char dir[PATH_MAX], bin[PATH_MAX + 32];
+	char *maps_text;
+	struct proc_maps *maps;
+	struct symbolizer *sym;
+	__u64 addr;
+	struct ls_frame v[2];
+	struct ls_frames fr;
+};
+
+static void hostile_copy(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0755);
+
+	cr_assert(in >= 0 && out >= 0, "%s: build it with make test-unit", from);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	cr_assert_eq(close(out), 0);
+}
+
+/* Run the copy and symbolize its hostile_fn from the maps it printed. */
+static void hostile_run(struct hostile *h)
+{
+	const char *fx = getenv("LOCKSTALL_FIXTURES");
+	char from[PATH_MAX], cmd[PATH_MAX + 64], line[8192];
+	size_t len = 0, alloc = 1 << 20;
+	struct ls_sym sym;
+	bool in_maps = false;
+	FILE *p;
+
+	snprintf(h->dir, sizeof(h->dir), "/tmp/lockstall-hostile-XXXXXX");
+	cr_assert_not_null(mkdtemp(h->dir));
+	snprintf(from, sizeof(from), "%s/sym_hostile", fx ? fx : "build/test/fixtures");
+	snprintf(h->bin, sizeof(h->bin), "%s/" HOSTILE_FILE, h->dir);
+	hostile_copy(from, h->bin);
+	snprintf(cmd, sizeof(cmd), "'%s'", h->bin);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	h->maps_text = calloc(1, alloc);
+	while (fgets(line, sizeof(line), p)) {
+		if (in_maps) {
+			cr_assert_lt(len + strlen(line), alloc);
+			memcpy(h->maps_text + len, line, strlen(line));
+			len += strlen(line);
+		} else if (!strcmp(line, "maps\n")) {
+			in_maps = true;
+		} else {
+			cr_assert_eq(sscanf(line, "fn hostile_fn %llx", (unsigned long long *)&h->addr), 1);
+		}
+	}
+	cr_assert_eq(pclose(p), 0);
+	cr_assert_eq(proc_maps__parse(&h->maps, h->maps_text, len), 0);
+	h->sym = symbolizer__new(&(struct symbolizer_opts){ .debug_root = "/nonexistent" });
+	cr_assert_not_null(h->sym);
+	cr_assert_eq(symbolizer__user(h->sym, h->maps, h->addr, &sym), 0);
+	cr_assert_str_eq(sym.name ? sym.name : "(null)", HOSTILE_SYM, "the fixture is not hostile");
+	cr_assert(strstr(sym.module, HOSTILE_FILE), "%s", sym.module);
+	h->v[0] = (struct ls_frame){ h->addr, sym.name, sym.off, sym.module, LS_FRAME_USER };
+	h->v[1] = (struct ls_frame){ h->addr + 0x1000, NULL, 0x10, "/tmp/a\nforged line",
+				     LS_FRAME_USER };
+	h->fr = (struct ls_frames){ .v = h->v, .n = 2, .user_method = "dwarf", .digest = 0x3333 };
+}
+
+static void hostile_free(struct hostile *h)
+{
+	symbolizer__free(h->sym);
+	proc_maps__free(h->maps);
+	free(h->maps_text);
+	unlink(h->bin);
+	rmdir(h->dir);
+}
+
+static void assert_no_injection(const char *what, const char *out)
+{
+	cr_assert_null(strchr(out, '\033'), "%s wrote an ESC byte:\n%s", what, out);
+	cr_assert_null(strstr(out, "\nforged line"), "%s let a frame start a line:\n%s", what, out);
+}
+
+Test(hostile, symbol_and_file_names_escaped_in_every_sink, .timeout = 30)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+	struct hostile h = { 0 };
+	struct fx_out o;
+	struct sink *s;
+	char *out;
+	json_t *j;
+	int i;
+
+	hostile_run(&h);
+	for (i = 0; i < 6; i++) {
+		setup();
+		st.waiter_frames = &h.fr;
+		holder.frames = &h.fr;
+		fx_out_open(&o);
+		s = i == 0 ? sink_text__new(o.f, &opts) :
+		    i == 1 ? sink_json__new(o.f, &opts) :
+		    i == 2 ? sink_markdown__new(o.f, &opts, &meta) :
+		    i == 3 ? sink_html__new(o.f, &opts, &meta) :
+		    i == 4 ? sink_folded__new(o.f, &opts) : sink_perfetto__new(o.f, &opts);
+		out = run(s, &o, 1);
+		assert_no_injection((const char *[]){ "text", "json", "markdown", "html", "folded",
+						      "perfetto" }[i], out);
+		if (i == 0)
+			cr_assert(strstr(out, "evil\\x1b[2J\\x0aforged line+0x0 [evil\\x1b[2J name]"),
+				  "%s", out);
+		if (i == 1) {
+			/* JSON keeps the bytes, escaped the JSON way: the reader gets them back */
+			*strchr(out, '\n') = 0;
+			j = json_loads(out, 0, NULL);
+			cr_assert_not_null(j);
+			cr_assert_str_eq(json_string_value(json_object_get(json_array_get(
+				json_object_get(json_object_get(j, "waiter"), "stack"), 0), "sym")),
+				HOSTILE_SYM);
+			json_decref(j);
+		}
+		fx_out_free(&o);
+	}
+	hostile_free(&h);
 }

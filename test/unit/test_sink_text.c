@@ -502,7 +502,7 @@ Test(sink_text, summary_ranks_culprits)
 
 /* ---- failures of the output stream ---- */
 
-Test(sink_text, full_disk_is_eio)
+Test(sink_text, full_disk_is_enospc)
 {
 	struct ls_stall st;
 	struct sink *s;
@@ -511,7 +511,7 @@ Test(sink_text, full_disk_is_eio)
 	cr_assert_not_null(f);
 	fx_stall(&st, NULL, 0);
 	s = sink_text__new(f, &default_opts);
-	cr_assert_eq(sink__stall(s, &st), -EIO);
+	cr_assert_eq(sink__stall(s, &st), -ENOSPC);
 	sink__free(s);
 	fclose(f);
 }

@@ -15,6 +15,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -504,6 +506,74 @@ Test(unwind, find_map_error_passed_on)
 				   MAX_FRAMES, &t.res), 0);
 	cr_assert_eq(t.res.n, 1);
 	cr_assert_eq(t.res.stop, -EIO);
+}
+
+/*
+ * The traced process owns the path of its executable (issue 14): a FIFO
+ * there must not block the unwinder (the suite's timeout fails a hang), a
+ * symlink must not be followed, another file must not be read for it.
+ */
+static char hostile_dir[] = "/tmp/lockstall-hostile-XXXXXX";
+
+static void hostile_setup(void)
+{
+	cr_assert_not_null(mkdtemp(hostile_dir));
+}
+
+static void hostile_teardown(void)
+{
+	char cmd[64];
+
+	teardown();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", hostile_dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(hostile, unwind_fifo_at_the_executables_path, .init = hostile_setup,
+     .fini = hostile_teardown, .timeout = 20)
+{
+	setup_variant("nofp");
+	snprintf(t.im.bin, sizeof(t.im.bin), "%s/exe", hostile_dir);
+	cr_assert_eq(mkfifo(t.im.bin, 0600), 0);
+	cr_assert_eq(dwarf(), 0);
+	cr_assert_eq(t.res.n, 1);
+	cr_assert_eq(t.res.stop, -ENOEXEC, "%s", unwind__stop_text(t.res.stop));
+}
+
+Test(hostile, unwind_symlink_at_the_executables_path, .init = hostile_setup,
+     .fini = hostile_teardown, .timeout = 20)
+{
+	char real[PATH_MAX];
+
+	setup_variant("nofp");
+	cr_assert_not_null(realpath(DATA "nofp", real));
+	snprintf(t.im.bin, sizeof(t.im.bin), "%s/exe", hostile_dir);
+	cr_assert_eq(symlink(real, t.im.bin), 0);
+	cr_assert_eq(dwarf(), 0);
+	cr_assert_eq(t.res.n, 1);
+	cr_assert_eq(t.res.stop, -ELOOP, "%s", unwind__stop_text(t.res.stop));
+}
+
+/* The mapping's inode, as a live process's find_map gives it: the file is one other. */
+static int find_map_other_inode(void *ctx, __u64 addr, struct unwind_map *map)
+{
+	int err = unwind_image__find_map(ctx, addr, map);
+
+	map->dev = 1;
+	map->ino = 1;
+	return err;
+}
+
+Test(hostile, unwind_other_file_at_the_executables_path, .fini = teardown)
+{
+	setup_variant("nofp");
+	cr_assert_eq(unwind__dwarf(t.u, t.im.rec, t.im.rec_len, find_map_other_inode, &t.im,
+				   t.ips, MAX_FRAMES, &t.res), 0);
+	cr_assert_eq(t.res.n, 1);
+	cr_assert_eq(t.res.stop, -ESTALE, "%s", unwind__stop_text(t.res.stop));
+	/* and the right one, the same file: unwound */
+	cr_assert_eq(dwarf(), 0);
+	expect_fixture_frames();
 }
 
 /* An rbp chain that points back at itself ends, it does not spin. */

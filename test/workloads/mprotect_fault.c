@@ -31,7 +31,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include "workload.h"
+#include "swap_exe.h"
 
 #define FAULT_AREA_MB	16
 
@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 	struct victim v = { .opts = &opts };
 	struct holder h = { 0 };
 	struct wl_hog hog = { 0 };
+	struct wl_swap swap = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	pthread_t ht, vt;
 	int ready[2], err;
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
 	if (opts.size_mb < 2 * FAULT_AREA_MB)
 		wl_die("-s %lu: want at least %d MB", opts.size_mb, 2 * FAULT_AREA_MB);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	wl_swap__exec(&swap, &opts, argv);
 
 	/* Before the mapping exists: fork must not copy it (see wl_hog__fork). */
 	wl_hog__fork(&hog, WL_CPU_LOW);
@@ -189,6 +191,7 @@ int main(int argc, char **argv)
 	wl_hog__go(&hog);
 
 	/* The holder is at work, the hog too: the victim may start measuring. */
+	wl_swap__go(&swap, &opts);
 	wl_gate__open(&v.go);
 	pthread_join(vt, NULL);
 
@@ -196,13 +199,15 @@ int main(int argc, char **argv)
 	wl_child__stop(&hog.c);
 	atomic_store(&h.stop, true);
 	pthread_join(ht, NULL);
+	wl_swap__stop(&swap);
 
 	printf("{\"workload\":\"mprotect_fault\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\","
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"map_start\":%llu,\"map_end\":%llu,"
 	       "\"fault_start\":%llu,\"fault_end\":%llu,\"mprotect_calls\":%llu,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,\"over_5ms\":%llu,"
-	       "\"worst_addr\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu}\n",
+	       "\"worst_addr\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
+	       "\"exe_swaps\":%llu}\n",
 	       (int)getpid(), (int)v.tid, v.policy, (int)getpid(), (int)h.tid,
 	       (int)hog.c.pid, (int)hog.c.tid,
 	       (unsigned long long)(uintptr_t)h.map, (unsigned long long)(uintptr_t)(h.map + h.len),
@@ -212,7 +217,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.start_ns, (unsigned long long)v.end_ns,
 	       (unsigned long long)v.worst.calls, (unsigned long long)v.worst.over_5ms,
 	       (unsigned long long)v.worst.addr, (unsigned long long)v.worst.start_ns,
-	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns);
+	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
+	       (unsigned long long)swap.swaps);
 	munmap(base, h.len + 2 * page);
 	return 0;
 }

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The hostile host (issue 14): processes that work against the tracer, and
+ * an operator's input that is not what it should be.  Each test is one way
+ * lockstall was frozen, fooled or made to lose data, run for real.  Needs
+ * root and BPF for the tracing ones (see e2e_require()).
+ */
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+#include "lib/tmpdir.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+static struct e2e_proc p = E2E_PROC_INIT;
+static char dir[64];
+
+static void setup(void)
+{
+	tmpdir__make(dir, sizeof(dir), "e2e-hostile");
+}
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+	e2e_proc__release(&p);
+	tmpdir__remove(dir);
+}
+
+TestSuite(hostile, .init = setup, .fini = teardown, .timeout = 120);
+
+/*
+ * The workload's executable is swapped with a FIFO and a symlink to it the
+ * whole time it stalls: the symbolizer and the unwinder open it while it
+ * is, and must neither block (a FIFO) nor follow the link.  A tracer that
+ * blocks never stops on SIGINT (e2e_watch__run fails at its deadline).
+ */
+Test(hostile, executable_swapped_with_a_fifo)
+{
+	/* small and fast: short stalls, many, each with stacks to unwind */
+	const char *const args[] = { "--swap-exe", "-d", "2", "-s", "64", NULL };
+	const char *const watch_args[] = { "-t", "100us", NULL };
+
+	e2e_watch__run_with(&w, "mprotect_fault", args, watch_args);
+	cr_assert_gt(e2e_int(w.truth, "exe_swaps"), 0, "the workload swapped nothing");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(e2e_int(w.summary, "events"), 0);
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+}
+
+struct until_err {
+	const struct e2e_proc *p;
+	const char *text;
+};
+
+static bool err_says_or_gone(void *ctx)
+{
+	const struct until_err *u = ctx;
+
+	return (u->p->err.data && strstr(u->p->err.data, u->text)) || e2e_proc__done(u->p);
+}
+
+/* Wait (bounded) until lockstall's stderr says text; fail if it exits or never does. */
+static void wait_err(struct e2e_proc *ls, const char *text)
+{
+	struct until_err u = { ls, text };
+	struct e2e_proc *one[1] = { ls };
+
+	e2e_proc__pump(one, 1, 20000, err_says_or_gone, &u);
+	cr_assert(ls->err.data && strstr(ls->err.data, text), "lockstall did not say '%s'; stderr:\n%s",
+		  text, ls->err.data ? ls->err.data : "");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* Wait for lockstall to exit after sig; its exit code. */
+static int stop(struct e2e_proc *ls, int sig)
+{
+	struct e2e_proc *one[1] = { ls };
+
+	cr_assert_eq(e2e_proc__signal(ls, sig), 0);
+	cr_assert_eq(e2e_proc__pump(one, 1, 30000, NULL, NULL), 0, "lockstall did not stop");
+	return e2e_proc__exit_code(ls);
+}
+
+/*
+ * SIGHUP re-reads --rules inside the tracing loop: a FIFO put at the path
+ * must be refused at once (a blocking open() stopped all tracing), and the
+ * loop must go on (a good file after it is read).
+ */
+Test(hostile, sighup_onto_a_fifo)
+{
+	const char *bin = e2e_require(true);
+	char rules[128];
+	char *argv[] = { (char *)bin, "watch", "--json", "-t", E2E_THRESHOLD, "--rules", rules, NULL };
+
+	snprintf(rules, sizeof(rules), "%s/rules", dir);
+	write_file(rules, "pid=1 wait>=5ms\n");
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	wait_err(&p, "lockstall: tracing");
+
+	cr_assert_eq(unlink(rules), 0);
+	cr_assert_eq(mkfifo(rules, 0600), 0);
+	cr_assert_eq(e2e_proc__signal(&p, SIGHUP), 0);
+	wait_err(&p, "not a regular file: keeping the rules in use (1)");
+
+	cr_assert_eq(unlink(rules), 0);
+	write_file(rules, "pid=1 wait>=5ms\npid=2 wait>=5ms\n");
+	cr_assert_eq(e2e_proc__signal(&p, SIGHUP), 0);
+	wait_err(&p, "re-read: rules in use: 2");
+	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
+}
+
+/* SIGINT in pid's pending set (the process's or its main thread's): two would merge. */
+static bool sigint_pending(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask;
+	bool pending = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
+		    (mask & (1ULL << (SIGINT - 1))))
+			pending = true;
+	fclose(f);
+	return pending;
+}
+
+/* The first SIGINT, delivered (not merely sent) before the harness sends the second. */
+static void sigint_first(struct e2e_watch *run, void *ctx)
+{
+	int i;
+
+	cr_assert_eq(e2e_proc__signal(&run->lockstall, SIGINT), 0);
+	for (i = 0; i < 1000000 && sigint_pending(run->lockstall.pid); i++)
+		sched_yield();
+	cr_assert(!sigint_pending(run->lockstall.pid), "the first SIGINT is still pending");
+}
+
+/*
+ * A second Ctrl-C while watch -o winds down (sent right after the first)
+ * must not cut the recording short: lockstall exits 0, and the report of
+ * the recording counts the stalls watch printed.
+ */
+Test(hostile, double_sigint_keeps_the_recording_whole)
+{
+	char file[128];
+	const char *const watch_args[] = { "-o", file, NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = sigint_first };
+	const char *line;
+	json_t *sum = NULL;
+
+	snprintf(file, sizeof(file), "%s/run.lst", dir);
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall to lose");
+
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	for (line = p.out.data; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		json_t *j = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL);
+
+		if (j && !strcmp(json_string_value(json_object_get(j, "type")) ?: "", "summary")) {
+			sum = j;
+			break;
+		}
+		json_decref(j);
+	}
+	cr_assert_not_null(sum, "no summary in the report:\n%s", p.out.data);
+	cr_assert_eq(e2e_int(sum, "stalls"), e2e_int(w.summary, "stalls"),
+		     "the recording has %lld stalls, watch printed %lld", e2e_int(sum, "stalls"),
+		     e2e_int(w.summary, "stalls"));
+	cr_assert_eq(e2e_int(sum, "events"), e2e_int(w.summary, "events"));
+	json_decref(sum);
+}
+
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; hay && (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/*
+ * The systemd unit's capabilities (scripts/lockstall.service:
+ * CapabilityBoundingSet=CAP_BPF CAP_PERFMON), set with setpriv: cgroup ids
+ * cannot be resolved there (open_by_handle_at needs CAP_DAC_READ_SEARCH).
+ * A cgroup= rule that could never fire is refused at startup, and the
+ * missing capability is said once.
+ */
+Test(hostile, cgroup_rule_refused_without_cap_dac_read_search)
+{
+	const char *bin = e2e_require(true);
+	char *argv[] = { "/usr/bin/setpriv", "--bounding-set", "-all,+bpf,+perfmon", "--inh-caps",
+			 "-all,+bpf,+perfmon", "--", (char *)bin, "watch", "--slo", "cgroup=/ wait>=1ms",
+			 "-d", "1", NULL };
+	struct e2e_proc *one[1] = { &p };
+
+	if (access(argv[0], X_OK))
+		cr_skip_test("no setpriv (util-linux)");
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	cr_assert_eq(e2e_proc__pump(one, 1, 30000, NULL, NULL), 0, "lockstall did not end");
+	cr_assert_neq(e2e_proc__exit_code(&p), 0, "the rule was accepted; stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.err.data, "rule 'cgroup=/ wait>=1ms'") &&
+		  strstr(p.err.data, "it needs CAP_DAC_READ_SEARCH"), "stderr:\n%s", p.err.data);
+	cr_assert_eq(count_of(p.err.data, "cgroups are shown as null"), 1, "stderr:\n%s", p.err.data);
+}
