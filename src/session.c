@@ -57,9 +57,11 @@ static int window__stall(struct sink *s, const struct ls_stall *st)
 
 	if (!window__holds(w, st->start_ns))
 		return 0;
-	w->stalls++;
-	if (st->verdict < LS_VERDICT_N)
-		w->by_verdict[st->verdict]++;
+	if (!st->pending) {
+		w->stalls++;
+		if (st->verdict < LS_VERDICT_N)
+			w->by_verdict[st->verdict]++;
+	}
 	return sink__stall(w->session->out, st);
 }
 
