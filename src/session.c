@@ -246,6 +246,8 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	struct engine_opts eo = {
 		.threshold_ns = o->threshold_ns,
 		.filter_pid = o->pid,
+		.pending_after_ns = o->pending_after_ns,
+		.pending_every_ns = o->pending_every_ns,
 	};
 	struct sink *first;
 

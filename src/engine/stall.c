@@ -497,6 +497,23 @@ static bool stall__wanted(const struct engine *e, const struct ls_stall *st, __u
 	return false;
 }
 
+/* A stall gets its number; a pending report its pending fields, and no number. */
+static void stall__count(struct engine *e, struct ls_stall *st, const struct stall_pend *p)
+{
+	st->pending = p->pending;
+	st->at_exit = p->at_exit;
+	st->pending_reports = p->reports;
+	st->pending_first_ns = p->first_ns;
+	if (p->pending) {
+		st->acquired = false;
+		e->sum.pending_reports++;
+		e->sum.pending_at_exit += p->at_exit;
+	} else {
+		st->seq = ++e->sum.stalls;
+		e->sum.stalls_by_verdict[st->verdict]++;
+	}
+}
+
 __u64 stall__lock_end(const struct ls_rec_lock *r)
 {
 	if (r->granted_ns > r->start_ns && r->granted_ns <= r->hdr.ts)
@@ -563,18 +580,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	stall__chain(&st, &x.qw);
 	st.verdict = stall__verdict(&st);
 
-	st.pending = p->pending;
-	st.at_exit = p->at_exit;
-	st.pending_reports = p->reports;
-	st.pending_first_ns = p->first_ns;
-	if (p->pending) {
-		st.acquired = false;
-		e->sum.pending_reports++;
-		e->sum.pending_at_exit += p->at_exit;
-	} else {
-		st.seq = ++e->sum.stalls;
-		e->sum.stalls_by_verdict[st.verdict]++;
-	}
+	stall__count(e, &st, p);
 	err = sink__stall(e->sink, &st);
 	err = err < 0 ? err : 1;
 cleanup:
