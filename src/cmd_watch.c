@@ -139,6 +139,8 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 		if (asprintf(&env[n], "LOCKSTALL_VERDICT=%s", ls_verdict_name(st->verdict)) >= 0)
 			n++;
 		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
+		/* 1: the wait is still going on (a pending report), LOCKSTALL_WAIT_NS so far */
+		env__add(env, &n, "LOCKSTALL_PENDING", st->pending);
 		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
 		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
 		/* the id only: names in a delegated subtree are the traced side's choice */
@@ -156,7 +158,7 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 	return n;
 }
 
-#define VIOLATION_ENV_MAX 20
+#define VIOLATION_ENV_MAX 21
 
 static int watch__on_violation(void *ctx, const struct slo_violation *v)
 {
