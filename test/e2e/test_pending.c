@@ -34,8 +34,8 @@ static void teardown(void)
 
 TestSuite(pending, .init = setup, .fini = teardown, .timeout = 240);
 
-/* 10 thousand VMAs: seconds of a starved holder under the lock, not minutes. */
-static const char *const long_args[] = { "-d", "1", "-u", "1500", "-s", "10", NULL };
+/* 15 thousand VMAs: seconds of a starved holder under the lock, not minutes. */
+static const char *const long_args[] = { "-d", "1", "-u", "1500", "-s", "15", NULL };
 
 static bool has_task(const json_t *arr, const char *key, json_int_t tid)
 {
@@ -153,7 +153,7 @@ Test(pending, reported_while_it_lasts_then_the_stall)
  */
 Test(pending, at_exit_names_holder_and_preemptor)
 {
-	static const char *const args[] = { "-d", "1", "-u", "1500", "-s", "10", "-w", "1500", NULL };
+	static const char *const args[] = { "-d", "1", "-u", "1500", "-s", "15", "-w", "1500", NULL };
 	struct e2e_watch_opts o = { .stop_on = "\"waiting\":true" };
 	json_int_t victim, holder, hog, call, seen_at;
 	const json_t *p, *line = NULL;
