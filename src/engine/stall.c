@@ -144,38 +144,52 @@ static __u64 hold__offcpu(const struct hold *h)
 	return ns;
 }
 
+/* One unconfirmed holder, if tk is one: false when it is not a candidate. */
+static bool stall__add_unconfirmed(struct engine *e, struct stall_ctx *x, struct task *tk)
+{
+	struct hold *h;
+
+	if (tk->tid == x->r->task.tid || !(tk->flags & LS_TASK_F_HOLDING) ||
+	    tk->oh[0].used || tk->oh[1].used)
+		return false;
+	h = hold__new(tk, x->ws, x->we);
+	if (!h) {
+		x->dropped++;
+		return false;
+	}
+	if (hold__offcpu(h) * 2 < x->we - x->ws) {
+		free(h);
+		return false;
+	}
+	h->task = tk->info;
+	h->write = true;	/* not known: it blocks the waiter, so assume it conflicts */
+	h->released = false;
+	h->unconfirmed = true;
+	stall__add_cand(e, x, h, true);
+	return true;
+}
+
 /*
  * A pending wait's holder may have taken the lock without waiting: no
  * record named its mm yet (its HOLD comes at release).  Tasks the kernel
  * says hold some mmap_lock, with no hold the engine knows, that sat off
  * CPU holding for at least half the wait so far are named as such
- * (unconfirmed): any lock holder of the machine that ran would be a guess.
+ * (unconfirmed): the mm owner's own threads when any is one, else those of
+ * other processes (a reader of /proc/PID/...).
  */
 static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
 {
 	struct task *tk;
-	struct hold *h;
-	__u32 i;
+	bool own = false;
+	__u32 i, pass;
 
-	for (i = 0; i < e->tasks.cap; i++) {
-		tk = map__slot(&e->tasks, i);
-		if (!tk || tk->tid == x->r->task.tid || !(tk->flags & LS_TASK_F_HOLDING) ||
-		    tk->oh[0].used || tk->oh[1].used)
-			continue;
-		h = hold__new(tk, x->ws, x->we);
-		if (!h) {
-			x->dropped++;
-			continue;
+	for (pass = 0; pass < 2 && !own; pass++) {
+		for (i = 0; i < e->tasks.cap; i++) {
+			tk = map__slot(&e->tasks, i);
+			if (!tk || (tk->tgid == x->r->mm.tgid) != (pass == 0))
+				continue;
+			own |= stall__add_unconfirmed(e, x, tk) && pass == 0;
 		}
-		if (hold__offcpu(h) * 2 < x->we - x->ws) {
-			free(h);
-			continue;
-		}
-		h->task = tk->info;
-		h->write = true;	/* not known: it blocks the waiter, so assume it conflicts */
-		h->released = false;
-		h->unconfirmed = true;
-		stall__add_cand(e, x, h, true);
 	}
 }
 

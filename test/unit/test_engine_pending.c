@@ -297,3 +297,19 @@ Test(pending, unconfirmed_holder_must_have_sat_off_cpu)
 	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
 	cr_assert_eq(st->holders[0].task.tid, 101);
 }
+
+/* Two unconfirmed guesses: a thread of the mm's own process wins over another process's. */
+Test(pending, unconfirmed_holder_of_the_mm_owner_first)
+{
+	static const struct ls_task own = FX_TASK(103, 100, LS_POLICY_IDLE, 0, 0, 120, "own");
+	const struct ls_stall *st;
+
+	stream__switch(&efx.s, 1, T(1.5), &own, HOLDING, true, &efx.hog, 0);
+	scenario__stuck();
+	ticks(T(100), T(1100));
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
+	cr_assert_eq(st->holders[0].task.tid, 103);
+	cr_assert(st->holders[0].mm_unconfirmed);
+}
