@@ -313,6 +313,12 @@ static int report__options(struct trace_reader *r, const struct ls_config *cfg,
 		}
 		so->threshold_ns = cfg->threshold_ns;
 	}
+	if (cli__pending(cfg, so->threshold_ns, &so->pending_after_ns, &so->pending_every_ns)) {
+		fprintf(err, "lockstall: --pending-after %s is below the threshold %s: a wait shorter than the threshold is no stall\n",
+			ls_format_duration(cfg->pending_after_ns, a, sizeof(a)),
+			ls_format_duration(so->threshold_ns, b, sizeof(b)));
+		return LS_EXIT_USAGE;
+	}
 	if (cfg->wall_clock && report__wall_window(r, cfg, so, err))
 		return LS_EXIT_FAILURE;
 	v = 0;
