@@ -65,6 +65,7 @@ struct watch {
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
+	const struct watch_front *front;	/* lockstall top; NULL: watch, record */
 };
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -443,8 +444,16 @@ static void watch__tell_write_error(struct watch *w, const struct ls_config *cfg
 		cfg->cmd == LS_CMD_RECORD ? "" : ", watching goes on");
 }
 
+/* The front end's screen goes before anything is said on stderr. */
+static void watch__front_stop(struct watch *w)
+{
+	if (w->front && w->front->stop)
+		w->front->stop(w->front->ctx);
+}
+
 static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, const char *what)
 {
+	watch__front_stop(w);
 	if (w->s.write_err && cfg->cmd == LS_CMD_RECORD) {
 		watch__tell_write_error(w, cfg);
 		return LS_EXIT_FAILURE;
@@ -599,25 +608,31 @@ static void watch__flight_reap(struct watch *w, bool wait)
 }
 
 /*
- * Wait up to timeout_ms for records or a scrape, then take both.  Without
- * --metrics-listen this is loader__poll() itself.  With it, the ring
- * buffer's epoll fd and the server's are polled together: a scrape is
- * answered at once, not at the next timeout.
+ * Wait up to timeout_ms for records, a scrape or the front end's input,
+ * then take records and scrape.  Without --metrics-listen nor a front end
+ * this is loader__poll() itself.  With them, the ring buffer's epoll fd
+ * and theirs are polled together: a scrape or a key is answered at once,
+ * not at the next timeout.
  */
 static int watch__wait(struct watch *w, int timeout_ms)
 {
-	struct pollfd fds[2];
+	struct pollfd fds[3];
+	nfds_t n = 0;
 	int rc;
 
-	if (!w->http)
+	if (!w->http && !w->front)
 		return loader__poll(w->loader, timeout_ms, session__feed, &w->s);
-	fds[0] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
-	fds[1] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
+	if (w->http)
+		fds[n++] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
+	if (w->front && w->front->fd >= 0)
+		fds[n++] = (struct pollfd){ .fd = w->front->fd, .events = POLLIN };
 	/* EINTR (a signal): the loop looks at its flags */
-	poll(fds, 2, timeout_ms);
+	poll(fds, n, timeout_ms);
 	/* the records first: a scrape counts every stall that has ended by now */
 	rc = loader__poll(w->loader, 0, session__feed, &w->s);
-	metrics_http__service(w->http, ls_now_ns());
+	if (w->http)
+		metrics_http__service(w->http, ls_now_ns());
 	return rc;
 }
 
@@ -692,6 +707,8 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 		if (now >= next_tick) {
 			if (cfg->cmd == LS_CMD_RECORD)
 				record__progress(w->writer, w->loader, w->s.engine, now - w->start_ns);
+			else if (w->front && w->front->lost)
+				w->front->lost(w->front->ctx, watch__lost(w));
 			else
 				watch__warn_lost(w, false);
 			/* a kill -9 loses at most this tick's records */
@@ -718,7 +735,10 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 		rc = watch__wait(w, timeout);
 		if (rc < 0)
 			return watch__fail(w, cfg, rc, "reading the ring buffer");
+		if (w->front && w->front->input && w->front->input(w->front->ctx))
+			break;
 	}
+	watch__front_stop(w);
 
 	/* what is still in the ring buffer happened before the stop */
 	rc = loader__poll(w->loader, 0, session__feed, &w->s);
@@ -761,9 +781,16 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
+	return watch__run(cfg, stop, reload, out, NULL);
+}
+
+int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front)
+{
 	struct session_opts so = {
-		.format = cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
+		.format = front ? SESSION_CUSTOM : cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
 			  cfg->json ? SESSION_JSON : SESSION_TEXT,
+		.custom = front ? front->sink : NULL,
 		.top = cfg->top,
 		.pid = cfg->pid,
 		.threshold_ns = cfg->threshold_ns,
@@ -786,7 +813,9 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
 	};
-	struct watch w = { .cfg = cfg };
+	struct watch w = { .cfg = cfg, .front = front };
+	/* the front's sink until the session takes it */
+	struct sink *front_sink = front ? front->sink : NULL;
 	struct slo_rules rules = { 0 };
 	char thr[32];
 	int ret = LS_EXIT_FAILURE, rc;
@@ -802,6 +831,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		    !(w.cgroups = cgroups__new())) {
 			fprintf(stderr, "lockstall: cannot set up the cgroup resolver: %s\n",
 				strerror(ENOMEM));
+			sink__free(front_sink);
 			return LS_EXIT_FAILURE;
 		}
 		so.cgroups = w.cgroups;
@@ -824,6 +854,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(&w, cfg)) {
 			slo_rules__free(&rules);
 			cgroups__free(w.cgroups);
+			sink__free(front_sink);
 			return LS_EXIT_FAILURE;
 		}
 	}
@@ -864,6 +895,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 			goto cleanup;
 		}
 	}
+	front_sink = NULL;
 	if (session__init(&w.s, &so, out)) {
 		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		goto cleanup;
@@ -919,6 +951,8 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... Ctrl-C to stop\n",
 			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
 	fflush(stderr);
+	if (front && front->start && front->start(front->ctx))
+		goto cleanup;
 
 	ret = watch__loop(&w, cfg, stop, reload);
 	/* at exit, whatever stopped the loop: the run's last counts */
@@ -957,6 +991,8 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 				(unsigned long long)(st.kstack_saves ? st.kstack_save_ns / st.kstack_saves : 0));
 	}
 cleanup:
+	watch__front_stop(&w);
+	sink__free(front_sink);
 	if (w.loader)
 		loader__free(w.loader);
 	if (w.writer) {

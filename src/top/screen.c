@@ -15,7 +15,7 @@ struct cols {
 	size_t task, lock, age, state, n, t;
 };
 
-static const struct cols narrow = { .task = 22, .lock = 9, .age = 6, .state = 9, .n = 6, .t = 7 };
+static const struct cols narrow = { .task = 22, .lock = 10, .age = 6, .state = 9, .n = 6, .t = 7 };
 static const struct cols wide = { .task = 32, .lock = 11, .age = 7, .state = 10, .n = 7, .t = 8 };
 
 struct screen {
@@ -366,9 +366,13 @@ size_t top_screen__render(const struct top_screen_in *in, unsigned int cols, uns
 		cell(&s, screen__line(&s, TOP_LINE_FOOTER), in->footer ? in->footer : keys_text, 0,
 		     false);
 	}
-	for (i = 0; i < s.n; i++)
+	for (i = 0; i < s.n; i++) {
 		for (p = out[i].text; *p; p++)
 			if (*p < 0x20 || *p > 0x7e)
 				*p = '?';
+		/* the cells' separators, at the end of a line */
+		while (p > out[i].text && p[-1] == ' ')
+			*--p = '\0';
+	}
 	return s.n;
 }

@@ -6,7 +6,7 @@
 struct top_sink {
 	struct sink base;
 	struct top_model *model;
-	int (*refresh)(void *ctx, __u64 now_ns);
+	int (*refresh)(void *ctx, __u64 t0_ns, __u64 now_ns);
 	void *ctx;
 };
 
@@ -21,7 +21,7 @@ static int top_sink__interval(struct sink *s, const struct ls_hist_set *h)
 {
 	struct top_sink *t = (struct top_sink *)s;
 
-	return t->refresh ? t->refresh(t->ctx, h->end_ns) : 0;
+	return t->refresh ? t->refresh(t->ctx, s->opts.t0_ns, h->end_ns) : 0;
 }
 
 static void top_sink__free(struct sink *s)
@@ -37,7 +37,7 @@ static const struct sink_ops top_sink_ops = {
 };
 
 struct sink *sink_top__new(struct top_model *m, const struct sink_opts *opts,
-			   int (*refresh)(void *ctx, __u64 now_ns), void *ctx)
+			   int (*refresh)(void *ctx, __u64 t0_ns, __u64 now_ns), void *ctx)
 {
 	struct top_sink *t = calloc(1, sizeof(*t));
 

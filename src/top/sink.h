@@ -12,10 +12,11 @@
 #include "top/model.h"
 
 /*
- * refresh(ctx, now_ns) at each interval; its negative errno stops the run
- * like a sink's.  The model is not owned.  NULL: no memory.
+ * refresh(ctx, t0_ns, now_ns) at each interval (t0_ns: the run's start);
+ * its negative errno stops the run like a sink's.  The model is not
+ * owned.  NULL: no memory.
  */
 struct sink *sink_top__new(struct top_model *m, const struct sink_opts *opts,
-			   int (*refresh)(void *ctx, __u64 now_ns), void *ctx);
+			   int (*refresh)(void *ctx, __u64 t0_ns, __u64 now_ns), void *ctx);
 
 #endif /* LOCKSTALL_TOP_SINK_H */
