@@ -245,7 +245,8 @@ static void fact__blame(struct top_fact *x, const struct ls_task *t, __u64 cgrou
 /* The first holder, then every holder's preemptors, most time first per holder. */
 static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_stall *st)
 {
-	unsigned int i, k, n_holders = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+	unsigned int n_holders = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+	unsigned int i, k;
 
 	memset(x, 0, sizeof(*x));
 	x->end_ns = st->end_ns;

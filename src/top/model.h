@@ -25,10 +25,10 @@
 #include "engine/engine.h"
 
 #define TOP_HISTORY_DEFAULT	8192	/* stalls remembered */
-#define TOP_MAX_BLAME		6	/* culprits kept per stall: the first holder, preemptors */
+#define TOP_MAX_BLAME		6	/* culprits per stall: the first holder, preemptors */
 #define TOP_MAX_PENDING		64	/* stalls in progress shown at once */
 #define TOP_FILTER_MAX		64	/* a comm or cgroup filter's text */
-#define TOP_CGROUPS_MAX		256	/* cgroup paths (of ids in stalls) remembered for the filter */
+#define TOP_CGROUPS_MAX		256	/* cgroup paths remembered for the filter */
 
 enum top_role {
 	TOP_ROLE_HOLDER = 0,
@@ -97,7 +97,8 @@ struct top_pending {
 struct top_query {
 	__u64 now_ns;		/* the refresh's time (record clock) */
 	__u64 interval_ns;	/* the last interval: stalls that ended in (now - it, now] */
-	__u64 stale_ns;		/* stalls in progress not reported again for this long are dropped; 0: never */
+	/* a stall in progress not reported again this long is dropped (its end lost); 0: never */
+	__u64 stale_ns;
 	enum top_sort sort;
 	const struct top_filter *filter;	/* NULL: none */
 	size_t max_rows;	/* per table; 0: all */
@@ -112,7 +113,7 @@ struct top_view {
 	size_t n_culprits, more_culprits;
 	__u64 iv_stalls, all_stalls;	/* matching stalls */
 	__u64 seen_stalls;	/* every stall taken in, matching or not */
-	__u64 history_from_ns;	/* the oldest stall remembered ended here; 0: none forgotten */
+	__u64 history_from_ns;	/* the oldest stall kept ended here; 0: none forgotten */
 };
 
 struct top_model;

@@ -146,9 +146,10 @@ static void screen__status(struct screen *s)
 	if (v->history_from_ns)
 		snprintf(from, sizeof(from), " (kept: last %s)",
 			 ls_format_duration(in->now_ns - v->history_from_ns, up, sizeof(up)));
+	top_filter__text(in->filter, filter, sizeof(filter));
 	snprintf(text, sizeof(text), "stalls %llu last %s, %llu since start%s  lost events %llu  filter %s",
 		 (unsigned long long)v->iv_stalls, every, (unsigned long long)v->all_stalls, from,
-		 (unsigned long long)in->lost, top_filter__text(in->filter, filter, sizeof(filter)));
+		 (unsigned long long)in->lost, filter);
 	cell(s, l, text, 0, false);
 }
 
@@ -307,8 +308,11 @@ static void screen__help(struct screen *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
-		cell(s, screen__line(s, i ? TOP_LINE_TEXT : TOP_LINE_TITLE), help_text[i], 0, false);
+	for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++) {
+		struct top_line *l = screen__line(s, i ? TOP_LINE_TEXT : TOP_LINE_TITLE);
+
+		cell(s, l, help_text[i], 0, false);
+	}
 }
 
 /* Rows for each table: what it needs, or a fair share of what is left. */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include "top/model.h"
 
-#define TOP_LINE_MAX	512	/* bytes of a line, the NUL included: wider terminals see this much */
+#define TOP_LINE_MAX	512	/* bytes of a line, NUL included: the widest terminal's */
 #define TOP_WIDE_COLS	120	/* from here on, wider columns and more of them */
 
 enum top_line_kind {

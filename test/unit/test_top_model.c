@@ -106,7 +106,8 @@ static void rows_text(const struct top_row *v, size_t n, bool roles, char *buf, 
 	buf[0] = '\0';
 	for (i = 0; i < n && used < len; i++)
 		used += snprintf(buf + used, len - used, "%s%s%u", i ? "," : "",
-				 !roles ? "" : v[i].role == TOP_ROLE_HOLDER ? "h" : "p", v[i].task.tid);
+				 !roles ? "" : v[i].role == TOP_ROLE_HOLDER ? "h" : "p",
+				 v[i].task.tid);
 }
 
 struct rank_case {
@@ -162,8 +163,8 @@ ParameterizedTest(struct rank_case *c, top_model, rank)
 	cr_assert_eq(top_filter__set_cgroup(&f, c->cgroup), 0);
 	cr_assert_eq(top_model__query(m, &q, &v), 0);
 	rows_text(v.victims, v.n_victims, false, got, sizeof(got));
-	cr_expect_str_eq(got, c->victims, "sort %s, filter '%s' '%s': victims", top_sort_name(c->sort),
-			 c->proc, c->cgroup);
+	cr_expect_str_eq(got, c->victims, "sort %s, filter '%s' '%s': victims",
+			 top_sort_name(c->sort), c->proc, c->cgroup);
 	rows_text(v.culprits, v.n_culprits, true, got, sizeof(got));
 	cr_expect_str_eq(got, c->culprits, "sort %s, filter '%s' '%s': culprits",
 			 top_sort_name(c->sort), c->proc, c->cgroup);

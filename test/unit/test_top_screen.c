@@ -54,7 +54,8 @@ static size_t fx_render(struct fx_screen *s, unsigned int cols, unsigned int row
 		.threshold_ns = FX_MS(10), .lost = 3, .batch = batch,
 	};
 
-	return top_screen__render(&in, cols, rows, s->lines, sizeof(s->lines) / sizeof(s->lines[0]));
+	return top_screen__render(&in, cols, rows, s->lines,
+				  sizeof(s->lines) / sizeof(s->lines[0]));
 }
 
 /* The first line holding text, or -1. */
@@ -105,7 +106,8 @@ ParameterizedTest(struct size_case *c, top_screen, fits)
 		  pend, vic, cul);
 	cr_expect_geq(line_of(&s, n, "reader[2001]"), 0);
 	cr_expect_geq(line_of(&s, n, "hog[3001]"), 0);
-	cr_expect(pend >= 0 && strstr(s.lines[pend].text, " 8s "), "the wait in progress is 8 s old");
+	cr_expect(pend >= 0 && strstr(s.lines[pend].text, " 8s "),
+		  "the wait in progress is 8 s old");
 out:
 	fx_screen__fini(&s);
 }
@@ -122,7 +124,8 @@ Test(top_screen, hostile_comm_escaped)
 	cr_expect_geq(line_of(&s, n, "\\x0a\\x1b[2J<script>\\xff"), 0);
 	for (i = 0; i < n; i++)
 		for (p = s.lines[i].text; *p; p++)
-			cr_assert(*p >= 0x20 && *p <= 0x7e, "line %zu byte %#x", i, (unsigned char)*p);
+			cr_assert(*p >= 0x20 && *p <= 0x7e, "line %zu byte %#x", i,
+				  (unsigned char)*p);
 	fx_screen__fini(&s);
 }
 
@@ -171,7 +174,8 @@ ParameterizedTestParameters(top_ui, keys)
 		{ "?x", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 0, "", "", "" },
 		{ "hq", TOP_UI_QUIT, false, false, TOP_SORT_INTERVAL, 0, "", "", "" },
 		/* the prompt: q and p are letters there */
-		{ "f", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 0, "", "", "filter by process" },
+		{ "f", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 0, "", "",
+		  "filter by process" },
 		{ "fqp", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 0, "", "", "): qp_" },
 		{ "f123\n", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 123, "", "", "" },
 		{ "fwl-v\n", TOP_UI_REDRAW, false, false, TOP_SORT_INTERVAL, 0, "wl-v", "", "" },
