@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cli.h"
+#include "engine/engine.h"
 #include "record/flight.h"
 #include "alert/metrics_http.h"
 #include "util.h"
@@ -52,6 +53,8 @@ enum opt_id {
 	OPT_STACK_COPY,
 	OPT_NO_STACKS,
 	OPT_FOLDED,
+	OPT_PENDING_AFTER,
+	OPT_PENDING_EVERY,
 	OPT_BACKEND,
 	OPT_BTF,
 	OPT_TASK_STATE,
@@ -104,6 +107,8 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
 	{ 0, "task-state", true, OPT_TASK_STATE },
+	{ 0, "pending-after", true, OPT_PENDING_AFTER },
+	{ 0, "pending-every", true, OPT_PENDING_EVERY },
 };
 
 static const struct opt_def record_opts[] = {
@@ -154,6 +159,8 @@ static const struct opt_def report_opts[] = {
 	{ 0, "slo", true, OPT_SLO },
 	{ 0, "rules", true, OPT_RULES },
 	{ 0, "folded", false, OPT_FOLDED },
+	{ 0, "pending-after", true, OPT_PENDING_AFTER },
+	{ 0, "pending-every", true, OPT_PENDING_EVERY },
 };
 
 static const struct {
@@ -434,6 +441,21 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
 		cfg->metrics_file = val;
 		return 0;
+	case OPT_PENDING_AFTER:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid duration '%s' for %s: expected seconds or a duration above zero, like 1, 1s, 500ms",
+					   val, opt);
+		cfg->pending_after_ns = v;
+		return 0;
+	case OPT_PENDING_EVERY:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v))
+			return usage_error(err, cfg->cmd,
+					   "invalid duration '%s' for %s: expected seconds or a duration, like 10, 10s, or 0 for once",
+					   val, opt);
+		cfg->pending_every_ns = v;
+		cfg->pending_every_set = true;
+		return 0;
 	case OPT_METRICS_INTERVAL:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
 			return usage_error(err, cfg->cmd,
@@ -600,6 +622,18 @@ static int parse_watch_positionals(struct ls_config *cfg, FILE *err, const char 
 	return 0;
 }
 
+int cli__pending(const struct ls_config *cfg, __u64 threshold_ns, __u64 *after_ns,
+		 __u64 *every_ns)
+{
+	*every_ns = cfg->pending_every_set ? cfg->pending_every_ns : ENGINE_PENDING_EVERY_NS;
+	if (cfg->pending_after_ns) {
+		*after_ns = cfg->pending_after_ns;
+		return cfg->pending_after_ns < threshold_ns ? -EINVAL : 0;
+	}
+	*after_ns = threshold_ns > ENGINE_PENDING_AFTER_NS ? threshold_ns : ENGINE_PENDING_AFTER_NS;
+	return 0;
+}
+
 /* What only the whole command line can tell: missing arguments, conflicts. */
 static int check_command(struct ls_config *cfg, FILE *err, const char *const pos[], int npos)
 {
@@ -614,6 +648,9 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	}
 	switch (cfg->cmd) {
 	case LS_CMD_WATCH:
+		if (cfg->pending_after_ns && cfg->pending_after_ns < cfg->threshold_ns)
+			return usage_error(err, cfg->cmd,
+					   "--pending-after must not be below the threshold: a wait shorter than the threshold is no stall");
 		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
 			return usage_error(err, cfg->cmd, "%s goes with -o FILE",
 					   cfg->force ? "--force" : "--no-cmdline");
@@ -825,6 +862,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
 "                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
+"                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
 "Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
@@ -845,6 +883,15 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            report' later (see 'lockstall record --help')\n"
 "      --force               replace FILE if it exists (never through a symlink)\n"
 "      --no-cmdline          do not read the command lines of the processes seen\n"
+"      --pending-after DURATION\n"
+"                            report a wait still going on after DURATION\n"
+"                            (default 1s, never below the threshold): PENDING\n"
+"                            in text, {\"type\":\"pending\"} in JSON, with the\n"
+"                            holders and the verdict so far; waits still open\n"
+"                            at exit are reported so too (at_exit)\n"
+"      --pending-every DURATION\n"
+"                            repeat the report while the wait lasts (default\n"
+"                            10s; 0: once)\n"
 "  -v, --verbose             libbpf messages and ring buffer statistics on stderr\n"
 "      --slo RULE            an SLO rule (repeatable): selectors pid=, comm=\n"
 "                            (exact or glob), cgroup= (a cgroup v2 path and\n"
@@ -1009,6 +1056,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "Usage: lockstall report FILE [--format FORMAT] [-o OUT [--force]]\n"
 "                        [-t THRESHOLD] [-p PID] [--top N] [--from T] [--to T]\n"
 "                        [--slo RULE]... [--rules FILE]\n"
+"                        [--pending-after DURATION] [--pending-every DURATION]\n"
 "\n"
 "Replay a recording made by 'lockstall record' or 'lockstall watch -o' into\n"
 "the same analysis and print what 'lockstall watch' printed (or would have,\n"
@@ -1046,6 +1094,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            or a UTC time of day, as the header on stderr\n"
 "                            shows (07:24:10, 07:24:10.250); the summary\n"
 "                            counts those stalls only\n"
+"      --pending-after DURATION, --pending-every DURATION\n"
+"                            waits still going on, as 'watch' reports them\n"
+"                            (defaults 1s and 10s), from the recording's ticks\n"
 "  -h, --help                show this help\n"
 "\n"
 "Exit status: 0 done (also for a damaged file: what could be read, with a\n"

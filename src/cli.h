@@ -114,6 +114,10 @@ struct ls_config {
 	__u8 backend;		/* --backend: enum ls_backend */
 	const char *btf_path;	/* --btf FILE: kernel BTF when /sys/kernel/btf/vmlinux is missing */
 	__u8 task_state;	/* --task-state: enum ls_task_state */
+	/* watch, report: pending stalls (waits still going on) */
+	__u64 pending_after_ns;	/* --pending-after; 0: the default, max(1s, threshold) */
+	__u64 pending_every_ns;	/* --pending-every; 0 with pending_every_set: once */
+	bool pending_every_set;
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;
@@ -124,6 +128,15 @@ struct ls_config {
  * after writing the problem and a "Try ..." line to err.
  */
 int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err);
+
+/*
+ * The engine's pending settings for a run at threshold_ns: --pending-after
+ * (default max(1s, threshold)) and --pending-every (default 10s).
+ * -EINVAL when --pending-after is below threshold_ns (report learns the
+ * threshold from the recording, so the check cannot wait for the parser).
+ */
+int cli__pending(const struct ls_config *cfg, __u64 threshold_ns, __u64 *after_ns,
+		 __u64 *every_ns);
 
 /* The --help text of cfg->cmd (LS_CMD_NONE: the top level). */
 void cli__usage(FILE *f, enum ls_command cmd);

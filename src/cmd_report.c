@@ -329,6 +329,13 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 		}
 		so.threshold_ns = cfg->threshold_ns;
 	}
+	if (cli__pending(cfg, so.threshold_ns, &so.pending_after_ns, &so.pending_every_ns)) {
+		fprintf(err, "lockstall: --pending-after %s is below the threshold %s: a wait shorter than the threshold is no stall\n",
+			ls_format_duration(cfg->pending_after_ns, a, sizeof(a)),
+			ls_format_duration(so.threshold_ns, b, sizeof(b)));
+		ret = LS_EXIT_USAGE;
+		goto cleanup;
+	}
 	if (cfg->wall_clock && report__wall_window(r, cfg, &so, err))
 		goto cleanup;
 	v = 0;

@@ -48,6 +48,8 @@ static int top__query(struct top *t, size_t max_rows, struct top_view *v)
 	struct top_query q = {
 		.now_ns = t->now_ns,
 		.interval_ns = t->cfg->interval_ns,
+		/* reported at each refresh while it lasts (watch__run): its end was lost */
+		.stale_ns = 3 * t->cfg->interval_ns,
 		.sort = t->ui.sort,
 		.filter = &t->ui.filter,
 		.max_rows = max_rows,

@@ -4,14 +4,14 @@
  * every interval if asked, and a summary at the end.  With -o it also
  * records; lockstall record is this same loop with no output but progress.
  *
- *	session (sink, engine) [-> trace file] -> loader__open (attach)
- *	-> BEGIN mark -> "tracing" line -> poll loop (intervals) -> drain
- *	-> END histograms -> engine__finish [-> process names, close file]
+ *	open (session, sinks, rules, file) -> attach (loader, BEGIN mark)
+ *	-> loop (poll, timers) -> finish (drain, exit TICK, END histograms,
+ *	summary) -> teardown [process names, close file]
  *
  * Every record goes through session__feed(): to the file first, then to
  * the engine, exactly as lockstall report feeds them back.  Everything
  * printed is computed from record timestamps; the clock only drives this
- * loop's own deadlines.
+ * loop's own deadlines (src/timers.h), and the TICK records it feeds.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +35,7 @@
 #include "sinks/sink.h"
 #include "resolve/stacks.h"
 #include "record/trace_file.h"
+#include "timers.h"
 #include "util.h"
 
 #define POLL_MS			100
@@ -43,10 +44,26 @@
  * it has to the file (a kill -9 loses at most this much) and, for record,
  * prints progress.
  */
-#define TICK_NS			NSEC_PER_SEC
+#define HOUSEKEEP_NS		NSEC_PER_SEC
+/* How often a TICK tells the engine that time passed: a pending report is this late at most. */
+#define PENDING_TICK_NS		(100 * NSEC_PER_MSEC)
+
+/* The loop's deadlines, one timer each (src/timers.h). */
+enum watch_timer {
+	WT_DURATION,	/* -d */
+	WT_INTERVAL,	/* "interval" arguments: histograms */
+	WT_METRICS,	/* --metrics-file, --metrics-listen: histograms and counters */
+	WT_FLIGHT,	/* the flight recorder's pending window closes */
+	WT_HOUSEKEEP,	/* drops, file flush, record's progress */
+	WT_PENDING,	/* a TICK record: waits still open are judged */
+};
 
 struct watch {
 	struct session s;	/* feed with session__feed(&w->s) */
+	struct timers timers;	/* enum watch_timer */
+	__u64 intervals;	/* printed so far, for "count" */
+	const char *what;	/* the step that failed, for watch__fail(); NULL: the output */
+	struct slo_rules rules;	/* until the session takes them */
 	struct loader *loader;
 	struct trace_writer *writer;	/* -o, record */
 	__u64 lost_warned;	/* drops already reported on stderr */
@@ -66,6 +83,7 @@ struct watch {
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
 	const struct watch_front *front;	/* lockstall top; NULL: watch, record */
+	struct sink *front_sink;	/* the front's sink until the session takes it */
 };
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -123,6 +141,8 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 		if (asprintf(&env[n], "LOCKSTALL_VERDICT=%s", ls_verdict_name(st->verdict)) >= 0)
 			n++;
 		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
+		/* 1: the wait is still going on (a pending report), LOCKSTALL_WAIT_NS so far */
+		env__add(env, &n, "LOCKSTALL_PENDING", st->pending);
 		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
 		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
 		/* the id only: names in a delegated subtree are the traced side's choice */
@@ -140,7 +160,7 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 	return n;
 }
 
-#define VIOLATION_ENV_MAX 20
+#define VIOLATION_ENV_MAX 21
 
 static int watch__on_violation(void *ctx, const struct slo_violation *v)
 {
@@ -415,16 +435,6 @@ static void watch__warn_lost(struct watch *w, bool final)
 	w->lost_warned = lost;
 }
 
-static int ms_until(__u64 now, __u64 when)
-{
-	__u64 ms;
-
-	if (when <= now)
-		return 0;
-	ms = (when - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
-	return ms > POLL_MS ? POLL_MS : (int)ms;
-}
-
 /*
  * An error from polling or the engine, as an exit code.  The reader of our
  * output going away (EPIPE: "| head") is how such pipelines end: quiet, 0.
@@ -636,117 +646,180 @@ static int watch__wait(struct watch *w, int timeout_ms)
 	return rc;
 }
 
-static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile sig_atomic_t *stop,
-		       volatile sig_atomic_t *reload)
+/* What the ring buffer holds now, into the session. */
+static int watch__drain(struct watch *w)
 {
-	__u64 now = ls_now_ns();
-	__u64 deadline = cfg->duration_ns ? now + cfg->duration_ns : 0;
-	__u64 next_interval = cfg->interval_ns ? now + cfg->interval_ns : 0;
-	__u64 next_tick = now + TICK_NS;
-	__u64 metrics_ns = cfg->metrics_interval_ns ? cfg->metrics_interval_ns :
-			   LS_DEFAULT_METRICS_INTERVAL_NS;
-	__u64 next_metrics = w->metrics ? now + metrics_ns : 0;
-	__u64 intervals = 0;
-	struct flight_window win;
-	int timeout, rc;
+	int rc = loader__poll(w->loader, 0, session__feed, &w->s);
 
-	while (!*stop && !w->stop_violation) {
-		now = ls_now_ns();
-		watch__flight_reap(w, false);
-		if (w->flight && !w->flight_child && flight__pending(w->flight, &win) &&
-		    now >= win.to_ns) {
-			/* what the ring buffer holds is part of the window */
-			rc = loader__poll(w->loader, 0, session__feed, &w->s);
-			if (rc < 0)
-				return watch__fail(w, cfg, rc, "reading the ring buffer");
-			watch__flight_write(w, true);
-			continue;
+	if (rc < 0)
+		w->what = "reading the ring buffer";
+	return rc;
+}
+
+/*
+ * The poll-then-emit step: the records found so far go first (stalls print
+ * before the histograms of their interval), then the histograms and a mark
+ * of kind mark through feed.
+ */
+static int watch__emit(struct watch *w, __u32 mark, ls_record_fn feed)
+{
+	int rc = watch__drain(w);
+
+	if (rc < 0)
+		return rc;
+	rc = loader__emit_histograms(w->loader, mark, feed, &w->s);
+	if (rc < 0)
+		w->what = "reading the histograms";
+	return rc;
+}
+
+/*
+ * A TICK: the engine learns the time, so waits still open are reported
+ * (kind LS_TICK_EXIT: all of them).  Its time is taken before the drain:
+ * whatever happened before the tick reaches the engine before it.
+ */
+static int watch__tick(struct watch *w, __u32 kind)
+{
+	struct ls_rec_tick t = {
+		.hdr = { .type = LS_REC_TICK, .size = sizeof(t), .ts = ls_now_ns() },
+		.kind = kind,
+	};
+	int rc = watch__drain(w);
+
+	if (rc < 0)
+		return rc;
+	w->what = NULL;
+	return session__feed(&w->s, &t, sizeof(t));
+}
+
+/* Metrics due: without "interval" arguments fetch the histograms for them, then write. */
+static int watch__metrics_tick(struct watch *w)
+{
+	int rc = 0;
+
+	if (!w->cfg->interval_ns)
+		rc = watch__emit(w, LS_MARK_INTERVAL, watch__feed_metrics);
+	if (rc < 0)
+		return rc;
+	/* a failed write is told once; the next tick tries again */
+	watch__write_metrics(w);
+	return 0;
+}
+
+/* Drops to warn about, the file flushed (a kill -9 loses at most this much), progress. */
+static int watch__housekeep(struct watch *w, __u64 now)
+{
+	const struct ls_config *cfg = w->cfg;
+	int rc;
+
+	if (cfg->cmd == LS_CMD_RECORD)
+		record__progress(w->writer, w->loader, w->s.engine, now - w->start_ns);
+	else if (w->front && w->front->lost)
+		w->front->lost(w->front->ctx, watch__lost(w));
+	else
+		watch__warn_lost(w, false);
+	if (w->s.writer && (rc = trace_writer__flush(w->s.writer)) < 0) {
+		w->s.write_err = rc;
+		w->s.writer = NULL;
+		if (cfg->cmd == LS_CMD_RECORD) {
+			w->what = NULL;
+			return rc;
 		}
-		if (reload && *reload) {
-			*reload = 0;
-			if (cfg->cmd == LS_CMD_WATCH)
-				watch__reload(w);
-		}
-		if (w->hooks)
-			hooks__poll(w->hooks, now);
-		/* an interval due with the deadline ("-d 3 1") still prints */
-		if (next_interval && now >= next_interval) {
-			/* stalls found so far print before the interval's histograms */
-			rc = loader__poll(w->loader, 0, session__feed, &w->s);
-			if (rc < 0)
-				return watch__fail(w, cfg, rc, "reading the ring buffer");
-			rc = loader__emit_histograms(w->loader, LS_MARK_INTERVAL, session__feed, &w->s);
-			if (rc < 0)
-				return watch__fail(w, cfg, rc, "reading the histograms");
-			if (cfg->count && ++intervals >= cfg->count)
-				break;
-			/* keep the beat; after a long stall of our own, skip missed ticks */
-			while (next_interval <= now)
-				next_interval += cfg->interval_ns;
-			continue;
-		}
-		if (deadline && now >= deadline)
-			break;
-		if (next_metrics && now >= next_metrics) {
-			/* "interval" arguments bring the histograms; else fetch them */
-			if (!cfg->interval_ns) {
-				rc = loader__poll(w->loader, 0, session__feed, &w->s);
-				if (rc < 0)
-					return watch__fail(w, cfg, rc, "reading the ring buffer");
-				rc = loader__emit_histograms(w->loader, LS_MARK_INTERVAL,
-							     watch__feed_metrics, &w->s);
-				if (rc < 0)
-					return watch__fail(w, cfg, rc, "reading the histograms");
-			}
-			/* a failed write is told once; the next tick tries again */
-			watch__write_metrics(w);
-			while (next_metrics <= now)
-				next_metrics += metrics_ns;
-			continue;
-		}
-		if (now >= next_tick) {
-			if (cfg->cmd == LS_CMD_RECORD)
-				record__progress(w->writer, w->loader, w->s.engine, now - w->start_ns);
-			else if (w->front && w->front->lost)
-				w->front->lost(w->front->ctx, watch__lost(w));
-			else
-				watch__warn_lost(w, false);
-			/* a kill -9 loses at most this tick's records */
-			if (w->s.writer && (rc = trace_writer__flush(w->s.writer)) < 0) {
-				w->s.write_err = rc;
-				w->s.writer = NULL;
-				if (cfg->cmd == LS_CMD_RECORD)
-					return watch__fail(w, cfg, rc, NULL);
-			}
-			watch__tell_write_error(w, cfg);
-			next_tick = now + TICK_NS;
-		}
-		timeout = POLL_MS;
-		if (deadline)
-			timeout = ms_until(now, deadline);
-		if (next_interval && ms_until(now, next_interval) < timeout)
-			timeout = ms_until(now, next_interval);
-		if (next_metrics && ms_until(now, next_metrics) < timeout)
-			timeout = ms_until(now, next_metrics);
-		/* with a writer busy, the window waits: the loop's own pace reaps it */
-		if (w->flight && !w->flight_child && flight__pending(w->flight, &win) &&
-		    ms_until(now, win.to_ns) < timeout)
-			timeout = ms_until(now, win.to_ns);
-		rc = watch__wait(w, timeout);
-		if (rc < 0)
-			return watch__fail(w, cfg, rc, "reading the ring buffer");
-		if (w->front && w->front->input && w->front->input(w->front->ctx))
-			break;
 	}
-	watch__front_stop(w);
+	watch__tell_write_error(w, cfg);
+	return 0;
+}
 
-	/* what is still in the ring buffer happened before the stop */
-	rc = loader__poll(w->loader, 0, session__feed, &w->s);
+/* The flight recorder's window, once it has closed and no writer is busy. */
+static int watch__flight_tick(struct watch *w, __u64 now)
+{
+	/* what the ring buffer holds is part of the window */
+	int rc = watch__drain(w);
+
 	if (rc < 0)
-		return watch__fail(w, cfg, rc, "reading the ring buffer");
-	rc = loader__emit_histograms(w->loader, LS_MARK_END, session__feed, &w->s);
+		return rc;
+	watch__flight_write(w, true);
+	return 0;
+}
+
+/* Arm WT_FLIGHT at the pending window's end; with a writer busy the loop's own pace reaps it. */
+static void watch__flight_arm(struct watch *w)
+{
+	struct flight_window win;
+
+	if (w->flight && !w->flight_child && flight__pending(w->flight, &win))
+		timer__at(&w->timers, WT_FLIGHT, win.to_ns);
+	else
+		timer__disarm(&w->timers, WT_FLIGHT);
+}
+
+static void watch__arm(struct watch *w, __u64 now)
+{
+	const struct ls_config *cfg = w->cfg;
+
+	timers__init(&w->timers);
+	if (cfg->duration_ns)
+		timer__at(&w->timers, WT_DURATION, now + cfg->duration_ns);
+	timer__every(&w->timers, WT_INTERVAL, now, cfg->interval_ns);
+	if (w->metrics)
+		timer__every(&w->timers, WT_METRICS, now, cfg->metrics_interval_ns ?
+			     cfg->metrics_interval_ns : LS_DEFAULT_METRICS_INTERVAL_NS);
+	timer__every(&w->timers, WT_HOUSEKEEP, now, HOUSEKEEP_NS);
+	timer__every(&w->timers, WT_PENDING, now, PENDING_TICK_NS);
+}
+
+/* Every timer due by now, in the order their output should come; *done: stop the loop. */
+static int watch__timers(struct watch *w, __u64 now, bool *done)
+{
+	const struct ls_config *cfg = w->cfg;
+	int rc = 0;
+
+	if (timer__due(&w->timers, WT_FLIGHT, now))
+		rc = watch__flight_tick(w, now);
+	/* an interval due with the deadline ("-d 3 1") still prints */
+	if (rc >= 0 && timer__due(&w->timers, WT_INTERVAL, now)) {
+		rc = watch__emit(w, LS_MARK_INTERVAL, session__feed);
+		if (cfg->count && ++w->intervals >= cfg->count)
+			*done = true;
+	}
+	if (timer__due(&w->timers, WT_DURATION, now))
+		*done = true;
+	if (rc >= 0 && !*done && timer__due(&w->timers, WT_METRICS, now))
+		rc = watch__metrics_tick(w);
+	if (rc >= 0 && !*done && timer__due(&w->timers, WT_PENDING, now))
+		rc = watch__tick(w, LS_TICK_PERIODIC);
+	if (rc >= 0 && timer__due(&w->timers, WT_HOUSEKEEP, now))
+		rc = watch__housekeep(w, now);
+	return rc < 0 ? rc : 0;
+}
+
+/* Between timers: a finished flight writer, a SIGHUP, hooks that ended. */
+static void watch__between(struct watch *w, __u64 now, volatile sig_atomic_t *reload)
+{
+	watch__flight_reap(w, false);
+	if (reload && *reload) {
+		*reload = 0;
+		if (w->cfg->cmd == LS_CMD_WATCH)
+			watch__reload(w);
+	}
+	if (w->hooks)
+		hooks__poll(w->hooks, now);
+}
+
+/*
+ * The end of the stream: what the ring buffer still holds happened before
+ * the stop; waits still open are reported (the exit TICK), then the END
+ * histograms, the last flight recording, the hooks, the summary.
+ */
+static int watch__finish(struct watch *w)
+{
+	int rc;
+
+	rc = watch__tick(w, LS_TICK_EXIT);
+	if (rc >= 0)
+		rc = watch__emit(w, LS_MARK_END, session__feed);
 	if (rc < 0)
-		return watch__fail(w, cfg, rc, "reading the histograms");
+		return watch__fail(w, w->cfg, rc, w->what);
 	/* the last recordings are whole before the summary says we are done */
 	if (w->flight) {
 		watch__flight_reap(w, true);
@@ -759,8 +832,37 @@ static int watch__loop(struct watch *w, const struct ls_config *cfg, volatile si
 	watch__hook_stats(w);
 	rc = session__finish(&w->s);
 	if (rc < 0)
-		return watch__fail(w, cfg, rc, NULL);
+		return watch__fail(w, w->cfg, rc, NULL);
 	return LS_EXIT_OK;
+}
+
+static int watch__loop(struct watch *w, volatile sig_atomic_t *stop,
+		       volatile sig_atomic_t *reload)
+{
+	bool done = false;
+	__u64 now;
+	int rc = 0;
+
+	watch__arm(w, ls_now_ns());
+	while (!*stop && !w->stop_violation) {
+		now = ls_now_ns();
+		watch__between(w, now, reload);
+		rc = watch__timers(w, now, &done);
+		if (rc < 0 || done)
+			break;
+		watch__flight_arm(w);
+		rc = watch__wait(w, timers__wait_ms(&w->timers, now, POLL_MS));
+		if (rc < 0) {
+			w->what = "reading the ring buffer";
+			break;
+		}
+		if (w->front && w->front->input && w->front->input(w->front->ctx))
+			break;
+	}
+	watch__front_stop(w);
+	if (rc < 0)
+		return watch__fail(w, w->cfg, rc, w->what);
+	return watch__finish(w);
 }
 
 /*
@@ -778,6 +880,254 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 	       trace_writer__meta_flush(w->writer);
 }
 
+/*
+ * Without a cgroup2 mount no path is known: the output says null, and a
+ * cgroup= rule is refused with the reason.
+ */
+static int watch__open_cgroups(struct watch *w)
+{
+	char why[256];
+
+	if (cgroups__open(&w->cgroups, "/proc/self/mountinfo", why, sizeof(why)) &&
+	    !(w->cgroups = cgroups__new())) {
+		fprintf(stderr, "lockstall: cannot set up the cgroup resolver: %s\n", strerror(ENOMEM));
+		return LS_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* A rule (or hook) that cannot be used fails before anything is loaded. */
+static int watch__open_rules(struct watch *w, struct session_opts *so)
+{
+	const struct ls_config *cfg = w->cfg;
+	struct slo_cgroup_check chk = { cgroups__exists, w->cgroups };
+	char err[SLO_ERR_LEN];
+	int rc;
+
+	if (!cfg->n_slo && !cfg->rules_file)
+		return 0;
+	rc = slo_rules__read(&w->rules, cfg->slo, cfg->n_slo, cfg->rules_file, &chk, err,
+			     sizeof(err));
+	if (rc) {
+		fprintf(stderr, "lockstall: %s\n", err);
+		return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
+	}
+	so->rules = &w->rules;
+	so->on_violation = watch__on_violation;
+	so->violation_ctx = w;
+	if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(w, cfg))
+		return LS_EXIT_FAILURE;
+	return 0;
+}
+
+/* The sinks beside the output: metrics, the stack resolver, --folded. */
+static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out)
+{
+	const struct ls_config *cfg = w->cfg;
+	struct sink_opts po = { .filter_pid = so->pid };
+	struct stacks_opts sko = {
+		.live = true,
+		.on_maps = watch__record_maps,
+		.on_maps_ctx = w,
+	};
+
+	if (cfg->metrics_file || cfg->metrics_listen) {
+		so->metrics = sink_prometheus__new(&po);
+		if (!so->metrics)
+			goto nomem;
+	}
+	if (cfg->stacks) {
+		w->stacks = stacks__new(&sko);
+		if (!w->stacks) {
+			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n",
+				strerror(errno));
+			return LS_EXIT_FAILURE;
+		}
+		so->stacks = w->stacks;
+	}
+	if (cfg->report_format == LS_FORMAT_FOLDED && cfg->cmd == LS_CMD_WATCH) {
+		so->format = SESSION_CUSTOM;
+		so->custom = sink_folded__new(out, &po);
+		if (!so->custom)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "lockstall: cannot set up the %s: %s\n",
+		so->metrics ? "engine" : "metrics", strerror(ENOMEM));
+	return LS_EXIT_FAILURE;
+}
+
+/*
+ * Everything before the kernel is touched: the session and its sinks, and
+ * every output that can fail (a path, an address, a directory, a file)
+ * fails here, fast.
+ */
+static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
+{
+	const struct ls_config *cfg = w->cfg;
+	int rc;
+
+	rc = watch__open_cgroups(w);
+	if (rc)
+		return rc;
+	so->cgroups = w->cgroups;
+	rc = watch__open_rules(w, so);
+	if (rc)
+		return rc;
+	if (cfg->pid)
+		so->pid = watch__check_pid(cfg->pid);
+	w->pid = so->pid;
+	rc = watch__open_sinks(w, so, out);
+	if (rc)
+		return rc;
+	if (w->front) {
+		so->format = SESSION_CUSTOM;
+		so->custom = w->front_sink;
+		w->front_sink = NULL;
+	}
+	if (session__init(&w->s, so, out)) {
+		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
+		return LS_EXIT_FAILURE;
+	}
+	w->metrics = w->s.metrics;
+	if (w->metrics && watch__write_metrics(w))
+		return LS_EXIT_FAILURE;
+	if (cfg->metrics_listen && watch__http_open(w))
+		return LS_EXIT_FAILURE;
+	if (cfg->flight_dir && watch__flight_open(w))
+		return LS_EXIT_FAILURE;
+	if (cfg->output) {
+		if (record__create(&w->writer, cfg) < 0)
+			return LS_EXIT_FAILURE;
+		w->s.writer = w->writer;
+		w->s.stop_on_write_error = cfg->cmd == LS_CMD_RECORD;
+	}
+	return 0;
+}
+
+/* Load and attach, start the recording, the BEGIN mark, and say so. */
+static int watch__attach(struct watch *w, const struct loader_opts *lo)
+{
+	const struct ls_config *cfg = w->cfg;
+	char thr[32];
+	int rc;
+
+	/* loader__open says what failed and what to do */
+	rc = loader__open(&w->loader, lo);
+	if (rc < 0) {
+		if (w->writer) {
+			/* nothing was recorded: leave no file that looks like a recording */
+			trace_writer__close(w->writer);
+			w->writer = NULL;
+			unlink(cfg->output);
+		}
+		return LS_EXIT_FAILURE;
+	}
+	if (w->writer) {
+		rc = record__start(w->writer, cfg, w->pid, loader__features(w->loader));
+		if (rc < 0) {
+			/* nothing traced yet: a recording that cannot start is no use */
+			fprintf(stderr, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(-rc));
+			return LS_EXIT_FAILURE;
+		}
+	}
+	rc = loader__emit_mark(w->loader, LS_MARK_BEGIN, session__feed, &w->s);
+	if (rc < 0) {
+		/* nothing was traced yet: even a closed pipe is a failure to start */
+		watch__fail(w, cfg, rc, "starting the trace");
+		return LS_EXIT_FAILURE;
+	}
+	w->start_ns = ls_now_ns();
+	/* the end-to-end tests start their workloads on this line: only once attached */
+	if (cfg->cmd == LS_CMD_RECORD)
+		fprintf(stderr, "lockstall: recording mmap_lock to %s (threshold %s)... Ctrl-C to stop\n",
+			cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
+	else
+		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... Ctrl-C to stop\n",
+			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
+	fflush(stderr);
+	return 0;
+}
+
+/* What the loader counted that the output does not show. */
+static void watch__loader_notes(struct watch *w)
+{
+	struct loader_stats st;
+
+	loader__stats(w->loader, &st);
+	/* histograms that quietly miss entries would understate the waits */
+	if (st.hist_misses)
+		fprintf(stderr, "lockstall: %llu waits and holds missing from the histograms (histogram map full)\n",
+			(unsigned long long)st.hist_misses);
+	/* counted among the lost events too, so their findings read unknown */
+	if (st.task_state_full)
+		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
+			(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
+	if (!w->cfg->verbose)
+		return;
+	fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",
+		(unsigned long long)st.records, (unsigned long long)st.bytes,
+		(unsigned long long)st.drops);
+	if (st.stack_records || st.kstack_saves)
+		fprintf(stderr, "lockstall: stacks: %llu records, %llu ns each to make; %llu kernel stacks of holders off CPU saved, %llu ns each\n",
+			(unsigned long long)st.stack_records,
+			(unsigned long long)(st.stack_records ? st.stack_ns / st.stack_records : 0),
+			(unsigned long long)st.kstack_saves,
+			(unsigned long long)(st.kstack_saves ? st.kstack_save_ns / st.kstack_saves : 0));
+}
+
+/* After the loop, whatever stopped it: the last metrics, the exit code, the notes. */
+static int watch__conclude(struct watch *w, int ret)
+{
+	const struct ls_config *cfg = w->cfg;
+
+	if (watch__write_metrics(w) && ret == LS_EXIT_OK)
+		ret = LS_EXIT_FAILURE;
+	if (ret == LS_EXIT_OK && w->violated && cfg->exit_on_violation)
+		ret = LS_EXIT_VIOLATION;
+	watch__tell_write_error(w, cfg);
+	if (w->s.write_err)
+		ret = LS_EXIT_FAILURE;
+	/* after EPIPE nobody reads on; a closing message would only be noise */
+	if (w->s.feed_err == -EPIPE)
+		return ret;
+	watch__warn_lost(w, true);
+	watch__loader_notes(w);
+	return ret;
+}
+
+static int watch__teardown(struct watch *w, int ret)
+{
+	int rc;
+
+	watch__front_stop(w);
+	sink__free(w->front_sink);
+	if (w->loader)
+		loader__free(w->loader);
+	if (w->writer) {
+		/* mappings the worker read after the last stall, before they are lost */
+		if (w->stacks)
+			stacks__drain(w->stacks, STACKS_MAPS_WAIT_NS);
+		record__cgroups(w->writer, w->cgroups);
+		/* the names are read after tracing stopped: see record__finish() */
+		rc = record__finish(w->writer, w->cfg, w->s.engine, ls_now_ns() - w->start_ns);
+		if (rc < 0 && ret == LS_EXIT_OK)
+			ret = LS_EXIT_FAILURE;
+	}
+	session__destroy(&w->s);
+	stacks__free(w->stacks);
+	cgroups__free(w->cgroups);
+	slo_rules__free(&w->rules);
+	hooks__free(w->hooks);
+	metrics_http__free(w->http);
+	/* an error ended the loop: a recording being written still ends whole */
+	watch__flight_reap(w, true);
+	flight__free(w->flight);
+	free(w->flight_rule);
+	return ret;
+}
+
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
@@ -788,9 +1138,8 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front)
 {
 	struct session_opts so = {
-		.format = front ? SESSION_CUSTOM : cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
+		.format = cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
 			  cfg->json ? SESSION_JSON : SESSION_TEXT,
-		.custom = front ? front->sink : NULL,
 		.top = cfg->top,
 		.pid = cfg->pid,
 		.threshold_ns = cfg->threshold_ns,
@@ -813,207 +1162,20 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
 	};
-	struct watch w = { .cfg = cfg, .front = front };
-	/* the front's sink until the session takes it */
-	struct sink *front_sink = front ? front->sink : NULL;
-	struct slo_rules rules = { 0 };
-	char thr[32];
-	int ret = LS_EXIT_FAILURE, rc;
+	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
+	int ret;
 
-	/*
-	 * Without a cgroup2 mount no path is known: the output says null, and
-	 * a cgroup= rule is refused below with the reason.
-	 */
-	{
-		char why[256];
-
-		if (cgroups__open(&w.cgroups, "/proc/self/mountinfo", why, sizeof(why)) &&
-		    !(w.cgroups = cgroups__new())) {
-			fprintf(stderr, "lockstall: cannot set up the cgroup resolver: %s\n",
-				strerror(ENOMEM));
-			sink__free(front_sink);
-			return LS_EXIT_FAILURE;
-		}
-		so.cgroups = w.cgroups;
-	}
-	/* a rule that cannot be used fails before anything is loaded */
-	if (cfg->n_slo || cfg->rules_file) {
-		struct slo_cgroup_check chk = { cgroups__exists, w.cgroups };
-		char err[SLO_ERR_LEN];
-
-		rc = slo_rules__read(&rules, cfg->slo, cfg->n_slo, cfg->rules_file, &chk, err,
-				     sizeof(err));
-		if (rc) {
-			fprintf(stderr, "lockstall: %s\n", err);
-			cgroups__free(w.cgroups);
-			return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
-		}
-		so.rules = &rules;
-		so.on_violation = watch__on_violation;
-		so.violation_ctx = &w;
-		if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(&w, cfg)) {
-			slo_rules__free(&rules);
-			cgroups__free(w.cgroups);
-			sink__free(front_sink);
-			return LS_EXIT_FAILURE;
-		}
-	}
-	if (cfg->pid)
-		so.pid = watch__check_pid(cfg->pid);
-
-	w.pid = so.pid;
-	if (cfg->metrics_file || cfg->metrics_listen) {
-		struct sink_opts mo = { .filter_pid = so.pid };
-
-		so.metrics = sink_prometheus__new(&mo);
-		if (!so.metrics) {
-			fprintf(stderr, "lockstall: cannot set up the metrics: %s\n", strerror(ENOMEM));
-			goto cleanup;
-		}
-	}
-	if (cfg->stacks) {
-		struct stacks_opts sko = {
-			.live = true,
-			.on_maps = watch__record_maps,
-			.on_maps_ctx = &w,
-		};
-
-		w.stacks = stacks__new(&sko);
-		if (!w.stacks) {
-			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n", strerror(errno));
-			goto cleanup;
-		}
-		so.stacks = w.stacks;
-	}
-	if (cfg->report_format == LS_FORMAT_FOLDED && cfg->cmd == LS_CMD_WATCH) {
-		struct sink_opts fo = { .filter_pid = so.pid };
-
-		so.format = SESSION_CUSTOM;
-		so.custom = sink_folded__new(out, &fo);
-		if (!so.custom) {
-			fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
-			goto cleanup;
-		}
-	}
-	front_sink = NULL;
-	if (session__init(&w.s, &so, out)) {
-		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
-		goto cleanup;
-	}
-	w.metrics = w.s.metrics;
-	/* before loading anything: a path that cannot be written fails fast */
-	if (w.metrics && watch__write_metrics(&w))
-		goto cleanup;
-	/* ... and so does an address in use or a directory that cannot be written */
-	if (cfg->metrics_listen && watch__http_open(&w))
-		goto cleanup;
-	if (cfg->flight_dir && watch__flight_open(&w))
-		goto cleanup;
-	/* before loading anything: a name that cannot be used fails fast */
-	if (cfg->output) {
-		rc = record__create(&w.writer, cfg);
-		if (rc < 0)
-			goto cleanup;
-		w.s.writer = w.writer;
-		w.s.stop_on_write_error = cfg->cmd == LS_CMD_RECORD;
-	}
-	/* loader__open says what failed and what to do */
-	rc = loader__open(&w.loader, &lo);
-	if (rc < 0) {
-		if (w.writer) {
-			/* nothing was recorded: leave no file that looks like a recording */
-			trace_writer__close(w.writer);
-			w.writer = NULL;
-			unlink(cfg->output);
-		}
-		goto cleanup;
-	}
-	if (w.writer) {
-		rc = record__start(w.writer, cfg, so.pid, loader__features(w.loader));
-		if (rc < 0) {
-			/* nothing traced yet: a recording that cannot start is no use */
-			fprintf(stderr, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(-rc));
-			goto cleanup;
-		}
-	}
-
-	rc = loader__emit_mark(w.loader, LS_MARK_BEGIN, session__feed, &w.s);
-	if (rc < 0) {
-		ret = watch__fail(&w, cfg, rc, "starting the trace");
-		goto cleanup;
-	}
-	w.start_ns = ls_now_ns();
-	/* the end-to-end tests start their workloads on this line: only once attached */
-	if (cfg->cmd == LS_CMD_RECORD)
-		fprintf(stderr, "lockstall: recording mmap_lock to %s (threshold %s)... Ctrl-C to stop\n",
-			cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	else
-		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... Ctrl-C to stop\n",
-			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	fflush(stderr);
-	if (front && front->start && front->start(front->ctx))
-		goto cleanup;
-
-	ret = watch__loop(&w, cfg, stop, reload);
-	/* at exit, whatever stopped the loop: the run's last counts */
-	if (watch__write_metrics(&w) && ret == LS_EXIT_OK)
+	/* the parser checked --pending-after against -t: watch knows both */
+	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
+	/* top: a stall in progress is shown anew at every refresh */
+	if (front)
+		so.pending_every_ns = cfg->interval_ns;
+	ret = watch__open(&w, &so, out);
+	if (!ret)
+		ret = watch__attach(&w, &lo);
+	if (!ret && front && front->start && front->start(front->ctx))
 		ret = LS_EXIT_FAILURE;
-	if (ret == LS_EXIT_OK && w.violated && cfg->exit_on_violation)
-		ret = LS_EXIT_VIOLATION;
-	watch__tell_write_error(&w, cfg);
-	if (w.s.write_err)
-		ret = LS_EXIT_FAILURE;
-	/* after EPIPE nobody reads on; a closing message would only be noise */
-	if (w.s.feed_err == -EPIPE)
-		goto cleanup;
-	watch__warn_lost(&w, true);
-	{
-		struct loader_stats st;
-
-		loader__stats(w.loader, &st);
-		/* histograms that quietly miss entries would understate the waits */
-		if (st.hist_misses)
-			fprintf(stderr, "lockstall: %llu waits and holds missing from the histograms (histogram map full)\n",
-				(unsigned long long)st.hist_misses);
-		/* counted among the lost events too, so their findings read unknown */
-		if (st.task_state_full)
-			fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
-				(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
-		if (cfg->verbose)
-			fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",
-				(unsigned long long)st.records, (unsigned long long)st.bytes,
-				(unsigned long long)st.drops);
-		if (cfg->verbose && (st.stack_records || st.kstack_saves))
-			fprintf(stderr, "lockstall: stacks: %llu records, %llu ns each to make; %llu kernel stacks of holders off CPU saved, %llu ns each\n",
-				(unsigned long long)st.stack_records,
-				(unsigned long long)(st.stack_records ? st.stack_ns / st.stack_records : 0),
-				(unsigned long long)st.kstack_saves,
-				(unsigned long long)(st.kstack_saves ? st.kstack_save_ns / st.kstack_saves : 0));
-	}
-cleanup:
-	watch__front_stop(&w);
-	sink__free(front_sink);
-	if (w.loader)
-		loader__free(w.loader);
-	if (w.writer) {
-		/* mappings the worker read after the last stall, before they are lost */
-		if (w.stacks)
-			stacks__drain(w.stacks, STACKS_MAPS_WAIT_NS);
-		record__cgroups(w.writer, w.cgroups);
-		/* the names are read after tracing stopped: see record__finish() */
-		rc = record__finish(w.writer, cfg, w.s.engine, ls_now_ns() - w.start_ns);
-		if (rc < 0 && ret == LS_EXIT_OK)
-			ret = LS_EXIT_FAILURE;
-	}
-	session__destroy(&w.s);
-	stacks__free(w.stacks);
-	cgroups__free(w.cgroups);
-	slo_rules__free(&rules);
-	hooks__free(w.hooks);
-	metrics_http__free(w.http);
-	/* an error ended the loop: a recording being written still ends whole */
-	watch__flight_reap(&w, true);
-	flight__free(w.flight);
-	free(w.flight_rule);
-	return ret;
+	if (!ret)
+		ret = watch__conclude(&w, watch__loop(&w, stop, reload));
+	return watch__teardown(&w, ret);
 }

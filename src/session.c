@@ -57,9 +57,11 @@ static int window__stall(struct sink *s, const struct ls_stall *st)
 
 	if (!window__holds(w, st->start_ns))
 		return 0;
-	w->stalls++;
-	if (st->verdict < LS_VERDICT_N)
-		w->by_verdict[st->verdict]++;
+	if (!st->pending) {
+		w->stalls++;
+		if (st->verdict < LS_VERDICT_N)
+			w->by_verdict[st->verdict]++;
+	}
 	return sink__stall(w->session->out, st);
 }
 
@@ -244,6 +246,8 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	struct engine_opts eo = {
 		.threshold_ns = o->threshold_ns,
 		.filter_pid = o->pid,
+		.pending_after_ns = o->pending_after_ns,
+		.pending_every_ns = o->pending_every_ns,
 	};
 	struct sink *first;
 

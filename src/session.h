@@ -31,6 +31,8 @@ struct session_opts {
 	unsigned int top;
 	__u32 pid;		/* 0: all */
 	__u64 threshold_ns;
+	__u64 pending_after_ns;	/* engine_opts' */
+	__u64 pending_every_ns;
 	/*
 	 * report --from/--to, relative to the run's start (its BEGIN mark,
 	 * the text output's "+0.000s"): only stalls that began in

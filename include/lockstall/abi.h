@@ -26,8 +26,9 @@
  * version 1 are unchanged, so version 1 recordings still read.
  * 3: ls_rec_lock.cgroup_id, appended: the trace reader widens the
  * LS_REC_LOCK_V1_SIZE lock records of versions 1 and 2 (cgroup_id 0).
+ * 4: LS_REC_TICK and LS_STACK_NOW (pending stalls); older records unchanged.
  */
-#define LS_ABI_VERSION 3
+#define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
 
 /* TASK_COMM_LEN is an enum constant in a 6.18 vmlinux.h: keep our own. */
@@ -56,6 +57,7 @@ enum ls_rec_type {
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
+	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
 	LS_REC_TYPE_MAX,
 };
 
@@ -288,6 +290,23 @@ struct ls_rec_lost {
 };
 
 /*
+ * The live loop (and so the recording) sends a TICK every so often and one
+ * LS_TICK_EXIT before LS_MARK_END: the engine's clock moves only by
+ * records, so this is how it learns that a wait has lasted, with no record
+ * of the wait itself, and a replay reports the same pending stalls.
+ */
+enum ls_tick_kind {
+	LS_TICK_PERIODIC = 1,
+	LS_TICK_EXIT = 2,	/* the run ends: every wait still open is reported */
+};
+
+struct ls_rec_tick {
+	struct ls_hdr hdr;
+	__u32 kind;		/* enum ls_tick_kind */
+	__u32 pad;
+};
+
+/*
  * Stacks ---------------------------------------------------------------------
  *
  * A STACK record says where a task was: its kernel stack, its user stack as
@@ -310,6 +329,12 @@ enum ls_stack_why {
 	LS_STACK_WAIT = 1,
 	LS_STACK_HOLD_OFF = 2,
 	LS_STACK_HOLD_LONG = 3,
+	/*
+	 * The kernel stack of a holder of a pending stall as it is at a
+	 * TICK (a task iterator in user space's hands, not the hot path);
+	 * mm 0: the holder's lock is not known, it applies to any.
+	 */
+	LS_STACK_NOW = 4,
 };
 
 /* --user-stacks: what the kernel captures of user stacks. */
@@ -404,6 +429,7 @@ LS_ASSERT_SIZE(ls_rec_hist, 312);
 LS_ASSERT_SIZE(ls_hist_slot, 296);
 LS_ASSERT_SIZE(ls_rec_mark, 24);
 LS_ASSERT_SIZE(ls_rec_lost, 40);
+LS_ASSERT_SIZE(ls_rec_tick, 24);
 LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
 LS_ASSERT_SIZE(ls_bpf_config, 32);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");

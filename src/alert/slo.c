@@ -467,7 +467,21 @@ struct win_entry {
 	__u64 ns;
 };
 
+/*
+ * A wait a pending report showed to the rule: what of it the window has
+ * counted so far, and whether it fired the rule (its final stall then
+ * does not fire it again).  Named as the sinks name it: waiter tid, start.
+ */
+struct open_wait {
+	__u32 tid;
+	__u64 start_ns;
+	__u64 counted_ns;
+	bool fired;
+};
+
 struct rule_state {
+	struct open_wait open[SLO_OPEN_WAITS];
+	size_t n_open;
 	/* the window: a ring of matching stalls, oldest first */
 	struct win_entry *ring;
 	size_t cap, head, n;
@@ -713,6 +727,79 @@ static int slo__fire(struct slo *slo, size_t i, __u64 value, __u64 window_stalls
 	return slo->fn ? slo->fn(slo->ctx, &v) : 0;
 }
 
+/*
+ * The wait st is about (a pending report, or the stall that ends one the
+ * rule saw pending), found or, for a pending report, made: the oldest
+ * goes when all slots are taken.  NULL: a stall of a wait never seen open.
+ */
+static struct open_wait *state__open_wait(struct rule_state *s, const struct ls_stall *st)
+{
+	struct open_wait *w, *oldest = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n_open; i++) {
+		w = &s->open[i];
+		if (w->tid == st->waiter.tid && w->start_ns == st->start_ns)
+			return w;
+		if (!oldest || w->start_ns < oldest->start_ns)
+			oldest = w;
+	}
+	if (!st->pending)
+		return NULL;
+	w = s->n_open < SLO_OPEN_WAITS ? &s->open[s->n_open++] : oldest;
+	*w = (struct open_wait){ .tid = st->waiter.tid, .start_ns = st->start_ns };
+	return w;
+}
+
+static void state__close_wait(struct rule_state *s, struct open_wait *w)
+{
+	*w = s->open[--s->n_open];
+}
+
+/*
+ * One stall or pending report against one rule.  A pending report counts
+ * what its wait has accrued since the last one (stalled), and fires as
+ * soon as the wait is long enough (wait); the wait's stall then counts the
+ * rest, and does not fire a rule its pending reports fired already.
+ */
+static int slo__judge(struct slo *slo, size_t i, const struct ls_stall *st)
+{
+	const struct slo_rule *r = &slo->rules.v[i];
+	struct rule_state *s = &slo->state[i];
+	struct open_wait *w = state__open_wait(s, st);
+	bool fired = w && w->fired, broke = false;
+	__u64 counted = w && w->counted_ns < st->lock_wait_ns ? w->counted_ns : 0;
+	int rc = 0;
+
+	if (w && !st->pending)
+		state__close_wait(s, w);
+	else if (w)
+		w->counted_ns = st->lock_wait_ns;
+	if (r->kind == SLO_WAIT) {
+		if (st->lock_wait_ns < r->limit_ns || fired)
+			return 0;
+		broke = true;
+		rc = state__remember(s, st);
+		if (!rc)
+			rc = slo__fire(slo, i, st->lock_wait_ns, 1);
+	} else {
+		state__expire(s, slo->now_ns, r->window_ns);
+		/* a stall that ended before the window began counts for nothing */
+		if (slo->now_ns - st->end_ns >= r->window_ns)
+			return 0;
+		rc = state__add(slo, s, st->end_ns, st->lock_wait_ns - counted);
+		if (!rc)
+			rc = state__remember(s, st);
+		broke = !rc && !fired && s->sum_ns >= r->limit_ns;
+		if (broke)
+			rc = slo__fire(slo, i, s->sum_ns, s->n);
+	}
+	/* reported, or held back by the rate limit: either way this wait broke the rule */
+	if (w && st->pending && broke)
+		w->fired = true;
+	return rc;
+}
+
 int slo__on_stall(struct slo *slo, const struct ls_stall *st)
 {
 	size_t i;
@@ -722,28 +809,9 @@ int slo__on_stall(struct slo *slo, const struct ls_stall *st)
 	if (st->end_ns > slo->now_ns)
 		slo->now_ns = st->end_ns;
 	for (i = 0; i < slo->rules.n; i++) {
-		const struct slo_rule *r = &slo->rules.v[i];
-		struct rule_state *s = &slo->state[i];
-
-		if (!rule__matches(r, st))
+		if (!rule__matches(&slo->rules.v[i], st))
 			continue;
-		if (r->kind == SLO_WAIT) {
-			if (st->lock_wait_ns < r->limit_ns)
-				continue;
-			rc = state__remember(s, st);
-			if (!rc)
-				rc = slo__fire(slo, i, st->lock_wait_ns, 1);
-		} else {
-			state__expire(s, slo->now_ns, r->window_ns);
-			/* a stall that ended before the window began counts for nothing */
-			if (slo->now_ns - st->end_ns >= r->window_ns)
-				continue;
-			rc = state__add(slo, s, st->end_ns, st->lock_wait_ns);
-			if (!rc)
-				rc = state__remember(s, st);
-			if (!rc && s->sum_ns >= r->limit_ns)
-				rc = slo__fire(slo, i, s->sum_ns, s->n);
-		}
+		rc = slo__judge(slo, i, st);
 		if (rc < 0)
 			return rc;
 	}

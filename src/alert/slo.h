@@ -32,8 +32,11 @@
  * Stalled time is lock_wait_ns, the part of a wait the lock is to blame
  * for (the threshold and the verdict look at the same); the window is
  * (now - WINDOW, now], now the latest end_ns seen, and a stall counts in
- * it by its end.  The engine sees a stall only once it has ended, so a
- * wait still going on counts nothing yet.
+ * it by its end.  Pending reports (waits still going on) count too: a wait
+ * rule fires at the first report of a wait that long, a stalled rule adds
+ * what the wait accrued since its previous report, at the report's time;
+ * the wait's final stall adds the rest and does not fire a rule again that
+ * its reports fired.
  */
 #ifndef LOCKSTALL_SLO_H
 #define LOCKSTALL_SLO_H
@@ -49,6 +52,7 @@
 #define SLO_MAX_CGROUP		1024	/* bytes of a cgroup= path */
 #define SLO_VIOLATION_STALLS	8	/* stalls a violation carries, latest first */
 #define SLO_WINDOW_ENTRIES	65536	/* stalls remembered per rule window */
+#define SLO_OPEN_WAITS		64	/* waits seen pending, remembered per rule */
 #define SLO_DEFAULT_EVERY_NS	(10 * 1000000000ULL)
 #define SLO_ERR_LEN		512
 

@@ -26,6 +26,7 @@ union any_rec {
 	struct ls_rec_hist hist;
 	struct ls_rec_mark mark;
 	struct ls_rec_lost lost;
+	struct ls_rec_tick tick;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -50,6 +51,8 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_mark);
 	case LS_REC_LOST:
 		return sizeof(struct ls_rec_lost);
+	case LS_REC_TICK:
+		return sizeof(struct ls_rec_tick);
 	default:
 		return 0;
 	}
@@ -77,6 +80,8 @@ static bool rec__valid(const union any_rec *u)
 		       (u->hist.key.write <= 1 || u->hist.key.write == LS_HIST_ANY_MODE);
 	case LS_REC_MARK:
 		return u->mark.kind >= LS_MARK_BEGIN && u->mark.kind <= LS_MARK_END;
+	case LS_REC_TICK:
+		return u->tick.kind >= LS_TICK_PERIODIC && u->tick.kind <= LS_TICK_EXIT;
 	default:
 		return true;
 	}
@@ -137,9 +142,8 @@ static void engine__update_span(struct engine *e)
 	e->cum.end_ns = e->have_end ? e->end_ts : e->now;
 }
 
-static void engine__note_time(struct engine *e, const struct ls_hdr *hdr)
+static void engine__note_time(struct engine *e, const struct ls_hdr *hdr, bool kernel)
 {
-	bool kernel = rec__from_kernel(hdr->type);
 	struct cpu *c = kernel ? cpus__get(e, hdr->cpu) : NULL;
 	__u64 from = 0;
 
@@ -330,7 +334,8 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 	if (u.hdr.type == LS_REC_STACK) {
 		if (!stack__valid(rec, len))
 			goto bad;
-		engine__note_time(e, &u.hdr);
+		/* LS_STACK_NOW comes from user space, not from hdr.cpu's stream. */
+		engine__note_time(e, &u.hdr, !stack__is_now(rec));
 		stacks__record(e, rec, len);
 		engine__sweep(e);
 		return 0;
@@ -342,7 +347,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 	memcpy(&u, rec, len);
 	if (!rec__valid(&u))
 		goto bad;
-	engine__note_time(e, &u.hdr);
+	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
 	switch (u.hdr.type) {
 	case LS_REC_WAIT_BEGIN:
@@ -374,6 +379,9 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		break;
 	case LS_REC_LOST:
 		engine__lost(e, &u.lost);
+		break;
+	case LS_REC_TICK:
+		err = pending__tick(e, &u.tick);
 		break;
 	}
 	engine__sweep(e);
@@ -446,6 +454,7 @@ void engine__free(struct engine *e)
 	free(e->cands);
 	free(e->order);
 	free(e->tally);
+	free(e->pend_v);
 	free(e);
 }
 

@@ -124,7 +124,20 @@ struct ls_holder {
 	unsigned int n_spells;
 	unsigned int n_spells_dropped;	/* beyond LS_MAX_SPELLS */
 	/*
-	 * Where it was (NULL: no STACK record came): its first switch-out
+	 * Pending stalls: what it is doing at the report's time (RUNNING: on
+	 * CPU, or not seen off CPU), and since when (0: not known).
+	 */
+	enum ls_holder_state state_now;
+	__u64 state_since_ns;
+	/*
+	 * Pending stalls: it holds an mmap_lock the records did not name (its
+	 * hold began without a wait, so no record carried the mm yet); it
+	 * sat off CPU holding while this wait went on.  Its HOLD settles it.
+	 */
+	bool mm_unconfirmed;
+	/*
+	 * Where it was (NULL: no STACK record came): in a pending stall, its
+	 * stack as it was at the report (LS_STACK_NOW) when one came; else its first switch-out
 	 * while holding (LS_STACK_HOLD_OFF) or its release (HOLD_LONG).
 	 * frames: the resolver's, NULL before the resolver ran.
 	 */
@@ -171,6 +184,18 @@ struct ls_stall {
 	unsigned int n_chain;
 	enum ls_verdict verdict;
 	__u64 lost_in_window;	/* records lost while this wait went on */
+	/*
+	 * A pending stall (the sinks' stall op with pending set): the wait had
+	 * not ended at end_ns, the time of the TICK that reported it; wait_ns
+	 * is the wait so far, acquired false, the holders and verdict as they
+	 * stand.  seq is 0: a wait is named by waiter.tid and start_ns, which
+	 * its final stall repeats.
+	 */
+	bool pending;
+	bool at_exit;		/* pending, reported because the run ended (LS_TICK_EXIT) */
+	/* Pending: this report's number (1, 2, ...); a final stall: the reports made before it. */
+	__u32 pending_reports;
+	__u64 pending_first_ns;	/* the first pending report's time; 0: none */
 	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
 	const struct ls_rec_stack *waiter_stack;
 	const struct ls_frames *waiter_frames;
@@ -197,6 +222,8 @@ struct ls_summary {
 	__u64 stalls;		/* emitted (after the pid filter) */
 	__u64 stalls_by_verdict[LS_VERDICT_N];
 	__u64 events;		/* records fed, of every type */
+	__u64 pending_reports;	/* pending records sent, at exit included (after the pid filter) */
+	__u64 pending_at_exit;	/* waits still open when the run ended */
 	__u64 lost_events;	/* lost_before + LS_REC_LOST */
 	__u64 bad_records;	/* malformed records skipped */
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
@@ -218,7 +245,17 @@ struct engine_opts {
 	__u64 threshold_ns;	/* minimum wait worth a stall record */
 	__u32 filter_pid;	/* 0: all; else stalls whose waiter, a holder or the mm's owner is this tgid */
 	__u32 features;		/* LS_FEAT_* when no LS_MARK_BEGIN says */
+	/*
+	 * A wait still open this long at a TICK is reported as pending, then
+	 * every pending_every_ns while it lasts (0: once).  0: never, not
+	 * even at exit.  ENGINE_PENDING_* are the command line's defaults.
+	 */
+	__u64 pending_after_ns;
+	__u64 pending_every_ns;
 };
+
+#define ENGINE_PENDING_AFTER_NS	1000000000ULL
+#define ENGINE_PENDING_EVERY_NS	10000000000ULL
 
 struct engine;
 
@@ -231,6 +268,13 @@ int engine__feed(struct engine *e, const void *rec, size_t len);
 /* End of stream: send the summary (with cumulative histograms) to the sink. */
 int engine__finish(struct engine *e);
 void engine__summary(const struct engine *e, struct ls_summary *out);
+/*
+ * Holders whose current stack a pending report at time now would want
+ * (holders of waits open pending_after_ns by then, off CPU): their tids,
+ * at most max, into tids; returns how many.  The live loop reads their
+ * stacks (LS_STACK_NOW records) and feeds those before the TICK.
+ */
+size_t engine__stuck_holders(const struct engine *e, __u64 now, __u32 *tids, size_t max);
 void engine__free(struct engine *e);
 
 /* Helpers every module shares (src/engine/names.c). */

@@ -253,12 +253,18 @@ struct task {
 	struct mm *wait_mm;
 	__u64 wait_start;
 	bool wait_write;
+	struct ls_op wait_op;		/* from WAIT_BEGIN: for pending reports */
+	__u64 wait_cgroup_id;
+	__u32 pend_reports;		/* pending reports made of this wait */
+	__u64 pend_first;		/* ... the first one's time */
 
 	struct open_hold oh[TASK_OPEN_HOLDS];
 
 	/* STACK records waiting for the WAIT_END or HOLD they come before. */
 	struct ls_rec_stack *wait_stack;
 	struct ls_rec_stack *hold_stack;
+	/* LS_STACK_NOW: its stack at the latest tick that asked, kept until the next. */
+	struct ls_rec_stack *now_stack;
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -321,6 +327,7 @@ struct hold {
 	bool granted;
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
+	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	__u32 n_spells;
 	struct spell spells[];
@@ -370,6 +377,8 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh);
 
 /* A well-formed STACK record of exactly len bytes. */
 bool stack__valid(const void *rec, size_t len);
+/* A valid STACK record of why LS_STACK_NOW (user space's, not the kernel stream's). */
+bool stack__is_now(const void *rec);
 /* Park a valid STACK record on its task until its WAIT_END or HOLD comes. */
 void stacks__record(struct engine *e, const void *rec, size_t len);
 /* Take the stack parked in *slot if it is for mm (else drop it); the caller owns it. */
@@ -378,10 +387,31 @@ void stack__free(struct engine *e, struct ls_rec_stack *s);
 
 /* ---- stall.c --------------------------------------------------------- */
 
-/* Build and send the stall for one WAIT_END (already past the threshold). */
-int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm);
+/* What a stall says of pending reports: of itself, or of those before it. */
+struct stall_pend {
+	bool pending;		/* r is a wait still open, made up at a tick */
+	bool at_exit;
+	__u32 reports;		/* pending: this report's number; final: reports before it */
+	__u64 first_ns;
+};
+
+/*
+ * Build and send the stall for one WAIT_END (already past the threshold),
+ * or, with p->pending, the report of a wait still open (r made up from it).
+ * Returns 1 when it went to the sink (the pid filter let it), 0 when not,
+ * or the sink's negative errno.
+ */
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
+		const struct stall_pend *p);
 /* When the lock stopped making r's task wait: its handoff, else acquire_returned. */
 __u64 stall__lock_end(const struct ls_rec_lock *r);
+
+/* ---- pending.c ------------------------------------------------------- */
+
+/* A TICK: report the waits open long enough (all of them at LS_TICK_EXIT). */
+int pending__tick(struct engine *e, const struct ls_rec_tick *r);
+/* A pending holder as it is now: state, since when, its latest LS_STACK_NOW. */
+void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless);
 
 /* ---- engine.c -------------------------------------------------------- */
 
@@ -428,6 +458,8 @@ struct engine {
 	struct ring lossy;	/* struct lossy_span */
 	__u64 stack_bytes;	/* STACK records kept: ENGINE_MAX_STACK_BYTES */
 	const struct ls_rec_stack *wait_stack;	/* the waiter's, during stall__emit */
+	struct task **pend_v;	/* pending.c scratch: the waits one tick reports */
+	__u32 pend_alloc;
 
 	/* Histograms: cumulative, the previous interval's, the delta sent. */
 	struct ls_hist_set cum;

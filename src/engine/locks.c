@@ -347,6 +347,10 @@ void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->wait_mm = mm;
 	tk->wait_start = r->start_ns;
 	tk->wait_write = !!r->write;
+	tk->wait_op = r->op;
+	tk->wait_cgroup_id = r->cgroup_id;
+	tk->pend_reports = 0;
+	tk->pend_first = 0;
 	tk->flags |= LS_TASK_F_WAITING;
 	if (!mm->n_open_waits) {
 		mm->min_open_start = r->start_ns;
@@ -362,6 +366,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 {
 	__u64 ts = r->hdr.ts, start = r->start_ns, hold_start;
 	bool acquired = r->success && !(r->flags & LS_LOCK_F_EXITED);
+	struct stall_pend pend = { 0 };
 	struct ls_rec_stack *ws;
 	struct task *tk;
 	struct mm *mm;
@@ -376,6 +381,11 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (tk) {
 		tk->info = r->task;
 		tk->last_ts = u64_max(tk->last_ts, ts);
+		/* The wait that pending reports spoke of: the final stall refers to them. */
+		if (tk->waiting && tk->wait_start == start && tk->pend_reports) {
+			pend.reports = tk->pend_reports;
+			pend.first_ns = tk->pend_first;
+		}
 		locks__end_wait(e, tk);
 		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
 	}
@@ -386,10 +396,11 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	/* The lock is to blame until it was handed over, not for the run delay after. */
 	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns) {
 		e->wait_stack = ws;
-		err = stall__emit(e, r, mm);
+		err = stall__emit(e, r, mm, &pend);
 		e->wait_stack = NULL;
 	}
 	stack__free(e, ws);
+	err = err < 0 ? err : 0;
 	if (acquired && tk && mm) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
 		mm__end_open_holds(e, mm, tk, !r->write, ts);

@@ -25,7 +25,7 @@ bool stack__valid(const void *rec, size_t len)
 	memcpy(&r, rec, sizeof(r));
 	if (r.hdr.size != len || r.hdr.cpu >= ENGINE_MAX_CPUS)
 		return false;
-	if (r.why < LS_STACK_WAIT || r.why > LS_STACK_HOLD_LONG)
+	if (r.why < LS_STACK_WAIT || r.why > LS_STACK_NOW)
 		return false;
 	if (r.nr_kernel > LS_KSTACK_MAX || r.nr_user > LS_USTACK_MAX)
 		return false;
@@ -82,7 +82,16 @@ void stacks__record(struct engine *e, const void *rec, size_t len)
 	if (!tk)
 		return;
 	tk->last_ts = u64_max(tk->last_ts, r.hdr.ts);
-	stack__park(e, r.why == LS_STACK_WAIT ? &tk->wait_stack : &tk->hold_stack, rec, len);
+	if (r.why == LS_STACK_NOW)
+		stack__park(e, &tk->now_stack, rec, len);
+	else
+		stack__park(e, r.why == LS_STACK_WAIT ? &tk->wait_stack : &tk->hold_stack,
+			    rec, len);
+}
+
+bool stack__is_now(const void *rec)
+{
+	return ((const struct ls_rec_stack *)rec)->why == LS_STACK_NOW;
 }
 
 struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 mm)

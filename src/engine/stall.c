@@ -39,6 +39,7 @@ struct queued_writer {
 
 struct stall_ctx {
 	const struct ls_rec_lock *r;
+	const struct stall_pend *p;
 	__u64 ws, we;		/* the wait */
 	bool write;
 	struct queued_writer qw;
@@ -131,6 +132,40 @@ drop:
 	return -ENOSPC;
 }
 
+/*
+ * A pending wait's holder may have taken the lock without waiting: no
+ * record named its mm yet (its HOLD comes at release).  Tasks the kernel
+ * says hold some mmap_lock, with no hold the engine knows, that sat off
+ * CPU holding inside the wait are named as such (unconfirmed).
+ */
+static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
+{
+	struct task *tk;
+	struct hold *h;
+	__u32 i;
+
+	for (i = 0; i < e->tasks.cap; i++) {
+		tk = map__slot(&e->tasks, i);
+		if (!tk || tk->tid == x->r->task.tid || !(tk->flags & LS_TASK_F_HOLDING) ||
+		    tk->oh[0].used || tk->oh[1].used)
+			continue;
+		h = hold__new(tk, x->ws, x->we);
+		if (!h) {
+			x->dropped++;
+			continue;
+		}
+		if (!h->n_spells) {
+			free(h);
+			continue;
+		}
+		h->task = tk->info;
+		h->write = true;	/* not known: it blocks the waiter, so assume it conflicts */
+		h->released = false;
+		h->unconfirmed = true;
+		stall__add_cand(e, x, h, true);
+	}
+}
+
 static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 {
 	const __u32 waiter = x->r->task.tid;
@@ -169,6 +204,8 @@ static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 		h->released = false;
 		stall__add_cand(e, x, h, true);
 	}
+	if (x->p->pending)
+		stall__collect_unconfirmed(e, x);
 }
 
 /* c's hold inside the wait, from `from` on: overlap, off-CPU time by state, waker. */
@@ -364,9 +401,11 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 	hd->op = lead->h->op;
 	hd->granted = lead->h->granted;
 	hd->released = true;
+	hd->mm_unconfirmed = true;
 	hd->hold_start_ns = lead->h->start;
 	for (i = 0; i < lead->n_group; i++) {
 		c = &lead[i];
+		hd->mm_unconfirmed &= c->h->unconfirmed;
 		hd->write |= c->h->write;
 		hd->downgraded |= c->h->downgraded;
 		hd->released &= c->h->released;
@@ -458,6 +497,23 @@ static bool stall__wanted(const struct engine *e, const struct ls_stall *st, __u
 	return false;
 }
 
+/* A stall gets its number; a pending report its pending fields, and no number. */
+static void stall__count(struct engine *e, struct ls_stall *st, const struct stall_pend *p)
+{
+	st->pending = p->pending;
+	st->at_exit = p->at_exit;
+	st->pending_reports = p->reports;
+	st->pending_first_ns = p->first_ns;
+	if (p->pending) {
+		st->acquired = false;
+		e->sum.pending_reports++;
+		e->sum.pending_at_exit += p->at_exit;
+	} else {
+		st->seq = ++e->sum.stalls;
+		e->sum.stalls_by_verdict[st->verdict]++;
+	}
+}
+
 __u64 stall__lock_end(const struct ls_rec_lock *r)
 {
 	if (r->granted_ns > r->start_ns && r->granted_ns <= r->hdr.ts)
@@ -465,10 +521,12 @@ __u64 stall__lock_end(const struct ls_rec_lock *r)
 	return r->hdr.ts;
 }
 
-int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
+		const struct stall_pend *p)
 {
 	struct stall_ctx x = {
 		.r = r,
+		.p = p,
 		.ws = r->start_ns,
 		.we = stall__lock_end(r),
 		.write = !!r->write,
@@ -509,22 +567,25 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm)
 	if (!stall__wanted(e, &st, n_groups))
 		goto cleanup;
 
-	for (i = 0; i < st.n_holders; i++)
+	st.lost_in_window = engine__lost_in(e, x.ws, x.we);
+	for (i = 0; i < st.n_holders; i++) {
 		stall__fill_holder(e, e->order[i], &e->holders[i], e->spells[i]);
+		if (p->pending)
+			pending__holder_now(e, &e->holders[i], r->mm.id, !st.lost_in_window);
+	}
 	st.holders = e->holders;
 	/* One count per stall whose preemptors could not all be named. */
 	if (e->stall_history_short)
 		e->sum.evicted++;
-	st.lost_in_window = engine__lost_in(e, x.ws, x.we);
 	stall__chain(&st, &x.qw);
 	st.verdict = stall__verdict(&st);
 
-	st.seq = ++e->sum.stalls;
-	e->sum.stalls_by_verdict[st.verdict]++;
+	stall__count(e, &st, p);
 	err = sink__stall(e->sink, &st);
+	err = err < 0 ? err : 1;
 cleanup:
 	for (i = 0; i < x.n; i++)
 		if (e->cands[i].temp)
 			hold__free(e, e->cands[i].h);
-	return err < 0 ? err : 0;
+	return err;
 }

@@ -388,6 +388,7 @@ void tasks__drop(struct engine *e, struct task *tk)
 	ring__free(&tk->spells);
 	stack__free(e, tk->wait_stack);
 	stack__free(e, tk->hold_stack);
+	stack__free(e, tk->now_stack);
 	free(tk);
 }
 
@@ -440,6 +441,7 @@ void tasks__free_all(struct engine *e)
 		ring__free(&tk->spells);
 		stack__free(e, tk->wait_stack);
 		stack__free(e, tk->hold_stack);
+		stack__free(e, tk->now_stack);
 		free(tk);
 	}
 	e->n_spells = 0;

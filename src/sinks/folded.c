@@ -176,6 +176,9 @@ static int folded__stall(struct sink *s, const struct ls_stall *st)
 	struct folded_sink *fs = to_folded(s);
 	unsigned int i;
 
+	/* Stall time is counted once, when the wait ends: not per report. */
+	if (st->pending)
+		return 0;
 	folded__stack(fs, &st->waiter, st->waiter_frames,
 		      st->write ? "[mmap_lock write wait]" : "[mmap_lock read wait]", st->lock_wait_ns);
 	for (i = 0; i < st->n_holders; i++) {

@@ -365,8 +365,14 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	const struct ls_hop *hop;
 	unsigned int i;
 
-	fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n, (unsigned long long)st->seq);
+	if (st->pending)
+		fprintf(f, "<div class=\"stall\">\n<h3>%u. Still waiting at exit: ", n);
+	else
+		fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n,
+			(unsigned long long)st->seq);
 	html_dur(f, st->lock_wait_ns);
+	if (st->pending)
+		fputs(" so far", f);
 	fprintf(f, " for mmap_lock %s, <span class=\"verdict-%s\">%s</span></h3>\n",
 		st->write ? "write" : "read", ls_verdict_name(st->verdict),
 		rm_verdict_text(st->verdict));
@@ -511,6 +517,12 @@ static int html__summary(struct sink *s, const struct ls_summary *sum)
 	if (h->m.stalls > h->m.n_worst)
 		fprintf(f, "<p>and %llu shorter stalls (--format text lists them all)</p>\n",
 			(unsigned long long)(h->m.stalls - h->m.n_worst));
+	if (h->m.n_open)
+		fputs("<h2>Waits still open at exit</h2>\n", f);
+	for (i = 0; i < h->m.n_open; i++)
+		html_stall(h, i + 1, &h->m.open[i].st, sum->start_ns);
+	if (h->m.open_dropped)
+		fprintf(f, "<p>and %llu more</p>\n", (unsigned long long)h->m.open_dropped);
 	if (sum->hists)
 		err = html_hists(h, sum->hists);
 	if (h->err)

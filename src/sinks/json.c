@@ -108,7 +108,15 @@ void sink_json__write_cgroup(FILE *f, __u64 id, const char *path)
 		fputs(",\"cgroup\":null", f);
 }
 
-static void json_holder(FILE *f, const struct ls_holder *h)
+/* A pending stall's holder as it is now: "state_now", since when, whether its lock is known. */
+static void json_holder_now(FILE *f, const struct ls_holder *h)
+{
+	json_strv(f, "state_now", ls_state_name(h->state_now));
+	json_u64(f, "state_since_ns", h->state_since_ns);
+	json_bool(f, "mm_confirmed", !h->mm_unconfirmed);
+}
+
+static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
 
@@ -133,6 +141,8 @@ static void json_holder(FILE *f, const struct ls_holder *h)
 	json_bool(f, "granted", h->granted);
 	json_bool(f, "downgraded", h->downgraded);
 	json_bool(f, "released", h->released);
+	if (st->pending)
+		json_holder_now(f, h);
 	fprintf(f, ",\"preempted_by\":[");
 	if (n > LS_MAX_PREEMPTORS)
 		n = LS_MAX_PREEMPTORS;
@@ -182,8 +192,20 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 {
 	unsigned int i;
 
-	fprintf(f, "{\"type\":\"stall\"");
-	json_u64(f, "seq", st->seq);
+	if (st->pending) {
+		/* A wait still open: waiter.tid and start_ns name it, its stall repeats them. */
+		fprintf(f, "{\"type\":\"pending\"");
+		json_u64(f, "report", st->pending_reports);
+		json_bool(f, "at_exit", st->at_exit);
+		json_u64(f, "first_report_ns", st->pending_first_ns);
+	} else {
+		fprintf(f, "{\"type\":\"stall\"");
+		json_u64(f, "seq", st->seq);
+		if (st->pending_reports) {
+			json_u64(f, "pending_reports", st->pending_reports);
+			json_u64(f, "first_report_ns", st->pending_first_ns);
+		}
+	}
 	json_strv(f, "lock", "mmap_lock");
 	json_strv(f, "mode", mode_name(st->write));
 	json_bool(f, "acquired", st->acquired);
@@ -210,7 +232,7 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	for (i = 0; i < st->n_holders; i++) {
 		if (i)
 			putc(',', f);
-		json_holder(f, &st->holders[i]);
+		json_holder(f, st, &st->holders[i]);
 	}
 	putc(']', f);
 	json_u64(f, "holders_dropped", st->holders_dropped);
@@ -319,6 +341,10 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, ":%llu", (unsigned long long)sum->stalls_by_verdict[v]);
 	}
 	putc('}', f);
+	if (sum->pending_reports) {
+		json_u64(f, "pending_reports", sum->pending_reports);
+		json_u64(f, "pending_at_exit", sum->pending_at_exit);
+	}
 	json_u64(f, "events", sum->events);
 	json_u64(f, "lost_events", sum->lost_events);
 	json_u64(f, "bad_records", sum->bad_records);

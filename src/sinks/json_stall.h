@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include "engine/engine.h"
 
-/* {"type":"stall",...} exactly as the JSON sink prints it, without the newline. */
+/*
+ * {"type":"stall",...} ({"type":"pending",...} for st->pending) exactly as
+ * the JSON sink prints it, without the newline.
+ */
 void sink_json__write_stall(FILE *f, const struct ls_stall *st);
 /*
  * ,"cgroup_id":ID,"cgroup":PATH|null: a task's cgroup v2 (id 0: unknown,

@@ -263,8 +263,13 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	char when[64], rel[32], op[32], sched[64];
 	unsigned int i;
 
-	fprintf(f, "### %u. Stall #%llu: ", n, (unsigned long long)st->seq);
+	if (st->pending)
+		fprintf(f, "### %u. Still waiting at exit: ", n);
+	else
+		fprintf(f, "### %u. Stall #%llu: ", n, (unsigned long long)st->seq);
 	md_dur(f, st->lock_wait_ns);
+	if (st->pending)
+		fputs(" so far", f);
 	fprintf(f, " for mmap_lock %s, %s\n\n", st->write ? "write" : "read",
 		rm_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",
@@ -383,6 +388,12 @@ static int md__summary(struct sink *s, const struct ls_summary *sum)
 	if (m->m.stalls > m->m.n_worst)
 		fprintf(f, "and %llu shorter stalls (`--format text` lists them all)\n\n",
 			(unsigned long long)(m->m.stalls - m->m.n_worst));
+	if (m->m.n_open)
+		fputs("## Waits still open at exit\n\n", f);
+	for (i = 0; i < m->m.n_open; i++)
+		md_stall(m, i + 1, &m->m.open[i].st, sum->start_ns);
+	if (m->m.open_dropped)
+		fprintf(f, "and %llu more\n\n", (unsigned long long)m->m.open_dropped);
 	if (sum->hists)
 		err = md_hists(m, sum->hists);
 	if (!err && m->err)

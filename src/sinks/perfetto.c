@@ -37,9 +37,13 @@ struct pf_event {
 	char name[PF_NAME_LEN];	/* plain text; escaped when written */
 };
 
+/* Waits still open at exit are processes too, numbered past any stall's. */
+#define PF_OPEN_PID_BASE	1000000000ULL
+
 struct perfetto_sink {
 	struct sink base;
 	bool started;
+	__u64 n_open;		/* waits still open at exit, drawn so far */
 	__u64 next_flow;
 	struct pf_event ev[PF_MAX_EVENTS];
 	unsigned int n;
@@ -210,7 +214,7 @@ static void pf_begin(struct perfetto_sink *p)
 	p->started = true;
 }
 
-static void pf_write(struct perfetto_sink *p, const struct ls_stall *st)
+static void pf_write(struct perfetto_sink *p, __u64 pid)
 {
 	FILE *f = p->base.out;
 	const struct pf_event *e;
@@ -219,7 +223,7 @@ static void pf_write(struct perfetto_sink *p, const struct ls_stall *st)
 	for (i = 0; i < p->n; i++) {
 		e = &p->ev[i];
 		fprintf(f, "{\"ph\":\"%c\",\"pid\":%llu,\"tid\":%u", e->ph,
-			(unsigned long long)st->seq, e->tid);
+			(unsigned long long)pid, e->tid);
 		if (e->ph == 'M') {
 			fputs(",\"name\":\"thread_name\",\"args\":{\"name\":", f);
 			ls_json_str(f, e->name, sizeof(e->name));
@@ -244,7 +248,13 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 	char who[LS_COMM_TEXT_LEN + 32], wait[32], name[PF_NAME_LEN];
 	struct pf_event *e;
 	unsigned int i;
+	__u64 pid = st->seq;
 
+	/* A wait still going on is drawn once, as the run ended; its stall draws it otherwise. */
+	if (st->pending && !st->at_exit)
+		return 0;
+	if (st->pending)
+		pid = PF_OPEN_PID_BASE + ++p->n_open;
 	p->n = 0;
 	pf_begin(p);
 	pf_thread(p, &st->waiter);
@@ -258,15 +268,22 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 		pf_holder(p, st, &st->holders[i]);
 	qsort(p->ev, p->n, sizeof(*p->ev), pf_event__cmp);
 
-	snprintf(name, sizeof(name), "stall #%llu: %s waited %s (%s)",
-		 (unsigned long long)st->seq, pf_task(&st->waiter, who, sizeof(who)),
-		 ls_format_duration(st->lock_wait_ns, wait, sizeof(wait)), ls_verdict_name(st->verdict));
+	if (st->pending)
+		snprintf(name, sizeof(name), "still waiting at exit: %s waited %s so far (%s)",
+			 pf_task(&st->waiter, who, sizeof(who)),
+			 ls_format_duration(st->lock_wait_ns, wait, sizeof(wait)),
+			 ls_verdict_name(st->verdict));
+	else
+		snprintf(name, sizeof(name), "stall #%llu: %s waited %s (%s)",
+			 (unsigned long long)st->seq, pf_task(&st->waiter, who, sizeof(who)),
+			 ls_format_duration(st->lock_wait_ns, wait, sizeof(wait)),
+			 ls_verdict_name(st->verdict));
 	fprintf(s->out, "{\"ph\":\"M\",\"pid\":%llu,\"name\":\"process_name\",\"args\":{\"name\":",
-		(unsigned long long)st->seq);
+		(unsigned long long)pid);
 	ls_json_str(s->out, name, sizeof(name));
 	fprintf(s->out, "}},\n{\"ph\":\"M\",\"pid\":%llu,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%llu}},\n",
-		(unsigned long long)st->seq, (unsigned long long)st->seq);
-	pf_write(p, st);
+		(unsigned long long)pid, (unsigned long long)pid);
+	pf_write(p, pid);
 	return ferror(s->out) ? -EIO : 0;
 }
 

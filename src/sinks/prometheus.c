@@ -56,7 +56,8 @@ static int prom__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct prom_sink *p = to_prom(s);
 
-	if (st->verdict < LS_VERDICT_N)
+	/* Stalls are counted when they end, once. */
+	if (!st->pending && st->verdict < LS_VERDICT_N)
 		p->stalls[st->verdict]++;
 	return 0;
 }

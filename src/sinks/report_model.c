@@ -48,10 +48,27 @@ static bool rm_worse(const struct ls_stall *a, const struct ls_stall *b)
 	return a->seq < b->seq;
 }
 
+static int report_model__open(struct report_model *m, const struct ls_stall *st)
+{
+	if (!st->at_exit)
+		return 0;
+	if (m->n_open == RM_MAX_WORST) {
+		m->open_dropped++;
+		return 0;
+	}
+	if (stall_copy__set(&m->open[m->n_open], st))
+		return -ENOMEM;
+	m->n_open++;
+	return 0;
+}
+
 int report_model__stall(struct report_model *m, const struct ls_stall *st)
 {
 	struct stall_copy *slot = NULL;
 	unsigned int i, k;
+
+	if (st->pending)
+		return report_model__open(m, st);
 
 	if (!m->stalls || st->start_ns < m->first_stall_ns)
 		m->first_stall_ns = st->start_ns;
@@ -120,6 +137,9 @@ void report_model__free(struct report_model *m)
 	for (i = 0; i < m->n_worst; i++)
 		stall_copy__release(&m->worst[i]);
 	m->n_worst = 0;
+	for (i = 0; i < m->n_open; i++)
+		stall_copy__release(&m->open[i]);
+	m->n_open = 0;
 }
 
 /* ---- shared text ---------------------------------------------------- */

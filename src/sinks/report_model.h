@@ -40,11 +40,19 @@ struct report_model {
 	struct rm_table holders;	/* each stall's lock wait, to its first holder */
 	struct rm_table preemptors;	/* each holder's preempted_by times */
 	__u64 stalls;
+	/* Waits still open when the run ended (their at-exit pending reports), oldest first. */
+	struct stall_copy open[RM_MAX_WORST];
+	unsigned int n_open;
+	__u64 open_dropped;	/* beyond RM_MAX_WORST */
 	__u64 first_stall_ns;
 	__u64 last_stall_ns;
 };
 
-/* Take one stall in.  0 or -ENOMEM (the model stays consistent without it). */
+/*
+ * Take one stall in.  0 or -ENOMEM (the model stays consistent without it).
+ * Pending reports: those at exit are kept in open[], the others ignored
+ * (the wait's stall, or its report at exit, stands for it).
+ */
 int report_model__stall(struct report_model *m, const struct ls_stall *st);
 /* Sort for reading: worst stalls and culprits most time first. */
 void report_model__finish(struct report_model *m);

@@ -15,7 +15,11 @@ struct sink;
 
 struct sink_ops {
 	const char *name;
-	/* One causal stall record. */
+	/*
+	 * One causal stall record; st->pending: a wait still open, as it
+	 * stands (repeated while it lasts; sinks that want ended stalls only
+	 * skip these).
+	 */
 	int (*stall)(struct sink *s, const struct ls_stall *st);
 	/* Histograms of one interval (delta since the previous interval). */
 	int (*interval)(struct sink *s, const struct ls_hist_set *h);

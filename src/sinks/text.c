@@ -166,7 +166,8 @@ static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
 
 	if (!fr)
 		return;
-	first = stack_seen__check(&t->seen, fr->digest, st->seq);
+	/* A pending report has no number of its own: it never becomes the first. */
+	first = st->pending ? 0 : stack_seen__check(&t->seen, fr->digest, st->seq);
 	if (first && first != st->seq) {
 		fprintf(f, "           stack    same as stall #%llu\n", (unsigned long long)first);
 		return;
@@ -178,6 +179,21 @@ static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			fprintf(f, "             --\n");
 		fprintf(f, "             %s\n", sink__frame_text(&fr->v[i], buf, sizeof(buf)));
 	}
+}
+
+/* "now      preempted since +0.001s (1.1s)": a pending stall's holder as it is. */
+static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall *st,
+			     const struct ls_holder *h)
+{
+	char state[32], since[32], d[32];
+
+	fprintf(f, "           now      %s",
+		h->state_now == LS_STATE_RUNNING ? "on CPU" :
+		words(ls_state_name(h->state_now), false, state, sizeof(state)));
+	if (h->state_since_ns)
+		fprintf(f, " since %s (%s)", text__time(t, h->state_since_ns, since, sizeof(since)),
+			ls_format_duration(st->end_ns - h->state_since_ns, d, sizeof(d)));
+	putc('\n', f);
 }
 
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
@@ -200,7 +216,11 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		fprintf(f, ", downgraded");
 	if (!h->released)
 		fprintf(f, ", still held");
+	if (h->mm_unconfirmed)
+		fprintf(f, " (an mmap_lock: which one, not known yet)");
 	putc('\n', f);
+	if (st->pending)
+		text__holder_now(f, t, st, h);
 	text__offcpu_split(f, h);
 	text__preemptors(f, h);
 	if (h->has_waker)
@@ -264,6 +284,28 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 	putc('\n', f);
 }
 
+/*
+ * "pending  report 2 at +3.100s, first at +1.100s": when a pending report
+ * was made; under a stall, that its wait was reported while it lasted.
+ */
+static void text__pending(FILE *f, struct text_sink *t, const struct ls_stall *st)
+{
+	char now[32], first[32];
+
+	if (!st->pending_reports)
+		return;
+	text__time(t, st->pending_first_ns, first, sizeof(first));
+	if (st->pending)
+		fprintf(f, "  pending  report %u at %s%s%s%s\n", st->pending_reports,
+			text__time(t, st->end_ns, now, sizeof(now)),
+			st->at_exit ? ", the run ended while it waited" : "",
+			st->pending_reports > 1 ? ", first at " : "",
+			st->pending_reports > 1 ? first : "");
+	else
+		fprintf(f, "  pending  reported %u time%s while it lasted, first at %s\n",
+			st->pending_reports, st->pending_reports == 1 ? "" : "s", first);
+}
+
 static int text__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct text_sink *t = to_text(s);
@@ -273,16 +315,23 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
 	report_model__stall(&t->rm, st);
-	fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
-		text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
-		ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
+	if (st->pending)
+		fprintf(f, "%s PENDING%s  %s so far  mmap_lock %s  of ",
+			text__time(t, st->start_ns, when, sizeof(when)),
+			st->at_exit ? " AT EXIT" : "",
+			ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
+	else
+		fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
+			text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
+			ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
 	if (st->mm.tgid)
 		fprintf(f, "%s[%u]", ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
 	else
 		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
-	fprintf(f, "  verdict: %s%s\n",
+	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
-		st->acquired ? "" : "  (gave up without the lock)");
+		st->acquired || st->pending ? "" : "  (gave up without the lock)");
+	text__pending(f, t, st);
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
 		rm_task(&st->waiter, ident, sizeof(ident)),
@@ -474,6 +523,10 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	putc('\n', f);
+	if (sum->pending_reports)
+		fprintf(f, "  pending  %llu reports, %llu waits still open at exit\n",
+			(unsigned long long)sum->pending_reports,
+			(unsigned long long)sum->pending_at_exit);
 	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records);

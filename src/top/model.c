@@ -336,7 +336,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 		p->holder = h->task;
 		p->holder_cgroup_id = h->cgroup_id;
 		model__note_cgroup(m, h->cgroup_id, h->cgroup);
-		p->holder_state = h->state;
+		p->holder_state = h->state_now;
 		if (h->n_preempted_by) {
 			p->has_preemptor = true;
 			p->preemptor = h->preempted_by[0].task;

@@ -88,7 +88,7 @@ struct top_pending {
 	bool has_holder;
 	struct ls_task holder;
 	__u64 holder_cgroup_id;
-	enum ls_holder_state holder_state;
+	enum ls_holder_state holder_state;	/* now (ls_holder.state_now) */
 	bool has_preemptor;
 	struct ls_task preemptor;	/* ran most instead of the holder */
 	enum ls_verdict verdict;	/* so far */

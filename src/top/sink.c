@@ -14,7 +14,7 @@ static int top_sink__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct top_sink *t = (struct top_sink *)s;
 
-	return top_model__stall(t->model, st);
+	return st->pending ? top_model__pending(t->model, st) : top_model__stall(t->model, st);
 }
 
 static int top_sink__interval(struct sink *s, const struct ls_hist_set *h)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The sink lockstall top gives the engine: stalls go into a top_model
- * (src/top/model.h), and every interval the watch loop marks (-i) asks the
+ * The sink lockstall top gives the engine: stalls, ended and pending
+ * (ls_stall.pending), go into a top_model (src/top/model.h), and every interval the watch loop marks (-i) asks the
  * front to refresh, at that mark's time: the screen's "now" is a record
  * time, like everything else the engine reports.
  */

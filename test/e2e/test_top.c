@@ -192,13 +192,10 @@ static const char *line_with(const char *text, const char *what, char *buf, size
 	return buf;
 }
 
-/* proc_reader to its end, under whatever lockstall is tracing; its ground truth. */
-static json_t *workload__run(const char *const args[])
+/* proc_reader started, under whatever lockstall is tracing. */
+static void workload__start(const char *const args[])
 {
 	char path[4096], *argv[8];
-	struct e2e_proc *one[1] = { &wl };
-	json_error_t jerr;
-	json_t *truth;
 	size_t n = 0;
 	int rc;
 
@@ -211,6 +208,16 @@ static json_t *workload__run(const char *const args[])
 	argv[n] = NULL;
 	rc = e2e_proc__spawn(&wl, "proc_reader", argv);
 	cr_assert_eq(rc, 0, "cannot start %s: %s", path, strerror(-rc));
+}
+
+/* ... to its end: its ground truth. */
+static json_t *workload__finish(void)
+{
+	struct e2e_proc *one[1] = { &wl };
+	json_error_t jerr;
+	json_t *truth;
+	int rc;
+
 	rc = e2e_proc__pump(one, 1, WORKLOAD_TIMEOUT_MS, NULL, NULL);
 	cr_assert_eq(rc, 0, "proc_reader did not finish; stderr:\n%s", wl.err.data);
 	cr_assert_eq(e2e_proc__exit_code(&wl), 0, "proc_reader failed: %s", wl.err.data);
@@ -218,6 +225,12 @@ static json_t *workload__run(const char *const args[])
 	cr_assert(json_is_object(truth), "no ground truth from proc_reader: %s", wl.out.data);
 	cr_log_info("proc_reader ground truth: %s", wl.out.data);
 	return truth;
+}
+
+static json_t *workload__run(const char *const args[])
+{
+	workload__start(args);
+	return workload__finish();
 }
 
 struct names {
@@ -324,6 +337,89 @@ Test(top, tmux_inversion_keys_and_restore)
 		  "the normal screen again, with what was on it before: %s", text);
 	free(text);
 	check_alternate("top", "0");
+	json_decref(truth);
+}
+
+/*
+ * The row of a stall in progress whose waiter is process pid (in buf), from
+ * the STALLS IN PROGRESS section only; false when there is none.
+ */
+static bool in_progress_row(const char *text, int pid, char *buf, size_t len)
+{
+	const char *sec = strstr(text, "STALLS IN PROGRESS: "), *end = strstr(text, "WORST VICTIMS");
+	char victim[48];
+	const char *row;
+
+	snprintf(victim, sizeof(victim), "wl-victim[%d/", pid);
+	row = sec ? strstr(sec, victim) : NULL;
+	if (!row || (end && row > end))
+		return false;
+	line_with(sec, victim, buf, len);
+	return true;
+}
+
+/*
+ * While proc_reader's victim waits (a SCHED_IDLE reader holding its lock,
+ * starved by the hog), top shows the wait in progress: the victim, its
+ * lock, the holder preempted by the hog, an age of at least --pending-after
+ * and no more than the wait turned out to be.
+ */
+Test(top, stall_in_progress)
+{
+	const char *const wl_args[] = { "-d", "6", NULL };
+	const char *const resize[] = { "resize-window", "-t", "top", "-x", "132", "-y", "30",
+				       NULL };
+	struct e2e_proc *one[1] = { &wl };
+	char row[256] = "", want[96], age[16], *text;
+	unsigned long long age_ns;
+	bool seen = false;
+	struct names n;
+	json_t *truth;
+
+	top__require();
+	top__start("top", "");
+	free(tmux(resize));
+	free(pane_wait("top", header, NULL));
+	workload__start(wl_args);
+	snprintf(want, sizeof(want), "%d", (int)wl.pid);
+	send_keys("top", "f", true);
+	send_keys("top", want, true);
+	send_keys("top", "Enter", false);
+	/*
+	 * Read the pane again while the workload runs (its end is the
+	 * deadline), until the row names the hog as the holder's main
+	 * preemptor: on a shared machine another task may lead at first.
+	 */
+	while (!strstr(row, "by wl-hog[") && !e2e_proc__done(&wl)) {
+		char now[256];
+
+		text = pane("top");
+		if (in_progress_row(text, (int)wl.pid, now, sizeof(now))) {
+			seen = true;
+			strcpy(row, now);
+		}
+		free(text);
+		e2e_proc__pump(one, 1, PANE_RETRY_MS, NULL, NULL);
+	}
+	truth = workload__finish();
+	names__set(&n, truth);
+	cr_assert(seen, "the victim's wait was never shown in progress (worst call %lld ns)",
+		  e2e_int(truth, "worst_ns"));
+	cr_log_info("in progress: %s", row);
+	cr_expect(strstr(row, n.victim), "the victim thread: %s", row);
+	cr_expect(strstr(row, n.holder), "the holder: %s", row);
+	snprintf(want, sizeof(want), "mmap %s", n.pid);
+	cr_expect(strstr(row, want), "the victim's own mmap_lock: %s", row);
+	cr_expect(strstr(row, " preempted "), "the holder starved: %s", row);
+	if (strstr(row, "by wl-hog["))
+		cr_expect(strstr(row, n.hog), "the workload's hog: %s", row);
+	else
+		cr_log_warn("another task than the hog ran most instead of the holder: %s", row);
+	cr_assert_eq(sscanf(row, "%15s", age), 1);
+	cr_assert_eq(ls_parse_duration(age, 0, &age_ns), 0, "age '%s'", age);
+	cr_expect_geq(age_ns, NSEC_PER_SEC, "shown from --pending-after (1s) on: %s", row);
+	cr_expect_leq(age_ns, (unsigned long long)e2e_int(truth, "worst_ns") / 1000 * 1005,
+		      "no older than the victim's slowest call: %s", row);
 	json_decref(truth);
 }
 

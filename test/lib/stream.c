@@ -256,6 +256,15 @@ void stream__lost(struct stream *s, __u64 ts, __u64 count, __u64 first_ns, __u64
 	stream__append(s, &r, sizeof(r), LS_REC_LOST, 0, ts);
 }
 
+void stream__tick(struct stream *s, __u64 ts, __u32 kind)
+{
+	struct ls_rec_tick r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	stream__append(s, &r, sizeof(r), LS_REC_TICK, 0, ts);
+}
+
 int stream__feed(const struct stream *s, struct engine *e)
 {
 	size_t off = 0, i;

@@ -72,6 +72,7 @@ void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 		  const struct ls_hist *h);
 void stream__mark(struct stream *s, __u64 ts, __u32 kind, __u32 features);
 void stream__lost(struct stream *s, __u64 ts, __u64 count, __u64 first_ns, __u64 last_ns);
+void stream__tick(struct stream *s, __u64 ts, __u32 kind);
 void stream__raw(struct stream *s, const void *bytes, size_t len);
 /*
  * A STACK record of t for mm: kernel frames kip[0..nk), and copy_len bytes

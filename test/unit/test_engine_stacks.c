@@ -129,7 +129,7 @@ enum { BAD_WHY, BAD_NR_KERNEL, BAD_NR_USER, BAD_COPY_LEN, BAD_SIZE, BAD_TID, BAD
 
 static struct bad_stack bad_stacks[] = {
 	{ "why 0", BAD_WHY, 0 },
-	{ "why past the last", BAD_WHY, LS_STACK_HOLD_LONG + 1 },
+	{ "why past the last", BAD_WHY, LS_STACK_NOW + 1 },
 	{ "too many kernel frames", BAD_NR_KERNEL, LS_KSTACK_MAX + 1 },
 	{ "too many user frames", BAD_NR_USER, LS_USTACK_MAX + 1 },
 	{ "copy longer than the record", BAD_COPY_LEN, 65 },

@@ -223,6 +223,23 @@ Test(golden, abi2_recording_reports_the_same_without_cgroups)
 	run_free(&r);
 }
 
+/* The golden run as ABI version 3 recorded it (before TICK): today's records, today's report. */
+Test(golden, abi3_recording_reports_the_same)
+{
+	unsigned char *want;
+	size_t len;
+	struct run r;
+
+	want = trace_fixture__slurp(data_path("golden.json"), &len);
+	cr_assert_not_null(want);
+	report_run(&r, data_path("golden-abi3.lst"), "--format json");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert_eq(r.out_len, len);
+	cr_assert_eq(memcmp(r.out, want, len), 0, "got:\n%s", r.out);
+	free(want);
+	run_free(&r);
+}
+
 Test(golden, header_on_stderr)
 {
 	struct run r;

@@ -624,3 +624,74 @@ Test(sink_json, full_disk_is_eio)
 	sink__free(s);
 	fclose(f);
 }
+
+/* A wait still open: "type":"pending", no seq, the holder as it is now. */
+Test(sink_json, pending_contract)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *o, *h0;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.released = false;
+	h.mm_unconfirmed = true;
+	h.state_now = LS_STATE_PREEMPTED;
+	h.state_since_ns = FX_T0 + FX_MS(1000);
+	fx_stall(&st, &h, 1);
+	st.seq = 0;
+	st.pending = true;
+	st.at_exit = true;
+	st.acquired = false;
+	st.pending_reports = 2;
+	st.pending_first_ns = FX_T0 + FX_MS(2234);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1);
+	o = l.v[0];
+	expect_s(o, "type", "pending");
+	expect_absent(o, "seq");
+	expect_u(o, "report", 2);
+	cr_assert(json_is_true(field(o, "at_exit", JSON_TRUE)));
+	expect_u(o, "first_report_ns", FX_T0 + FX_MS(2234));
+	expect_u(o, "start_ns", FX_T0 + FX_MS(1234));
+	expect_u(o, "wait_ns", 23400000);
+	expect_s(o, "verdict", "priority_inversion");
+	h0 = json_array_get(field(o, "holders", JSON_ARRAY), 0);
+	cr_assert_not_null(h0);
+	expect_s(h0, "state_now", "preempted");
+	expect_u(h0, "state_since_ns", FX_T0 + FX_MS(1000));
+	cr_assert(json_is_false(field(h0, "mm_confirmed", JSON_FALSE)));
+	cr_assert(json_is_false(field(h0, "released", JSON_FALSE)));
+	free_lines(&l);
+	free(text);
+}
+
+/* A stall that was reported pending says so; one that was not has no such fields. */
+Test(sink_json, stall_refers_to_pending_reports)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_absent(l.v[0], "pending_reports");
+	expect_absent(json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0), "state_now");
+	free_lines(&l);
+	free(text);
+
+	st.pending_reports = 3;
+	st.pending_first_ns = FX_T0 + FX_MS(2000);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "type", "stall");
+	expect_u(l.v[0], "pending_reports", 3);
+	expect_u(l.v[0], "first_report_ns", FX_T0 + FX_MS(2000));
+	free_lines(&l);
+	free(text);
+}

@@ -575,3 +575,45 @@ ParameterizedTest(struct handoff_case *c, sink_text, handoff_line)
 		     (unsigned long long)c->run_delay_ns, text);
 	free(text);
 }
+
+Test(sink_text, pending)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.released = false;
+	h.mm_unconfirmed = true;
+	h.state_now = LS_STATE_PREEMPTED;
+	h.state_since_ns = FX_T0 + FX_MS(1000);
+	fx_stall(&st, &h, 1);
+	st.seq = 0;
+	st.pending = true;
+	st.acquired = false;
+	st.end_ns = FX_T0 + FX_MS(4234);
+	st.wait_ns = st.lock_wait_ns = FX_MS(3000);
+	st.pending_reports = 2;
+	st.pending_first_ns = FX_T0 + FX_MS(2234);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "+1.234s PENDING  3s so far  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
+	assert_line(text, "  pending  report 2 at +4.234s, first at +2.234s");
+	assert_line(text, "           now      preempted since +1.000s (3.23s)");
+	cr_assert(strstr(text, "still held (an mmap_lock: which one, not known yet)"), "%s", text);
+	cr_assert_null(strstr(text, "gave up"), "%s", text);
+	free(text);
+
+	st.at_exit = true;
+	st.pending_reports = 1;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "+1.234s PENDING AT EXIT  3s so far  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
+	assert_line(text, "  pending  report 1 at +4.234s, the run ended while it waited");
+	free(text);
+
+	st.pending = st.at_exit = false;
+	st.seq = 4;
+	st.pending_reports = 3;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "  pending  reported 3 times while it lasted, first at +2.234s");
+	free(text);
+}

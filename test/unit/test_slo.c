@@ -834,3 +834,63 @@ Test(slo, no_rules)
 	cr_assert_eq(slo__n_rules(slo), 0);
 	slo__free(slo);
 }
+
+/* A wait still going on, start_ms to now_ms, as a pending report shows it. */
+static struct ls_stall pending(__u64 start_ms, __u64 now_ms, __u32 report)
+{
+	struct ls_stall st = stall(now_ms, now_ms - start_ms);
+
+	st.seq = 0;
+	st.pending = true;
+	st.acquired = false;
+	st.pending_reports = report;
+	return st;
+}
+
+/* The stall that ends a wait seen pending: the same waiter and start. */
+static struct ls_stall ended(__u64 start_ms, __u64 end_ms, __u32 reports)
+{
+	struct ls_stall st = stall(end_ms, end_ms - start_ms);
+
+	st.pending_reports = reports;
+	return st;
+}
+
+Test(slo, wait_rule_fires_on_a_pending_report_once)
+{
+	const char *const lines[] = { "wait>=1s every=1ms", NULL };
+	struct slo *slo = make(lines);
+
+	feed(slo, pending(0, 500, 1));
+	cr_assert_eq(fired.n, 0, "not long enough yet");
+	feed(slo, pending(0, 1100, 2));
+	cr_assert_eq(fired.n, 1, "fires while the wait goes on");
+	cr_assert_eq(fired.value[0], MSEC(1100));
+	feed(slo, pending(0, 2100, 3));
+	feed(slo, ended(0, 5000, 3));
+	cr_assert_eq(fired.n, 1, "neither a later report nor the final stall is a second violation");
+	/* another wait of the same waiter is a new one */
+	feed(slo, ended(6000, 7500, 0));
+	cr_assert_eq(fired.n, 2);
+	slo__free(slo);
+}
+
+Test(slo, stalled_rule_counts_the_time_a_pending_wait_accrued)
+{
+	const char *const lines[] = { "stalled>=2s/10s every=1ms", NULL };
+	struct slo *slo = make(lines);
+
+	feed(slo, pending(0, 1000, 1));
+	feed(slo, pending(0, 1900, 2));
+	cr_assert_eq(fired.n, 0, "1.9s accrued");
+	feed(slo, pending(0, 2100, 3));
+	cr_assert_eq(fired.n, 1, "2.1s accrued, counted once each");
+	cr_assert_eq(fired.value[0], MSEC(2100));
+	feed(slo, ended(0, 2500, 3));
+	cr_assert_eq(fired.n, 1, "the final stall adds the rest, and does not fire again");
+	/* a new stall finds the whole of the first wait in the window: 2.5s + 0.1s */
+	feed(slo, ended(2600, 2700, 0));
+	cr_assert_eq(fired.n, 2);
+	cr_assert_eq(fired.value[1], MSEC(2600));
+	slo__free(slo);
+}

@@ -300,7 +300,7 @@ Test(top_model, pending_lifecycle)
 	top_model__pending(m, &st);
 	/* wait 7 reported again: one entry still */
 	pending_stall(&st, &h, 7, S(50), S(90));
-	h.state = LS_STATE_BLOCKED;
+	h.state_now = LS_STATE_BLOCKED;
 	top_model__pending(m, &st);
 	cr_assert_eq(top_model__query(m, &q, &v), 0);
 	cr_assert_eq(v.n_pending, 2);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * long_hold: a wait on mmap_lock that lasts seconds, for pending stalls.
+ *
+ *  holder   "wl-holder" (SCHED_IDLE, CPU 1) flips the protection of a
+ *           range of -s thousand one-page shared anonymous mappings, over
+ *           and over: they never merge (each is its own object), so every
+ *           mprotect() rewrites each VMA under mmap_write_lock, tens of
+ *           milliseconds of CPU work with the lock held.
+ *  hog      "wl-hog", a child process (SCHED_OTHER nice 0, CPU 1) spinning:
+ *           the holder gets its CPU a tick now and then, so one mprotect()
+ *           holds the lock for seconds.
+ *  victim   "wl-victim" (SCHED_FIFO 10, CPU 0) loops mmap() + munmap() of
+ *           a small region: each needs the write lock, and waits.
+ *
+ * Besides the usual ground truth at the end, it prints a line once the
+ * victim has been inside one call for -w milliseconds (default 1500):
+ *	{"workload":"long_hold","waiting":true,"victim_tid":..,"call_start_ns":..,
+ *	 "holder_tid":..,"hog_tid":..,"now_ns":..}
+ * a test stops lockstall on that line to see a wait still open at its exit.
+ * The final line lists every call of 100 ms or more ("waits").
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include "workload.h"
+
+#define VICTIM_MAP_LEN	(64 * 1024)
+#define MAX_WAITS	64
+#define LONG_CALL_NS	100000000ULL
+#define WATCH_STEP_NS	20000000L	/* how often main looks at the victim (pacing) */
+
+struct holder {
+	char *map;
+	size_t len;
+	pid_t tid;
+	atomic_bool stop;
+	uint64_t calls;
+	int ready_fd;
+};
+
+struct call {
+	uint64_t start_ns, end_ns;
+};
+
+struct victim {
+	const struct wl_opts *opts;
+	struct wl_gate go;
+	pid_t tid;
+	const char *policy;
+	struct wl_worst worst;
+	atomic_uint_fast64_t in_call;	/* start of the call in progress; 0: none */
+	struct call waits[MAX_WAITS];	/* calls of LONG_CALL_NS or more */
+	unsigned int n_waits;
+	uint64_t start_ns, end_ns;
+};
+
+/* n one-page mappings side by side that cannot merge: shared anonymous, one object each. */
+static char *holder__map(size_t n, size_t page)
+{
+	char *base = mmap(NULL, (n + 2) * page, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t i;
+
+	if (base == MAP_FAILED)
+		wl_die("mmap: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mmap(base + (i + 1) * page, page, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			wl_die("mmap %zu of %zu: %s (vm.max_map_count?)", i, n, strerror(errno));
+	return base + page;
+}
+
+static void *holder__run(void *arg)
+{
+	struct holder *h = arg;
+	const int prot[2] = { PROT_READ, PROT_READ | PROT_WRITE };
+	int err;
+
+	prctl(PR_SET_NAME, "wl-holder");
+	h->tid = gettid();
+	err = wl_pin_cpu(WL_CPU_LOW);
+	if (err)
+		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
+	wl_set_class(WL_CLASS_LOW);
+	/* Ready as it goes in: the hog comes while it is at work under the lock. */
+	wl_send(h->ready_fd, &h->tid, sizeof(h->tid));
+	close(h->ready_fd);
+	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
+		if (mprotect(h->map, h->len, prot[h->calls & 1]))
+			wl_die("holder: mprotect: %s", strerror(errno));
+		h->calls++;
+	}
+	return NULL;
+}
+
+static void victim__call(struct victim *v)
+{
+	uint64_t t0 = wl_now_ns(), t1;
+	void *p;
+
+	atomic_store(&v->in_call, t0);
+	p = mmap(NULL, VICTIM_MAP_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		wl_die("victim: mmap: %s", strerror(errno));
+	if (munmap(p, VICTIM_MAP_LEN))
+		wl_die("victim: munmap: %s", strerror(errno));
+	t1 = wl_now_ns();
+	atomic_store(&v->in_call, 0);
+	wl_worst__add(&v->worst, t0, t1, 0);
+	if (t1 - t0 >= LONG_CALL_NS && v->n_waits < MAX_WAITS)
+		v->waits[v->n_waits++] = (struct call){ t0, t1 };
+}
+
+static void *victim__run(void *arg)
+{
+	struct victim *v = arg;
+	int err;
+
+	prctl(PR_SET_NAME, "wl-victim");
+	v->tid = gettid();
+	err = wl_pin_cpu(WL_CPU_VICTIM);
+	if (err)
+		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
+	v->policy = wl_set_class(WL_CLASS_HIGH);
+	wl_gate__wait(&v->go);
+	v->start_ns = wl_now_ns();
+	do {
+		victim__call(v);
+		v->end_ns = wl_now_ns();
+		wl_pause(v->opts->pause_us);
+	} while (!wl_done(v->opts, &v->worst, v->start_ns, v->end_ns));
+	atomic_store(&v->in_call, ~0ULL);	/* done: main stops watching */
+	return NULL;
+}
+
+/* Say once that the victim has been in one call for wait_ms: the line a test stops on. */
+static void watch_victim(struct victim *v, const struct holder *h, const struct wl_hog *hog,
+			 unsigned long wait_ms)
+{
+	struct timespec step = { .tv_nsec = WATCH_STEP_NS };
+	uint64_t t0, now;
+
+	for (;;) {
+		t0 = atomic_load(&v->in_call);
+		if (t0 == ~0ULL)
+			return;
+		now = wl_now_ns();
+		if (t0 && now - t0 >= wait_ms * 1000000ULL)
+			break;
+		nanosleep(&step, NULL);
+	}
+	printf("{\"workload\":\"long_hold\",\"waiting\":true,\"victim_tid\":%d,\"call_start_ns\":%llu,"
+	       "\"holder_tid\":%d,\"hog_tid\":%d,\"now_ns\":%llu}\n", (int)v->tid,
+	       (unsigned long long)t0, (int)h->tid, (int)hog->c.tid, (unsigned long long)now);
+}
+
+static void print_truth(const struct victim *v, const struct holder *h, const struct wl_hog *hog,
+			size_t n_vmas)
+{
+	unsigned int i;
+
+	printf("{\"workload\":\"long_hold\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
+	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\","
+	       "\"hog_pid\":%d,\"hog_tid\":%d,\"vmas\":%zu,\"mprotect_calls\":%llu,"
+	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,"
+	       "\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,\"waits\":[",
+	       (int)getpid(), (int)v->tid, v->policy, (int)getpid(), (int)h->tid,
+	       (int)hog->c.pid, (int)hog->c.tid, n_vmas, (unsigned long long)h->calls,
+	       (unsigned long long)v->start_ns, (unsigned long long)v->end_ns,
+	       (unsigned long long)v->worst.calls, (unsigned long long)v->worst.start_ns,
+	       (unsigned long long)v->worst.end_ns, (unsigned long long)v->worst.ns);
+	for (i = 0; i < v->n_waits; i++)
+		printf("%s{\"start_ns\":%llu,\"end_ns\":%llu}", i ? "," : "",
+		       (unsigned long long)v->waits[i].start_ns,
+		       (unsigned long long)v->waits[i].end_ns);
+	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts opts = { .duration_s = 1, .pause_us = 1000, .size_mb = 40 };
+	unsigned long wait_ms = 1500;
+	struct victim v = { .opts = &opts };
+	struct holder h = { 0 };
+	struct wl_hog hog = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t ht, vt;
+	int ready[2], err;
+
+	/* -w MS is ours: take it out before the common options. */
+	if (argc >= 3 && !strcmp(argv[argc - 2], "-w")) {
+		wait_ms = strtoul(argv[argc - 1], NULL, 10);
+		argc -= 2;
+	}
+	wl_parse_opts(argc, argv, &opts);
+	if (opts.control)
+		wl_die("--control: only proc_reader has one");
+	if (!opts.size_mb || opts.size_mb > 64)
+		wl_die("-s %lu: want 1 to 64 thousand mappings", opts.size_mb);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* Before the mappings exist: fork must not copy them (see wl_hog__fork). */
+	wl_hog__fork(&hog, WL_CPU_LOW);
+	h.len = opts.size_mb * 1000 * page;
+	h.map = holder__map(opts.size_mb * 1000, page);
+
+	wl_gate__init(&v.go);
+	err = pthread_create(&vt, NULL, victim__run, &v);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	if (pipe(ready))
+		wl_die("pipe: %s", strerror(errno));
+	h.ready_fd = ready[1];
+	err = pthread_create(&ht, NULL, holder__run, &h);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	wl_recv(ready[0], &h.tid, sizeof(h.tid), "the holder");
+	close(ready[0]);
+	wl_hog__go(&hog);
+	wl_gate__open(&v.go);
+
+	watch_victim(&v, &h, &hog, wait_ms);
+	pthread_join(vt, NULL);
+	/* The hog first: the holder needs a CPU to see the stop flag. */
+	wl_child__stop(&hog.c);
+	atomic_store(&h.stop, true);
+	pthread_join(ht, NULL);
+	print_truth(&v, &h, &hog, opts.size_mb * 1000);
+	return 0;
+}
