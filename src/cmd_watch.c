@@ -684,11 +684,18 @@ static int watch__tick(struct watch *w, __u32 kind)
 		.hdr = { .type = LS_REC_TICK, .size = sizeof(t), .ts = ls_now_ns() },
 		.kind = kind,
 	};
+	__u32 tids[LOADER_STACKS_NOW_MAX];
+	size_t n;
 	int rc = watch__drain(w);
 
 	if (rc < 0)
 		return rc;
 	w->what = NULL;
+	/* the stuck holders' stacks as they are now go with the reports this tick makes */
+	n = engine__stuck_holders(w->s.engine, t.hdr.ts, tids, LOADER_STACKS_NOW_MAX);
+	rc = loader__stacks_now(w->loader, tids, n, t.hdr.ts, session__feed, &w->s);
+	if (rc < 0)
+		return rc;
 	return session__feed(&w->s, &t, sizeof(t));
 }
 

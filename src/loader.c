@@ -27,6 +27,7 @@
 #include "util.h"
 #include "lockstall.skel.h"
 #include "lockstall_hash.skel.h"
+#include "stack_now.skel.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -122,7 +123,15 @@ struct loader {
 	int fn_err;
 	int delivered;
 	__u64 next_reap_ns;	/* when to hand over the histograms of exited processes */
+	/* LS_STACK_NOW: the task iterator (bpf/stack_now.bpf.c), loaded on first use */
+	bool stacks;		/* loader_opts.stacks */
+	bool verbose;
+	bool sn_refused;	/* the kernel would not load or attach it: not tried again */
+	struct stack_now_bpf *sn;
+	struct bpf_link *sn_link;
 };
+
+_Static_assert(LOADER_STACKS_NOW_MAX == LS_STACK_NOW_MAX, "one limit for the iterator's tids");
 
 /*
  * How often the histograms of exited processes leave the kernel maps.  A
@@ -619,6 +628,8 @@ retry:
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
 	loader_backend_select(l);
 
+	l->stacks = opts->stacks;
+	l->verbose = opts->verbose;
 	l->ncpus = libbpf_num_possible_cpus();
 	if (l->ncpus <= 0) {
 		err = l->ncpus ? l->ncpus : -EINVAL;
@@ -981,10 +992,93 @@ void loader__stats(const struct loader *l, struct loader_stats *out)
 	out->task_state_full = l->skel->bss->task_state_full;
 }
 
+/* The iterator, loaded and attached once; false when the kernel refuses it. */
+static bool loader_stack_now_ready(struct loader *l)
+{
+	if (l->sn_link)
+		return true;
+	if (l->sn_refused)
+		return false;
+	l->sn = stack_now_bpf__open_and_load();
+	if (l->sn)
+		l->sn_link = bpf_program__attach_iter(l->sn->progs.ls_stack_now, NULL);
+	if (!l->sn_link) {
+		l->sn_refused = true;
+		if (l->verbose)
+			fprintf(stderr, "lockstall: no task iterator (%s): stacks of pending stalls' holders are the ones from when they went off CPU\n",
+				strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static int loader_stack_now_emit(const struct ls_stack_now *sn, __u64 ts, ls_record_fn fn,
+				 void *ctx)
+{
+	struct ls_rec_stack r;
+
+	memset(&r, 0, sizeof(r));
+	loader_hdr(&r.hdr, LS_REC_STACK, sizeof(r), ts);
+	r.tid = sn->tid;
+	r.tgid = sn->tgid;
+	r.why = LS_STACK_NOW;
+	r.user_mode = LS_USTACK_NONE;
+	r.nr_kernel = sn->nr_kernel < LS_KSTACK_MAX ? sn->nr_kernel : LS_KSTACK_MAX;
+	memcpy(r.kernel, sn->kernel, r.nr_kernel * sizeof(r.kernel[0]));
+	return fn(ctx, &r, sizeof(r));
+}
+
+/* Run the iterator once: whole ls_stack_now entries, in the order it wrote them. */
+static int loader_stack_now_read(struct loader *l, __u64 ts, ls_record_fn fn, void *ctx)
+{
+	static struct ls_stack_now buf[LS_STACK_NOW_MAX];
+	size_t have = 0, i;
+	int fd, delivered = 0, rc = 0;
+	ssize_t n;
+
+	fd = bpf_iter_create(bpf_link__fd(l->sn_link));
+	if (fd < 0)
+		return 0;
+	while (have < sizeof(buf)) {
+		n = read(fd, (char *)buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	close(fd);
+	for (i = 0; i < have / sizeof(buf[0]) && rc >= 0; i++, delivered++)
+		rc = loader_stack_now_emit(&buf[i], ts, fn, ctx);
+	return rc < 0 ? rc : delivered;
+}
+
+int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
+		       ls_record_fn fn, void *ctx)
+{
+	int map_fd, rc;
+	__u8 one = 1;
+	size_t i;
+
+	if (!l->stacks || !n || !loader_stack_now_ready(l))
+		return 0;
+	map_fd = bpf_map__fd(l->sn->maps.wanted);
+	if (n > LS_STACK_NOW_MAX)
+		n = LS_STACK_NOW_MAX;
+	for (i = 0; i < n; i++)
+		bpf_map_update_elem(map_fd, &tids[i], &one, BPF_ANY);
+	rc = loader_stack_now_read(l, ts, fn, ctx);
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &tids[i]);
+	return rc;
+}
+
 void loader__free(struct loader *l)
 {
 	if (!l)
 		return;
+	bpf_link__destroy(l->sn_link);
+	stack_now_bpf__destroy(l->sn);
 	ring_buffer__free(l->rb);
 	lockstall_bpf__destroy(l->skel);
 	if (l->btf_fd > 0)

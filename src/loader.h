@@ -68,6 +68,17 @@ int loader__epoll_fd(const struct loader *l);
 int loader__emit_histograms(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx);
 /* An LS_REC_MARK of this kind stamped now (LS_MARK_BEGIN carries features). */
 int loader__emit_mark(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *ctx);
+/* Tasks one loader__stacks_now() reads at most. */
+#define LOADER_STACKS_NOW_MAX 64
+/*
+ * The kernel stacks of tids[0..n) as they are now (a task iterator, loaded
+ * on first use; a kernel that refuses it is said once with -v, and then
+ * nothing is read), each delivered as an LS_REC_STACK of why LS_STACK_NOW
+ * stamped ts.  Returns the stacks delivered, or fn's negative return.
+ * Nothing without loader_opts.stacks.
+ */
+int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
+		       ls_record_fn fn, void *ctx);
 void loader__stats(const struct loader *l, struct loader_stats *out);
 void loader__free(struct loader *l);
 

@@ -397,6 +397,21 @@ static inline const __u8 *ls_rec_stack_copy(const struct ls_rec_stack *r)
 	return (const __u8 *)(r + 1);
 }
 
+/*
+ * What the task iterator (bpf/stack_now.bpf.c) writes per task into its
+ * output, for the holders of pending stalls; the loader turns each into an
+ * LS_REC_STACK of why LS_STACK_NOW.  Never in the stream or a recording.
+ */
+#define LS_STACK_NOW_MAX 64	/* tasks one tick asks about */
+
+struct ls_stack_now {
+	__u32 tid;
+	__u32 tgid;
+	__u32 state;		/* task->__state: TASK_UNINTERRUPTIBLE is 2 */
+	__u32 nr_kernel;
+	__u64 kernel[LS_KSTACK_MAX];
+};
+
 /* Settings the loader writes into the BPF program's read-only data. */
 struct ls_bpf_config {
 	__u64 min_wait_ns;	/* send WAIT_END without WAIT_BEGIN from this wait time on */
@@ -432,6 +447,7 @@ LS_ASSERT_SIZE(ls_rec_lost, 40);
 LS_ASSERT_SIZE(ls_rec_tick, 24);
 LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
 LS_ASSERT_SIZE(ls_bpf_config, 32);
+LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
 

@@ -132,11 +132,24 @@ drop:
 	return -ENOSPC;
 }
 
+/* Off CPU holding, inside the wait: what an unconfirmed holder must show. */
+static __u64 hold__offcpu(const struct hold *h)
+{
+	__u64 ns = 0;
+	__u32 i;
+
+	for (i = 0; i < h->n_spells; i++)
+		if (h->spells[i].holding || h->spells[i].state == LS_STATE_GRANTED_NOT_RUNNING)
+			ns += h->spells[i].end - h->spells[i].start;
+	return ns;
+}
+
 /*
  * A pending wait's holder may have taken the lock without waiting: no
  * record named its mm yet (its HOLD comes at release).  Tasks the kernel
  * says hold some mmap_lock, with no hold the engine knows, that sat off
- * CPU holding inside the wait are named as such (unconfirmed).
+ * CPU holding for at least half the wait so far are named as such
+ * (unconfirmed): any lock holder of the machine that ran would be a guess.
  */
 static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
 {
@@ -154,7 +167,7 @@ static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
 			x->dropped++;
 			continue;
 		}
-		if (!h->n_spells) {
+		if (hold__offcpu(h) * 2 < x->we - x->ws) {
 			free(h);
 			continue;
 		}

@@ -524,7 +524,7 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	putc('\n', f);
 	if (sum->pending_reports)
-		fprintf(f, "  pending  %llu reports, %llu waits still open at exit\n",
+		fprintf(f, "  pending  %llu reports; waits still open at exit: %llu\n",
 			(unsigned long long)sum->pending_reports,
 			(unsigned long long)sum->pending_at_exit);
 	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",

@@ -95,6 +95,7 @@ static void watch__parse(struct e2e_watch *w)
 	cr_assert(copy, "out of memory");
 	w->stalls = json_array();
 	w->violations = json_array();
+	w->pending = json_array();
 	w->lines = json_array();
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		json_error_t jerr;
@@ -112,6 +113,8 @@ static void watch__parse(struct e2e_watch *w)
 			json_array_append_new(w->violations, j);
 		} else if (!strcmp(type, "stall")) {
 			json_array_append_new(w->stalls, j);
+		} else if (!strcmp(type, "pending")) {
+			json_array_append_new(w->pending, j);
 		} else if (!strcmp(type, "summary")) {
 			w->summary = j;
 		} else if (!strcmp(type, "histograms")) {
@@ -136,6 +139,38 @@ void e2e_watch__run_with(struct e2e_watch *w, const char *workload, const char *
 	const struct e2e_watch_opts o = { .watch_args = watch_args };
 
 	e2e_watch__run_opts(w, workload, args, &o);
+}
+
+struct until_line {
+	struct e2e_proc *p;
+	const char *needle;
+};
+
+static bool line_or_gone(void *ctx)
+{
+	struct until_line *u = ctx;
+
+	return (u->p->out.data && strstr(u->p->out.data, u->needle)) || e2e_proc__done(u->p);
+}
+
+/* Stop lockstall once the workload printed needle, while the workload goes on. */
+static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
+{
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	struct until_line u = { &w->workload, needle };
+	int rc;
+
+	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, line_or_gone, &u);
+	cr_assert(!rc && w->workload.out.data && strstr(w->workload.out.data, needle),
+		  "the workload never printed %s (%s); stdout:\n%s\nstderr:\n%s", needle,
+		  rc ? strerror(-rc) : "it ended", w->workload.out.data, w->workload.err.data);
+	rc = e2e_proc__signal(&w->lockstall, sig);
+	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(sig), strerror(-rc));
+	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
+	cr_assert_eq(rc, 0, "lockstall did not exit after %s: %s; stderr:\n%s", strsignal(sig),
+		     strerror(-rc), w->lockstall.err.data);
+	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0, "lockstall ended with status %#x; stderr:\n%s",
+		     w->lockstall.status, w->lockstall.err.data);
 }
 
 void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
@@ -190,10 +225,16 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 
 	rc = e2e_proc__spawn(&w->workload, workload, wl_argv);
 	cr_assert_eq(rc, 0, "cannot start %s: %s", path, strerror(-rc));
-	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, workload_or_lockstall_gone, w);
+	if (o->stop_on) {
+		watch__stop_on(w, o->stop_on, stop_signal);
+		rc = e2e_proc__pump(both + 1, 1, E2E_WORKLOAD_TIMEOUT_MS, proc_gone, &w->workload);
+	} else {
+		rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, workload_or_lockstall_gone, w);
+	}
 	cr_assert_eq(rc, 0, "workload %s did not finish: %s; its stderr:\n%s", workload,
 		     strerror(-rc), w->workload.err.data);
-	cr_assert(!w->lockstall.reaped, "lockstall exited while the workload ran (exit code %d); stderr:\n%s",
+	cr_assert(o->stop_on || !w->lockstall.reaped,
+		  "lockstall exited while the workload ran (exit code %d); stderr:\n%s",
 		  e2e_proc__exit_code(&w->lockstall), w->lockstall.err.data);
 	cr_assert_eq(e2e_proc__exit_code(&w->workload), 0, "workload %s failed (status %#x); stderr:\n%s",
 		     workload, w->workload.status, w->workload.err.data);
@@ -204,6 +245,8 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 
 	if (o->before_stop)
 		o->before_stop(w, o->ctx);
+	if (o->stop_on)
+		goto parse;
 	rc = e2e_proc__signal(&w->lockstall, stop_signal);
 	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(stop_signal), strerror(-rc));
 	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
@@ -212,6 +255,7 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0,
 		     "lockstall ended with status %#x after %s; stderr:\n%s", w->lockstall.status,
 		     strsignal(stop_signal), w->lockstall.err.data);
+parse:
 	watch__parse(w);
 }
 
@@ -224,7 +268,8 @@ void e2e_watch__release(struct e2e_watch *w)
 	json_decref(w->summary);
 	json_decref(w->violations);
 	json_decref(w->lines);
-	w->truth = w->stalls = w->summary = w->violations = w->lines = NULL;
+	json_decref(w->pending);
+	w->truth = w->stalls = w->summary = w->violations = w->lines = w->pending = NULL;
 }
 
 void e2e_run_cli(struct e2e_proc *p, const char *const args[])

@@ -28,6 +28,7 @@ struct e2e_watch {
 	json_t *truth;		/* the workload's ground-truth object */
 	json_t *stalls;		/* array: every "stall" line, in order */
 	json_t *violations;	/* array: every "violation" line (watch --slo), in order */
+	json_t *pending;	/* array: every "pending" line (waits still going on), in order */
 	json_t *lines;		/* array: every line, in order */
 	json_t *summary;	/* the "summary" line */
 };
@@ -56,6 +57,12 @@ struct e2e_watch_opts {
 	void (*before_stop)(struct e2e_watch *w, void *ctx);
 	void *ctx;
 	int stop_signal;
+	/*
+	 * Set: lockstall is stopped as soon as the workload prints a line
+	 * holding this text, while the workload goes on (a wait still open
+	 * at lockstall's exit); then the workload is awaited.
+	 */
+	const char *stop_on;
 };
 void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const struct e2e_watch_opts *o);

@@ -281,3 +281,19 @@ ParameterizedTest(struct bad_tick *p, pending, bad_tick_kind)
 	cr_assert_eq(efx.cs->n_stalls, 0);
 	cr_assert_eq(efx.cs->summary.bad_records, 1);
 }
+
+/* A task holding some other lock, briefly off CPU in the wait, is no guess worth naming. */
+Test(pending, unconfirmed_holder_must_have_sat_off_cpu)
+{
+	static const struct ls_task other = FX_NORMAL(301, 300, 0, "busy");
+	const struct ls_stall *st;
+
+	scenario__stuck();
+	stream__switch(&efx.s, 1, T(500), &other, HOLDING, true, &efx.hog, 0);
+	stream__switch(&efx.s, 1, T(510), &efx.hog, 0, true, &other, HOLDING);
+	ticks(T(100), T(1100));
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
+	cr_assert_eq(st->holders[0].task.tid, 101);
+}

@@ -22,6 +22,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include "workload.h"
 
@@ -134,6 +135,35 @@ static void *victim__run(void *arg)
 	return NULL;
 }
 
+/*
+ * Until the holder sits inside mprotect() with the lock taken (its kernel
+ * stack shows mprotect_fixup), so the victim's first call waits for it.
+ * Pacing, not a hand-shake: the holder cannot say so itself from in there.
+ * Unreadable (not root): the victim starts at once, and waits later.
+ */
+static void wait_holder_locked(pid_t tid)
+{
+	struct timespec step = { .tv_nsec = WATCH_STEP_NS / 2 };
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+	for (i = 0; i < 3000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n < 0)
+			return;
+		buf[n] = '\0';
+		if (strstr(buf, "mprotect_fixup"))
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 /* Say once that the victim has been in one call for wait_ms: the line a test stops on. */
 static void watch_victim(struct victim *v, const struct holder *h, const struct wl_hog *hog,
 			 unsigned long wait_ms)
@@ -179,7 +209,7 @@ static void print_truth(const struct victim *v, const struct holder *h, const st
 
 int main(int argc, char **argv)
 {
-	struct wl_opts opts = { .duration_s = 1, .pause_us = 1000, .size_mb = 40 };
+	struct wl_opts opts = { .duration_s = 1, .pause_us = 1000, .size_mb = 15 };
 	unsigned long wait_ms = 1500;
 	struct victim v = { .opts = &opts };
 	struct holder h = { 0 };
@@ -218,6 +248,7 @@ int main(int argc, char **argv)
 	wl_recv(ready[0], &h.tid, sizeof(h.tid), "the holder");
 	close(ready[0]);
 	wl_hog__go(&hog);
+	wait_holder_locked(h.tid);
 	wl_gate__open(&v.go);
 
 	watch_victim(&v, &h, &hog, wait_ms);
