@@ -406,7 +406,9 @@ static void check_victim_line(const char *snap, const struct names *n, const jso
 	unsigned long long ivn, alln, worst_ns;
 	unsigned int lock;
 
-	line_with(snap, n->victim, line, sizeof(line));
+	/* its row among the victims, not a stall of it still in progress */
+	cr_assert(strstr(snap, "WORST VICTIMS"), "no victims in:\n%s", snap);
+	line_with(strstr(snap, "WORST VICTIMS"), n->victim, line, sizeof(line));
 	cr_assert_eq(sscanf(line, "%95s mmap %u %llu %31s %llu %31s %31s %63[^\n]", task, &lock, &ivn,
 			    ivt, &alln, allt, worst, cls), 8, "victim line: %s", line);
 	cr_expect_eq(lock, (unsigned int)e2e_int(truth, "victim_pid"), "its own mmap_lock: %s", line);
