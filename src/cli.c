@@ -58,6 +58,9 @@ enum opt_id {
 	OPT_BACKEND,
 	OPT_BTF,
 	OPT_TASK_STATE,
+	OPT_INTERVAL,
+	OPT_ITERATIONS,
+	OPT_BATCH,
 };
 
 struct opt_def {
@@ -126,6 +129,21 @@ static const struct opt_def record_opts[] = {
 	{ 0, "task-state", true, OPT_TASK_STATE },
 };
 
+static const struct opt_def top_cmd_opts[] = {
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "version", false, OPT_VERSION },
+	{ 'b', "batch", false, OPT_BATCH },
+	{ 'i', "interval", true, OPT_INTERVAL },
+	{ 'n', "iterations", true, OPT_ITERATIONS },
+	{ 'd', "duration", true, OPT_DURATION },
+	{ 't', "threshold", true, OPT_THRESHOLD },
+	{ 'p', "pid", true, OPT_PID },
+	{ 'v', "verbose", false, OPT_VERBOSE },
+	{ 0, "backend", true, OPT_BACKEND },
+	{ 0, "btf", true, OPT_BTF },
+	{ 0, "task-state", true, OPT_TASK_STATE },
+};
+
 static const struct opt_def report_opts[] = {
 	{ 'h', "help", false, OPT_HELP },
 	{ 0, "version", false, OPT_VERSION },
@@ -155,6 +173,7 @@ static const struct {
 	{ "watch", LS_CMD_WATCH, watch_opts, ARRAY_SIZE(watch_opts), 2 },
 	{ "record", LS_CMD_RECORD, record_opts, ARRAY_SIZE(record_opts), 0 },
 	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), 1 },
+	{ "top", LS_CMD_TOP, top_cmd_opts, ARRAY_SIZE(top_cmd_opts), 0 },
 };
 
 static const char *cmd_name(enum ls_command cmd)
@@ -166,6 +185,8 @@ static const char *cmd_name(enum ls_command cmd)
 		return " record";
 	case LS_CMD_REPORT:
 		return " report";
+	case LS_CMD_TOP:
+		return " top";
 	case LS_CMD_NONE:
 		break;
 	}
@@ -492,6 +513,23 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 	case OPT_FOLDED:
 		cfg->folded = true;
 		return 0;
+	case OPT_INTERVAL:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_TOP_INTERVAL_NS)
+			return usage_error(err, cfg->cmd,
+					   "invalid interval '%s' for %s: expected seconds, 100ms or more, like 1, 2s or 500ms",
+					   val, opt);
+		cfg->interval_ns = v;
+		return 0;
+	case OPT_ITERATIONS:
+		if (ls_parse_u64(val, UINT64_MAX, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid count '%s' for %s: expected how many screens to show, 1 or more",
+					   val, opt);
+		cfg->count = v;
+		return 0;
+	case OPT_BATCH:
+		cfg->batch = true;
+		return 0;
 	case OPT_FROM:
 	case OPT_TO: {
 		bool wall = strchr(val, ':') != NULL;
@@ -632,6 +670,12 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 		if (cfg->has_to && !cfg->wall_clock && cfg->to_ns <= cfg->from_ns)
 			return usage_error(err, cfg->cmd, "--to must be later than --from");
 		return 0;
+	case LS_CMD_TOP:
+		if (!cfg->interval_ns)
+			cfg->interval_ns = LS_DEFAULT_TOP_INTERVAL_NS;
+		/* top shows no stacks: the kernel need not take them */
+		cfg->stacks = false;
+		return 0;
 	case LS_CMD_NONE:
 		break;
 	}
@@ -660,6 +704,10 @@ static int parse_command(struct ls_config *cfg, int argc, char *const argv[], in
 				if (cfg->cmd == LS_CMD_REPORT)
 					return usage_error(err, cfg->cmd,
 							   "unexpected argument '%s': report reads one recording",
+							   arg);
+				if (cfg->cmd == LS_CMD_TOP)
+					return usage_error(err, cfg->cmd,
+							   "unexpected argument '%s': top takes options only (-i INTERVAL, -n COUNT)",
 							   arg);
 				return usage_error(err, cfg->cmd,
 						   "unexpected argument '%s': record writes to -o FILE",
@@ -773,9 +821,9 @@ int cli__parse(int argc, char *const argv[], struct ls_config *cfg, FILE *err)
 					   "unknown option '%s': options other than --help and --version go after the command",
 					   arg);
 		return usage_error(err, LS_CMD_NONE,
-				   "unknown command '%s': the commands are watch, record and report", arg);
+				   "unknown command '%s': the commands are watch, top, record and report", arg);
 	}
-	return usage_error(err, LS_CMD_NONE, "missing command: expected watch, record or report");
+	return usage_error(err, LS_CMD_NONE, "missing command: expected watch, top, record or report");
 }
 
 void cli__usage(FILE *f, enum ls_command cmd)
@@ -894,6 +942,47 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  lockstall watch --slo 'comm=db-* wait>=50ms' --exec /usr/local/bin/page ';'\n");
 		return;
 	}
+	if (cmd == LS_CMD_TOP) {
+		fprintf(f,
+"Usage: lockstall top [-b] [-i INTERVAL] [-n COUNT] [-d DURATION] [-t THRESHOLD]\n"
+"                     [-p PID] [--backend BACKEND] [--btf FILE]\n"
+"                     [--task-state WHERE] [-v]\n"
+"\n"
+"Trace mmap_lock live and show, refreshed every INTERVAL: the stalls in\n"
+"progress first (how long so far, the waiter, the lock, the holder and what\n"
+"it is doing, who runs instead of it), then the worst victims and the top\n"
+"culprits (holders, and the tasks that preempted them) over the last\n"
+"interval and since start, and the events lost.\n"
+"\n"
+"Options:\n"
+"  -b, --batch               plain snapshots on stdout, one every INTERVAL,\n"
+"                            for a script or a pipe (no terminal needed)\n"
+"  -i, --interval INTERVAL   refresh every INTERVAL (default 1s; 100ms or more)\n"
+"  -n, --iterations COUNT    stop after COUNT screens\n"
+"  -d, --duration DURATION   stop after DURATION: 5 (seconds), 5s, 500ms, 2m\n"
+"  -t, --threshold DURATION  count waits of at least DURATION (default 10ms)\n"
+"  -p, --pid PID             only stalls whose waiter or holder is in process\n"
+"                            PID, or on its memory\n"
+"      --backend BACKEND, --btf FILE, --task-state WHERE\n"
+"                            as for watch\n"
+"  -v, --verbose             libbpf messages on stderr\n"
+"  -h, --help                show this help\n"
+"\n"
+"Keys: q quit, p or space pause, s change the sort (time in the last\n"
+"interval, time since start, stalls, longest wait), f filter by process (a\n"
+"PID or a part of a command name), c filter by cgroup (a cgroup v2 path and\n"
+"below it), h or ? help.  Ctrl-C, SIGTERM and a closed terminal end it and\n"
+"restore the terminal.\n"
+"\n"
+"Exit status: 0 done, 1 tracing failed, 2 bad command line (or no terminal\n"
+"without -b).\n"
+"\n"
+"Examples:\n"
+"  lockstall top                  # until q\n"
+"  lockstall top -i 2 -t 1ms      # every 2 seconds, waits of 1ms or more\n"
+"  lockstall top -b -n 10 >log    # ten snapshots, one a second, into a file\n");
+		return;
+	}
 	if (cmd == LS_CMD_RECORD) {
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
@@ -1007,6 +1096,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "\n"
 "Commands:\n"
 "  watch      trace live and print one causal record per stall\n"
+"  top        trace live: stalls in progress, victims and culprits, refreshed\n"
 "  record     trace live into a file, for a report later\n"
 "  report     print what watch would have, from a recording\n"
 "\n"
@@ -1014,5 +1104,5 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -h, --help     show this help\n"
 "      --version  print the version\n"
 "\n"
-"Run 'lockstall watch --help' (record, report) for the options of a command.\n");
+"Run 'lockstall watch --help' (top, record, report) for the options of a command.\n");
 }

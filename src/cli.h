@@ -22,6 +22,8 @@
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
+#define LS_DEFAULT_TOP_INTERVAL_NS	(1000 * 1000 * 1000ULL)
+#define LS_MIN_TOP_INTERVAL_NS	(100 * 1000 * 1000ULL)	/* a screen a tenth of a second at most */
 #define LS_MAX_SLO_ARGS		32	/* --slo options; more rules go in a --rules file */
 
 enum ls_command {
@@ -29,6 +31,7 @@ enum ls_command {
 	LS_CMD_WATCH,
 	LS_CMD_RECORD,		/* trace live into a file */
 	LS_CMD_REPORT,		/* replay a file into the engine */
+	LS_CMD_TOP,		/* trace live, a refreshed screen of stalls and culprits */
 };
 
 /* report --format: text and json are what watch prints; the rest are reports only. */
@@ -61,6 +64,8 @@ struct ls_config {
 	bool verbose;		/* -v */
 	__u64 interval_ns;	/* positional interval; 0: histograms only in the summary */
 	__u64 count;		/* positional count; 0: until stopped */
+	/* top: interval_ns is -i (default 1s), count -n */
+	bool batch;		/* -b: plain snapshots on stdout, no terminal */
 	/* record, watch -o, report -o */
 	const char *output;	/* -o: NULL for watch without a file, report to stdout */
 	bool force;		/* --force: replace an existing output file */

@@ -84,6 +84,8 @@ struct watch {
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
+	const struct watch_front *front;	/* lockstall top; NULL: watch, record */
+	struct sink *front_sink;	/* the front's sink until the session takes it */
 };
 
 /* The run a recording says it comes from (record/meta.h). */
@@ -528,8 +530,16 @@ static void watch__tell_write_error(struct watch *w, const struct ls_config *cfg
 		cfg->cmd == LS_CMD_RECORD ? "" : ", watching goes on");
 }
 
+/* The front end's screen goes before anything is said on stderr. */
+static void watch__front_stop(struct watch *w)
+{
+	if (w->front && w->front->stop)
+		w->front->stop(w->front->ctx);
+}
+
 static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, const char *what)
 {
+	watch__front_stop(w);
 	if (w->s.write_err && cfg->cmd == LS_CMD_RECORD) {
 		watch__tell_write_error(w, cfg);
 		return LS_EXIT_FAILURE;
@@ -681,25 +691,31 @@ static void watch__flight_reap(struct watch *w, bool wait)
 }
 
 /*
- * Wait up to timeout_ms for records or a scrape, then take both.  Without
- * --metrics-listen this is loader__poll() itself.  With it, the ring
- * buffer's epoll fd and the server's are polled together: a scrape is
- * answered at once, not at the next timeout.
+ * Wait up to timeout_ms for records, a scrape or the front end's input,
+ * then take records and scrape.  Without --metrics-listen nor a front end
+ * this is loader__poll() itself.  With them, the ring buffer's epoll fd
+ * and theirs are polled together: a scrape or a key is answered at once,
+ * not at the next timeout.
  */
 static int watch__wait(struct watch *w, int timeout_ms)
 {
-	struct pollfd fds[2];
+	struct pollfd fds[3];
+	nfds_t n = 0;
 	int rc;
 
-	if (!w->http)
+	if (!w->http && !w->front)
 		return loader__poll(w->loader, timeout_ms, session__feed, &w->s);
-	fds[0] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
-	fds[1] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
+	if (w->http)
+		fds[n++] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
+	if (w->front && w->front->fd >= 0)
+		fds[n++] = (struct pollfd){ .fd = w->front->fd, .events = POLLIN };
 	/* EINTR (a signal): the loop looks at its flags */
-	poll(fds, 2, timeout_ms);
+	poll(fds, n, timeout_ms);
 	/* the records first: a scrape counts every stall that has ended by now */
 	rc = loader__poll(w->loader, 0, session__feed, &w->s);
-	metrics_http__service(w->http, ls_now_ns());
+	if (w->http)
+		metrics_http__service(w->http, ls_now_ns());
 	return rc;
 }
 
@@ -778,6 +794,8 @@ static int watch__housekeep(struct watch *w, __u64 now)
 
 	if (cfg->cmd == LS_CMD_RECORD)
 		watch__record_progress(w, now - w->start_ns);
+	else if (w->front && w->front->lost)
+		w->front->lost(w->front->ctx, watch__lost(w));
 	else
 		watch__warn_lost(w, false);
 	if (w->s.writer && (rc = trace_writer__flush(w->s.writer)) < 0) {
@@ -918,7 +936,10 @@ static int watch__loop(struct watch *w, volatile sig_atomic_t *stop,
 			w->what = "reading the ring buffer";
 			break;
 		}
+		if (w->front && w->front->input && w->front->input(w->front->ctx))
+			break;
 	}
+	watch__front_stop(w);
 	if (rc < 0)
 		return watch__fail(w, w->cfg, rc, w->what);
 	return watch__finish(w);
@@ -1043,6 +1064,11 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 	rc = watch__open_sinks(w, so, out);
 	if (rc)
 		return rc;
+	if (w->front) {
+		so->format = SESSION_CUSTOM;
+		so->custom = w->front_sink;
+		w->front_sink = NULL;
+	}
 	if (session__init(&w->s, so, out)) {
 		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
 		return LS_EXIT_FAILURE;
@@ -1161,6 +1187,8 @@ static int watch__teardown(struct watch *w, int ret)
 {
 	int rc;
 
+	watch__front_stop(w);
+	sink__free(w->front_sink);
 	if (w->loader)
 		loader__free(w->loader);
 	if (w->writer) {
@@ -1190,6 +1218,12 @@ static int watch__teardown(struct watch *w, int ret)
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
+	return watch__run(cfg, stop, reload, out, NULL);
+}
+
+int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front)
+{
 	struct session_opts so = {
 		.format = cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
 			  cfg->json ? SESSION_JSON : SESSION_TEXT,
@@ -1215,14 +1249,19 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
 	};
-	struct watch w = { .cfg = cfg };
+	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;
 
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
+	/* top: a stall in progress is shown anew at every refresh */
+	if (front)
+		so.pending_every_ns = cfg->interval_ns;
 	ret = watch__open(&w, &so, out);
 	if (!ret)
 		ret = watch__attach(&w, &lo);
+	if (!ret && front && front->start && front->start(front->ctx))
+		ret = LS_EXIT_FAILURE;
 	if (!ret)
 		ret = watch__conclude(&w, watch__loop(&w, stop, reload));
 	return watch__teardown(&w, ret);

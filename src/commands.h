@@ -19,6 +19,33 @@
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out);
 
+/*
+ * What a front end (lockstall top) brings to the watch loop: the sink the
+ * engine reports to, a file descriptor polled with the ring buffer (the
+ * terminal), and calls at the loop's edges.  Any call may be NULL.
+ */
+struct sink;
+struct watch_front {
+	struct sink *sink;	/* the output: watch__run() owns it from the call on */
+	int fd;			/* polled with the ring buffer; -1: none */
+	int (*start)(void *ctx);	/* tracing is attached; non-zero: stop at once */
+	int (*input)(void *ctx);	/* after every wait; non-zero: stop (a key, a hangup) */
+	void (*lost)(void *ctx, __u64 lost);	/* each second: events lost so far (not on stderr) */
+	void (*stop)(void *ctx);	/* the loop ends (maybe more than once): before any message */
+	void *ctx;
+};
+
+/* cmd_watch() with a front end (NULL: watch's own output, to out). */
+int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front);
+
+/*
+ * lockstall top (cmd_top.c): the watch loop with the top sink and a
+ * terminal front (or -b's snapshots on out); *hangup (SIGHUP) ends it.
+ */
+int cmd_top(const struct ls_config *cfg, volatile sig_atomic_t *stop,
+	    volatile sig_atomic_t *hangup, FILE *out);
+
 /* Record until *stop: watch's live run with no output, the file cfg->output (cmd_record.c). */
 int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop);
 

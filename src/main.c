@@ -19,7 +19,7 @@
 #endif
 
 static volatile sig_atomic_t stop_requested;
-static volatile sig_atomic_t reload_requested;	/* SIGHUP: watch re-reads --rules */
+static volatile sig_atomic_t reload_requested;	/* SIGHUP: watch re-reads --rules, top ends */
 
 /*
  * The first stop signal asks for a stop; the ones after it while the
@@ -108,6 +108,9 @@ int main(int argc, char **argv)
 		return cmd_record(&cfg, &stop_requested);
 	case LS_CMD_REPORT:
 		return cmd_report(&cfg, stdout, stderr);
+	case LS_CMD_TOP:
+		/* a hangup is the terminal going away: top ends */
+		return cmd_top(&cfg, &stop_requested, &reload_requested, stdout);
 	case LS_CMD_NONE:
 		break;
 	}
