@@ -1286,6 +1286,8 @@ static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_s
  * storage (made if need be: the fault may yet take mmap_lock, e.g. retried
  * under it after I/O).  A dying task's is dropped.
  */
+#include "causes.bpf.h"
+
 static __always_inline struct ls_task_state *ls_fault_keep(struct ls_watch *w,
 							   struct task_struct *prev,
 							   struct ls_task_state *ps,
@@ -1320,6 +1322,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
 	struct ls_rec_switch *r;
+	__u8 cause = 0;
 	__u64 now = 0;
 
 	if (ps && ls_hist_pending(ps))
@@ -1342,9 +1345,10 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 			w->flags &= ~LS_W_GRANTED;
 		}
 		pf_after = ls_state_flags(ps);
-		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
+		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED))) {
 			ls_watch_raise(ps, cpu);
-		else
+			cause = ls_cause_of(prev, now);
+		} else
 			ls_watch_lower(ps);
 	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
@@ -1407,6 +1411,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	r->prev_runnable = runnable;
 	r->prev_flags = pf_after;
 	r->next_flags = nf;
+	r->prev_cause = cause;
 	ls_emit_submit(r);
 	if (pf)
 		ps->seen = 1;
@@ -1468,6 +1473,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
 	struct ls_task_state *st = ls_state_get(p, false);
 	struct ls_rec_wakeup *r;
+	__u8 cause = 0;
 	__u32 cpu;
 	__u64 now;
 	__u8 f;
@@ -1486,8 +1492,10 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
-	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns)
+	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns) {
 		ls_watch_raise(st, cpu);
+		cause = ls_cause_of(p, now);
+	}
 
 	r = ls_emit_reserve(LS_REC_WAKEUP, sizeof(*r), now);
 	if (r) {
@@ -1496,6 +1504,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		ls_task_fill_cpu_curr(&r->target_curr, cpu);
 		r->target_cpu = cpu;
 		r->wakee_flags = f;
+		r->wakee_cause = cause;
 		ls_emit_submit(r);
 		st->seen = 1;
 	}

@@ -513,7 +513,7 @@ ParameterizedTestParameters(trace_damage, header)
 		{ "ours", LS_TRACE_FORMAT, LS_ABI_VERSION, 24, 0, "" },
 		{ "longer header, later fields", LS_TRACE_FORMAT, LS_ABI_VERSION, 64, 0, "" },
 		{ "newer format", LS_TRACE_FORMAT + 1, LS_ABI_VERSION, 24, -EPROTONOSUPPORT,
-		  "mem: recorded by a newer lockstall (format 2, records version 3): upgrade lockstall to read it" },
+		  "mem: recorded by a newer lockstall (format 2, records version 4): upgrade lockstall to read it" },
 		{ "records version 1 (before STACK)", LS_TRACE_FORMAT, 1, 24, 0, "" },
 		{ "records version 2 (before cgroup_id)", LS_TRACE_FORMAT, 2, 24, 0, "" },
 		{ "records version 0", LS_TRACE_FORMAT, 0, 24, -EINVAL, "not a lockstall recording" },
