@@ -26,6 +26,7 @@ union any_rec {
 	struct ls_rec_hist hist;
 	struct ls_rec_mark mark;
 	struct ls_rec_lost lost;
+	struct ls_rec_throttle throttle;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -50,6 +51,8 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_mark);
 	case LS_REC_LOST:
 		return sizeof(struct ls_rec_lost);
+	case LS_REC_THROTTLE:
+		return sizeof(struct ls_rec_throttle);
 	default:
 		return 0;
 	}
@@ -58,7 +61,7 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK;
+	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK) || type == LS_REC_THROTTLE;
 }
 
 /* What the size check cannot see. */
@@ -374,6 +377,9 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		break;
 	case LS_REC_LOST:
 		engine__lost(e, &u.lost);
+		break;
+	case LS_REC_THROTTLE:
+		tasks__throttle(e, &u.throttle);
 		break;
 	}
 	engine__sweep(e);

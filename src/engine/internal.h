@@ -197,7 +197,7 @@ struct spell {
 	__u8 state;		/* enum ls_holder_state */
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
-	__u8 pad;
+	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open (runnable spells) */
 	struct ls_task waker;
 };
 
@@ -259,6 +259,8 @@ struct task {
 	/* STACK records waiting for the WAIT_END or HOLD they come before. */
 	struct ls_rec_stack *wait_stack;
 	struct ls_rec_stack *hold_stack;
+	/* The latest THROTTLE record's limit, for its throttled spells; NULL: none. */
+	struct ls_throttle *throttle;
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -296,6 +298,7 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r);
 void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r);
 void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r);
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r);
+void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 
 /* Walk tk's spells (closed, then the open one ending at now) inside [from, to). */
 typedef void (*spell_fn)(const struct spell *sp, __u64 start, __u64 end, void *ctx);
@@ -322,6 +325,7 @@ struct hold {
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
+	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	__u32 n_spells;
 	struct spell spells[];
 };

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sinks/json_stall.h"
 #include "sinks/sink.h"
 #include "sinks/sink_common.h"
@@ -108,7 +109,36 @@ void sink_json__write_cgroup(FILE *f, __u64 id, const char *path)
 		fputs(",\"cgroup\":null", f);
 }
 
-static void json_holder(FILE *f, const struct ls_holder *h)
+/*
+ * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...}}: what the
+ * kernel said of the holder's time (ABI 4 runs only: older recordings'
+ * output stays as it was).
+ */
+static void json_causes(FILE *f, const struct ls_holder *h)
+{
+	const struct ls_throttle *t = h->throttle;
+	char path[4 * LS_THROTTLE_PATH_MAX];
+
+	json_strv(f, "cause", ls_cause_name(h->cause));
+	fprintf(f, ",\"causes\":{");
+	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
+		fprintf(f, "\"throttled\":{\"ns\":%llu",
+			(unsigned long long)h->cause_ns[LS_CAUSE_THROTTLED]);
+		if (t && ls_cgroup_text(t->path, strnlen(t->path, sizeof(t->path)), path,
+					sizeof(path)) >= 0)
+			json_strv(f, "cgroup", path);
+		if (t) {
+			json_u64(f, "cgroup_id", t->cgroup_id);
+			json_u64(f, "cgroup_version", t->hierarchy_id ? 1 : 2);
+			json_u64(f, "quota_ns", t->quota_ns);
+			json_u64(f, "period_ns", t->period_ns);
+		}
+		putc('}', f);
+	}
+	putc('}', f);
+}
+
+static void json_holder(FILE *f, const struct ls_holder *h, bool causes)
 {
 	unsigned int i, n = h->n_preempted_by, s;
 
@@ -147,6 +177,8 @@ static void json_holder(FILE *f, const struct ls_holder *h)
 	}
 	putc(']', f);
 	json_u64(f, "preempted_other_ns", h->preempted_other_ns);
+	if (causes)
+		json_causes(f, h);
 	if (h->has_waker) {
 		fprintf(f, ",\"woken_by\":{");
 		json_task_id(f, &h->woken_by);
@@ -210,12 +242,16 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	for (i = 0; i < st->n_holders; i++) {
 		if (i)
 			putc(',', f);
-		json_holder(f, &st->holders[i]);
+		json_holder(f, &st->holders[i], st->advice);
 	}
 	putc(']', f);
 	json_u64(f, "holders_dropped", st->holders_dropped);
 	json_chain(f, st);
 	json_strv(f, "verdict", ls_verdict_name(st->verdict));
+	if (st->advice) {
+		json_strv(f, "cause", ls_cause_name(st->cause));
+		json_strv(f, "advice", st->advice);
+	}
 	json_u64(f, "lost_in_window", st->lost_in_window);
 	putc('}', f);
 }
