@@ -283,6 +283,7 @@ struct wl_opts {
 	unsigned int pause_us;	/* -i: pause between the victim's calls */
 	bool control;		/* --control: no hog, equal priorities */
 	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
+	const char *cgroup;	/* --cgroup: the holder's CPU-limited cgroup directory (proc_reader) */
 };
 
 /*
@@ -309,6 +310,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"  -i PAUSE_US  pause between the victim's calls (default: per workload)\n"
 		"  -s SIZE_MB   mapping size, for workloads that map one\n"
 		"  --control    no hog, every task SCHED_OTHER nice 0 (proc_reader)\n"
+		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
+		"               before and after goes into the ground truth (proc_reader)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
@@ -326,6 +329,10 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 			exit(0);
 		} else if (!strcmp(a, "--control")) {
 			o->control = true;
+			continue;
+		} else if (!strcmp(a, "--cgroup") && v) {
+			o->cgroup = v;
+			i++;
 			continue;
 		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s") && strcmp(a, "-u"))) {
 			fprintf(stderr, "workload: bad option '%s'\n", a);
