@@ -1397,6 +1397,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 		}
 		ns->offcpu_start_ns = 0;
 		ls_watch_lower(ns);
+		ls_throttle_close(next, now);
 	}
 
 	if (!ls_switch_watched(w, next) && !pf && !nf)

@@ -56,6 +56,7 @@ enum ls_rec_type {
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_RECLAIM = 13,	/* struct ls_rec_reclaim: a holder reclaimed or compacted memory */
+	LS_REC_UNTHROTTLE = 14,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
@@ -227,6 +228,24 @@ struct ls_rec_throttle {
 	__u8 flags;		/* LS_THROTTLE_F_* */
 	__u8 pad[2];
 	char names[LS_CG_DEPTH][LS_CG_NAME];	/* any bytes */
+};
+
+/*
+ * A holder that went off CPU throttled (THROTTLE) switches in again: how
+ * long it was throttled in that spell, from the kernel's throttled-time
+ * counter of its cfs_rq (6.5+: throttled_clock_self_time, this CPU's) or
+ * else of its group (cfs_bandwidth.throttled_time, all CPUs: an upper
+ * bound).  Sent just before the SWITCH that ends the spell (same hdr.ts).
+ */
+#define LS_UNTHROTTLE_F_GROUP	0x01	/* throttled_ns is the group's, over all its CPUs */
+
+struct ls_rec_unthrottle {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 throttled_ns;
+	__u8 flags;		/* LS_UNTHROTTLE_F_* */
+	__u8 pad[7];
 };
 
 enum ls_reclaim_kind {
@@ -461,6 +480,7 @@ LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56);
+LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_hist, 288);
 LS_ASSERT_SIZE(ls_rec_hist, 312);

@@ -192,8 +192,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		len = t - s;
 		c->offcpu += len;
 		c->by_state[sp->state] += len;
-		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_THROTTLED))
-			c->by_cause[LS_CAUSE_THROTTLED] += len;
+		if (spell__runnable(sp))
+			c->by_cause[LS_CAUSE_THROTTLED] +=
+				span_overlap(sp->start, spell__throttled_end(sp), s, t);
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;

@@ -620,6 +620,18 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
 	tk->throttle = t;
 }
 
+void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	/* It comes just before the SWITCH that closes the spell. */
+	if (!tk || !tk->spell_open || !(tk->open.cause & LS_CAUSE_F_THROTTLED))
+		return;
+	tk->open.cause |= SPELL_THROTTLED_TOLD;
+	tk->open.throttled_ns = r->throttled_ns;
+}
+
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r)
 {
 	struct task *tk = tasks__find(e, &r->task);

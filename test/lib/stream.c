@@ -228,6 +228,18 @@ void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_tas
 	stream__append(s, &r, sizeof(r), LS_REC_THROTTLE, cpu, ts);
 }
 
+void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			__u64 throttled_ns)
+{
+	struct ls_rec_unthrottle r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.throttled_ns = throttled_ns;
+	stream__append(s, &r, sizeof(r), LS_REC_UNTHROTTLE, cpu, ts);
+}
+
 void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    const struct ls_task *wakee, __u8 wakee_flags, const struct ls_task *waker,
 		    __u32 target_cpu, const struct ls_task *target_curr)

@@ -16,7 +16,7 @@ TestSuite(causes, .init = fixture__setup, .fini = fixture__teardown);
  * CPU idles until the period refills it at T(40), when it runs again; it
  * releases at T(45).  The waiter waits T(2)..T(47).
  */
-static void scenario__throttled(bool cause)
+static void scenario__throttled(bool cause, __u64 told_ns)
 {
 	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
 
@@ -28,6 +28,8 @@ static void scenario__throttled(bool cause)
 	if (cause)
 		stream__cause(&efx.s, LS_CAUSE_F_THROTTLED);
 	scenario__wait_begin(&efx.waiter, true, T(2));
+	if (told_ns)
+		stream__unthrottle(&efx.s, 0, T(40), &efx.holder, told_ns);
 	stream__switch(&efx.s, 0, T(40), NULL, 0, true, &efx.holder, LS_TASK_F_HOLDING);
 	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
 	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
@@ -38,7 +40,7 @@ Test(causes, throttled_holder)
 	const struct ls_stall *st;
 	const struct ls_holder *h;
 
-	scenario__throttled(true);
+	scenario__throttled(true, 0);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -67,7 +69,7 @@ Test(causes, unsaid_is_not_printed)
 	const struct ls_stall *st;
 	const struct ls_holder *h;
 
-	scenario__throttled(false);
+	scenario__throttled(false, 0);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -119,4 +121,30 @@ Test(causes, woken_into_throttled_cgroup)
 	cr_assert_not_null(h->throttle);
 	cr_assert_str_eq(h->throttle->path, "/");
 	cr_assert_eq(h->throttle->hierarchy_id, 0);
+}
+
+/*
+ * UNTHROTTLE says the quota held it 20 ms from its switch-out at T(1): only
+ * T(2)..T(21) of the wait is throttled; the rest of the spell it waited
+ * for the CPU like any preempted task.  A count past the spell is clipped.
+ */
+Test(causes, unthrottle_bounds_the_time)
+{
+	const struct ls_holder *h;
+
+	scenario__throttled(true, MS(20));
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	h = &fixture__stall(0)->holders[0];
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_PREEMPTED], MS(38));
+	cr_assert_eq(h->cause_ns[LS_CAUSE_THROTTLED], MS(19));
+	cr_assert_eq(h->cause, LS_CAUSE_THROTTLED);
+}
+
+Test(causes, unthrottle_clipped_to_the_spell)
+{
+	scenario__throttled(true, MS(500));
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_THROTTLED], MS(38));
 }
