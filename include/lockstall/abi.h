@@ -26,7 +26,7 @@
  * version 1 are unchanged, so version 1 recordings still read.
  * 3: ls_rec_lock.cgroup_id, appended: the trace reader widens the
  * LS_REC_LOCK_V1_SIZE lock records of versions 1 and 2 (cgroup_id 0).
- * 4 (causes): LS_REC_THROTTLE and LS_REC_RECLAIM; ls_rec_switch.prev_cause
+ * 4 (causes): LS_REC_THROTTLE and LS_REC_UNTHROTTLE; ls_rec_switch.prev_cause
  * and ls_rec_wakeup.wakee_cause take a padding byte (0 in older records).
  */
 #define LS_ABI_VERSION 4
@@ -55,8 +55,7 @@ enum ls_rec_type {
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
-	LS_REC_RECLAIM = 13,	/* struct ls_rec_reclaim: a holder reclaimed or compacted memory */
-	LS_REC_UNTHROTTLE = 14,	/* struct ls_rec_unthrottle: a throttled holder runs again */
+	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
@@ -170,7 +169,6 @@ struct ls_rec_lock {
  * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
-#define LS_CAUSE_F_RT_THROTTLED	0x02	/* its CPU's RT runtime (sched_rt_runtime_us) ran out */
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -245,24 +243,6 @@ struct ls_rec_unthrottle {
 	__u32 tgid;
 	__u64 throttled_ns;
 	__u8 flags;		/* LS_UNTHROTTLE_F_* */
-	__u8 pad[7];
-};
-
-enum ls_reclaim_kind {
-	LS_RECLAIM_DIRECT = 1,	/* vmscan:mm_vmscan_direct_reclaim_begin/end */
-	LS_RECLAIM_MEMCG = 2,	/* vmscan:mm_vmscan_memcg_reclaim_begin/end: at a memory cgroup's limit */
-	LS_RECLAIM_COMPACT = 3,	/* compaction:mm_compaction_begin/end */
-};
-
-/* A holder's direct reclaim or compaction, sent at its end (hdr.ts). */
-struct ls_rec_reclaim {
-	struct ls_hdr hdr;
-	__u32 tid;
-	__u32 tgid;
-	__u64 start_ns;
-	__u64 nr_reclaimed;	/* pages; 0 for compaction */
-	__u64 cgroup_id;	/* the task's cgroup v2 id (bpf_get_current_cgroup_id()) */
-	__u8 kind;		/* enum ls_reclaim_kind */
 	__u8 pad[7];
 };
 
@@ -349,9 +329,8 @@ enum ls_mark_kind {
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
-#define LS_FEAT_CAUSE_RECLAIM	0x200	/* the vmscan (and compaction) tracepoints are on */
-#define LS_FEAT_THROTTLE_TASK	0x400	/* 6.18+: CFS throttles a task only on return to user */
-#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM)	/* issue 17 */
+#define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
+#define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -479,7 +458,6 @@ LS_ASSERT_SIZE(ls_rec_switch, 88);
 LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
-LS_ASSERT_SIZE(ls_rec_reclaim, 56);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_hist, 288);
