@@ -213,6 +213,14 @@ static __u64 prom__rss(void)
 	return (__u64)kb * 1024;
 }
 
+/* One sample with one label: name{label="value"} n */
+static void prom__sample(FILE *f, const char *name, const char *label, const char *value, __u64 n)
+{
+	fprintf(f, "%s{%s=\"", name, label);
+	prom__write_label_value(f, value);
+	fprintf(f, "\"} %llu\n", (unsigned long long)n);
+}
+
 int sink_prometheus__render(struct sink *s, FILE *f)
 {
 	const struct prom_sink *p = to_prom(s);
@@ -223,18 +231,14 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 
 	prom__family(f, "lockstall_stalls_total", "counter",
 		     "Stalls on mmap_lock found, by verdict.");
-	for (i = 0; i < LS_VERDICT_N; i++) {
-		fprintf(f, "lockstall_stalls_total{verdict=\"");
-		prom__write_label_value(f, ls_verdict_name((enum ls_verdict)i));
-		fprintf(f, "\"} %llu\n", (unsigned long long)p->stalls[i]);
-	}
+	for (i = 0; i < LS_VERDICT_N; i++)
+		prom__sample(f, "lockstall_stalls_total", "verdict",
+			     ls_verdict_name((enum ls_verdict)i), p->stalls[i]);
 	prom__family(f, "lockstall_stall_causes_total", "counter",
 		     "Stalls by what the kernel said kept the culprit holder from running (none: nothing).");
-	for (i = 0; i < LS_CAUSE_N; i++) {
-		fprintf(f, "lockstall_stall_causes_total{cause=\"");
-		prom__write_label_value(f, ls_cause_name((enum ls_cause)i));
-		fprintf(f, "\"} %llu\n", (unsigned long long)p->causes[i]);
-	}
+	for (i = 0; i < LS_CAUSE_N; i++)
+		prom__sample(f, "lockstall_stall_causes_total", "cause",
+			     ls_cause_name((enum ls_cause)i), p->causes[i]);
 	prom__family(f, "lockstall_wait_seconds", "histogram",
 		     "Time waited for mmap_lock, by lock mode, all processes.");
 	for (i = 0; i < PROM_MODES; i++)

@@ -97,18 +97,6 @@ static bool kernel_throttles_in_user_only(void)
 	return major > 6 || (major == 6 && minor >= 18);
 }
 
-static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
-{
-	const json_t *h;
-	size_t i;
-
-	json_array_foreach(e2e_array(stall, "holders"), i, h) {
-		if (e2e_int(h, "tid") == tid)
-			return h;
-	}
-	return NULL;
-}
-
 /* The throttled cause of a holder, or NULL. */
 static const json_t *throttled_of(const json_t *h)
 {
@@ -127,7 +115,7 @@ static void check_throttled(json_int_t victim_pid, json_int_t reader_tid)
 	json_array_foreach(w.stalls, i, st) {
 		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
 			continue;
-		h = holder_with_tid(st, reader_tid);
+		h = e2e_holder_with_tid(st, reader_tid);
 		thr = h ? throttled_of(h) : NULL;
 		if (!thr)
 			continue;
