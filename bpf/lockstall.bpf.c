@@ -174,6 +174,7 @@ struct {
 #include "log2.bpf.h"
 #include "hist.bpf.h"
 #include "mmap_lock.bpf.h"
+#include "causes.bpf.h"
 #include "sched.bpf.h"
 
 /* Lock tracepoints -------------------------------------------------------- */
@@ -276,6 +277,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
 	struct ls_task_state *st = task_state__lookup(p);
 	struct ls_rec_wakeup *r;
+	__u8 cause = 0;
 	__u32 cpu;
 	__u64 now;
 	__u8 f;
@@ -294,8 +296,10 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
-	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns)
+	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns) {
 		ls_watch_raise(st, cpu);
+		cause = ls_cause_of(p, now);
+	}
 
 	r = ls_emit_reserve(LS_REC_WAKEUP, sizeof(*r), now);
 	if (r) {
@@ -304,6 +308,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		ls_task_fill_cpu_curr(&r->target_curr, cpu);
 		r->target_cpu = cpu;
 		r->wakee_flags = f;
+		r->wakee_cause = cause;
 		ls_emit_submit(r);
 		st->seen = 1;
 	}

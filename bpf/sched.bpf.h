@@ -9,11 +9,11 @@
 /*
  * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now: its off-CPU
  * spell starts, a wait's first one sends WAIT_BEGIN, and a holder (or a
- * granted waiter) still runnable raises this CPU's watch.  Returns its
- * flags after.
+ * granted waiter) still runnable raises this CPU's watch, and *cause says
+ * why it cannot run (causes.bpf.h).  Returns its flags after.
  */
 static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
-					  __u32 cpu, bool runnable, __u64 now)
+					  __u32 cpu, bool runnable, __u64 now, __u8 *cause)
 {
 	struct ls_wait_state *w = &ps->wait;
 	__u8 f;
@@ -28,10 +28,12 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 		w->flags &= ~LS_W_GRANTED;
 	}
 	f = ls_state_flags(ps);
-	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
+	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED))) {
 		ls_watch_raise(ps, cpu);
-	else
+		*cause = ls_cause_of(prev, now);
+	} else {
 		ls_watch_lower(ps);
+	}
 	return f;
 }
 
@@ -66,6 +68,7 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 	}
 	ns->offcpu_start_ns = 0;
 	ls_watch_lower(ns);
+	ls_throttle_close(next, now);
 	return now;
 }
 
@@ -87,13 +90,14 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
 	struct ls_rec_switch *r;
+	__u8 cause = 0;
 	__u64 now = 0;
 
 	if (ps && ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
 	if (pf) {
 		now = bpf_ktime_get_ns();
-		pf_after = ls_switch_out(ps, prev, cpu, runnable, now);
+		pf_after = ls_switch_out(ps, prev, cpu, runnable, now, &cause);
 	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
 		now = bpf_ktime_get_ns();
@@ -114,6 +118,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	r->prev_runnable = runnable;
 	r->prev_flags = pf_after;
 	r->next_flags = nf;
+	r->prev_cause = cause;
 	ls_emit_submit(r);
 	if (pf)
 		ps->seen = 1;

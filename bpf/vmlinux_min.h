@@ -35,6 +35,7 @@ typedef int pid_t;
 /* uapi/linux/bpf.h: the constants the BPF source uses. */
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_LRU_HASH = 9,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_QUEUE = 22,

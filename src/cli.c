@@ -873,7 +873,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -v, --verbose             libbpf messages and ring buffer statistics on stderr\n"
 "      --slo RULE            an SLO rule (repeatable): selectors pid=, comm=\n"
 "                            (exact or glob), cgroup= (a cgroup v2 path and\n"
-"                            below it), policy=, verdict=, and one\n"
+"                            below it), policy=, verdict=, cause=, and one\n"
 "                            condition: wait>=50ms (one stall) or\n"
 "                            stalled>=200ms/10s (stalled time in a sliding\n"
 "                            window); every=DURATION: fire at most so often\n"

@@ -265,6 +265,11 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
+	/* CFS bandwidth (CONFIG_CFS_BANDWIDTH): bpf/causes.bpf.h reads throttle_count. */
+	if (loader_btf_struct_has(btf, "cfs_rq", "throttle_count"))
+		l->features |= LS_FEAT_CAUSE_THROTTLE;
+	if (loader_btf_struct_has(btf, "task_struct", "throttle_node"))
+		l->features |= LS_FEAT_THROTTLE_TASK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);

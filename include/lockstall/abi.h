@@ -26,7 +26,9 @@
  * version 1 are unchanged, so version 1 recordings still read.
  * 3: ls_rec_lock.cgroup_id, appended: the trace reader widens the
  * LS_REC_LOCK_V1_SIZE lock records of versions 1 and 2 (cgroup_id 0).
- * 4: LS_REC_TICK and LS_STACK_NOW (pending stalls); older records unchanged.
+ * 4: LS_REC_TICK and LS_STACK_NOW (pending stalls); LS_REC_THROTTLE and
+ * LS_REC_UNTHROTTLE (causes), with ls_rec_switch.prev_cause and
+ * ls_rec_wakeup.wakee_cause in former padding bytes (0 in older records).
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -53,6 +55,8 @@ enum ls_rec_type {
 	LS_REC_MIGRATE = 6,	/* struct ls_rec_migrate */
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
+	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
+	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
@@ -163,6 +167,12 @@ struct ls_rec_lock {
 #define LS_TASK_F_GRANTED	0x04	/* woken while waiting: owns the lock, not yet running */
 
 /*
+ * Why a runnable holder could not run, as the scheduler said at its
+ * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
+ */
+#define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
+
+/*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
  * holding, and for every switch on a CPU where such a task sits runnable
  * but not running (so the engine knows who ran instead, and how long).
@@ -174,7 +184,8 @@ struct ls_rec_switch {
 	__u8 prev_runnable;	/* 1: preempted, still on a run queue; 0: went to sleep */
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
-	__u8 pad[5];
+	__u8 prev_cause;	/* LS_CAUSE_F_*: runnable holders only; 0 before ABI 4 */
+	__u8 pad[4];
 };
 
 /*
@@ -189,7 +200,52 @@ struct ls_rec_wakeup {
 	struct ls_task target_curr;
 	__u32 target_cpu;
 	__u8 wakee_flags;	/* LS_TASK_F_*, after the wakeup (GRANTED set if it granted) */
-	__u8 pad[3];
+	__u8 wakee_cause;	/* LS_CAUSE_F_*: holders only; 0 before ABI 4 */
+	__u8 pad[2];
+};
+
+/*
+ * The CFS bandwidth limit that stopped a holder: sent just before the
+ * SWITCH or WAKEUP with LS_CAUSE_F_THROTTLED (same hdr.ts), for the cgroup
+ * whose quota ran out (the holder's own or an ancestor's).  Its path is
+ * made of its directory names, leaf first, from the root of its hierarchy.
+ */
+#define LS_CG_DEPTH	8	/* names kept, leaf first */
+#define LS_CG_NAME	32	/* bytes per name, NUL-terminated unless all used */
+
+#define LS_THROTTLE_F_TRUNC	0x01	/* deeper than LS_CG_DEPTH: the path misses its top */
+#define LS_THROTTLE_F_TASK	0x02	/* the task-based model (6.18+): throttled on return to user */
+
+struct ls_rec_throttle {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 cgroup_id;	/* the throttled cgroup's kernfs id (inode in its hierarchy) */
+	__u64 quota_ns;		/* cfs_bandwidth.quota per period; ~0: none */
+	__u64 period_ns;
+	__u32 hierarchy_id;	/* 0: cgroup v2; else the v1 hierarchy (the cpu controller's) */
+	__u8 depth;		/* names[] used */
+	__u8 flags;		/* LS_THROTTLE_F_* */
+	__u8 pad[2];
+	char names[LS_CG_DEPTH][LS_CG_NAME];	/* any bytes */
+};
+
+/*
+ * A holder that went off CPU throttled (THROTTLE) switches in again: how
+ * long it was throttled in that spell, from the kernel's throttled-time
+ * counter of its cfs_rq (6.5+: throttled_clock_self_time, this CPU's) or
+ * else of its group (cfs_bandwidth.throttled_time, all CPUs: an upper
+ * bound).  Sent just before the SWITCH that ends the spell (same hdr.ts).
+ */
+#define LS_UNTHROTTLE_F_GROUP	0x01	/* throttled_ns is the group's, over all its CPUs */
+
+struct ls_rec_unthrottle {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 throttled_ns;
+	__u8 flags;		/* LS_UNTHROTTLE_F_* */
+	__u8 pad[7];
 };
 
 /* A waiting or holding task moved to another CPU's run queue while not running. */
@@ -274,6 +330,9 @@ enum ls_mark_kind {
 #define LS_FEAT_BACKEND_FENTRY	0x04	/* ... fentry/fexit */
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
+#define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
+#define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
+#define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -438,6 +497,8 @@ _Static_assert(__builtin_offsetof(struct ls_rec_lock, cgroup_id) == LS_REC_LOCK_
 LS_ASSERT_SIZE(ls_rec_switch, 88);
 LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);
+LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
+LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_hist, 288);
 LS_ASSERT_SIZE(ls_rec_hist, 312);

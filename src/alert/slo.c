@@ -153,6 +153,23 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 	return 0;
 }
 
+/* cause=NAME: the culprit holder's cause (ls_cause_name(): none, throttled, ...). */
+static int parse_cause(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
+{
+	unsigned int i;
+
+	if (r->has_cause)
+		return parse_error(c, col, "cause= given twice");
+	for (i = 0; i < LS_CAUSE_N; i++)
+		if (!strcmp(val, ls_cause_name(i)))
+			break;
+	if (i == LS_CAUSE_N)
+		return parse_error(c, col, "unknown cause '%.40s': expected none or throttled", val);
+	r->cause = i;
+	r->has_cause = true;
+	return 0;
+}
+
 /* One word, NUL-terminated, starting at column col. */
 /* The condition: wait>=DURATION or stalled>=DURATION/WINDOW; eq is at its '='. */
 static int parse_cond(const struct parse_ctx *c, struct slo_rule *r, char *word, char *eq,
@@ -260,8 +277,10 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 		if (r->has_cgroup)
 			return parse_error(c, col, "cgroup= given twice");
 		return parse_cgroup(c, r, val, col);
+	} else if (!strcmp(word, "cause")) {
+		return parse_cause(c, r, val, col);
 	} else {
-		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, every, wait>= or stalled>=",
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, cause, every, wait>= or stalled>=",
 				   word);
 	}
 	return 0;
@@ -611,6 +630,8 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 	if (r->has_policy && st->waiter.policy != r->policy)
 		return false;
 	if (r->has_verdict && st->verdict != r->verdict)
+		return false;
+	if (r->has_cause && st->cause != r->cause)
 		return false;
 	if (r->has_comm) {
 		char comm[LS_COMM_TEXT_LEN];

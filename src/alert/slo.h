@@ -22,6 +22,8 @@
  *		policy=NAME	normal, batch, idle, fifo, rr, deadline
  *		verdict=NAME	priority_inversion, holder_off_cpu, contention,
  *				unknown, or any (the default)
+ *		cause=NAME	the culprit holder's cause (ls_cause_name()):
+ *				none, throttled
  *	one condition
  *		wait>=DURATION		a single stall of at least DURATION
  *		stalled>=DURATION/WINDOW	matching stalls add up to at least
@@ -65,7 +67,7 @@ enum slo_kind {
 struct slo_rule {
 	char *text;		/* the rule as written, trimmed */
 	/* selectors; unset ones match everything */
-	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup;
+	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup, has_cause;
 	__u32 pid;
 	char comm[SLO_MAX_GLOB + 1];
 	/*
@@ -76,6 +78,7 @@ struct slo_rule {
 	bool cgroup_glob;
 	unsigned int policy;	/* enum ls_policy */
 	enum ls_verdict verdict;
+	enum ls_cause cause;	/* the culprit holder's: none, throttled, ... */
 	/* condition */
 	enum slo_kind kind;
 	__u64 limit_ns;

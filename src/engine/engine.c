@@ -27,6 +27,8 @@ union any_rec {
 	struct ls_rec_mark mark;
 	struct ls_rec_lost lost;
 	struct ls_rec_tick tick;
+	struct ls_rec_throttle throttle;
+	struct ls_rec_unthrottle unthrottle;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -53,6 +55,10 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_lost);
 	case LS_REC_TICK:
 		return sizeof(struct ls_rec_tick);
+	case LS_REC_THROTTLE:
+		return sizeof(struct ls_rec_throttle);
+	case LS_REC_UNTHROTTLE:
+		return sizeof(struct ls_rec_unthrottle);
 	default:
 		return 0;
 	}
@@ -61,7 +67,8 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK;
+	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK) || type == LS_REC_THROTTLE ||
+	       type == LS_REC_UNTHROTTLE;
 }
 
 /* What the size check cannot see. */
@@ -382,6 +389,12 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		break;
 	case LS_REC_TICK:
 		err = pending__tick(e, &u.tick);
+		break;
+	case LS_REC_THROTTLE:
+		tasks__throttle(e, &u.throttle);
+		break;
+	case LS_REC_UNTHROTTLE:
+		tasks__unthrottle(e, &u.unthrottle);
 		break;
 	}
 	engine__sweep(e);

@@ -39,6 +39,30 @@ enum ls_holder_state {
 	LS_STATE_N,
 };
 
+/*
+ * Why a holder could not run, beyond its state: what the kernel said at
+ * the time (src/engine/DESIGN.md, "Causes").  NONE: nothing seen; a cause
+ * lockstall did not see is never inferred.
+ */
+enum ls_cause {
+	LS_CAUSE_NONE = 0,
+	LS_CAUSE_THROTTLED = 1,	/* runnable, its cgroup's CFS quota spent (LS_CAUSE_F_THROTTLED) */
+	LS_CAUSE_N,
+};
+
+/* The CFS bandwidth limit of a throttled holder (LS_REC_THROTTLE). */
+#define LS_THROTTLE_PATH_MAX (LS_CG_DEPTH * (LS_CG_NAME + 1) + 8)
+
+struct ls_throttle {
+	__u64 cgroup_id;	/* kernfs id in its hierarchy */
+	__u32 hierarchy_id;	/* 0: cgroup v2; else a v1 hierarchy (the cpu controller's) */
+	bool truncated;		/* path misses its top levels ("/..." first) */
+	bool task_model;	/* 6.18+ throttling, on return to user space */
+	__u64 quota_ns;		/* per period; ~0: no limit (an ancestor's is the one) */
+	__u64 period_ns;
+	char path[LS_THROTTLE_PATH_MAX];	/* "/a/b" from the hierarchy's root; raw bytes */
+};
+
 enum ls_role {
 	LS_ROLE_WAITER = 0,
 	LS_ROLE_QUEUED_WRITER = 1,	/* a writer queued ahead of a reader: rwsems are fair */
@@ -113,6 +137,10 @@ struct ls_holder {
 	__u64 overlap_ns;	/* the part of the hold inside the wait */
 	__u64 offcpu_ns;	/* off CPU while holding, inside the wait */
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
+	/* The part of it the kernel gave a cause for ([LS_CAUSE_NONE] unused), and the largest. */
+	__u64 cause_ns[LS_CAUSE_N];
+	enum ls_cause cause;
+	const struct ls_throttle *throttle;	/* cause_ns[THROTTLED]: whose quota; else NULL */
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
@@ -183,6 +211,13 @@ struct ls_stall {
 	struct ls_hop chain[LS_MAX_HOPS];
 	unsigned int n_chain;
 	enum ls_verdict verdict;
+	enum ls_cause cause;	/* the culprit holder's (holders[0]) */
+	/*
+	 * One line on which knob the stall points to (ls_advice()); NULL for
+	 * recordings made before causes were looked for, whose output stays
+	 * as it was.
+	 */
+	const char *advice;
 	__u64 lost_in_window;	/* records lost while this wait went on */
 	/*
 	 * A pending stall (the sinks' stall op with pending set): the wait had
@@ -221,6 +256,7 @@ struct ls_summary {
 	__u64 duration_ns;
 	__u64 stalls;		/* emitted (after the pid filter) */
 	__u64 stalls_by_verdict[LS_VERDICT_N];
+	__u64 stalls_by_cause[LS_CAUSE_N];	/* by ls_stall.cause */
 	__u64 events;		/* records fed, of every type */
 	__u64 pending_reports;	/* pending records sent, at exit included (after the pid filter) */
 	__u64 pending_at_exit;	/* waits still open when the run ended */
@@ -284,6 +320,9 @@ const char *ls_verdict_name(enum ls_verdict v);
 const char *ls_verdict_text(enum ls_verdict v);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
+const char *ls_cause_name(enum ls_cause c);
+/* The stall's advice from its cause, verdict and culprit's state: a constant string. */
+const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
 /* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);

@@ -197,9 +197,24 @@ struct spell {
 	__u8 state;		/* enum ls_holder_state */
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
-	__u8 pad;
+	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open (runnable spells), SPELL_* */
 	struct ls_task waker;
+	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
 };
+
+/* spell.cause: an UNTHROTTLE said how much of the throttled spell was throttled. */
+#define SPELL_THROTTLED_TOLD	0x80
+
+/* The part of a spell the kernel said its cgroup's quota held it, from its start. */
+static inline __u64 spell__throttled_end(const struct spell *sp)
+{
+	if (!(sp->cause & LS_CAUSE_F_THROTTLED))
+		return sp->start;
+	if (!(sp->cause & SPELL_THROTTLED_TOLD))
+		return sp->end;
+	return sp->start + (sp->throttled_ns < sp->end - sp->start ? sp->throttled_ns :
+			    sp->end - sp->start);
+}
 
 static inline bool spell__runnable(const struct spell *sp)
 {
@@ -265,6 +280,8 @@ struct task {
 	struct ls_rec_stack *hold_stack;
 	/* LS_STACK_NOW: its stack at the latest tick that asked, kept until the next. */
 	struct ls_rec_stack *now_stack;
+	/* The latest THROTTLE record's limit, for its throttled spells; NULL: none. */
+	struct ls_throttle *throttle;
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -302,6 +319,8 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r);
 void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r);
 void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r);
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r);
+void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
+void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
 
 /* Walk tk's spells (closed, then the open one ending at now) inside [from, to). */
 typedef void (*spell_fn)(const struct spell *sp, __u64 start, __u64 end, void *ctx);
@@ -329,6 +348,7 @@ struct hold {
 	bool released;		/* false: an open hold copied for one stall */
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
+	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	__u32 n_spells;
 	struct spell spells[];
 };

@@ -222,6 +222,23 @@ static void hold__copy_spell(const struct spell *sp, __u64 start, __u64 end, voi
 	dst->end = end;
 }
 
+/* A throttled spell in the hold: keep the limit its task was last throttled by. */
+static void hold__keep_throttle(struct hold *h, const struct task *tk)
+{
+	__u32 i;
+
+	if (!tk || !tk->throttle)
+		return;
+	for (i = 0; i < h->n_spells; i++) {
+		if (!(h->spells[i].cause & LS_CAUSE_F_THROTTLED))
+			continue;
+		h->throttle = malloc(sizeof(*h->throttle));
+		if (h->throttle)
+			*h->throttle = *tk->throttle;
+		return;
+	}
+}
+
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 {
 	struct hold *h;
@@ -237,6 +254,7 @@ struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 	h->released = true;
 	if (tk)
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
+	hold__keep_throttle(h, tk);
 	return h;
 }
 
@@ -245,6 +263,7 @@ void hold__free(struct engine *e, struct hold *h)
 	if (!h)
 		return;
 	stack__free(e, h->stack);
+	free(h->throttle);
 	free(h);
 }
 

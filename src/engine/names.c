@@ -63,6 +63,18 @@ const char *ls_role_name(enum ls_role r)
 	return "unknown";
 }
 
+const char *ls_cause_name(enum ls_cause c)
+{
+	switch (c) {
+	case LS_CAUSE_THROTTLED:
+		return "throttled";
+	case LS_CAUSE_NONE:
+	case LS_CAUSE_N:
+		break;
+	}
+	return "none";
+}
+
 const char *ls_policy_name(unsigned int policy)
 {
 	switch (policy) {

@@ -24,6 +24,7 @@ struct stall_cand {
 	__u64 overlap;
 	__u64 offcpu;
 	__u64 by_state[LS_STATE_N];
+	__u64 by_cause[LS_CAUSE_N];
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
 	bool has_waker;
 	struct ls_task waker;
@@ -128,7 +129,7 @@ static int stall__add_cand(struct engine *e, struct stall_ctx *x, struct hold *h
 drop:
 	x->dropped++;
 	if (temp)
-		free(h);
+		hold__free(e, h);
 	return -ENOSPC;
 }
 
@@ -255,6 +256,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		len = t - s;
 		c->offcpu += len;
 		c->by_state[sp->state] += len;
+		if (spell__runnable(sp))
+			c->by_cause[LS_CAUSE_THROTTLED] +=
+				span_overlap(sp->start, spell__throttled_end(sp), s, t);
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;
@@ -324,6 +328,8 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			lead->offcpu += c->offcpu;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
+			for (k = 0; k < LS_CAUSE_N; k++)
+				lead->by_cause[k] += c->by_cause[k];
 			if (c->blocked_longest > lead->blocked_longest) {
 				lead->blocked_longest = c->blocked_longest;
 				lead->has_waker = c->has_waker;
@@ -416,6 +422,26 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 	}
 }
 
+/* The causes the kernel gave for the holder's spells, the largest, and the limit behind them. */
+static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder *hd)
+{
+	unsigned int k;
+	__u32 i;
+
+	memcpy(hd->cause_ns, lead->by_cause, sizeof(hd->cause_ns));
+	hd->cause = LS_CAUSE_NONE;
+	for (k = LS_CAUSE_NONE + 1; k < LS_CAUSE_N; k++)
+		if (hd->cause_ns[k] && (hd->cause == LS_CAUSE_NONE ||
+					hd->cause_ns[k] > hd->cause_ns[hd->cause]))
+			hd->cause = k;
+	if (!hd->cause_ns[LS_CAUSE_THROTTLED])
+		return;
+	/* The latest hold's: the limit as it was last seen. */
+	for (i = 0; i < lead->n_group; i++)
+		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])
+			hd->throttle = lead[i].h->throttle;
+}
+
 static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 			       struct ls_holder *hd, struct ls_spell *spells)
 {
@@ -458,6 +484,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
+	stall__holder_causes(lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)
 		hd->woken_by = lead->waker;
@@ -538,6 +565,7 @@ static void stall__count(struct engine *e, struct ls_stall *st, const struct sta
 	} else {
 		st->seq = ++e->sum.stalls;
 		e->sum.stalls_by_verdict[st->verdict]++;
+		e->sum.stalls_by_cause[st->cause]++;
 	}
 }
 
@@ -606,6 +634,9 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		e->sum.evicted++;
 	stall__chain(&st, &x.qw);
 	st.verdict = stall__verdict(&st);
+	st.cause = st.n_holders ? st.holders[0].cause : LS_CAUSE_NONE;
+	if (e->features & LS_FEAT_CAUSES)
+		st.advice = ls_advice(&st);
 
 	stall__count(e, &st, p);
 	err = sink__stall(e->sink, &st);

@@ -389,6 +389,7 @@ void tasks__drop(struct engine *e, struct task *tk)
 	stack__free(e, tk->wait_stack);
 	stack__free(e, tk->hold_stack);
 	stack__free(e, tk->now_stack);
+	free(tk->throttle);
 	free(tk);
 }
 
@@ -442,6 +443,7 @@ void tasks__free_all(struct engine *e)
 		stack__free(e, tk->wait_stack);
 		stack__free(e, tk->hold_stack);
 		stack__free(e, tk->now_stack);
+		free(tk->throttle);
 		free(tk);
 	}
 	e->n_spells = 0;
@@ -474,9 +476,12 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		spell__close(e, p, ts);	/* it was running: an open spell is stale */
 		p->cpu_state = TASK_CPU_OFF;
 		tasks__set_flags(e, p, r->prev_flags, ts);
-		if (r->prev_flags & LS_TASK_F_ANY)
+		if (r->prev_flags & LS_TASK_F_ANY) {
 			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
 				    r->hdr.cpu, ts);
+			if (r->prev_runnable)
+				p->open.cause = r->prev_cause;
+		}
 	}
 
 	if (r->next.tid && r->next.tid != r->prev.tid) {
@@ -523,12 +528,16 @@ void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r)
 	w->cpu_state = TASK_CPU_OFF;
 	if (w->spell_open) {
 		/* Runnable already: only a grant or another CPU changes the spell. */
-		if (w->open.state == state && w->open.cpu == r->target_cpu)
+		if (w->open.state == state && w->open.cpu == r->target_cpu) {
+			w->open.cause |= r->wakee_cause;
 			return;
+		}
 		spell__close(e, w, ts);
 	}
-	if (r->wakee_flags & LS_TASK_F_ANY)
+	if (r->wakee_flags & LS_TASK_F_ANY) {
 		spell__open(e, w, state, r->target_cpu, ts);
+		w->open.cause = r->wakee_cause;
+	}
 }
 
 void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
@@ -565,6 +574,64 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 	}
 	spell__open(e, tk, state, r->to_cpu, ts);
 	tk->cpu_state = TASK_CPU_OFF;
+}
+
+/* "/a/b" from names[] (leaf first), "/..." first when the kernel cut its top off. */
+static void throttle__path(struct ls_throttle *t, const struct ls_rec_throttle *r)
+{
+	size_t off = 0, len;
+	int i;
+
+	if (r->flags & LS_THROTTLE_F_TRUNC) {
+		memcpy(t->path, "/...", 4);
+		off = 4;
+	}
+	for (i = (r->depth < LS_CG_DEPTH ? r->depth : LS_CG_DEPTH) - 1; i >= 0; i--) {
+		len = strnlen(r->names[i], LS_CG_NAME);
+		t->path[off++] = '/';
+		memcpy(t->path + off, r->names[i], len);
+		off += len;
+	}
+	if (!off)
+		t->path[off++] = '/';
+	t->path[off] = '\0';
+}
+
+void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__get(e, &id);
+	struct ls_throttle *t;
+
+	if (!tk)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	t = tk->throttle ? tk->throttle : malloc(sizeof(*t));
+	if (!t) {
+		e->sum.evicted++;
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->cgroup_id = r->cgroup_id;
+	t->hierarchy_id = r->hierarchy_id;
+	t->truncated = r->flags & LS_THROTTLE_F_TRUNC;
+	t->task_model = r->flags & LS_THROTTLE_F_TASK;
+	t->quota_ns = r->quota_ns;
+	t->period_ns = r->period_ns;
+	throttle__path(t, r);
+	tk->throttle = t;
+}
+
+void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	/* It comes just before the SWITCH that closes the spell. */
+	if (!tk || !tk->spell_open || !(tk->open.cause & LS_CAUSE_F_THROTTLED))
+		return;
+	tk->open.cause |= SPELL_THROTTLED_TOLD;
+	tk->open.throttled_ns = r->throttled_ns;
 }
 
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r)

@@ -311,6 +311,16 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 		fputs("; woken by ", f);
 		html_task(f, &h->woken_by);
 	}
+	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
+		char lim[SINK_THROTTLE_TEXT_LEN];
+
+		fputs("; throttled ", f);
+		html_dur(f, h->cause_ns[LS_CAUSE_THROTTLED]);
+		if (h->throttle) {
+			fputs(": ", f);
+			html_text(f, sink__throttle_text(h->throttle, lim, sizeof(lim)), sizeof(lim));
+		}
+	}
 	fputs("</li>\n", f);
 }
 
@@ -415,7 +425,13 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		}
 		fputs(")", f);
 	}
-	fputs("</li>\n</ul>\n</div>\n", f);
+	fputs("</li>\n", f);
+	if (st->advice) {
+		fputs("<li>advice: ", f);
+		html_text(f, st->advice, (size_t)-1);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n</div>\n", f);
 }
 
 /* A log2 histogram as a bar chart: one bar per slot from the first to the last used. */

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sinks/json_stall.h"
 #include "sinks/sinks.h"
 #include "sinks/sink_common.h"
@@ -116,6 +117,35 @@ static void json_holder_now(FILE *f, const struct ls_holder *h)
 	json_bool(f, "mm_confirmed", !h->mm_unconfirmed);
 }
 
+/*
+ * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...}}: what the
+ * kernel said of the holder's time (ABI 4 runs only: older recordings'
+ * output stays as it was).
+ */
+static void json_causes(FILE *f, const struct ls_holder *h)
+{
+	const struct ls_throttle *t = h->throttle;
+	char path[4 * LS_THROTTLE_PATH_MAX];
+
+	json_strv(f, "cause", ls_cause_name(h->cause));
+	fprintf(f, ",\"causes\":{");
+	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
+		fprintf(f, "\"throttled\":{\"ns\":%llu",
+			(unsigned long long)h->cause_ns[LS_CAUSE_THROTTLED]);
+		if (t && ls_cgroup_text(t->path, strnlen(t->path, sizeof(t->path)), path,
+					sizeof(path)) >= 0)
+			json_strv(f, "cgroup", path);
+		if (t) {
+			json_u64(f, "cgroup_id", t->cgroup_id);
+			json_u64(f, "cgroup_version", t->hierarchy_id ? 1 : 2);
+			json_u64(f, "quota_ns", t->quota_ns);
+			json_u64(f, "period_ns", t->period_ns);
+		}
+		putc('}', f);
+	}
+	putc('}', f);
+}
+
 static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
@@ -157,6 +187,9 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	}
 	putc(']', f);
 	json_u64(f, "preempted_other_ns", h->preempted_other_ns);
+	/* runs that looked for causes (ABI 4): older recordings' output stays as it was */
+	if (st->advice)
+		json_causes(f, h);
 	if (h->has_waker) {
 		fprintf(f, ",\"woken_by\":{");
 		json_task_id(f, &h->woken_by);
@@ -238,6 +271,10 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	json_u64(f, "holders_dropped", st->holders_dropped);
 	json_chain(f, st);
 	json_strv(f, "verdict", ls_verdict_name(st->verdict));
+	if (st->advice) {
+		json_strv(f, "cause", ls_cause_name(st->cause));
+		json_strv(f, "advice", st->advice);
+	}
 	json_u64(f, "lost_in_window", st->lost_in_window);
 	putc('}', f);
 }

@@ -228,6 +228,17 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 		md_task(f, &h->woken_by);
 		fputs("\n", f);
 	}
+	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
+		char lim[SINK_THROTTLE_TEXT_LEN];
+
+		fputs("  - throttled ", f);
+		md_dur(f, h->cause_ns[LS_CAUSE_THROTTLED]);
+		if (h->throttle) {
+			fputs(": ", f);
+			md_text(f, sink__throttle_text(h->throttle, lim, sizeof(lim)));
+		}
+		fputs("\n", f);
+	}
 	md_stack(m, h->frames, seq, "  ");
 }
 
@@ -298,6 +309,11 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		fprintf(f, "- %llu events lost during this wait: the verdict is unknown\n",
 			(unsigned long long)st->lost_in_window);
 	md_chain(f, st);
+	if (st->advice) {
+		fputs("- Advice: ", f);
+		md_text(f, st->advice);
+		fputs("\n", f);
+	}
 	fputs("\n", f);
 }
 

@@ -25,6 +25,7 @@ struct prom_hist {
 struct prom_sink {
 	struct sink base;
 	__u64 stalls[LS_VERDICT_N];
+	__u64 causes[LS_CAUSE_N];	/* by ls_stall.cause */
 	struct prom_hist wait[PROM_MODES];
 	struct ls_summary counters;	/* events, lost, slo and hooks only */
 };
@@ -60,6 +61,8 @@ static int prom__stall(struct sink *s, const struct ls_stall *st)
 	/* Stalls are counted when they end, once. */
 	if (!st->pending && st->verdict < LS_VERDICT_N)
 		p->stalls[st->verdict]++;
+	if (st->cause < LS_CAUSE_N)
+		p->causes[st->cause]++;
 	return 0;
 }
 
@@ -87,6 +90,10 @@ static int prom__summary(struct sink *s, const struct ls_summary *sum)
 	for (i = 0; i < LS_VERDICT_N; i++) {
 		if (sum->stalls_by_verdict[i] > p->stalls[i])
 			p->stalls[i] = sum->stalls_by_verdict[i];
+	}
+	for (i = 0; i < LS_CAUSE_N; i++) {
+		if (sum->stalls_by_cause[i] > p->causes[i])
+			p->causes[i] = sum->stalls_by_cause[i];
 	}
 	if (!sum->hists)
 		return 0;
@@ -208,6 +215,14 @@ static __u64 prom__rss(void)
 	return (__u64)kb * 1024;
 }
 
+/* One sample with one label: name{label="value"} n */
+static void prom__sample(FILE *f, const char *name, const char *label, const char *value, __u64 n)
+{
+	fprintf(f, "%s{%s=\"", name, label);
+	prom__write_label_value(f, value);
+	fprintf(f, "\"} %llu\n", (unsigned long long)n);
+}
+
 int sink_prometheus__render(struct sink *s, FILE *f)
 {
 	const struct prom_sink *p = to_prom(s);
@@ -218,11 +233,14 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 
 	prom__family(f, "lockstall_stalls_total", "counter",
 		     "Stalls on mmap_lock found, by verdict.");
-	for (i = 0; i < LS_VERDICT_N; i++) {
-		fprintf(f, "lockstall_stalls_total{verdict=\"");
-		prom__write_label_value(f, ls_verdict_name((enum ls_verdict)i));
-		fprintf(f, "\"} %llu\n", (unsigned long long)p->stalls[i]);
-	}
+	for (i = 0; i < LS_VERDICT_N; i++)
+		prom__sample(f, "lockstall_stalls_total", "verdict",
+			     ls_verdict_name((enum ls_verdict)i), p->stalls[i]);
+	prom__family(f, "lockstall_stall_causes_total", "counter",
+		     "Stalls by what the kernel said kept the culprit holder from running (none: nothing).");
+	for (i = 0; i < LS_CAUSE_N; i++)
+		prom__sample(f, "lockstall_stall_causes_total", "cause",
+			     ls_cause_name((enum ls_cause)i), p->causes[i]);
 	prom__family(f, "lockstall_wait_seconds", "histogram",
 		     "Time waited for mmap_lock, by lock mode, all processes.");
 	for (i = 0; i < PROM_MODES; i++)

@@ -262,6 +262,21 @@ static void stall_copy__paths(struct stall_copy *c)
 		*path[i] = at ? str_put(&at, *path[i]) : NULL;
 }
 
+const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t len)
+{
+	char path[4 * LS_THROTTLE_PATH_MAX], q[32], p[32];
+
+	if (ls_cgroup_text(t->path, strnlen(t->path, sizeof(t->path)), path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "?");
+	if (t->quota_ns == (__u64)-1)
+		snprintf(q, sizeof(q), "none");
+	else
+		ls_format_duration(t->quota_ns, q, sizeof(q));
+	snprintf(buf, len, "%s (cgroup %s) quota %s per %s", path, t->hierarchy_id ? "v1" : "v2", q,
+		 ls_format_duration(t->period_ns, p, sizeof(p)));
+	return buf;
+}
+
 int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 {
 	unsigned int n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS, i;
@@ -294,6 +309,10 @@ int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 		c->frames[1 + i] = ls_frames__dup(h->frames);
 		h->frames = c->frames[1 + i];
 		h->stack = NULL;
+		if (h->throttle) {
+			c->throttles[i] = *h->throttle;
+			h->throttle = &c->throttles[i];
+		}
 	}
 	stall_copy__paths(c);
 	return 0;

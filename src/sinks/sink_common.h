@@ -52,6 +52,13 @@ const char *sink__frame_text(const struct ls_frame *f, char *buf, size_t len);
 struct ls_frames *ls_frames__dup(const struct ls_frames *fr);
 
 /*
+ * "/lsx (cgroup v1) quota 10.0ms per 100ms": the limit a throttled holder
+ * hit, its path escaped as ls_cgroup_text() does.
+ */
+#define SINK_THROTTLE_TEXT_LEN (4 * LS_THROTTLE_PATH_MAX + 96)
+const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t len);
+
+/*
  * A stall kept past its callback (the report's worst stalls, an SLO rule's
  * latest): the engine's holders and spells, the resolver's frames and the
  * cgroup paths live only during the call, so each is copied into blocks
@@ -64,6 +71,7 @@ struct stall_copy {
 	struct ls_spell *spells;	/* LS_MAX_SPELLS per holder */
 	struct ls_frames *frames[1 + LS_MAX_HOLDERS];	/* [0] the waiter's, [1 + i] holder i's */
 	char *paths;			/* the cgroup paths st and its holders point to */
+	struct ls_throttle throttles[LS_MAX_HOLDERS];	/* holder i's throttle, when it has one */
 };
 
 /*

@@ -153,6 +153,20 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 	putc('\n', f);
 }
 
+/* "throttled 40.0ms: /lsx (cgroup v1) quota 10.0ms per 100ms": what the kernel said. */
+static void text__causes(FILE *f, const struct ls_holder *h)
+{
+	char d[32], lim[SINK_THROTTLE_TEXT_LEN];
+
+	if (!h->cause_ns[LS_CAUSE_THROTTLED])
+		return;
+	fprintf(f, "           throttled %s", ls_format_duration(h->cause_ns[LS_CAUSE_THROTTLED], d,
+								sizeof(d)));
+	if (h->throttle)
+		fprintf(f, ": %s", sink__throttle_text(h->throttle, lim, sizeof(lim)));
+	putc('\n', f);
+}
+
 /*
  * A stack under its task, innermost first: kernel frames, then user ones.
  * One line when an earlier stall printed the same frames.
@@ -222,6 +236,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (st->pending)
 		text__holder_now(f, t, st, h);
 	text__offcpu_split(f, h);
+	text__causes(f, h);
 	text__preemptors(f, h);
 	if (h->has_waker)
 		fprintf(f, "           woken by %s\n", rm_task(&h->woken_by, ident, sizeof(ident)));
@@ -359,6 +374,8 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		fprintf(f, "  holder   none seen (taken before tracing began, or its records were lost)\n");
 
 	text__chain(f, st);
+	if (st->advice)
+		fprintf(f, "  advice   %s\n", st->advice);
 	if (st->lost_in_window)
 		fprintf(f, "  lost     %llu events during this wait: holders may be missing, so the verdict is unknown\n",
 			(unsigned long long)st->lost_in_window);

@@ -78,17 +78,6 @@ static void check_victim_stack(const json_t *waiter)
 	check_no_tracing_frames(stack);
 }
 
-static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
-{
-	const json_t *h;
-	size_t i;
-
-	json_array_foreach(e2e_array(stall, "holders"), i, h)
-		if (e2e_int(h, "tid") == tid)
-			return h;
-	return NULL;
-}
-
 /* The first stall of the victim blamed on the reader with both stacks present. */
 /*
  * A stack whose process's mappings were still being read when its stall
@@ -113,7 +102,7 @@ static const json_t *victim_stall(const json_t *stalls, json_int_t victim, json_
 	json_array_foreach(stalls, i, st) {
 		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
 			continue;
-		h = holder_with_tid(st, reader);
+		h = e2e_holder_with_tid(st, reader);
 		if (h && stack_named(h) && stack_named(e2e_object(st, "waiter")))
 			return st;
 	}
@@ -132,7 +121,7 @@ Test(stacks, live_holder_and_waiter)
 	cr_assert_not_null(st, "no stall of the victim %lld with stacks for it and the reader %lld",
 			   victim, reader);
 	check_victim_stack(e2e_object(st, "waiter"));
-	check_reader_stack(holder_with_tid(st, reader));
+	check_reader_stack(e2e_holder_with_tid(st, reader));
 }
 
 /*
@@ -170,7 +159,7 @@ Test(stacks, report_after_the_process_exited)
 	st = victim_stall(stalls, victim, reader);
 	cr_assert_not_null(st, "no stall of the victim %lld with stacks in the report", victim);
 	check_victim_stack(e2e_object(st, "waiter"));
-	check_reader_stack(holder_with_tid(st, reader));
+	check_reader_stack(e2e_holder_with_tid(st, reader));
 	json_decref(stalls);
 	e2e_proc__release(&p);
 

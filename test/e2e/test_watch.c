@@ -147,18 +147,6 @@ static bool preempted_by(const json_t *holder, json_int_t tid)
 	return false;
 }
 
-static const json_t *holder_with_tid(const json_t *stall, json_int_t tid)
-{
-	const json_t *h;
-	size_t i;
-
-	json_array_foreach(e2e_array(stall, "holders"), i, h) {
-		if (e2e_int(h, "tid") == tid)
-			return h;
-	}
-	return NULL;
-}
-
 /*
  * The chain reads waiter -> ... -> holder -> preemptor, with the holder we
  * expect and, as its preemptor, one of the tasks that ran in its place.
@@ -307,7 +295,7 @@ static void check_rt_proc_reader(const json_t *victim_stalls, const json_t *trut
 		      e2e_int(st, "wait_ns"), e2e_int(truth, "worst_ns"));
 	cr_expect(!strcmp(verdict, "priority_inversion") || !strcmp(verdict, "contention") ||
 		  !strcmp(verdict, "unknown"), "%s", dump(st));
-	cr_expect(!json_array_size(e2e_array(st, "holders")) || holder_with_tid(st, reader_tid),
+	cr_expect(!json_array_size(e2e_array(st, "holders")) || e2e_holder_with_tid(st, reader_tid),
 		  "the reader %lld is not among the holders: %s", reader_tid, dump(st));
 }
 
@@ -344,7 +332,7 @@ static void check_proc_reader(void)
 	}
 
 	json_array_foreach(mine, i, st) {
-		const json_t *mm = e2e_object(st, "mm"), *h = holder_with_tid(st, reader_tid);
+		const json_t *mm = e2e_object(st, "mm"), *h = e2e_holder_with_tid(st, reader_tid);
 		const char *state;
 
 		if (e2e_int(mm, "pid") != victim_pid ||
@@ -367,8 +355,8 @@ static void check_proc_reader(void)
 	cr_expect_str_eq(e2e_str(found, "mode"), "write", "mmap and munmap take the write lock");
 	cr_expect_str_eq(e2e_str(e2e_object(found, "waiter"), "policy"),
 			 e2e_str(t, "victim_policy"));
-	cr_expect_str_eq(e2e_str(holder_with_tid(found, reader_tid), "policy"), "idle");
-	cr_expect_str_eq(e2e_str(holder_with_tid(found, reader_tid), "mode"), "read",
+	cr_expect_str_eq(e2e_str(e2e_holder_with_tid(found, reader_tid), "policy"), "idle");
+	cr_expect_str_eq(e2e_str(e2e_holder_with_tid(found, reader_tid), "mode"), "read",
 			 "the reader holds the lock for read");
 
 	check_worst_call(mine, t);
@@ -410,7 +398,7 @@ static void check_mprotect_fault(void)
 	cr_assert_gt(json_array_size(mine), 0, "no stall of the victim thread %lld", victim_tid);
 
 	json_array_foreach(mine, i, st) {
-		const json_t *wt = e2e_object(st, "waiter"), *h = holder_with_tid(st, holder_tid);
+		const json_t *wt = e2e_object(st, "waiter"), *h = e2e_holder_with_tid(st, holder_tid);
 		const json_t *addr = json_object_get(wt, "addr");
 
 		if (strcmp(e2e_str(wt, "op"), "page_fault") || !json_is_integer(addr) ||
@@ -429,10 +417,10 @@ static void check_mprotect_fault(void)
 			   "mprotect thread %lld (write, preempted by the hog %lld) as a priority "
 			   "inversion", victim_tid, map_start, map_end, holder_tid, hog_tid);
 	cr_expect_eq(e2e_int(e2e_object(found, "mm"), "pid"), pid);
-	cr_expect_eq(e2e_int(holder_with_tid(found, holder_tid), "pid"), pid,
+	cr_expect_eq(e2e_int(e2e_holder_with_tid(found, holder_tid), "pid"), pid,
 		     "the holder is a thread of the same process");
 	cr_expect_str_eq(e2e_str(found, "mode"), "read", "a page fault takes the read lock");
-	cr_expect_str_eq(e2e_str(holder_with_tid(found, holder_tid), "op"), "mprotect");
+	cr_expect_str_eq(e2e_str(e2e_holder_with_tid(found, holder_tid), "op"), "mprotect");
 	if (json_object_get(e2e_object(found, "waiter"), "vma_lock_fallback"))
 		cr_expect(json_is_true(json_object_get(e2e_object(found, "waiter"), "vma_lock_fallback")) ==
 			  kernel_has_per_vma_lock(),
@@ -455,7 +443,7 @@ static void check_mprotect_fault(void)
 		} else {
 			e2e_check_stack(wt, waiter);
 		}
-		e2e_check_stack(holder_with_tid(found, holder_tid), holder);
+		e2e_check_stack(e2e_holder_with_tid(found, holder_tid), holder);
 	}
 
 	check_worst_call(mine, t);
@@ -496,14 +484,14 @@ Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 	mine = stalls_of(w.stalls, victim_tid);
 	st = stall_in_worst_call(mine, w.truth);
 	json_array_foreach(mine, i, h) {
-		if (h == st && holder_with_tid(st, holder_tid))
+		if (h == st && e2e_holder_with_tid(st, holder_tid))
 			found = st;
 	}
 	if (!found)
 		log_stalls("the victim's stalls", mine);
 	cr_assert_not_null(found, "no stall of the victim %lld in its slowest call blamed on the "
 			   "mprotect thread %lld", victim_tid, holder_tid);
-	h = holder_with_tid(found, holder_tid);
+	h = e2e_holder_with_tid(found, holder_tid);
 	cr_log_info("slowest call's stall: %s; holder prio %lld, %s", e2e_str(found, "verdict"),
 		    e2e_int(h, "prio"), e2e_str(h, "state"));
 	cr_expect_str_eq(e2e_str(h, "mode"), "write");

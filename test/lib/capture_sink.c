@@ -45,6 +45,8 @@ static void capture__fixup(struct capture_stall *c)
 		c->holders[i].spells = c->spells ? c->spells + i * LS_MAX_SPELLS : NULL;
 		if (c->holders[i].stack)
 			c->holders[i].stack = &c->holder_stacks[i];
+		if (c->holders[i].throttle)
+			c->holders[i].throttle = &c->holder_throttles[i];
 	}
 }
 
@@ -82,6 +84,9 @@ static int capture__stall(struct sink *s, const struct ls_stall *st)
 	for (i = 0; i < n; i++)
 		if (c->holders[i].stack)
 			c->holder_stacks[i] = *c->holders[i].stack;
+	for (i = 0; i < n; i++)
+		if (c->holders[i].throttle)
+			c->holder_throttles[i] = *c->holders[i].throttle;
 	c->st.waiter_frames = NULL;
 	for (i = 0; i < n; i++)
 		c->holders[i].frames = NULL;

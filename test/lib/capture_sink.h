@@ -23,6 +23,7 @@ struct capture_stall {
 	 */
 	struct ls_rec_stack waiter_stack;
 	struct ls_rec_stack holder_stacks[LS_MAX_HOLDERS];
+	struct ls_throttle holder_throttles[LS_MAX_HOLDERS];
 };
 
 struct capture_sink {

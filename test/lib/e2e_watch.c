@@ -388,3 +388,15 @@ void e2e_check_stack(const json_t *task, const char *const frames[])
 		last = at;
 	}
 }
+
+const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(e2e_array(stall, "holders"), i, h) {
+		if (e2e_int(h, "tid") == tid)
+			return h;
+	}
+	return NULL;
+}

@@ -77,6 +77,9 @@ const char *e2e_str(const json_t *obj, const char *key);
 const json_t *e2e_array(const json_t *obj, const char *key);
 const json_t *e2e_object(const json_t *obj, const char *key);
 
+/* The holder of a "stall" object with this tid, or NULL. */
+const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
+
 /* Stacks (JSON "stack" arrays, innermost first). */
 /* The index of the first frame of kind ("kernel", "user") whose symbol starts with prefix, or -1. */
 int e2e_frame_index(const json_t *stack, const char *kind, const char *prefix);

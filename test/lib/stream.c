@@ -183,6 +183,63 @@ void stream__switch(struct stream *s, __u16 cpu, __u64 ts,
 	stream__append(s, &r, sizeof(r), LS_REC_SWITCH, cpu, ts);
 }
 
+void stream__cause(struct stream *s, __u8 cause)
+{
+	struct ls_hdr *h = (struct ls_hdr *)(s->buf + s->len - s->lens[s->n - 1]);
+
+	if (h->type == LS_REC_SWITCH)
+		((struct ls_rec_switch *)h)->prev_cause = cause;
+	else if (h->type == LS_REC_WAKEUP)
+		((struct ls_rec_wakeup *)h)->wakee_cause = cause;
+	else
+		abort();
+}
+
+void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns)
+{
+	const char *names[LS_CG_DEPTH], *p;
+	struct ls_rec_throttle r;
+	int n = 0, i;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.cgroup_id = 4242;
+	r.hierarchy_id = hierarchy_id;
+	r.quota_ns = quota_ns;
+	r.period_ns = period_ns;
+	for (p = path; *p && n < LS_CG_DEPTH; ) {
+		while (*p == '/')
+			p++;
+		if (*p)
+			names[n++] = p;
+		while (*p && *p != '/')
+			p++;
+	}
+	/* the kernel sends them leaf first */
+	for (i = 0; i < n; i++) {
+		const char *c = names[n - 1 - i];
+		size_t len = strcspn(c, "/");
+
+		memcpy(r.names[i], c, len < LS_CG_NAME ? len : LS_CG_NAME);
+	}
+	r.depth = n;
+	stream__append(s, &r, sizeof(r), LS_REC_THROTTLE, cpu, ts);
+}
+
+void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			__u64 throttled_ns)
+{
+	struct ls_rec_unthrottle r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.throttled_ns = throttled_ns;
+	stream__append(s, &r, sizeof(r), LS_REC_UNTHROTTLE, cpu, ts);
+}
+
 void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    const struct ls_task *wakee, __u8 wakee_flags, const struct ls_task *waker,
 		    __u32 target_cpu, const struct ls_task *target_curr)

@@ -67,6 +67,13 @@ void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    __u32 target_cpu, const struct ls_task *target_curr);
 void stream__migrate(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags,
 		     __u32 from_cpu, __u32 to_cpu, const struct ls_task *dest_curr);
+/* The cause byte (LS_CAUSE_F_*) of the last record, a SWITCH (prev_cause) or a WAKEUP. */
+void stream__cause(struct stream *s, __u8 cause);
+/* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
+void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);
+void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			__u64 throttled_ns);
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);
 void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 		  const struct ls_hist *h);

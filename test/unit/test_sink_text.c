@@ -618,3 +618,28 @@ Test(sink_text, pending)
 	assert_line(text, "  pending  reported 3 times while it lasted, first at +2.234s");
 	free(text);
 }
+
+/* A throttled holder: its time, cgroup (escaped), quota and period; the stall's advice. */
+Test(sink_text, throttled_holder_and_advice)
+{
+	struct ls_throttle thr = { .cgroup_id = 77, .hierarchy_id = 4, .quota_ns = FX_MS(10),
+				   .period_ns = FX_MS(100) };
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	strcpy(thr.path, "/batch/evil \x1b[2J");
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_THROTTLED] = FX_MS(18);
+	h.cause = LS_CAUSE_THROTTLED;
+	h.throttle = &thr;
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_THROTTLED;
+	st.advice = ls_advice(&st);
+	text = text_of_stall(&st, &default_opts);
+
+	assert_line(text, "           throttled 18ms: /batch/evil\\x20\\x1b[2J (cgroup v1) quota 10ms per 100ms");
+	assert_line(text, "  advice   the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container");
+	assert_terminal_safe(text);
+	free(text);
+}

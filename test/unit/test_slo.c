@@ -55,6 +55,8 @@ static void rule_text(const struct slo_rules *rules, char *buf, size_t len)
 		fprintf(f, " verdict=%s", ls_verdict_name(r->verdict));
 	if (r->has_cgroup)
 		fprintf(f, " cgroup%s=%s", r->cgroup_glob ? "~" : "", r->cgroup);
+	if (r->has_cause)
+		fprintf(f, " cause=%s", ls_cause_name(r->cause));
 	fprintf(f, " text=[%s]", r->text);
 	fclose(f);
 }
@@ -100,6 +102,10 @@ static struct parse_case cases[] = {
 	{ "comm=a comm=b wait>=1ms", -EINVAL, "comm= given twice", 13 },
 	{ "policy=realtime wait>=1ms", -EINVAL, "unknown policy 'realtime'", 8 },
 	{ "verdict=bad wait>=1ms", -EINVAL, "unknown verdict 'bad'", 9 },
+	{ "cause=throttled wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cause=throttled text=[cause=throttled wait>=1ms]", 0 },
+	{ "cause=slow wait>=1ms", -EINVAL, "unknown cause 'slow': expected none or throttled", 7 },
+	{ "cause=none cause=none wait>=1ms", -EINVAL, "cause= given twice", 18 },
 	{ "every=0s wait>=1ms", -EINVAL, "invalid duration '0s' for every=", 7 },
 	{ "every=1s every=2s wait>=1ms", -EINVAL, "every= given twice", 16 },
 	/* cgroup=: normalised, so that matching is a string compare ("~": a glob) */
@@ -486,10 +492,12 @@ Test(slo, selectors)
 		"verdict=contention wait>=10ms",	/* 8: no */
 		"verdict=any comm=?ictim pid=10 policy=fifo wait>=10ms",	/* 9: yes */
 		"wait>=21ms",				/* 10: too short a wait */
+		"cause=none wait>=10ms",		/* 11: yes, nothing was said */
+		"cause=throttled wait>=10ms",		/* 12: no */
 		NULL,
 	};
 	struct slo *slo = make(lines);
-	static const size_t want[] = { 0, 2, 3, 5, 7, 9 };
+	static const size_t want[] = { 0, 2, 3, 5, 7, 9, 11 };
 	size_t i;
 
 	feed(slo, stall(100, 20));

@@ -22,6 +22,13 @@
  * --control: the same without the hog, every task SCHED_OTHER nice 0 (the
  * victim and the reader still on different CPUs): the reader never sits on
  * the lock, so nothing should look like an inversion.
+ *
+ * --cgroup DIR: no hog; the reader, SCHED_OTHER nice 0, first joins the
+ * cgroup DIR (a cpu controller directory with a small CFS quota, made by
+ * the caller), so only the quota keeps it off its CPU.  The ground truth
+ * adds DIR's cpu.stat throttle counts over the run.  Before 6.18 a reader
+ * out of quota is stopped wherever it is, lock held or not; from 6.18 only
+ * on its way back to user space (the task-based throttle model).
  */
 #include <pthread.h>
 #include <fcntl.h>
@@ -98,15 +105,63 @@ __attribute__((noinline)) static ssize_t reader__read_environ(int fd, char *buf)
 	return n;
 }
 
-/* The child that plays the monitoring daemon.  Never returns: SIGKILL ends it. */
-__attribute__((noinline)) static void reader__run(pid_t victim, bool control, int ready_fd)
+/* Join the cgroup dir: the reader's own threads only (it has one). */
+static void reader__join(const char *dir)
 {
+	char path[4096], pid[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		wl_die("reader: open %s: %s", path, strerror(errno));
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (write(fd, pid, n) != n)
+		wl_die("reader: join %s: %s", dir, strerror(errno));
+	close(fd);
+}
+
+/* The throttle counts of cgroup dir's cpu.stat: v1 throttled_time (ns), v2 throttled_usec. */
+struct cg_stat {
+	unsigned long long nr_throttled;
+	unsigned long long throttled_ns;
+};
+
+static void cg_stat__read(const char *dir, struct cg_stat *st)
+{
+	char path[4096], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	f = fopen(path, "re");
+	if (!f)
+		wl_die("open %s: %s", path, strerror(errno));
+	memset(st, 0, sizeof(*st));
+	while (fscanf(f, "%63s %llu", key, &v) == 2) {
+		if (!strcmp(key, "nr_throttled"))
+			st->nr_throttled = v;
+		else if (!strcmp(key, "throttled_time"))
+			st->throttled_ns = v;
+		else if (!strcmp(key, "throttled_usec"))
+			st->throttled_ns = v * 1000;
+	}
+	fclose(f);
+}
+
+/* The child that plays the monitoring daemon.  Never returns: SIGKILL ends it. */
+__attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_opts *o,
+						  int ready_fd)
+{
+	bool control = o->control || o->cgroup;
 	struct reader_ready r = { .tid = gettid() };
 	char path[64];
 	char *buf;
 	int fd, err;
 
 	prctl(PR_SET_NAME, "wl-reader");
+	if (o->cgroup)
+		reader__join(o->cgroup);
 	err = wl_pin_cpu(WL_CPU_LOW);
 	if (err)
 		wl_die("reader: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
@@ -192,6 +247,7 @@ int main(int argc, char **argv)
 	struct wl_child reader = { 0 };
 	struct wl_hog hog = { 0 };
 	struct reader_ready rr;
+	struct cg_stat cg0 = { 0 }, cg1 = { 0 };
 	pthread_t thread;
 	int ready[2], err;
 
@@ -218,21 +274,25 @@ int main(int argc, char **argv)
 	if (reader.pid == 0) {
 		close(ready[0]);
 		wl_child_setup(getppid());
-		reader__run(getppid(), opts.control, ready[1]);
+		reader__run(getppid(), &opts, ready[1]);
 	}
 	close(ready[1]);
 	wl_recv(ready[0], &rr, sizeof(rr), "the reader");
 	close(ready[0]);
 	reader.tid = rr.tid;
 
-	if (!opts.control) {
+	if (!opts.control && !opts.cgroup) {
 		wl_hog__fork(&hog, WL_CPU_LOW);
 		wl_hog__go(&hog);
 	}
 
 	/* Everyone else is at work: the victim may start measuring. */
+	if (opts.cgroup)
+		cg_stat__read(opts.cgroup, &cg0);
 	wl_gate__open(&v.go);
 	pthread_join(thread, NULL);
+	if (opts.cgroup)
+		cg_stat__read(opts.cgroup, &cg1);
 
 	/* The hog first: the reader needs a CPU to die on. */
 	wl_child__stop(&hog.c);
@@ -242,13 +302,15 @@ int main(int argc, char **argv)
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"%s\","
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"environ_bytes\":%zd,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,\"over_5ms\":%llu,"
-	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu}\n",
-	       opts.control ? "control" : "proc_reader", (int)getpid(), (int)v.tid, v.policy,
-	       (int)reader.pid, (int)reader.tid, opts.control ? "normal" : "idle",
+	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
+	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu}\n",
+	       opts.control ? "control" : opts.cgroup ? "throttled" : "proc_reader", (int)getpid(), (int)v.tid, v.policy,
+	       (int)reader.pid, (int)reader.tid, opts.control || opts.cgroup ? "normal" : "idle",
 	       (int)hog.c.pid, (int)hog.c.tid, rr.bytes,
 	       (unsigned long long)v.start_ns, (unsigned long long)v.end_ns,
 	       (unsigned long long)v.worst.calls, (unsigned long long)v.worst.over_5ms,
 	       v.worst_op, (unsigned long long)v.worst.start_ns,
-	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns);
+	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
+	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns);
 	return 0;
 }

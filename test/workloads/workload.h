@@ -284,6 +284,7 @@ struct wl_opts {
 	bool control;		/* --control: no hog, equal priorities */
 	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
 	bool swap_exe;		/* --swap-exe: see swap_exe.h (mprotect_fault) */
+	const char *cgroup;	/* --cgroup: the holder's CPU-limited cgroup directory (proc_reader) */
 };
 
 /*
@@ -312,6 +313,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"  --control    no hog, every task SCHED_OTHER nice 0 (proc_reader)\n"
 		"  --swap-exe   run from a copy whose path is swapped with a FIFO and a\n"
 		"               symlink all the while (mprotect_fault)\n"
+		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
+		"               before and after goes into the ground truth (proc_reader)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
@@ -332,6 +335,9 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 			continue;
 		} else if (!strcmp(a, "--swap-exe")) {
 			o->swap_exe = true;
+		} else if (!strcmp(a, "--cgroup") && v) {
+			o->cgroup = v;
+			i++;
 			continue;
 		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s") && strcmp(a, "-u"))) {
 			fprintf(stderr, "workload: bad option '%s'\n", a);

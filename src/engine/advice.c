@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One line per stall on which knob it points to.  A cause the kernel gave
+ * comes first (it names the fix); else the verdict and the culprit's state
+ * say what kind of fix it needs.  Constant strings: the sinks print the
+ * names (cgroup, quota, tasks) next to it, escaped as they escape them.
+ */
+#include "engine/engine.h"
+
+static const char *advice__cause(enum ls_cause c)
+{
+	switch (c) {
+	case LS_CAUSE_THROTTLED:
+		return "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container";
+	case LS_CAUSE_NONE:
+	case LS_CAUSE_N:
+		break;
+	}
+	return NULL;
+}
+
+static const char *advice__state(enum ls_holder_state s)
+{
+	switch (s) {
+	case LS_STATE_PREEMPTED:
+		return "the holder waited for a CPU while it held the lock: give it a higher priority or a CPU its preemptors do not use";
+	case LS_STATE_BLOCKED:
+		return "the holder slept while it held the lock: its stack and waker say on what";
+	case LS_STATE_GRANTED_NOT_RUNNING:
+		return "the lock was handed to a task that then waited for a CPU: give it a higher priority or a CPU of its own";
+	case LS_STATE_RUNNING:
+	case LS_STATE_N:
+		break;
+	}
+	return "the holder ran under the lock: shorten what it does under it";
+}
+
+const char *ls_advice(const struct ls_stall *st)
+{
+	const char *a = advice__cause(st->cause);
+
+	if (a)
+		return a;
+	if (!st->n_holders)
+		return "no holder was seen: nothing to point at";
+	if (st->verdict == LS_VERDICT_UNKNOWN)
+		return "events were lost during the wait: nothing to point at for certain";
+	if (st->verdict == LS_VERDICT_CONTENTION)
+		return "the holders ran under the lock: shorten what they do under it, or take the lock less often";
+	return advice__state(st->holders[0].state);
+}

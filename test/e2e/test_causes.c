@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Causes (issue 17) end to end: proc_reader --cgroup puts its reader in a
+ * CPU cgroup of ours with a small CFS quota (v1 cpu controller where there
+ * is one, else cgroup v2 cpu.max), made and removed by the fixture, and
+ * reports the cgroup's own throttle counts over the run.
+ *
+ * The kernel decides what happens (src/engine/DESIGN.md, "Causes"):
+ *  - before 6.18 a reader out of quota is stopped where it is, lock held
+ *    or not: the victim's stalls must be blamed on the reader, cause
+ *    throttled, with our cgroup, its quota and period, and throttled time
+ *    that fits in the cgroup's own throttled time;
+ *  - from 6.18 a task is throttled only on its way back to user space,
+ *    never while it holds mmap_lock: lockstall must not say throttled of
+ *    any stall of the workload, though the cgroup was throttled.
+ * In the watch suite, so the kernel matrix (test/kernels) runs it too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+#define CG_QUOTA_NS	10000000LL	/* 10 ms ... */
+#define CG_PERIOD_NS	100000000LL	/* ... per 100 ms */
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+static char cg_dir[256];	/* ours, "" when none was made */
+static char cg_path[64];	/* its path from its hierarchy's root */
+static int cg_version;
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+	/* The workload's reader is dead and reaped by now: the cgroup is empty. */
+	if (cg_dir[0] && rmdir(cg_dir))
+		cr_log_warn("cannot remove %s: %s", cg_dir, strerror(errno));
+	cg_dir[0] = '\0';
+}
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n != (ssize_t)strlen(text))
+		err = n < 0 ? -errno : -EIO;
+	close(fd);
+	return err;
+}
+
+/* Make our CPU-limited cgroup under root (v1 cpu or v2); false if root has no such controller. */
+static bool cg_make(const char *root, int version)
+{
+	char limit[64];
+	int err;
+
+	if (version == 1 && access("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", F_OK))
+		return false;
+	if (version == 2 && write_file(root, "cgroup.subtree_control", "+cpu"))
+		return false;
+	snprintf(cg_path, sizeof(cg_path), "/lockstall-e2e-causes-%d", (int)getpid());
+	snprintf(cg_dir, sizeof(cg_dir), "%s%s", root, cg_path);
+	cr_assert_eq(mkdir(cg_dir, 0755), 0, "mkdir %s: %s", cg_dir, strerror(errno));
+	cg_version = version;
+	if (version == 1) {
+		snprintf(limit, sizeof(limit), "%lld", CG_PERIOD_NS / 1000);
+		err = write_file(cg_dir, "cpu.cfs_period_us", limit);
+		snprintf(limit, sizeof(limit), "%lld", CG_QUOTA_NS / 1000);
+		err = err ? err : write_file(cg_dir, "cpu.cfs_quota_us", limit);
+	} else {
+		snprintf(limit, sizeof(limit), "%lld %lld", CG_QUOTA_NS / 1000, CG_PERIOD_NS / 1000);
+		err = write_file(cg_dir, "cpu.max", limit);
+	}
+	cr_assert_eq(err, 0, "cannot limit %s: %s", cg_dir, strerror(-err));
+	return true;
+}
+
+/* 6.18 throttles CFS tasks only on their return to user space. */
+static bool kernel_throttles_in_user_only(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 18);
+}
+
+/* The throttled cause of a holder, or NULL. */
+static const json_t *throttled_of(const json_t *h)
+{
+	const json_t *c = json_object_get(h, "causes");
+
+	return c ? json_object_get(c, "throttled") : NULL;
+}
+
+/* Before 6.18: the reader's throttled holds are named, with our limit, within the truth. */
+static void check_throttled(json_int_t victim_pid, json_int_t reader_tid)
+{
+	json_int_t sum = 0, n = 0, worst = 0;
+	const json_t *st, *h, *thr;
+	size_t i;
+
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		h = e2e_holder_with_tid(st, reader_tid);
+		thr = h ? throttled_of(h) : NULL;
+		if (!thr)
+			continue;
+		n++;
+		sum += e2e_int(thr, "ns");
+		cr_expect_leq(e2e_int(thr, "ns"), e2e_int(h, "offcpu_ns"),
+			      "throttled beyond off CPU: %s", json_dumps(st, JSON_COMPACT));
+		cr_expect_str_eq(e2e_str(thr, "cgroup"), cg_path);
+		cr_expect_eq(e2e_int(thr, "cgroup_version"), cg_version);
+		cr_expect_eq(e2e_int(thr, "quota_ns"), CG_QUOTA_NS);
+		cr_expect_eq(e2e_int(thr, "period_ns"), CG_PERIOD_NS);
+		if (e2e_int(thr, "ns") > worst) {
+			worst = e2e_int(thr, "ns");
+			cr_expect_str_eq(e2e_str(st, "cause"), "throttled");
+			cr_expect(strstr(e2e_str(st, "advice"), "quota"), "advice: %s",
+				  e2e_str(st, "advice"));
+		}
+	}
+	cr_log_info("throttled stalls of the victim: %lld, %lldus in all, the longest %lldus; "
+		    "the cgroup: throttled %lld times, %lldus", n, sum / 1000, worst / 1000,
+		    e2e_int(w.truth, "cg_nr_throttled"), e2e_int(w.truth, "cg_throttled_ns") / 1000);
+	cr_assert_gt(n, 0, "no stall of the victim blamed on the throttled reader %lld", reader_tid);
+	cr_expect_leq(sum, e2e_int(w.truth, "cg_throttled_ns"),
+		      "more throttled time in the stalls than the cgroup was throttled");
+}
+
+/* 6.18+: a kernel-mode holder runs on in a throttled cgroup; nothing may say throttled. */
+static void check_not_throttled(json_int_t victim_pid)
+{
+	const json_t *st, *h;
+	json_int_t n = 0;
+	size_t i, j;
+
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		n++;
+		cr_expect_str_neq(e2e_str(st, "cause"), "throttled", "a stall said throttled: %s",
+				  json_dumps(st, JSON_COMPACT));
+		json_array_foreach(e2e_array(st, "holders"), j, h)
+			cr_expect_null(throttled_of(h), "a holder said throttled: %s",
+				       json_dumps(h, JSON_COMPACT));
+	}
+	cr_log_info("task-based throttling: %lld stalls of the victim, none throttled; the cgroup: "
+		    "throttled %lld times, %lldus", n, e2e_int(w.truth, "cg_nr_throttled"),
+		    e2e_int(w.truth, "cg_throttled_ns") / 1000);
+}
+
+Test(watch, throttled_reader, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "--cgroup", cg_dir, "-d", "4", NULL };
+	json_int_t victim_pid, reader_tid;
+
+	e2e_require(true);
+	if (!cg_make("/sys/fs/cgroup/cpu", 1) && !cg_make("/sys/fs/cgroup", 2) &&
+	    !cg_make("/sys/fs/cgroup/unified", 2))
+		cr_skip_test("no cgroup v1 cpu controller nor cgroup v2 with cpu here");
+	e2e_watch__run(&w, "proc_reader", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "throttled");
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	reader_tid = e2e_int(w.truth, "holder_tid");
+	cr_assert_gt(e2e_int(w.truth, "cg_nr_throttled"), 0,
+		     "the reader's cgroup was never throttled: nothing was tested");
+	if (kernel_throttles_in_user_only())
+		check_not_throttled(victim_pid);
+	else
+		check_throttled(victim_pid, reader_tid);
+}
