@@ -15,6 +15,8 @@ const char *ls_verdict_name(enum ls_verdict v)
 		return "holder_off_cpu";
 	case LS_VERDICT_CONTENTION:
 		return "contention";
+	case LS_VERDICT_DEADLOCK:
+		return "deadlock";
 	case LS_VERDICT_UNKNOWN:
 	case LS_VERDICT_N:
 		break;
@@ -56,6 +58,34 @@ const char *ls_role_name(enum ls_role r)
 		break;
 	}
 	return "unknown";
+}
+
+const char *ls_lock_kind_name(unsigned int kind)
+{
+	static const char *const names[LS_LOCK_KIND_N] = {
+		[LS_LOCK_MMAP] = "mmap_lock",
+		[LS_LOCK_FUTEX] = "futex",
+		[LS_LOCK_PI_FUTEX] = "pi_futex",
+		[LS_LOCK_MUTEX] = "mutex",
+		[LS_LOCK_RWSEM] = "rwsem",
+		[LS_LOCK_RT_MUTEX] = "rt_mutex",
+		[LS_LOCK_PERCPU_RWSEM] = "percpu_rwsem",
+	};
+
+	return kind < LS_LOCK_KIND_N ? names[kind] : "unknown";
+}
+
+const char *ls_owner_how_name(unsigned int how)
+{
+	static const char *const names[LS_OWNER_HOW_N] = {
+		[LS_OWNER_FUTEX_WORD] = "futex_word",
+		[LS_OWNER_PTHREAD] = "pthread_owner",
+		[LS_OWNER_KLOCK] = "lock_owner",
+		[LS_OWNER_HINT] = "reader_hint",
+		[LS_OWNER_RELEASER] = "releaser",
+	};
+
+	return how < LS_OWNER_HOW_N ? names[how] : NULL;
 }
 
 const char *ls_policy_name(unsigned int policy)

@@ -150,7 +150,8 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 		(unsigned long long)sum->lost_events, (unsigned long long)sum->bad_records,
 		(unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s <span class=\"verdict-%s\">%s</span> %llu", v ? "," : "",
+		if (sink__verdict_listed(sum, v))
+			fprintf(f, "%s <span class=\"verdict-%s\">%s</span> %llu", v ? "," : "",
 			ls_verdict_name(v), rm_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs("</td></tr>\n<tr><th>Recorded by</th><td>lockstall ", f);
@@ -367,8 +368,8 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 
 	fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n, (unsigned long long)st->seq);
 	html_dur(f, st->lock_wait_ns);
-	fprintf(f, " for mmap_lock %s, <span class=\"verdict-%s\">%s</span></h3>\n",
-		st->write ? "write" : "read", ls_verdict_name(st->verdict),
+	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
+		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read", ls_verdict_name(st->verdict),
 		rm_verdict_text(st->verdict));
 	html_timeline(f, st);
 	html_stacks(f, st);

@@ -178,6 +178,8 @@ const char *rm_verdict_text(enum ls_verdict v)
 		return "holder off CPU";
 	case LS_VERDICT_CONTENTION:
 		return "contention";
+	case LS_VERDICT_DEADLOCK:
+		return "deadlock";
 	case LS_VERDICT_UNKNOWN:
 	case LS_VERDICT_N:
 		break;

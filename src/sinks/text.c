@@ -200,6 +200,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		fprintf(f, ", downgraded");
 	if (!h->released)
 		fprintf(f, ", still held");
+	/* how a waiter named the holder of a futex or kernel lock */
+	if (ls_owner_how_name(h->how))
+		fprintf(f, ", found by %s", ls_owner_how_name(h->how));
 	putc('\n', f);
 	text__offcpu_split(f, h);
 	text__preemptors(f, h);
@@ -234,7 +237,7 @@ static void text__cgroups(FILE *f, const struct ls_stall *st)
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
-	char comm[LS_COMM_TEXT_LEN], role[32], d[32];
+	char comm[LS_COMM_TEXT_LEN], role[32], d[32], lock[160];
 	unsigned int i, n = st->n_chain;
 
 	if (!n)
@@ -252,7 +255,10 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 		case LS_ROLE_WAITER:
 		case LS_ROLE_QUEUED_WRITER:
 		case LS_ROLE_HOLDER:
-			fprintf(f, ", %s", mode_name(hop->write));
+			if (hop->has_lock)
+				fprintf(f, ", of %s", sink__lock_text(&hop->lock, lock, sizeof(lock)));
+			else
+				fprintf(f, ", %s", mode_name(hop->write));
 			break;
 		default:
 			if (hop->ns)
@@ -269,17 +275,22 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	struct text_sink *t = to_text(s);
 	FILE *f = s->out;
 	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
+	char lock[160];
 	unsigned int i, shown, more;
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
 	report_model__stall(&t->rm, st);
-	fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
+	fprintf(f, "%s STALL #%llu  %s  ",
 		text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
-		ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
-	if (st->mm.tgid)
-		fprintf(f, "%s[%u]", ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+		ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+	if (st->mm.kind != LS_LOCK_MMAP)
+		fputs(sink__lock_text(&st->mm, lock, sizeof(lock)), f);
+	else if (st->mm.tgid)
+		fprintf(f, "mmap_lock %s  of %s[%u]", mode_name(st->write),
+			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
 	else
-		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
+		fprintf(f, "mmap_lock %s  of mm 0x%llx", mode_name(st->write),
+			(unsigned long long)st->mm.id);
 	fprintf(f, "  verdict: %s%s\n",
 		words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
 		st->acquired ? "" : "  (gave up without the lock)");
@@ -471,7 +482,8 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 	fprintf(f, "  stalls   %llu:", (unsigned long long)sum->stalls);
 	/* the verdicts by the names the JSON uses: one vocabulary to grep for */
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
+		if (sink__verdict_listed(sum, v))
+			fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	putc('\n', f);
 	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
