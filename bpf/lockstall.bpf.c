@@ -42,17 +42,20 @@ const volatile struct ls_bpf_config cfg = {};
 #define LS_W_BEGIN_SENT	0x02
 #define LS_W_GRANTED	0x04	/* woken while waiting: the lock is ours */
 #define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
+#define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01
 #define LS_H_GRANTED	0x02
 
 struct ls_wait_state {
-	__u64 mm;
+	__u64 mm;		/* the mm; a futex's user address when kind says so */
 	__u64 start_ns;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */
-	__u8 pad[6];
+	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (bpf/futex.bpf.h) */
+	__u8 owner_how;		/* enum ls_owner_how */
+	__u32 owner_tid;
 };
 
 struct ls_hold_state {
@@ -86,6 +89,7 @@ struct ls_hist_pend {
 	__u8 wait_n[2];		/* waits in slot 0, by mode */
 	__u8 hold_n[LS_PEND_HOLD_SLOTS];	/* holds in slots 0..2 */
 	__u8 exiting;		/* after sched_process_exit: nothing held back */
+	__u8 owner_waiters;	/* waiters that named this task their lock's owner */
 };
 
 /* Set only while LS_W_GRANTED / LS_H_GRANTED say so. */
@@ -397,6 +401,16 @@ static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_
 	}
 }
 
+/* A futex wait's lock: the user address in the waiter's process. */
+static __always_inline void ls_lock_fill(struct ls_mm *out, const struct ls_wait_state *w,
+					 struct task_struct *t)
+{
+	out->id = w->mm;
+	out->kind = w->kind;
+	out->tgid = LS_TASK_READ(t, tgid);
+	ls_process_comm(out->comm, t);
+}
+
 #ifndef LS_TASK_STATE_HASH
 static __always_inline struct ls_task_state *ls_state_get(struct task_struct *t, bool create)
 {
@@ -452,6 +466,8 @@ static __always_inline __u8 ls_state_flags(const struct ls_task_state *st)
 	}
 	if (ls_holding(st))
 		f |= LS_TASK_F_HOLDING;
+	if (st->pend.owner_waiters)
+		f |= LS_TASK_F_OWNER;
 	return f;
 }
 
@@ -664,7 +680,13 @@ static __always_inline bool ls_emit_lock(__u16 type, __u64 now, struct task_stru
 	if (!r)
 		return false;
 	ls_task_fill(&r->task, t);
-	ls_mm_fill(&r->mm, mm, t);
+	if (type != LS_REC_HOLD && st->wait.kind && st->wait.mm == mm) {
+		ls_lock_fill(&r->mm, &st->wait, t);
+		r->owner_how = st->wait.owner_how;
+		r->owner_tid = st->wait.owner_tid;
+	} else {
+		ls_mm_fill(&r->mm, mm, t);
+	}
 	ls_op_fill(&r->op, t, st);
 	r->start_ns = start_ns;
 	r->granted_ns = granted_ns;
@@ -1093,6 +1115,10 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	w->start_ns = bpf_ktime_get_ns();
 	w->write = write;
 	w->flags = LS_W_ACTIVE;
+	/* A fault inside a futex call: that wait's state is overwritten, and ends here. */
+	w->kind = LS_LOCK_MMAP;
+	w->owner_how = LS_OWNER_NONE;
+	w->owner_tid = 0;
 	return 0;
 }
 
@@ -1108,9 +1134,10 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
 	__u8 flags = 0;
 
-	if (!trylock)
+	/* The histograms are mmap_lock's. */
+	if (!trylock && !w->kind)
 		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
-	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
+	if ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns) {
 		if (w->flags & LS_W_BEGIN_SENT)
 			flags |= LS_LOCK_F_BEGIN_SENT;
 		if (granted)
@@ -1130,7 +1157,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 			st->seen = 1;
 	}
 	w->flags = 0;
-	if (!success)
+	/* A futex's holds are in user space: its owner is followed instead. */
+	if (!success || w->kind)
 		return;
 	/* A new hold with none other open: the saved switch-out stack is stale. */
 	if (!ls_holding(st))
@@ -1342,7 +1370,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 			w->flags &= ~LS_W_GRANTED;
 		}
 		pf_after = ls_state_flags(ps);
-		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)))
+		if (runnable && (pf_after & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)))
 			ls_watch_raise(ps, cpu);
 		else
 			ls_watch_lower(ps);
@@ -1486,7 +1514,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
-	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns)
+	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)) && st->offcpu_start_ns)
 		ls_watch_raise(st, cpu);
 
 	r = ls_emit_reserve(LS_REC_WAKEUP, sizeof(*r), now);
@@ -1577,3 +1605,4 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 
 /* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
 #include "backend_rwsem.bpf.h"
+#include "futex.bpf.h"

@@ -494,6 +494,9 @@ static int loader_attach(struct loader *l)
 		  memcg ? &s->links.ls_acquire_returned_memcg : &s->links.ls_acquire_returned },
 		{ memcg ? s->progs.ls_start_locking_memcg : s->progs.ls_start_locking,
 		  memcg ? &s->links.ls_start_locking_memcg : &s->links.ls_start_locking },
+		/* futex waits: the end before the start, as for mmap_lock */
+		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
+		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
 	};
 	const struct bpf_object_skeleton *sk = s->skeleton;
 	int i, pass, err;

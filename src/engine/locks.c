@@ -474,8 +474,13 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (mm && r->write)
 		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
 	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
-	/* The lock is to blame until it was handed over, not for the run delay after. */
-	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns) {
+	/*
+	 * The lock is to blame until it was handed over, not for the run delay
+	 * after.  A futex or kernel lock wait that failed (a timeout, a signal)
+	 * is not known to have waited for the lock all along: not judged.
+	 */
+	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns &&
+	    (r->mm.kind == LS_LOCK_MMAP || r->success)) {
 		e->wait_stack = ws;
 		err = stall__emit(e, r, mm);
 		e->wait_stack = NULL;
