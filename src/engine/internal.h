@@ -268,6 +268,13 @@ struct task {
 	/* Who woke it while it waited (a futex's releaser), until WAIT_END. */
 	bool has_wait_waker;
 	struct ls_task wait_waker;
+	/*
+	 * The latest record that showed it PI-boosted (prio above its own
+	 * policy's): a futex owner's boost ends at its release, before the
+	 * waiter's WAIT_END, and the stall must still show it.
+	 */
+	__s32 boost_prio;
+	__u64 boost_ts;	/* 0: never seen boosted */
 	/* Its last ended wait on an owner: a chain may need it after the fact. */
 	struct past_wait {
 		struct ls_mm lock;

@@ -196,6 +196,10 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 		if (otk)
 			who = otk->info;
 		who.tid = owner;
+		/* Boosted during the wait (PI), unboosted at its release: as it ran then. */
+		if (otk && otk->boost_ts >= x->ws && otk->boost_ts <= x->we &&
+		    otk->boost_prio < who.prio)
+			who.prio = otk->boost_prio;
 	} else if (tk && tk->has_wait_waker && tk->wait_waker.tid &&
 		   tk->wait_waker.tid != r->task.tid) {
 		how = LS_OWNER_RELEASER;

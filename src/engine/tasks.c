@@ -367,8 +367,20 @@ evict:
 	return NULL;
 }
 
+/* t->prio shows a priority-inheritance boost: above what its own policy gives. */
+static bool task__boosted(const struct ls_task *t)
+{
+	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
+		return t->prio < 99 - t->rt_prio;
+	return t->policy != LS_POLICY_DEADLINE && t->prio < 100;
+}
+
 static void task__touch(struct engine *e, struct task *tk, const struct ls_task *t, __u64 ts)
 {
+	if (task__boosted(t) && ts >= tk->boost_ts) {
+		tk->boost_prio = t->prio;
+		tk->boost_ts = ts;
+	}
 	tk->info = *t;
 	tk->last_ts = u64_max(tk->last_ts, ts);
 }
