@@ -46,8 +46,9 @@ struct ls_futex_args {
 };
 
 #ifndef LS_TASK_STATE_HASH
-extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+/* Weak: the object still loads where they are missing (the loader turns the programs off). */
+extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* The head of glibc's x86-64 pthread_mutex_t (struct __pthread_mutex_s). */
 struct ls_glibc_mutex {

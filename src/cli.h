@@ -32,6 +32,12 @@ enum ls_backend {
 	LS_BACKEND_KPROBE,	/* kprobes on the rwsem functions */
 };
 
+/* watch, record --locks: which kinds of lock are traced (bits) */
+#define LS_LOCKS_MMAP	0x1	/* mmap_lock: always */
+#define LS_LOCKS_FUTEX	0x2	/* user-space futex waits */
+#define LS_LOCKS_KERNEL	0x4	/* the kernel's sleeping locks: not yet traced */
+#define LS_LOCKS_ALL	(LS_LOCKS_MMAP | LS_LOCKS_FUTEX | LS_LOCKS_KERNEL)
+
 /* watch, record --task-state: where the BPF side keeps per-task state */
 enum ls_task_state {
 	LS_TASK_STATE_AUTO = 0,	/* task storage where the kernel has it (5.15+), else hash */
@@ -109,6 +115,7 @@ struct ls_config {
 	__u8 backend;		/* --backend: enum ls_backend */
 	const char *btf_path;	/* --btf FILE: kernel BTF when /sys/kernel/btf/vmlinux is missing */
 	__u8 task_state;	/* --task-state: enum ls_task_state */
+	__u8 locks;		/* --locks: LS_LOCKS_* */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

@@ -785,6 +785,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.btf_path = cfg->btf_path,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
+		.locks = cfg->locks,
 	};
 	struct watch w = { .cfg = cfg };
 	struct slo_rules rules = { 0 };

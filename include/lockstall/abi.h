@@ -345,6 +345,7 @@ enum ls_mark_kind {
 #define LS_FEAT_BACKEND_FENTRY	0x04	/* ... fentry/fexit */
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
+#define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
