@@ -110,3 +110,45 @@ Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 	cr_assert_lt(e2e_int(w.truth, "worst_ns"), 100000000, "the PI holder was not boosted");
 	cr_assert_gt(seen, 0, "no wait of the victim over 200us: nothing was checked");
 }
+
+/*
+ * AB/BA: reported once, as a deadlock, while it lasts (the workload prints
+ * its truth only as it ends it): the cycle names both threads, each as the
+ * holder of the mutex the other waits on.
+ */
+Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", NULL };
+	const json_t *st, *found = NULL, *chain;
+	json_int_t a, b, waiter, other;
+	size_t i, n = 0;
+
+	e2e_watch__run(&w, "ab_ba", args);
+	a = e2e_int(w.truth, "tid_a");
+	b = e2e_int(w.truth, "tid_b");
+	json_array_foreach(w.stalls, i, st) {
+		if (strcmp(e2e_str(st, "verdict"), "deadlock"))
+			continue;
+		n++;
+		found = st;
+	}
+	cr_assert_eq(n, 1, "%zu deadlock stalls, want 1", n);
+	waiter = e2e_int(e2e_object(found, "waiter"), "tid");
+	cr_assert(waiter == a || waiter == b, "the waiter %lld is neither thread", waiter);
+	other = waiter == a ? b : a;
+	/* reported while it lasted: before the workload ended it */
+	cr_assert_lt(e2e_int(found, "end_ns"), e2e_int(w.truth, "end_ns"));
+	cr_assert_not(json_is_true(json_object_get(found, "acquired")));
+	chain = e2e_array(found, "chain");
+	cr_assert_eq(json_array_size(chain), 3);
+	cr_assert_eq(e2e_int(json_array_get(chain, 1), "tid"), other);
+	cr_assert_str_eq(e2e_str(json_array_get(chain, 1), "role"), "holder");
+	cr_assert_eq(e2e_int(json_array_get(chain, 2), "tid"), waiter);
+	/* each holds the mutex the one before it waits on: the waiter's first */
+	cr_assert_str_eq(e2e_str(e2e_object(found, "lock_id"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
+	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 1), "lock"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
+	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 2), "lock"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_b" : "mutex_a"));
+}
