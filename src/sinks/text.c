@@ -183,12 +183,17 @@ static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			 const struct ls_holder *h)
 {
-	char ident[96], sched[64], op[96], held[32], off[32], state[32];
+	char ident[96], sched[64], op[96], held[32], off[32], state[32], how[112];
 
-	fprintf(f, "  holder   %-20s  %-18s  %s lock in %s  held %s  off CPU %s (%u%%)  %s",
+	/* a futex is held in user space: no mode, no kernel operation to name */
+	if (st->mm.kind == LS_LOCK_MMAP)
+		snprintf(how, sizeof(how), "%s lock in %s", mode_name(h->write),
+			 op_text(&h->op, false, op, sizeof(op)));
+	else
+		snprintf(how, sizeof(how), "owner");
+	fprintf(f, "  holder   %-20s  %-18s  %s  held %s  off CPU %s (%u%%)  %s",
 		rm_task(&h->task, ident, sizeof(ident)),
-		sink__sched_text(&h->task, sched, sizeof(sched)),
-		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
+		sink__sched_text(&h->task, sched, sizeof(sched)), how,
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
