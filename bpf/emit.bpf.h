@@ -97,6 +97,16 @@ static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_
 	}
 }
 
+/* A futex wait's lock: the user address in the waiter's process. */
+static __always_inline void ls_lock_fill(struct ls_mm *out, const struct ls_wait_state *w,
+					 struct task_struct *t)
+{
+	out->id = w->mm;
+	out->kind = w->kind;
+	out->tgid = LS_TASK_READ(t, tgid);
+	ls_process_comm(out->comm, t);
+}
+
 static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur,
 				       const struct ls_task_state *st)
 {
@@ -160,7 +170,13 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 	if (!r)
 		return false;
 	ls_task_fill(&r->task, t);
-	ls_mm_fill(&r->mm, e->mm, t);
+	if (e->type != LS_REC_HOLD && st->wait.kind && st->wait.mm == e->mm) {
+		ls_lock_fill(&r->mm, &st->wait, t);
+		r->owner_how = st->wait.owner_how;
+		r->owner_tid = st->wait.owner_tid;
+	} else {
+		ls_mm_fill(&r->mm, e->mm, t);
+	}
 	ls_op_fill(&r->op, t, st);
 	r->start_ns = e->start_ns;
 	r->granted_ns = e->granted_ns;

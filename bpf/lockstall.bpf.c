@@ -296,7 +296,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
-	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)) && st->offcpu_start_ns) {
+	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)) && st->offcpu_start_ns) {
 		ls_watch_raise(st, cpu);
 		cause = ls_cause_of(p, now);
 	}
@@ -397,3 +397,4 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 
 /* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
 #include "backend_rwsem.bpf.h"
+#include "futex.bpf.h"

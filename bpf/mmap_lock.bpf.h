@@ -142,6 +142,10 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	w->start_ns = bpf_ktime_get_ns();
 	w->write = write;
 	w->flags = LS_W_ACTIVE;
+	/* A fault inside a futex call: that wait's state is overwritten, and ends here. */
+	w->kind = LS_LOCK_MMAP;
+	w->owner_how = LS_OWNER_NONE;
+	w->owner_tid = 0;
 	return 0;
 }
 
@@ -175,9 +179,10 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	bool granted = success && (w->flags & LS_W_GRANTED);
 	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
 
-	if (!trylock)
+	/* The histograms are mmap_lock's. */
+	if (!trylock && !w->kind)
 		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
-	if ((w->flags & LS_W_WENT_OFF) || waited >= cfg.min_wait_ns) {
+	if ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
 			.now = now,
@@ -201,7 +206,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 			st->seen = 1;
 	}
 	w->flags = 0;
-	if (!success)
+	/* A futex's holds are in user space: its owner is followed instead. */
+	if (!success || w->kind)
 		return;
 	/* A new hold with none other open: the saved switch-out stack is stale. */
 	if (!ls_holding(st))

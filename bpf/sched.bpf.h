@@ -28,7 +28,7 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 		w->flags &= ~LS_W_GRANTED;
 	}
 	f = ls_state_flags(ps);
-	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED))) {
+	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER))) {
 		ls_watch_raise(ps, cpu);
 		*cause = ls_cause_of(prev, now);
 	} else {

@@ -19,17 +19,20 @@
 #define LS_W_BEGIN_SENT	0x02
 #define LS_W_GRANTED	0x04	/* woken while waiting: the lock is ours */
 #define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
+#define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01
 #define LS_H_GRANTED	0x02
 
 struct ls_wait_state {
-	__u64 mm;
+	__u64 mm;		/* the mm; a futex's user address when kind says so */
 	__u64 start_ns;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */
-	__u8 pad[6];
+	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (bpf/futex.bpf.h) */
+	__u8 owner_how;		/* enum ls_owner_how */
+	__u32 owner_tid;
 };
 
 struct ls_hold_state {
@@ -63,6 +66,7 @@ struct ls_hist_pend {
 	__u8 wait_n[2];		/* waits in slot 0, by mode */
 	__u8 hold_n[LS_PEND_HOLD_SLOTS];	/* holds in slots 0..2 */
 	__u8 exiting;		/* after sched_process_exit: nothing held back */
+	__u8 owner_waiters;	/* waiters that named this task their lock's owner */
 };
 
 /* Set only while LS_W_GRANTED / LS_H_GRANTED say so. */
@@ -291,6 +295,8 @@ static __always_inline __u8 ls_state_flags(const struct ls_task_state *st)
 	}
 	if (ls_holding(st))
 		f |= LS_TASK_F_HOLDING;
+	if (st->pend.owner_waiters)
+		f |= LS_TASK_F_OWNER;
 	return f;
 }
 

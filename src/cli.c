@@ -61,6 +61,7 @@ enum opt_id {
 	OPT_INTERVAL,
 	OPT_ITERATIONS,
 	OPT_BATCH,
+	OPT_LOCKS,
 };
 
 struct opt_def {
@@ -109,6 +110,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "task-state", true, OPT_TASK_STATE },
 	{ 0, "pending-after", true, OPT_PENDING_AFTER },
 	{ 0, "pending-every", true, OPT_PENDING_EVERY },
+	{ 0, "locks", true, OPT_LOCKS },
 };
 
 static const struct opt_def record_opts[] = {
@@ -127,6 +129,7 @@ static const struct opt_def record_opts[] = {
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
 	{ 0, "task-state", true, OPT_TASK_STATE },
+	{ 0, "locks", true, OPT_LOCKS },
 };
 
 static const struct opt_def top_cmd_opts[] = {
@@ -222,12 +225,44 @@ static int usage_error(FILE *err, enum ls_command cmd, const char *fmt, ...)
 	return LS_EXIT_USAGE;
 }
 
+/* --locks's words, in the order of lock_bits[]. */
+static const char *lock_word(unsigned int i)
+{
+	static const char *const names[] = { "mmap", "futex", "kernel", "all" };
+
+	return i < ARRAY_SIZE(names) ? names[i] : NULL;
+}
+
+/* --locks mmap,futex,kernel | all: mmap_lock is always among them. */
+static int parse_locks(const char *val, const char *opt, struct ls_config *cfg, FILE *err)
+{
+	static const __u8 bits[] = { LS_LOCKS_MMAP, LS_LOCKS_FUTEX, LS_LOCKS_KERNEL, LS_LOCKS_ALL };
+	char buf[64], *tok, *save = NULL;
+	__u8 i;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", val);
+	cfg->locks = LS_LOCKS_MMAP;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (name_index(tok, lock_word, &i))
+			goto bad;
+		cfg->locks |= bits[i];
+	}
+	return 0;
+bad:
+	return usage_error(err, cfg->cmd,
+			   "invalid lock list '%s' for %s: expected a comma-separated list of mmap, futex, kernel, or all",
+			   val, opt);
+}
+
 static void config__defaults(struct ls_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->threshold_ns = LS_DEFAULT_THRESHOLD_NS;
 	cfg->top = LS_DEFAULT_TOP;
 	cfg->stacks = true;
+	cfg->locks = LS_LOCKS_MMAP | LS_LOCKS_FUTEX;	/* all this lockstall can trace */
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 }
@@ -504,6 +539,8 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 	case OPT_BTF:
 		cfg->btf_path = val;
 		return 0;
+	case OPT_LOCKS:
+		return parse_locks(val, opt, cfg, err);
 	case OPT_TASK_STATE:
 		if (!name_index(val, ls_task_state__name, &cfg->task_state))
 			return 0;
@@ -839,6 +876,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--metrics-interval DURATION]\n"
 "                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
 "                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
+"                       [--locks LIST]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
@@ -910,6 +948,12 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --task-state WHERE    where the kernel side keeps per-task state: auto\n"
 "                            (default), storage (BPF task storage, 5.15+) or\n"
 "                            hash (a hash map, for 5.10; the default there)\n"
+"      --locks LIST          which locks to trace, comma-separated: mmap\n"
+"                            (always), futex (pthread mutexes and other\n"
+"                            user-space locks: every syscall then costs a\n"
+"                            little more), kernel (not yet), all (default:\n"
+"                            all the kernel supports; what cannot be traced\n"
+"                            is said on stderr)\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -987,7 +1031,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
 "                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
-"                        [--task-state WHERE]\n"
+"                        [--task-state WHERE] [--locks LIST]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
 "\n"
@@ -1013,6 +1057,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
+"      --locks LIST          mmap, futex, kernel, all (default): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

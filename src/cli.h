@@ -110,6 +110,7 @@ struct ls_config {
 	__u64 pending_after_ns;	/* --pending-after; 0: the default, max(1s, threshold) */
 	__u64 pending_every_ns;	/* --pending-every; 0 with pending_every_set: once */
 	bool pending_every_set;
+	__u8 locks;		/* --locks: LS_LOCKS_* */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

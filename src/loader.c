@@ -110,6 +110,8 @@ struct loader {
 	int switch_nargs;	/* of sched_switch, ctx included: 5 from 5.18 (prev_state), else 4 */
 	bool hash;		/* the hash object: per-task state in a hash map (LS_FEAT_TASK_STATE_HASH) */
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
+	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
+	bool said_locks;	/* what --locks cannot trace was said */
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
@@ -262,6 +264,7 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 		l->features |= LS_FEAT_MEMCG_PATH_ARG;
 	}
 	l->has_rwsem_funcs = btf__find_by_name_kind(btf, "down_read", BTF_KIND_FUNC) > 0;
+	l->has_task_from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
@@ -402,6 +405,34 @@ static void loader_backend_select(struct loader *l)
 }
 
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
+/*
+ * --locks: the futex programs only where the kernel has what they need,
+ * else said on stderr (once: the retries of other backends come back here).
+ */
+static void loader_select_locks(struct loader *l, __u8 locks)
+{
+	struct lockstall_bpf *s = l->skel;
+	const char *why = NULL;
+
+	if (!(locks & LS_LOCKS_FUTEX))
+		why = "";
+	else if (l->hash)
+		why = "no task storage";
+	else if (!l->has_task_from_pid)
+		why = "the kernel lacks bpf_task_from_pid() (6.2+)";
+	if (why && *why && !l->said_locks)
+		fprintf(stderr, "lockstall: futex waits are not traced: %s\n", why);
+	if ((locks & LS_LOCKS_KERNEL) && !l->said_locks)
+		fprintf(stderr, "lockstall: kernel locks (lock:contention_begin) are not traced yet\n");
+	l->said_locks = true;
+	bpf_program__set_autoload(s->progs.ls_sys_enter, !why);
+	bpf_program__set_autoload(s->progs.ls_sys_exit, !why);
+	if (why)
+		l->features &= ~LS_FEAT_FUTEX;
+	else
+		l->features |= LS_FEAT_FUTEX;
+}
+
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
 {
 	int err;
@@ -505,6 +536,9 @@ static int loader_attach(struct loader *l)
 		  memcg ? &s->links.ls_acquire_returned_memcg : &s->links.ls_acquire_returned },
 		{ memcg ? s->progs.ls_start_locking_memcg : s->progs.ls_start_locking,
 		  memcg ? &s->links.ls_start_locking_memcg : &s->links.ls_start_locking },
+		/* futex waits: the end before the start, as for mmap_lock */
+		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
+		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
 	};
 	const struct bpf_object_skeleton *sk = s->skeleton;
 	int i, pass, err;
@@ -628,6 +662,7 @@ retry:
 	/* Without it (not x86) every lock request is told as a syscall. */
 	if (!has_fault_tp)
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
+	loader_select_locks(l, opts->locks);
 	loader_backend_select(l);
 
 	l->stacks = opts->stacks;

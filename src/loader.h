@@ -29,6 +29,12 @@ enum ls_task_state {
 	LS_TASK_STATE_HASH,	/* a hash map keyed by task: the object for 5.10 */
 };
 
+/* watch, record --locks: which kinds of lock are traced (bits) */
+#define LS_LOCKS_MMAP	0x1	/* mmap_lock: always */
+#define LS_LOCKS_FUTEX	0x2	/* user-space futex waits */
+#define LS_LOCKS_KERNEL	0x4	/* the kernel's sleeping locks: not yet traced */
+#define LS_LOCKS_ALL	(LS_LOCKS_MMAP | LS_LOCKS_FUTEX | LS_LOCKS_KERNEL)
+
 /* --backend's word for an enum ls_backend ("auto", "tracepoint", ...); NULL past the last. */
 static inline const char *ls_backend__name(unsigned int backend)
 {
@@ -64,6 +70,7 @@ struct loader_opts {
 	bool stacks;		/* STACK records for stalls: kernel stacks, and user ones per ustack_mode */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */
+	__u8 locks;		/* LS_LOCKS_*: what to trace besides mmap_lock */
 };
 
 struct loader_stats {

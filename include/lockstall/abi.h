@@ -29,6 +29,9 @@
  * 4: LS_REC_TICK and LS_STACK_NOW (pending stalls); LS_REC_THROTTLE and
  * LS_REC_UNTHROTTLE (causes), with ls_rec_switch.prev_cause and
  * ls_rec_wakeup.wakee_cause in former padding bytes (0 in older records).
+ * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
+ * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
+ * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -55,6 +58,7 @@ enum ls_rec_type {
 	LS_REC_MIGRATE = 6,	/* struct ls_rec_migrate */
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
+	LS_REC_OWNER = 9,	/* struct ls_rec_owner: a waiter began a wait on a known owner */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	/* Written by user space (loader or trace file), never by BPF: */
@@ -91,11 +95,32 @@ struct ls_task {
 	char comm[LS_COMM_LEN];	/* not NUL-terminated when 16 bytes long; any bytes */
 };
 
-/* Which mm a lock belongs to, and the process that owns it. */
+/* What kind of lock a record names (ls_mm.kind). */
+enum ls_lock_kind {
+	LS_LOCK_MMAP = 0,	/* an mm's mmap_lock: all of ABI versions 1-3 */
+	LS_LOCK_FUTEX = 1,	/* a user-space futex word (FUTEX_WAIT*) */
+	LS_LOCK_PI_FUTEX = 2,	/* a priority-inheritance futex (FUTEX_LOCK_PI*) */
+	LS_LOCK_MUTEX = 3,	/* kernel struct mutex */
+	LS_LOCK_RWSEM = 4,	/* kernel struct rw_semaphore (not an mmap_lock) */
+	LS_LOCK_RT_MUTEX = 5,
+	LS_LOCK_PERCPU_RWSEM = 6,
+	LS_LOCK_KIND_N,
+};
+
+/*
+ * A lock's identity: (kind, id) and the process it belongs to.  The name
+ * is from when only mm's locks were traced.
+ *   LS_LOCK_MMAP:	id = the mm's kernel address, tgid = its owner;
+ *   futexes:		id = the user address, tgid = the waiter's process (a
+ *			private futex is (process, address));
+ *   kernel locks:	id = the lock's kernel address, tgid 0.
+ * Addresses are identities, never dereferenced in user space.
+ */
 struct ls_mm {
-	__u64 id;		/* kernel address: an identity, never dereferenced */
+	__u64 id;
 	__u32 tgid;		/* owner (mm->owner, else current when it is its own mm); 0 unknown */
-	__u32 pad;
+	__u8 kind;		/* enum ls_lock_kind */
+	__u8 pad[3];
 	char comm[LS_COMM_LEN];
 };
 
@@ -148,7 +173,8 @@ struct ls_rec_lock {
 	__u8 write;		/* lock mode */
 	__u8 success;		/* WAIT_END: acquire_returned's success */
 	__u8 flags;		/* LS_LOCK_F_* */
-	__u8 pad[5];
+	__u8 owner_how;		/* WAIT_*: enum ls_owner_how; 0 (none) before ABI 4 */
+	__u32 owner_tid;	/* WAIT_*: the holder as owner_how found it; 0 unknown */
 	/*
 	 * The task's cgroup v2 id (the inode number of its cgroup directory,
 	 * bpf_get_current_cgroup_id()) when the record was sent; 0: unknown
@@ -158,6 +184,21 @@ struct ls_rec_lock {
 	__u64 cgroup_id;
 };
 
+/*
+ * How a waiter's holder was found (ls_rec_lock.owner_how, ls_rec_owner.how),
+ * most precise first.  Never a guess: a wait with no way to know (a
+ * condition variable, a semaphore) says LS_OWNER_NONE.
+ */
+enum ls_owner_how {
+	LS_OWNER_NONE = 0,	/* not known (mmap_lock: the HOLD records say) */
+	LS_OWNER_FUTEX_WORD = 1,	/* the TID in a PI futex word */
+	LS_OWNER_PTHREAD = 2,	/* a glibc pthread_mutex_t's __owner, read at the wait */
+	LS_OWNER_KLOCK = 3,	/* the owner field of a kernel mutex, writer-owned rwsem */
+	LS_OWNER_HINT = 4,	/* a reader-owned rwsem's last reader: a hint, not the readers */
+	LS_OWNER_RELEASER = 5,	/* the task whose wake ended the wait, not seen holding */
+	LS_OWNER_HOW_N,
+};
+
 /* ls_rec_lock as ABI versions 1 and 2 laid it out: without cgroup_id. */
 #define LS_REC_LOCK_V1_SIZE 136
 
@@ -165,6 +206,7 @@ struct ls_rec_lock {
 #define LS_TASK_F_WAITING	0x01	/* between start_locking and acquire_returned */
 #define LS_TASK_F_HOLDING	0x02	/* holds at least one mmap_lock */
 #define LS_TASK_F_GRANTED	0x04	/* woken while waiting: owns the lock, not yet running */
+#define LS_TASK_F_OWNER	0x08	/* owns a lock (futex, kernel lock) a followed waiter waits on */
 
 /*
  * Why a runnable holder could not run, as the scheduler said at its
@@ -267,6 +309,37 @@ struct ls_rec_exit {
 	__u8 pad[7];
 };
 
+/* ls_rec_owner.owner_state: where the owner was when the wait began. */
+enum ls_owner_state {
+	LS_OWNER_RUNNING = 0,	/* on a CPU */
+	LS_OWNER_RUNNABLE = 1,	/* on a run queue, not running: preempted */
+	LS_OWNER_BLOCKED = 2,	/* asleep */
+	LS_OWNER_GONE = 3,	/* no such task any more (the lock's owner died) */
+};
+
+/*
+ * A waiter began a wait on a lock whose owner it could name (owner_how
+ * not NONE, not RELEASER).  Sent from the waiter's context as it asks for
+ * the lock, before its WAIT_BEGIN: from here on the owner's switches and
+ * wakeups are sent (LS_TASK_F_OWNER) while waiters wait on it, so the
+ * engine can say why it was not running; this record says where it was
+ * until then.  cpu_curr: what ran on owner_cpu at that moment (tid 0:
+ * unknown).
+ */
+struct ls_rec_owner {
+	struct ls_hdr hdr;
+	struct ls_task waiter;
+	struct ls_task owner;
+	struct ls_task cpu_curr;
+	struct ls_mm lock;
+	__u64 start_ns;		/* the waiter's wait began */
+	__u32 owner_cpu;
+	__u8 owner_state;	/* enum ls_owner_state */
+	__u8 how;		/* enum ls_owner_how */
+	__u8 owner_flags;	/* the owner's LS_TASK_F_* (WAITING: it waits on a lock itself) */
+	__u8 pad;
+};
+
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
 #define LS_HIST_SLOTS 32
 
@@ -330,6 +403,7 @@ enum ls_mark_kind {
 #define LS_FEAT_BACKEND_FENTRY	0x04	/* ... fentry/fexit */
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
+#define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */
@@ -500,6 +574,7 @@ LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
+LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);
 LS_ASSERT_SIZE(ls_rec_hist, 312);
 LS_ASSERT_SIZE(ls_hist_slot, 296);

@@ -23,6 +23,7 @@ union any_rec {
 	struct ls_rec_wakeup wakeup;
 	struct ls_rec_migrate migrate;
 	struct ls_rec_exit exit;
+	struct ls_rec_owner owner;
 	struct ls_rec_hist hist;
 	struct ls_rec_mark mark;
 	struct ls_rec_lost lost;
@@ -47,6 +48,8 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_migrate);
 	case LS_REC_EXIT:
 		return sizeof(struct ls_rec_exit);
+	case LS_REC_OWNER:
+		return sizeof(struct ls_rec_owner);
 	case LS_REC_HIST:
 		return sizeof(struct ls_rec_hist);
 	case LS_REC_MARK:
@@ -67,7 +70,7 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_STACK) || type == LS_REC_THROTTLE ||
+	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) || type == LS_REC_THROTTLE ||
 	       type == LS_REC_UNTHROTTLE;
 }
 
@@ -77,6 +80,14 @@ static bool rec__valid(const union any_rec *u)
 	if (rec__from_kernel(u->hdr.type) && u->hdr.cpu >= ENGINE_MAX_CPUS)
 		return false;
 	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+	case LS_REC_WAIT_END:
+	case LS_REC_HOLD:
+		/* Sinks name the lock kind and owner source by table. */
+		return u->lock.mm.kind < LS_LOCK_KIND_N && u->lock.owner_how < LS_OWNER_HOW_N;
+	case LS_REC_OWNER:
+		return u->owner.lock.kind < LS_LOCK_KIND_N && u->owner.how < LS_OWNER_HOW_N &&
+		       u->owner.owner_state <= LS_OWNER_GONE && u->owner.owner_cpu < ENGINE_MAX_CPUS;
 	case LS_REC_WAKEUP:
 		return u->wakeup.target_cpu < ENGINE_MAX_CPUS;
 	case LS_REC_MIGRATE:
@@ -358,7 +369,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 
 	switch (u.hdr.type) {
 	case LS_REC_WAIT_BEGIN:
-		locks__wait_begin(e, &u.lock);
+		err = locks__wait_begin(e, &u.lock);
 		break;
 	case LS_REC_WAIT_END:
 		err = locks__wait_end(e, &u.lock);
@@ -377,6 +388,9 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		break;
 	case LS_REC_EXIT:
 		tasks__exit(e, &u.exit);
+		break;
+	case LS_REC_OWNER:
+		err = locks__owner(e, &u.owner);
 		break;
 	case LS_REC_HIST:
 		hist__update(e, &u.hist);

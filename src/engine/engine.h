@@ -27,6 +27,7 @@ enum ls_verdict {
 	LS_VERDICT_HOLDER_OFF_CPU = 1,		/* a holder as or more important than the waiter was */
 	LS_VERDICT_CONTENTION = 2,		/* holders were on CPU: real work under the lock */
 	LS_VERDICT_UNKNOWN = 3,			/* events were lost in the wait, or no holder was seen */
+	LS_VERDICT_DEADLOCK = 4,		/* a cycle of waits: reported while it lasts */
 	LS_VERDICT_N,
 };
 
@@ -120,6 +121,13 @@ struct ls_frames {
 struct ls_holder {
 	struct ls_task task;
 	/*
+	 * How the holder was found: LS_OWNER_NONE for mmap_lock (its own
+	 * hold records), else what the waiter read at its wait
+	 * (LS_OWNER_HINT: a reader-owned rwsem's last reader, not the readers;
+	 * LS_OWNER_RELEASER: the task that woke the waiter, never seen holding).
+	 */
+	enum ls_owner_how how;
+	/*
 	 * Its cgroup v2 id when it last let go (0: unknown), and the path
 	 * of that cgroup: the session's cgroup resolver (src/resolve/cgroup.c) sets
 	 * it before the sinks see the stall; NULL: not known.
@@ -178,6 +186,12 @@ struct ls_hop {
 	enum ls_role role;
 	bool write;		/* WAITER, QUEUED_WRITER, HOLDER: lock mode */
 	__u64 ns;		/* HOLDER: off CPU in the wait; PREEMPTOR: ran instead; else 0 */
+	/*
+	 * A HOLDER after the first, in a chain across locks: has_lock, and
+	 * the lock it held that the hop before it waited on.
+	 */
+	bool has_lock;
+	struct ls_mm lock;
 };
 
 /* One causal record per stall: waiter <- lock <- holder(s) <- why. */
@@ -198,7 +212,7 @@ struct ls_stall {
 	__u64 lock_wait_ns;
 	__u64 granted_ns;	/* 0: not handed over by a wakeup */
 	__u64 run_delay_ns;	/* end_ns - granted_ns, else 0 */
-	struct ls_mm mm;
+	struct ls_mm mm;	/* the lock: mm.kind says which kind (enum ls_lock_kind) */
 	struct ls_task waiter;
 	/* The waiter's cgroup v2 id at WAIT_END (0: unknown), and its path as for ls_holder. */
 	__u64 waiter_cgroup_id;
@@ -324,6 +338,10 @@ const char *ls_cause_name(enum ls_cause c);
 /* The stall's advice from its cause, verdict and culprit's state: a constant string. */
 const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
+/* "mmap_lock", "futex", "pi_futex", "mutex", ...; "unknown" past the enum. */
+const char *ls_lock_kind_name(unsigned int kind);
+/* "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser"; NULL for none. */
+const char *ls_owner_how_name(unsigned int how);
 /* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);
 /* Compare scheduling importance: <0 if a matters less than b, 0 same, >0 more. */

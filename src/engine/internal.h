@@ -57,7 +57,9 @@
 /* STACK records kept (pending, and with completed holds), all tasks and mms. */
 #define ENGINE_MAX_STACK_BYTES	(64u << 20)
 
-#define LS_TASK_F_ANY (LS_TASK_F_WAITING | LS_TASK_F_HOLDING | LS_TASK_F_GRANTED)
+#define LS_TASK_F_ANY (LS_TASK_F_WAITING | LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)
+/* Off CPU with these, a task's spells may explain a stall. */
+#define LS_TASK_F_HOLDS (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)
 
 #ifndef container_of
 #define container_of(ptr, type, member) \
@@ -273,6 +275,33 @@ struct task {
 	__u32 pend_reports;		/* pending reports made of this wait */
 	__u64 pend_first;		/* ... the first one's time */
 
+	/*
+	 * The lock's owner as the waiter named it (OWNER, WAIT_BEGIN), from
+	 * its OWNER record to its WAIT_END: chains and deadlocks follow it.
+	 */
+	__u32 wait_owner_tid;
+	__u64 wait_owner_start;	/* that wait's start */
+	__u8 wait_owner_how;	/* enum ls_owner_how */
+	bool deadlock_reported;	/* this wait is in a cycle already reported */
+	struct ls_mm wait_lock;	/* the lock wait_owner_tid owns */
+	/* Who woke it while it waited (a futex's releaser), until WAIT_END. */
+	bool has_wait_waker;
+	struct ls_task wait_waker;
+	/*
+	 * The latest record that showed it PI-boosted (prio above its own
+	 * policy's): a futex owner's boost ends at its release, before the
+	 * waiter's WAIT_END, and the stall must still show it.
+	 */
+	__s32 boost_prio;
+	__u64 boost_ts;	/* 0: never seen boosted */
+	/* Its last ended wait on an owner: a chain may need it after the fact. */
+	struct past_wait {
+		struct ls_mm lock;
+		__u64 start, end;
+		__u32 owner_tid;
+		__u8 owner_how;
+	} last_wait;
+
 	struct open_hold oh[TASK_OPEN_HOLDS];
 
 	/* STACK records waiting for the WAIT_END or HOLD they come before. */
@@ -321,6 +350,8 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r);
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r);
 void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
+/* OWNER: follow the owner from here on, as it was when the wait began. */
+void tasks__owner(struct engine *e, const struct ls_rec_owner *r);
 
 /* Walk tk's spells (closed, then the open one ending at now) inside [from, to). */
 typedef void (*spell_fn)(const struct spell *sp, __u64 start, __u64 end, void *ctx);
@@ -347,6 +378,7 @@ struct hold {
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
+	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	__u32 n_spells;
@@ -362,6 +394,9 @@ struct wwait {
 
 struct mm {
 	__u64 id;
+	__u64 key;		/* in e->mms: lock__key() of its identity */
+	__u8 kind;		/* enum ls_lock_kind */
+	__u32 key_tgid;		/* futexes: the process, part of the identity */
 	struct ls_mm info;
 	__u64 last_ts;
 	struct ring holds;	/* struct hold *, sorted by end */
@@ -377,6 +412,10 @@ struct mm {
 __u64 hold__end(const void *elem);
 __u64 wwait__end(const void *elem);
 
+/*
+ * A lock's table entry, by its identity (kind, id and, for futexes, the
+ * process): mms__find for an mmap_lock by its mm, mms__get for any.
+ */
 struct mm *mms__find(struct engine *e, __u64 id);
 struct mm *mms__get(struct engine *e, const struct ls_mm *info);
 /* Prune by retention, then drop the mm if nothing is left in it. */
@@ -387,11 +426,13 @@ void mms__free_all(struct engine *e);
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end);
 void hold__free(struct engine *e, struct hold *h);
 
-void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r);
+int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r);
 int locks__wait_end(struct engine *e, const struct ls_rec_lock *r);
 void locks__hold(struct engine *e, const struct ls_rec_lock *r);
 void locks__end_wait(struct engine *e, struct task *tk);
 void locks__end_open_hold(struct engine *e, struct open_hold *oh);
+/* OWNER: the waiter names its lock's owner; a cycle of such waits is a deadlock. */
+int locks__owner(struct engine *e, const struct ls_rec_owner *r);
 
 /* ---- stacks.c -------------------------------------------------------- */
 
@@ -423,6 +464,8 @@ struct stall_pend {
  */
 int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		const struct stall_pend *p);
+/* Send a deadlock: tk waits, following owners from tk comes back to tk. */
+int stall__deadlock(struct engine *e, struct task *tk);
 /* When the lock stopped making r's task wait: its handoff, else acquire_returned. */
 __u64 stall__lock_end(const struct ls_rec_lock *r);
 

@@ -9,31 +9,84 @@
  * else for retain = max(threshold, 1 s) after it ended.  On top of that,
  * ENGINE_MM_MAX_* per mm and ENGINE_MAX_* in all; evictions are counted.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/internal.h"
 
-/* ---- mms ------------------------------------------------------------- */
+/* ---- mms: the lock table ---------------------------------------------- */
+
+#define LOCK_KEY_PROBES 8	/* keys tried per identity: hash collisions */
+
+static bool lock__is_futex(__u8 kind)
+{
+	return kind == LS_LOCK_FUTEX || kind == LS_LOCK_PI_FUTEX;
+}
+
+/*
+ * The table key of a lock's identity, probe p.  An mm is keyed by its
+ * address, as before locks had kinds; other locks by a hash of (kind, id,
+ * process for a private futex): a different identity found at a key moves
+ * on to the next probe.
+ */
+static __u64 lock__key(__u8 kind, __u64 id, __u32 tgid, __u32 p)
+{
+	const __u64 mix = 0x9e3779b97f4a7c15ULL;
+
+	if (kind == LS_LOCK_MMAP && !p)
+		return id;
+	return (id ^ ((__u64)kind << 56) ^ (tgid * mix)) + (p + 1) * mix;
+}
+
+static struct mm *mms__lookup(struct engine *e, __u8 kind, __u64 id, __u32 tgid)
+{
+	struct mm *mm;
+	__u32 p;
+
+	if (!lock__is_futex(kind))
+		tgid = 0;
+	for (p = 0; p < LOCK_KEY_PROBES; p++) {
+		mm = map__get(&e->mms, lock__key(kind, id, tgid, p));
+		if (mm && mm->kind == kind && mm->id == id && mm->key_tgid == tgid)
+			return mm;
+	}
+	return NULL;
+}
 
 struct mm *mms__find(struct engine *e, __u64 id)
 {
-	return map__get(&e->mms, id);
+	return mms__lookup(e, LS_LOCK_MMAP, id, 0);
+}
+
+static int mms__insert(struct engine *e, struct mm *mm)
+{
+	__u32 p;
+
+	for (p = 0; p < LOCK_KEY_PROBES; p++) {
+		mm->key = lock__key(mm->kind, mm->id, mm->key_tgid, p);
+		if (!map__get(&e->mms, mm->key))
+			return map__put(&e->mms, mm->key, mm);
+	}
+	return -ENOSPC;
 }
 
 struct mm *mms__get(struct engine *e, const struct ls_mm *info)
 {
-	struct mm *mm = mms__find(e, info->id);
+	__u8 kind = info->kind < LS_LOCK_KIND_N ? info->kind : LS_LOCK_MMAP;
+	struct mm *mm = mms__lookup(e, kind, info->id, info->tgid);
 
 	if (mm)
 		goto out;
 	mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		goto evict;
-	if (map__put(&e->mms, info->id, mm)) {
+	mm->id = info->id;
+	mm->kind = kind;
+	mm->key_tgid = lock__is_futex(kind) ? info->tgid : 0;
+	if (mms__insert(e, mm)) {
 		free(mm);
 		goto evict;
 	}
-	mm->id = info->id;
 	ring__init(&mm->holds, sizeof(struct hold *));
 	ring__init(&mm->waits, sizeof(struct wwait));
 	list__init(&mm->open_waits);
@@ -42,6 +95,7 @@ out:
 	/* The owner may be unknown in one record and known in the next. */
 	if (info->tgid || !mm->info.tgid)
 		mm->info = *info;
+	mm->info.kind = kind;
 	mm->last_ts = e->now;
 	return mm;
 evict:
@@ -126,7 +180,7 @@ bool mms__sweep(struct engine *e, struct mm *mm)
 	mm__prune(e, mm);
 	if (mm->holds.n || mm->waits.n || mm->n_open_waits || !list__empty(&mm->open_holds))
 		return false;
-	map__del(&e->mms, mm->id);
+	map__del(&e->mms, mm->key);
 	ring__free(&mm->holds);
 	ring__free(&mm->waits);
 	free(mm);
@@ -329,6 +383,33 @@ static void mm__end_open_holds(struct engine *e, struct mm *mm, const struct tas
 
 /* ---- waits ----------------------------------------------------------- */
 
+static void task__name_owner(struct task *tk, const struct ls_mm *lock, __u64 start,
+			     __u32 owner_tid, __u8 how)
+{
+	tk->wait_owner_start = start;
+	tk->wait_owner_tid = owner_tid;
+	tk->wait_owner_how = how;
+	tk->wait_lock = *lock;
+}
+
+/* The wait ended (r: its WAIT_END; NULL: it never was one): keep it as the last. */
+static void task__forget_owner(struct task *tk, const struct ls_rec_lock *r)
+{
+	if (!tk)
+		return;
+	if (r && tk->wait_owner_tid) {
+		tk->last_wait.lock = tk->wait_lock;
+		tk->last_wait.start = tk->wait_owner_start;
+		tk->last_wait.end = stall__lock_end(r);
+		tk->last_wait.owner_tid = tk->wait_owner_tid;
+		tk->last_wait.owner_how = tk->wait_owner_how;
+	}
+	tk->wait_owner_tid = 0;
+	tk->wait_owner_how = LS_OWNER_NONE;
+	tk->deadlock_reported = false;
+	tk->has_wait_waker = false;
+}
+
 void locks__end_wait(struct engine *e, struct task *tk)
 {
 	struct mm *mm = tk->wait_mm;
@@ -345,22 +426,24 @@ void locks__end_wait(struct engine *e, struct task *tk)
 	tk->wait_mm = NULL;
 }
 
-void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
+static bool locks__in_cycle(struct engine *e, struct task *tk);
+
+int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 {
 	struct task *tk = tasks__get(e, &r->task);
 	struct mm *mm;
 
 	if (!tk)
-		return;
+		return 0;
 	tk->info = r->task;
 	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
 	mm = mms__get(e, &r->mm);
 	if (!mm)
-		return;
+		return 0;
 	locks__end_wait(e, tk);	/* a wait still open here lost its WAIT_END */
 	if (mm->n_open_waits >= ENGINE_MM_MAX_OPEN) {
 		e->sum.evicted++;
-		return;
+		return 0;
 	}
 	tk->waiting = true;
 	tk->wait_mm = mm;
@@ -371,6 +454,8 @@ void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->pend_reports = 0;
 	tk->pend_first = 0;
 	tk->flags |= LS_TASK_F_WAITING;
+	if (r->owner_tid && r->owner_how != LS_OWNER_RELEASER)
+		task__name_owner(tk, &r->mm, r->start_ns, r->owner_tid, r->owner_how);
 	if (!mm->n_open_waits) {
 		mm->min_open_start = r->start_ns;
 		mm->min_open_valid = true;
@@ -379,6 +464,10 @@ void locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	}
 	list__add(&mm->open_waits, &tk->wait_node);
 	mm->n_open_waits++;
+	/* Its OWNER record may have been lost: the cycle shows here too. */
+	if (tk->wait_owner_tid && locks__in_cycle(e, tk))
+		return stall__deadlock(e, tk);
+	return 0;
 }
 
 int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
@@ -392,8 +481,10 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	int err = 0;
 
 	/* A failed trylock never waited: it leaves nothing behind. */
-	if (r->flags & LS_LOCK_F_TRYLOCK)
+	if (r->flags & LS_LOCK_F_TRYLOCK) {
+		task__forget_owner(tasks__find(e, &r->task), NULL);
 		return 0;
+	}
 	tk = tasks__find(e, &r->task);
 	if (!tk && acquired)
 		tk = tasks__get(e, &r->task);
@@ -412,15 +503,21 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (mm && r->write)
 		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
 	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
-	/* The lock is to blame until it was handed over, not for the run delay after. */
-	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns) {
+	/*
+	 * The lock is to blame until it was handed over, not for the run delay
+	 * after.  A futex or kernel lock wait that failed (a timeout, a signal)
+	 * is not known to have waited for the lock all along: not judged.
+	 */
+	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns &&
+	    (r->mm.kind == LS_LOCK_MMAP || r->success)) {
 		e->wait_stack = ws;
 		err = stall__emit(e, r, mm, &pend);
 		e->wait_stack = NULL;
 	}
 	stack__free(e, ws);
 	err = err < 0 ? err : 0;
-	if (acquired && tk && mm) {
+	task__forget_owner(tk, r);
+	if (acquired && tk && mm && mm->kind == LS_LOCK_MMAP) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
 		mm__end_open_holds(e, mm, tk, !r->write, ts);
 		task__open_hold(e, tk, mm, r, hold_start, ts, !!r->write,
@@ -475,4 +572,45 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 			tk->flags &= ~LS_TASK_F_HOLDING;
 	}
 	mm__prune(e, mm);
+}
+
+/* ---- owners and deadlocks ---------------------------------------------- */
+
+/*
+ * Does following owners from tk come back to tk?  Only waits that name
+ * their owner count, and at most LS_MAX_HOPS of them: a longer cycle is
+ * not told from a long chain.
+ */
+static bool locks__in_cycle(struct engine *e, struct task *tk)
+{
+	struct task *cur = tk;
+	int depth;
+
+	for (depth = 0; depth < LS_MAX_HOPS - 1; depth++) {
+		if (!cur->wait_owner_tid || cur->deadlock_reported)
+			return false;
+		cur = map__get(&e->tasks, cur->wait_owner_tid);
+		if (!cur)
+			return false;
+		if (cur == tk)
+			return true;
+	}
+	return false;
+}
+
+int locks__owner(struct engine *e, const struct ls_rec_owner *r)
+{
+	struct task *tk = tasks__get(e, &r->waiter);
+
+	tasks__owner(e, r);
+	if (!tk || r->owner_state == LS_OWNER_GONE || r->how == LS_OWNER_RELEASER)
+		return 0;
+	tk->info = r->waiter;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	/* A new wait: what the last one named is over. */
+	task__forget_owner(tk, NULL);
+	task__name_owner(tk, &r->lock, r->start_ns, r->owner.tid, r->how);
+	if (r->owner.tid == tk->tid || !locks__in_cycle(e, tk))
+		return 0;
+	return stall__deadlock(e, tk);
 }

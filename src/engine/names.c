@@ -14,6 +14,7 @@ static const struct {
 	[LS_VERDICT_PRIORITY_INVERSION] = { "priority_inversion", "priority inversion" },
 	[LS_VERDICT_HOLDER_OFF_CPU] = { "holder_off_cpu", "holder off CPU" },
 	[LS_VERDICT_CONTENTION] = { "contention", "contention" },
+	[LS_VERDICT_DEADLOCK] = { "deadlock", "deadlock" },
 	[LS_VERDICT_UNKNOWN] = { "unknown", "unknown" },
 };
 
@@ -73,6 +74,34 @@ const char *ls_cause_name(enum ls_cause c)
 		break;
 	}
 	return "none";
+}
+
+const char *ls_lock_kind_name(unsigned int kind)
+{
+	static const char *const names[LS_LOCK_KIND_N] = {
+		[LS_LOCK_MMAP] = "mmap_lock",
+		[LS_LOCK_FUTEX] = "futex",
+		[LS_LOCK_PI_FUTEX] = "pi_futex",
+		[LS_LOCK_MUTEX] = "mutex",
+		[LS_LOCK_RWSEM] = "rwsem",
+		[LS_LOCK_RT_MUTEX] = "rt_mutex",
+		[LS_LOCK_PERCPU_RWSEM] = "percpu_rwsem",
+	};
+
+	return kind < LS_LOCK_KIND_N ? names[kind] : "unknown";
+}
+
+const char *ls_owner_how_name(unsigned int how)
+{
+	static const char *const names[LS_OWNER_HOW_N] = {
+		[LS_OWNER_FUTEX_WORD] = "futex_word",
+		[LS_OWNER_PTHREAD] = "pthread_owner",
+		[LS_OWNER_KLOCK] = "lock_owner",
+		[LS_OWNER_HINT] = "reader_hint",
+		[LS_OWNER_RELEASER] = "releaser",
+	};
+
+	return how < LS_OWNER_HOW_N ? names[how] : NULL;
 }
 
 const char *ls_policy_name(unsigned int policy)

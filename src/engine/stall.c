@@ -236,6 +236,54 @@ static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 		stall__collect_unconfirmed(e, x);
 }
 
+/*
+ * A lock without hold records (a futex, a kernel lock): the one holder is
+ * the owner the waiter named, followed from its OWNER record on; else the
+ * task that woke the waiter, marked as the releaser (its spells were never
+ * followed).  Nobody when neither is known: never a guess.
+ */
+static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
+{
+	const struct ls_rec_lock *r = x->r;
+	const struct task *tk = map__get(&e->tasks, r->task.tid), *otk = NULL;
+	__u32 owner = r->owner_how != LS_OWNER_RELEASER ? r->owner_tid : 0;
+	__u8 how = r->owner_how;
+	struct ls_task who;
+	struct hold *h;
+
+	memset(&who, 0, sizeof(who));
+	if (!owner && tk && tk->wait_owner_tid && tk->wait_owner_start == r->start_ns) {
+		owner = tk->wait_owner_tid;
+		how = tk->wait_owner_how;
+	}
+	if (owner && owner != r->task.tid) {
+		otk = map__get(&e->tasks, owner);
+		if (otk)
+			who = otk->info;
+		who.tid = owner;
+		/* Boosted during the wait (PI), unboosted at its release: as it ran then. */
+		if (otk && otk->boost_ts >= x->ws && otk->boost_ts <= x->we &&
+		    otk->boost_prio < who.prio)
+			who.prio = otk->boost_prio;
+	} else if (tk && tk->has_wait_waker && tk->wait_waker.tid &&
+		   tk->wait_waker.tid != r->task.tid) {
+		how = LS_OWNER_RELEASER;
+		who = tk->wait_waker;
+	} else {
+		return;
+	}
+	h = hold__new(otk, x->ws, x->we);
+	if (!h) {
+		x->dropped++;
+		return;
+	}
+	h->task = who;
+	h->write = true;
+	h->released = false;
+	h->how = how;
+	stall__add_cand(e, x, h, true);
+}
+
 /* c's hold inside the wait, from `from` on: overlap, off-CPU time by state, waker. */
 static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u64 from)
 {
@@ -451,6 +499,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 	__u32 i;
 
 	memset(hd, 0, sizeof(*hd));
+	hd->how = lead->h->how;
 	hd->op = lead->h->op;
 	hd->granted = lead->h->granted;
 	hd->released = true;
@@ -491,7 +540,54 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 	stall__preemptors(e, lead, hd, spells);
 }
 
-static void stall__chain(struct ls_stall *st, const struct queued_writer *qw)
+/*
+ * The wait of tk that kept it from running inside [from, to), on a lock
+ * whose owner it named: the one in progress, else the last that ended.
+ */
+static bool stall__owner_wait(const struct task *tk, __u64 from, __u64 to,
+			      struct past_wait *out)
+{
+	if (tk->wait_owner_tid && tk->wait_owner_start < to) {
+		out->lock = tk->wait_lock;
+		out->owner_tid = tk->wait_owner_tid;
+		return true;
+	}
+	if (tk->last_wait.owner_tid && tk->last_wait.start < to && tk->last_wait.end > from) {
+		*out = tk->last_wait;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A holder asleep because it waited on another lock: follow that lock's
+ * owner, and its owner's, while the hops last.  Returns whether one was added.
+ */
+static bool stall__chain_locks(struct engine *e, struct ls_stall *st, const struct ls_holder *h)
+{
+	const struct task *cur = map__get(&e->tasks, h->task.tid), *next;
+	struct past_wait pw;
+	struct ls_hop *hop;
+	bool added = false;
+
+	while (cur && st->n_chain < LS_MAX_HOPS &&
+	       stall__owner_wait(cur, st->start_ns, st->start_ns + st->lock_wait_ns, &pw)) {
+		next = map__get(&e->tasks, pw.owner_tid);
+		if (!next || next->tid == h->task.tid || next->tid == st->waiter.tid)
+			break;
+		hop = &st->chain[st->n_chain++];
+		hop->task = next->info;
+		hop->role = LS_ROLE_HOLDER;
+		hop->write = true;
+		hop->has_lock = true;
+		hop->lock = pw.lock;
+		added = true;
+		cur = next;
+	}
+	return added;
+}
+
+static void stall__chain(struct engine *e, struct ls_stall *st, const struct queued_writer *qw)
 {
 	const struct ls_holder *h = st->n_holders ? &st->holders[0] : NULL;
 	struct ls_hop *hop;
@@ -519,6 +615,8 @@ static void stall__chain(struct ls_stall *st, const struct queued_writer *qw)
 		hop->task = h->preempted_by[0].task;
 		hop->role = LS_ROLE_PREEMPTOR;
 		hop->ns = h->preempted_by[0].ns;
+	} else if (h->state == LS_STATE_BLOCKED && stall__chain_locks(e, st, h)) {
+		return;
 	} else if (h->state == LS_STATE_BLOCKED && h->has_waker) {
 		hop = &st->chain[st->n_chain++];
 		hop->task = h->woken_by;
@@ -530,7 +628,8 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 {
 	const struct ls_holder *h = &st->holders[0];
 
-	if (st->lost_in_window || !st->n_holders)
+	/* A releaser only woke the waiter: whether it held the lock is not known. */
+	if (st->lost_in_window || !st->n_holders || h->how == LS_OWNER_RELEASER)
 		return LS_VERDICT_UNKNOWN;
 	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->lock_wait_ns)
 		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?
@@ -597,6 +696,8 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		if (!x.write)
 			stall__find_queued_writer(mm, &x);
 		stall__collect(e, mm, &x);
+		if (mm->kind != LS_LOCK_MMAP)
+			stall__collect_owner(e, &x);
 		n_groups = stall__group(e, &x);
 	}
 
@@ -632,7 +733,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	/* One count per stall whose preemptors could not all be named. */
 	if (e->stall_history_short)
 		e->sum.evicted++;
-	stall__chain(&st, &x.qw);
+	stall__chain(e, &st, &x.qw);
 	st.verdict = stall__verdict(&st);
 	st.cause = st.n_holders ? st.holders[0].cause : LS_CAUSE_NONE;
 	if (e->features & LS_FEAT_CAUSES)
@@ -646,4 +747,80 @@ cleanup:
 		if (e->cands[i].temp)
 			hold__free(e, e->cands[i].h);
 	return err;
+}
+
+/* filter_pid for a deadlock: any task of the cycle. */
+static bool deadlock__wanted(const struct engine *e, const struct ls_stall *st)
+{
+	unsigned int i;
+
+	if (!e->opts.filter_pid)
+		return true;
+	for (i = 0; i < st->n_chain; i++)
+		if (st->chain[i].task.tgid == e->opts.filter_pid)
+			return true;
+	return false;
+}
+
+/* The cycle from tk back to tk, as hops: each holder with the lock it holds. */
+static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *st)
+{
+	struct task *cur = tk, *next;
+	struct ls_hop *hop = &st->chain[st->n_chain++];
+
+	hop->task = tk->info;
+	hop->role = LS_ROLE_WAITER;
+	hop->write = true;
+	while (st->n_chain < LS_MAX_HOPS && cur->wait_owner_tid) {
+		next = map__get(&e->tasks, cur->wait_owner_tid);
+		if (!next)
+			break;
+		cur->deadlock_reported = true;
+		hop = &st->chain[st->n_chain++];
+		hop->task = next->info;
+		hop->role = LS_ROLE_HOLDER;
+		hop->write = true;
+		hop->has_lock = true;
+		hop->lock = cur->wait_lock;
+		if (next == tk)
+			break;
+		cur = next;
+	}
+}
+
+int stall__deadlock(struct engine *e, struct task *tk)
+{
+	struct ls_holder *hd = &e->holders[0];
+	struct ls_stall st;
+
+	memset(&st, 0, sizeof(st));
+	memset(hd, 0, sizeof(*hd));
+	st.write = true;
+	st.start_ns = tk->wait_owner_start;
+	st.end_ns = u64_max(e->now, st.start_ns);
+	st.wait_ns = st.end_ns - st.start_ns;
+	st.lock_wait_ns = st.wait_ns;
+	st.mm = tk->wait_lock;
+	st.waiter = tk->info;
+	st.op.syscall = -1;
+	deadlock__chain(e, tk, &st);
+	if (st.n_chain < 2 || !deadlock__wanted(e, &st))
+		return 0;
+	/* The holder: the owner the waiter named, asleep on the next lock of the cycle. */
+	hd->task = st.chain[1].task;
+	hd->how = tk->wait_owner_how;
+	hd->write = true;
+	hd->hold_start_ns = st.start_ns;
+	hd->hold_end_ns = st.end_ns;
+	hd->held_ns = hd->overlap_ns = hd->offcpu_ns = st.wait_ns;
+	hd->offcpu_by_state[LS_STATE_BLOCKED] = st.wait_ns;
+	hd->state = LS_STATE_BLOCKED;
+	st.holders = e->holders;
+	st.n_holders = 1;
+	st.lost_in_window = engine__lost_in(e, st.start_ns, st.end_ns);
+	st.verdict = LS_VERDICT_DEADLOCK;
+	st.seq = ++e->sum.stalls;
+	e->sum.stalls_by_verdict[st.verdict]++;
+	e->sum.stalls_by_cause[st.cause]++;
+	return sink__stall(e->sink, &st);
 }

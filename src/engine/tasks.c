@@ -280,7 +280,7 @@ static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu
 	tk->open.start = ts;
 	tk->open.cpu = cpu;
 	tk->open.state = state;
-	tk->open.holding = !!(tk->flags & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED));
+	tk->open.holding = !!(tk->flags & LS_TASK_F_HOLDS);
 	if (spell__runnable(&tk->open)) {
 		struct cpu *c = cpus__get(e, cpu);
 
@@ -367,8 +367,20 @@ evict:
 	return NULL;
 }
 
+/* t->prio shows a priority-inheritance boost: above what its own policy gives. */
+static bool task__boosted(const struct ls_task *t)
+{
+	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
+		return t->prio < 99 - t->rt_prio;
+	return t->policy != LS_POLICY_DEADLINE && t->prio < 100;
+}
+
 static void task__touch(struct engine *e, struct task *tk, const struct ls_task *t, __u64 ts)
 {
+	if (task__boosted(t) && ts >= tk->boost_ts) {
+		tk->boost_prio = t->prio;
+		tk->boost_ts = ts;
+	}
 	tk->info = *t;
 	tk->last_ts = u64_max(tk->last_ts, ts);
 }
@@ -517,6 +529,11 @@ void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r)
 		return;
 	task__touch(e, w, &r->wakee, ts);
 	tasks__set_flags(e, w, r->wakee_flags, ts);
+	if (w->waiting || w->wait_owner_tid) {
+		/* A futex's releaser, should its wait name no owner. */
+		w->has_wait_waker = true;
+		w->wait_waker = r->waker;
+	}
 	/* Woken before it got off CPU: it never stopped running. */
 	if (w->cpu_state == TASK_CPU_ON && !w->spell_open)
 		return;
@@ -640,4 +657,33 @@ void tasks__exit(struct engine *e, const struct ls_rec_exit *r)
 
 	if (tk)
 		tasks__drop(e, tk);
+}
+
+void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
+{
+	__u64 ts = r->hdr.ts;
+	struct task *o;
+	struct cpu *c;
+
+	if (r->owner_state == LS_OWNER_GONE)
+		return;
+	o = tasks__get(e, &r->owner);
+	c = cpus__get(e, r->owner_cpu);
+	if (!o || !c)
+		return;
+	task__touch(e, o, &r->owner, ts);
+	tasks__set_flags(e, o, (r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
+	if (r->owner_state == LS_OWNER_RUNNING) {
+		spell__close(e, o, ts);
+		o->cpu_state = TASK_CPU_ON;
+		return;
+	}
+	/* Already followed off CPU (it holds another lock, or waits): that spell goes on. */
+	if (o->spell_open)
+		return;
+	if (r->owner_state == LS_OWNER_RUNNABLE && r->cpu_curr.tid)
+		cpu__set_runner(e, c, &r->cpu_curr, ts);
+	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :
+		    LS_STATE_BLOCKED, r->owner_cpu, ts);
+	o->cpu_state = TASK_CPU_OFF;
 }

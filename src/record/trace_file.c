@@ -849,19 +849,26 @@ truncated:
 /*
  * Lock records of ABI versions 1 and 2 lack cgroup_id, their only
  * difference from today's: hand them on in today's layout, cgroup_id 0
- * (unknown), so the engine knows one layout.  Any other size is passed on
+ * (unknown), so the engine knows one layout.  Before version 4 the lock's
+ * kind and owner fields were padding: cleared, so they read as mmap_lock
+ * and no owner whatever the padding held.  Any other size is passed on
  * as it is, for the engine to count as malformed.
  */
 static void reader__widen(struct trace_reader *r, const void **rec, size_t *len)
 {
 	const struct ls_hdr *h = *rec;
+	size_t old_len = r->abi >= 3 ? sizeof(r->widened) : LS_REC_LOCK_V1_SIZE;
 
-	if (r->abi >= 3 || *len != LS_REC_LOCK_V1_SIZE ||
+	if (r->abi >= 4 || *len != old_len ||
 	    (h->type != LS_REC_WAIT_BEGIN && h->type != LS_REC_WAIT_END && h->type != LS_REC_HOLD))
 		return;
 	memset(&r->widened, 0, sizeof(r->widened));
-	memcpy(&r->widened, h, LS_REC_LOCK_V1_SIZE);
+	memcpy(&r->widened, h, *len);
 	r->widened.hdr.size = sizeof(r->widened);
+	r->widened.mm.kind = LS_LOCK_MMAP;
+	memset(r->widened.mm.pad, 0, sizeof(r->widened.mm.pad));
+	r->widened.owner_how = LS_OWNER_NONE;
+	r->widened.owner_tid = 0;
 	*rec = &r->widened;
 	*len = sizeof(r->widened);
 }

@@ -150,8 +150,9 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 		(unsigned long long)sum->lost_events, (unsigned long long)sum->bad_records,
 		(unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s <span class=\"verdict-%s\">%s</span> %llu", v ? "," : "",
-			ls_verdict_name(v), ls_verdict_text(v),
+		if (sink__verdict_listed(sum, v))
+			fprintf(f, "%s <span class=\"verdict-%s\">%s</span> %llu", v ? "," : "",
+				ls_verdict_name(v), ls_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs("</td></tr>\n<tr><th>Recorded by</th><td>lockstall ", f);
 	html_text(f, meta->version ? meta->version : "?", 256);
@@ -383,9 +384,9 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	html_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
-	fprintf(f, " for mmap_lock %s, <span class=\"verdict-%s\">%s</span></h3>\n",
-		st->write ? "write" : "read", ls_verdict_name(st->verdict),
-		ls_verdict_text(st->verdict));
+	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
+		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
+		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
 	html_timeline(f, st);
 	html_stacks(f, st);
 	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n<li>waiter <b>",

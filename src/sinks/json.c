@@ -57,6 +57,23 @@ static void json_task(FILE *f, const struct ls_task *t)
 	fprintf(f, ",\"prio\":%d,\"nice\":%d,\"rt_prio\":%u", t->prio, t->nice, t->rt_prio);
 }
 
+/*
+ * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..}: a lock other than an
+ * mmap_lock (whose identity stays in "mm", as before there were others).
+ * pid/comm: the process a futex belongs to; absent for kernel locks.
+ */
+static void json_lock(FILE *f, const char *key, const struct ls_mm *lock)
+{
+	fprintf(f, ",\"%s\":{\"kind\":", key);
+	ls_json_str(f, ls_lock_kind_name(lock->kind), (size_t)-1);
+	fprintf(f, ",\"addr\":\"0x%llx\"", (unsigned long long)lock->id);
+	if (lock->tgid) {
+		fprintf(f, ",\"pid\":%u,\"comm\":", lock->tgid);
+		ls_json_str(f, lock->comm, LS_COMM_LEN);
+	}
+	putc('}', f);
+}
+
 static void json_op(FILE *f, const struct ls_op *op)
 {
 	char name[32];
@@ -154,6 +171,8 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_task(f, &h->task);
 	sink_json__write_cgroup(f, h->cgroup_id, h->cgroup);
 	json_strv(f, "mode", mode_name(h->write));
+	if (ls_owner_how_name(h->how))
+		json_strv(f, "found_by", ls_owner_how_name(h->how));
 	json_op(f, &h->op);
 	json_u64(f, "hold_start_ns", h->hold_start_ns);
 	json_u64(f, "hold_end_ns", h->hold_end_ns);
@@ -215,6 +234,8 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		if (hop->role == LS_ROLE_WAITER || hop->role == LS_ROLE_QUEUED_WRITER ||
 		    hop->role == LS_ROLE_HOLDER)
 			json_strv(f, "mode", mode_name(hop->write));
+		if (hop->has_lock)
+			json_lock(f, "lock", &hop->lock);
 		json_u64(f, "ns", hop->ns);
 		putc('}', f);
 	}
@@ -239,7 +260,9 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 			json_u64(f, "first_report_ns", st->pending_first_ns);
 		}
 	}
-	json_strv(f, "lock", "mmap_lock");
+	json_strv(f, "lock", ls_lock_kind_name(st->mm.kind));
+	if (st->mm.kind != LS_LOCK_MMAP)
+		json_lock(f, "lock_id", &st->mm);
 	json_strv(f, "mode", mode_name(st->write));
 	json_bool(f, "acquired", st->acquired);
 	json_u64(f, "start_ns", st->start_ns);
@@ -373,6 +396,8 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 	json_u64(f, "stalls", sum->stalls);
 	fprintf(f, ",\"stalls_by_verdict\":{");
 	for (v = 0; v < LS_VERDICT_N; v++) {
+		if (!sink__verdict_listed(sum, v))
+			continue;
 		fprintf(f, "%s", v ? "," : "");
 		ls_json_str(f, ls_verdict_name(v), (size_t)-1);
 		fprintf(f, ":%llu", (unsigned long long)sum->stalls_by_verdict[v]);

@@ -123,7 +123,8 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records, (unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_text(v),
+		if (sink__verdict_listed(sum, v))
+			fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs(" |\n| Recorded by | lockstall ", f);
 	md_meta(f, meta->version);
@@ -281,8 +282,8 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	md_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
-	fprintf(f, " for mmap_lock %s, %s\n\n", st->write ? "write" : "read",
-		ls_verdict_text(st->verdict));
+	fprintf(f, " for %s %s, %s\n\n", ls_lock_kind_name(st->mm.kind),
+		st->write ? "write" : "read", ls_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",
 		rm_when(m->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));

@@ -125,6 +125,25 @@ const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
 	return buf;
 }
 
+const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	if (lock->tgid)
+		snprintf(buf, len, "%s 0x%llx of %s[%u]", ls_lock_kind_name(lock->kind),
+			 (unsigned long long)lock->id,
+			 ls_comm_text(lock->comm, comm, sizeof(comm)), lock->tgid);
+	else
+		snprintf(buf, len, "%s 0x%llx", ls_lock_kind_name(lock->kind),
+			 (unsigned long long)lock->id);
+	return buf;
+}
+
+bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v)
+{
+	return v != LS_VERDICT_DEADLOCK || sum->stalls_by_verdict[v];
+}
+
 const char *sink__basename(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;

@@ -24,6 +24,19 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 
 /*
+ * A lock other than an mmap_lock for people: "futex 0x55d0c0de1040 of
+ * app[1234]", "mutex 0xffff8881...": into buf.  Names come from the
+ * traced system: escaped.
+ */
+const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len);
+
+/*
+ * Summaries list every verdict, but deadlock only once one was seen: a
+ * summary without locks other than mmap_lock reads as it always did.
+ */
+bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v);
+
+/*
  * Flush f: 0, or the failed write's -errno (-EPIPE when the reader went
  * away, -ENOSPC on a full disk), -EIO when nothing says why.
  */

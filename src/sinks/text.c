@@ -213,12 +213,17 @@ static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			 const struct ls_holder *h)
 {
-	char ident[96], sched[64], op[96], held[32], off[32], state[32];
+	char ident[96], sched[64], op[96], held[32], off[32], state[32], how[112];
 
-	fprintf(f, "  holder   %-20s  %-18s  %s lock in %s  held %s  off CPU %s (%u%%)  %s",
+	/* a futex is held in user space: no mode, no kernel operation to name */
+	if (st->mm.kind == LS_LOCK_MMAP)
+		snprintf(how, sizeof(how), "%s lock in %s", mode_name(h->write),
+			 op_text(&h->op, false, op, sizeof(op)));
+	else
+		snprintf(how, sizeof(how), "owner");
+	fprintf(f, "  holder   %-20s  %-18s  %s  held %s  off CPU %s (%u%%)  %s",
 		rm_task(&h->task, ident, sizeof(ident)),
-		sink__sched_text(&h->task, sched, sizeof(sched)),
-		mode_name(h->write), op_text(&h->op, false, op, sizeof(op)),
+		sink__sched_text(&h->task, sched, sizeof(sched)), how,
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
@@ -232,6 +237,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		fprintf(f, ", still held");
 	if (h->mm_unconfirmed)
 		fprintf(f, " (an mmap_lock: which one, not known yet)");
+	/* how a waiter named the holder of a futex or kernel lock */
+	if (ls_owner_how_name(h->how))
+		fprintf(f, ", found by %s", ls_owner_how_name(h->how));
 	putc('\n', f);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
@@ -269,7 +277,7 @@ static void text__cgroups(FILE *f, const struct ls_stall *st)
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
-	char comm[LS_COMM_TEXT_LEN], role[32], d[32];
+	char comm[LS_COMM_TEXT_LEN], role[32], d[32], lock[160];
 	unsigned int i, n = st->n_chain;
 
 	if (!n)
@@ -287,7 +295,10 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 		case LS_ROLE_WAITER:
 		case LS_ROLE_QUEUED_WRITER:
 		case LS_ROLE_HOLDER:
-			fprintf(f, ", %s", mode_name(hop->write));
+			if (hop->has_lock)
+				fprintf(f, ", of %s", sink__lock_text(&hop->lock, lock, sizeof(lock)));
+			else
+				fprintf(f, ", %s", mode_name(hop->write));
 			break;
 		default:
 			if (hop->ns)
@@ -326,23 +337,25 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	struct text_sink *t = to_text(s);
 	FILE *f = s->out;
 	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
+	char lock[160];
 	unsigned int i, shown, more;
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
 	report_model__stall(&t->rm, st);
 	if (st->pending)
-		fprintf(f, "%s PENDING%s  %s so far  mmap_lock %s  of ",
-			text__time(t, st->start_ns, when, sizeof(when)),
-			st->at_exit ? " AT EXIT" : "",
-			ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
+		fprintf(f, "%s PENDING%s  %s so far  ", text__time(t, st->start_ns, when, sizeof(when)),
+			st->at_exit ? " AT EXIT" : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)));
 	else
-		fprintf(f, "%s STALL #%llu  %s  mmap_lock %s  of ",
-			text__time(t, st->start_ns, when, sizeof(when)), (unsigned long long)st->seq,
-			ls_format_duration(st->wait_ns, wait, sizeof(wait)), mode_name(st->write));
-	if (st->mm.tgid)
-		fprintf(f, "%s[%u]", ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+		fprintf(f, "%s STALL #%llu  %s  ", text__time(t, st->start_ns, when, sizeof(when)),
+			(unsigned long long)st->seq, ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+	if (st->mm.kind != LS_LOCK_MMAP)
+		fputs(sink__lock_text(&st->mm, lock, sizeof(lock)), f);
+	else if (st->mm.tgid)
+		fprintf(f, "mmap_lock %s  of %s[%u]", mode_name(st->write),
+			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
 	else
-		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
+		fprintf(f, "mmap_lock %s  of mm 0x%llx", mode_name(st->write),
+			(unsigned long long)st->mm.id);
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
 		st->acquired || st->pending ? "" : "  (gave up without the lock)");
@@ -537,7 +550,8 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 	fprintf(f, "  stalls   %llu:", (unsigned long long)sum->stalls);
 	/* the verdicts by the names the JSON uses: one vocabulary to grep for */
 	for (v = 0; v < LS_VERDICT_N; v++)
-		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
+		if (sink__verdict_listed(sum, v))
+			fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	putc('\n', f);
 	if (sum->pending_reports)

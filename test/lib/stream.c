@@ -147,6 +147,8 @@ static void stream__lock(struct stream *s, __u16 type, __u16 cpu, __u64 ts,
 	r.success = type == LS_REC_WAIT_END ? !l->failed : 0;
 	r.flags = l->flags;
 	r.cgroup_id = l->cgroup;
+	r.owner_how = l->owner_how;
+	r.owner_tid = l->owner_tid;
 	stream__append(s, &r, sizeof(r), type, cpu, ts);
 }
 
@@ -267,6 +269,24 @@ void stream__migrate(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 	r.to_cpu = to_cpu;
 	r.flags = flags;
 	stream__append(s, &r, sizeof(r), LS_REC_MIGRATE, cpu, ts);
+}
+
+void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
+		   const struct stream_owner *o)
+{
+	struct ls_rec_owner r;
+
+	memset(&r, 0, sizeof(r));
+	stream__task_or_idle(&r.waiter, o->waiter);
+	stream__task_or_idle(&r.owner, o->owner);
+	stream__task_or_idle(&r.cpu_curr, o->cpu_curr);
+	r.lock = *lock;
+	r.start_ns = o->start;
+	r.owner_cpu = o->owner_cpu;
+	r.owner_state = o->state;
+	r.how = o->how;
+	r.owner_flags = o->owner_flags;
+	stream__append(s, &r, sizeof(r), LS_REC_OWNER, cpu, ts);
 }
 
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags)

@@ -37,6 +37,20 @@ struct stream_lock {
 	__u8 flags;		/* LS_LOCK_F_* */
 	struct ls_op op;	/* all zero: LS_OP_UNKNOWN */
 	__u64 cgroup;		/* cgroup_id; 0: unknown */
+	__u8 owner_how;		/* enum ls_owner_how */
+	__u32 owner_tid;
+};
+
+/* The fields of an OWNER record that a test chooses. */
+struct stream_owner {
+	const struct ls_task *waiter;
+	const struct ls_task *owner;
+	const struct ls_task *cpu_curr;	/* NULL: unknown */
+	__u64 start;
+	__u32 owner_cpu;
+	__u8 state;		/* enum ls_owner_state */
+	__u8 how;		/* enum ls_owner_how */
+	__u8 owner_flags;
 };
 
 void stream__init(struct stream *s);
@@ -74,6 +88,8 @@ void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_tas
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);
 void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 			__u64 throttled_ns);
+void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
+		   const struct stream_owner *o);
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);
 void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 		  const struct ls_hist *h);

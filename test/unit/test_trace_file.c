@@ -516,6 +516,7 @@ ParameterizedTestParameters(trace_damage, header)
 		  "mem: recorded by a newer lockstall (format 2, records version 4): upgrade lockstall to read it" },
 		{ "records version 1 (before STACK)", LS_TRACE_FORMAT, 1, 24, 0, "" },
 		{ "records version 2 (before cgroup_id)", LS_TRACE_FORMAT, 2, 24, 0, "" },
+		{ "records version 3 (before lock kinds)", LS_TRACE_FORMAT, 3, 24, 0, "" },
 		{ "records version 0", LS_TRACE_FORMAT, 0, 24, -EINVAL, "not a lockstall recording" },
 		{ "newer records", LS_TRACE_FORMAT, LS_ABI_VERSION + 1, 24, -EPROTONOSUPPORT,
 		  "recorded by a newer lockstall" },

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Futex waits (user-space locks), from the raw syscall tracepoints
+ * (tp_btf sys_enter/sys_exit, every syscall, the futex number checked
+ * first): the classic syscalls:sys_enter_futex would need tracefs
+ * mounted to attach, which a host need not have.  Either way every
+ * syscall of every task takes the kernel's slow path while attached.
+ * The wait is the task's ls_wait_state with kind set, so the switch path
+ * sends its WAIT_BEGIN and switches as for an mmap_lock wait, and
+ * sys_exit ends it through ls_wait_end() (no hold: a futex is held in user
+ * space).
+ *
+ * The owner, most precise first, read at the wait (never from user space,
+ * never under a lock): the TID in a PI futex word (FUTEX_LOCK_PI*); for a
+ * FUTEX_WAIT with val 2, what glibc's lll_lock_wait() passes for a
+ * contended pthread_mutex_t, the mutex's __owner (offset 8 on x86-64,
+ * the futex word at 0), believed only if it is a thread of the waiter's
+ * own process.  The owner is found with bpf_task_from_pid() (6.2+): its
+ * task storage counts the waiters that named it (LS_TASK_F_OWNER: its
+ * switches are sent while one waits), and an LS_REC_OWNER record says
+ * where it was as the wait began.  Otherwise no owner: the engine may
+ * name the releaser (the waker), marked as such.
+ *
+ * The hash object (5.10: no kfuncs, no task storage) has the programs,
+ * never loaded ("?" sections), so both objects keep one skeleton layout.
+ */
+
+#define LS_FUTEX_WAIT		0
+#define LS_FUTEX_LOCK_PI	6
+#define LS_FUTEX_WAIT_BITSET	9
+#define LS_FUTEX_WAIT_REQUEUE_PI 11
+#define LS_FUTEX_LOCK_PI2	13
+#define LS_FUTEX_CMD_MASK	0x7f	/* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+#define LS_FUTEX_TID_MASK	0x3fffffff
+#define LS_GLIBC_MUTEX_OWNER	8	/* offsetof(pthread_mutex_t, __data.__owner), x86-64 */
+#define LS_GLIBC_LOCK_WAITERS	2	/* lll_lock_wait(): "locked, maybe waiters" */
+
+#define LS_NR_FUTEX		202	/* x86_64 */
+
+/* A futex call's arguments, from its registers (x86_64 syscall ABI). */
+struct ls_futex_args {
+	__u64 uaddr;
+	__u64 op;
+	__u64 val;
+};
+
+#ifndef LS_TASK_STATE_HASH
+/* Weak: the object still loads where they are missing (the loader turns the programs off). */
+extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/* The head of glibc's x86-64 pthread_mutex_t (struct __pthread_mutex_s). */
+struct ls_glibc_mutex {
+	__u32 lock;		/* the futex word */
+	__u32 count;
+	__u32 owner;		/* the holder's TID */
+	__u32 nusers;
+	__u32 kind;
+};
+
+/* Kind bits glibc sets on a mutex that waits with FUTEX_WAIT: type, robust, shared, elision. */
+#define LS_GLIBC_KIND_OK	(0x3 | 0x10 | 0x80 | 0x100 | 0x200)
+
+/*
+ * The lock kind of a futex op that waits on a lock; 0 (mmap_lock: not
+ * traced) for the others.  A plain FUTEX_WAIT counts only with val 2,
+ * glibc's "locked, maybe waiters": condition variables, semaphores and
+ * barriers wait for an event, not for a holder, and are left out.
+ */
+static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
+{
+	switch (op & LS_FUTEX_CMD_MASK) {
+	case LS_FUTEX_WAIT:
+	case LS_FUTEX_WAIT_BITSET:
+		return val == LS_GLIBC_LOCK_WAITERS ? LS_LOCK_FUTEX : LS_LOCK_MMAP;
+	case LS_FUTEX_LOCK_PI:
+	case LS_FUTEX_LOCK_PI2:
+	case LS_FUTEX_WAIT_REQUEUE_PI:
+		return LS_LOCK_PI_FUTEX;
+	}
+	return LS_LOCK_MMAP;
+}
+
+/* The owner's TID as the lock's memory says, and how it was found; 0: none. */
+static __always_inline __u32 ls_futex_owner(const struct ls_futex_args *ctx, __u8 kind,
+					    __u8 *how)
+{
+	__u64 uaddr = ctx->uaddr;
+	struct ls_glibc_mutex m;
+	__u32 word = 0;
+
+	if ((ctx->op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
+		return 0;	/* a condition variable: its mutex is uaddr2, taken later */
+	if (kind == LS_LOCK_PI_FUTEX) {
+		if (bpf_probe_read_user(&word, sizeof(word), (void *)uaddr))
+			return 0;
+		*how = LS_OWNER_FUTEX_WORD;
+		return word & LS_FUTEX_TID_MASK;
+	}
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)uaddr))
+		return 0;
+	/*
+	 * A locked glibc mutex: someone uses it, its kind is one glibc
+	 * makes, and not PI or PP (those never FUTEX_WAIT).  Other words
+	 * waited on with 2 (glibc's internal locks) fail this, mostly.
+	 */
+	if (!m.nusers || (m.kind & ~LS_GLIBC_KIND_OK))
+		return 0;
+	*how = LS_OWNER_PTHREAD;
+	return m.owner;
+}
+
+/* Where the owner is now, for the engine; 0..2 as enum ls_owner_state. */
+static __always_inline __u8 ls_owner_state(struct task_struct *t)
+{
+	if (t->on_cpu)
+		return LS_OWNER_RUNNING;
+	if (t->on_rq)
+		return LS_OWNER_RUNNABLE;
+	return LS_OWNER_BLOCKED;
+}
+
+/*
+ * Mark the owner followed and tell the engine where it is.  false: no
+ * such thread in the waiter's process (for a plain futex), so no owner.
+ */
+static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_task_state *st,
+					   __u64 now)
+{
+	struct task_struct *t = bpf_task_from_pid(st->wait.owner_tid);
+	struct ls_task_state *os;
+	struct ls_rec_owner *r;
+	bool ok = false;
+	__u32 cpu;
+	__u8 state;
+
+	if (!t)
+		return false;
+	if (st->wait.kind == LS_LOCK_FUTEX && t->tgid != cur->tgid)
+		goto out;
+	os = task_state__get(t);
+	if (!os)
+		goto out;
+	ok = true;
+	if (os->pend.owner_waiters < 255)
+		os->pend.owner_waiters++;
+	cpu = ls_task_cpu(t);
+	state = ls_owner_state(t);
+	/* Off CPU from now on as far as its off-CPU sums go; a runnable one is watched. */
+	if (state != LS_OWNER_RUNNING && !os->offcpu_start_ns)
+		os->offcpu_start_ns = now;
+	if (state == LS_OWNER_RUNNABLE)
+		ls_watch_raise(os, cpu);
+	r = ls_emit_reserve(LS_REC_OWNER, sizeof(*r), now);
+	if (!r)
+		goto out;
+	ls_task_fill(&r->waiter, cur);
+	ls_task_fill(&r->owner, t);
+	ls_task_fill_cpu_curr(&r->cpu_curr, cpu);
+	ls_lock_fill(&r->lock, &st->wait, cur);
+	r->start_ns = st->wait.start_ns;
+	r->owner_cpu = cpu;
+	r->owner_state = state;
+	r->how = st->wait.owner_how;
+	r->owner_flags = ls_state_flags(os);
+	ls_emit_submit(r);
+	os->seen = 1;
+	st->seen = 1;
+	st->wait.flags |= LS_W_OWNER_SENT;
+out:
+	bpf_task_release(t);
+	return ok;
+}
+
+static __always_inline void ls_owner_end(__u32 tid)
+{
+	struct task_struct *t = bpf_task_from_pid(tid);
+	struct ls_task_state *os;
+
+	if (!t)
+		return;
+	os = task_state__lookup(t);
+	if (os && os->pend.owner_waiters)
+		os->pend.owner_waiters--;
+	bpf_task_release(t);
+}
+
+static __always_inline int ls_futex_enter(struct pt_regs *regs)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx };
+	__u8 kind = ls_futex_kind(a.op, a.val), how = LS_OWNER_NONE;
+	struct ls_task_state *st;
+	struct ls_wait_state *w;
+	__u32 owner;
+	__u64 now;
+
+	if (kind == LS_LOCK_MMAP || ls_is_self(cur))
+		return 0;
+	st = task_state__get(cur);
+	if (!st)
+		return 0;
+	owner = ls_futex_owner(&a, kind, &how);
+	if (owner == (__u32)cur->pid)
+		owner = 0;
+	now = bpf_ktime_get_ns();
+	w = &st->wait;
+	w->mm = a.uaddr;
+	w->start_ns = now;
+	w->write = 1;
+	w->flags = LS_W_ACTIVE;
+	w->kind = kind;
+	w->owner_tid = owner;
+	w->owner_how = owner ? how : LS_OWNER_NONE;
+	if (owner && !ls_owner_begin(cur, st, now)) {
+		w->owner_tid = 0;
+		w->owner_how = LS_OWNER_NONE;
+	}
+	return 0;
+}
+
+static __always_inline int ls_futex_exit(void *ctx, long ret)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st = task_state__lookup(cur);
+	__u32 owner;
+
+	if (!st || !(st->wait.flags & LS_W_ACTIVE) || !st->wait.kind)
+		return 0;
+	owner = st->wait.owner_tid;
+	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), ret == 0);
+	st->wait.kind = LS_LOCK_MMAP;
+	st->wait.owner_tid = 0;
+	st->wait.owner_how = LS_OWNER_NONE;
+	if (owner)
+		ls_owner_end(owner);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
+{
+	if (id != LS_NR_FUTEX)
+		return 0;
+	return ls_futex_enter(regs);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
+{
+	if (regs->orig_ax != LS_NR_FUTEX)
+		return 0;
+	return ls_futex_exit(ctx, ret);
+}
+#else
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
+{
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+#endif

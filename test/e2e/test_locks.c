@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lockstall watch against locks other than mmap_lock (futexes), checked
+ * against the ground truth of test/workloads/pthread_mutex: the victim's
+ * slowest pthread_mutex_lock(), the holder and the hog.  Needs root, BPF
+ * and a kernel with bpf_task_from_pid() (6.2+).
+ */
+#include <string.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+}
+
+/* The stall whose waiter is the victim and whose wait is the longest; NULL: none. */
+static const json_t *victim_stall(json_int_t victim_tid)
+{
+	const json_t *st, *best = NULL;
+	size_t i;
+
+	json_array_foreach(w.stalls, i, st) {
+		if (strcmp(e2e_str(st, "lock"), "futex") && strcmp(e2e_str(st, "lock"), "pi_futex"))
+			continue;
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim_tid)
+			continue;
+		if (!best || e2e_int(st, "lock_wait_ns") > e2e_int(best, "lock_wait_ns"))
+			best = st;
+	}
+	return best;
+}
+
+static bool ran_instead(const json_t *holder, json_int_t tid)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(e2e_array(holder, "preempted_by"), i, p)
+		if (e2e_int(p, "tid") == tid)
+			return true;
+	return false;
+}
+
+/*
+ * A plain mutex: the SCHED_IDLE holder, named by glibc's __owner, sat
+ * preempted by the hog while the SCHED_FIFO victim waited: an inversion,
+ * on the workload's mutex, as long as the victim's slowest lock call.
+ */
+Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	const json_t *st, *h, *lock;
+	json_int_t worst;
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
+			   e2e_int(w.truth, "victim_tid"));
+	lock = e2e_object(st, "lock_id");
+	cr_assert_str_eq(e2e_str(lock, "kind"), "futex");
+	cr_assert_str_eq(e2e_str(lock, "addr"), e2e_str(w.truth, "mutex"));
+	cr_assert_eq(e2e_int(lock, "pid"), e2e_int(w.truth, "victim_pid"));
+	cr_assert_str_eq(e2e_str(st, "verdict"), "priority_inversion");
+	h = json_array_get(e2e_array(st, "holders"), 0);
+	cr_assert_not_null(h);
+	cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
+	cr_assert_str_eq(e2e_str(h, "found_by"), "pthread_owner");
+	cr_assert_str_eq(e2e_str(h, "policy"), "idle");
+	cr_assert_str_eq(e2e_str(h, "state"), "preempted");
+	/* the hog ran in its place (on a shared machine, others may have too) */
+	cr_assert(ran_instead(h, e2e_int(w.truth, "hog_tid")), "the hog is not among the preemptors");
+	/* the wait lies inside the victim's slowest call and is most of it */
+	worst = e2e_int(w.truth, "worst_ns");
+	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
+	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
+	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+}
+
+/*
+ * PTHREAD_PRIO_INHERIT: the kernel boosts the holder while the victim
+ * waits, so the hog cannot keep it off its CPU: the victim's waits (seen
+ * with a low threshold) are no inversion, and their holder ran boosted.
+ */
+Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "--pi", NULL };
+	const char *const watch_args[] = { "-t", "200us", NULL };
+	json_int_t victim;
+	const json_t *st, *h;
+	size_t i, seen = 0;
+
+	e2e_watch__run_with(&w, "pthread_mutex", args, watch_args);
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
+			continue;
+		seen++;
+		cr_assert_str_eq(e2e_str(st, "lock"), "pi_futex");
+		cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
+		h = json_array_get(e2e_array(st, "holders"), 0);
+		cr_assert_not_null(h);
+		cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
+		cr_assert_str_eq(e2e_str(h, "found_by"), "futex_word");
+		/* boosted to the victim's priority: a SCHED_IDLE task is never below 100 */
+		cr_assert_lt(e2e_int(h, "prio"), 100);
+	}
+	cr_assert_lt(e2e_int(w.truth, "worst_ns"), 100000000, "the PI holder was not boosted");
+	cr_assert_gt(seen, 0, "no wait of the victim over 200us: nothing was checked");
+}
+
+/*
+ * AB/BA: reported once, as a deadlock, while it lasts (the workload prints
+ * its truth only as it ends it): the cycle names both threads, each as the
+ * holder of the mutex the other waits on.
+ */
+Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", NULL };
+	const json_t *st, *found = NULL, *chain;
+	json_int_t a, b, waiter, other;
+	size_t i, n = 0;
+
+	e2e_watch__run(&w, "ab_ba", args);
+	a = e2e_int(w.truth, "tid_a");
+	b = e2e_int(w.truth, "tid_b");
+	json_array_foreach(w.stalls, i, st) {
+		if (strcmp(e2e_str(st, "verdict"), "deadlock"))
+			continue;
+		n++;
+		found = st;
+	}
+	cr_assert_eq(n, 1, "%zu deadlock stalls, want 1", n);
+	waiter = e2e_int(e2e_object(found, "waiter"), "tid");
+	cr_assert(waiter == a || waiter == b, "the waiter %lld is neither thread", waiter);
+	other = waiter == a ? b : a;
+	/* reported while it lasted: before the workload ended it */
+	cr_assert_lt(e2e_int(found, "end_ns"), e2e_int(w.truth, "end_ns"));
+	cr_assert_not(json_is_true(json_object_get(found, "acquired")));
+	chain = e2e_array(found, "chain");
+	cr_assert_eq(json_array_size(chain), 3);
+	cr_assert_eq(e2e_int(json_array_get(chain, 1), "tid"), other);
+	cr_assert_str_eq(e2e_str(json_array_get(chain, 1), "role"), "holder");
+	cr_assert_eq(e2e_int(json_array_get(chain, 2), "tid"), waiter);
+	/* each holds the mutex the one before it waits on: the waiter's first */
+	cr_assert_str_eq(e2e_str(e2e_object(found, "lock_id"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
+	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 1), "lock"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
+	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 2), "lock"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_b" : "mutex_a"));
+}

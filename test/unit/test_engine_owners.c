@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Locks without hold records (futexes, kernel locks): the owner a waiter
+ * names (OWNER, WAIT_* owner fields), followed off CPU from its OWNER
+ * record; the releaser when no owner is known; chains across locks;
+ * deadlocks reported while they last; lock identities by kind.
+ */
+#include <criterion/criterion.h>
+#include "engine/internal.h"
+#include "lib/engine_fixture.h"
+
+#define WAITING LS_TASK_F_WAITING
+#define OWNER LS_TASK_F_OWNER
+
+TestSuite(owners, .init = fixture__setup, .fini = fixture__teardown);
+
+static const struct ls_task idle_holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 120, "idle-holder");
+static const struct ls_task rt_waiter = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "rt-waiter");
+
+static struct ls_mm futex_at(__u64 addr, __u32 tgid, __u8 kind)
+{
+	struct ls_mm m = stream__mm(addr, tgid, "app");
+
+	m.kind = kind;
+	return m;
+}
+
+/*
+ * rt-waiter waits on a futex from T(2) (off CPU 1 at T(3)); the lock's
+ * owner, if any, is named at T(2) in `state` on CPU 0, where hog runs.
+ * futex_wait_end(): handed over by waker at T(51), acquired at T(53).
+ */
+static void futex_wait(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+		       __u8 state)
+{
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = owner, .cpu_curr = &efx.hog,
+				  .start = T(2), .owner_cpu = 0, .state = state, .how = how };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = how,
+				 .owner_tid = owner ? owner->tid : 0 };
+
+	if (owner)
+		stream__owner(&efx.s, 1, T(2), lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+}
+
+static void futex_wait_end(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+			   const struct ls_task *waker)
+{
+	struct stream_lock end = { .start = T(2), .granted = T(51), .write = true,
+				   .flags = LS_LOCK_F_BEGIN_SENT | LS_LOCK_F_GRANTED,
+				   .owner_how = how, .owner_tid = owner ? owner->tid : 0 };
+
+	stream__wakeup(&efx.s, 0, T(51), &rt_waiter, WAITING | LS_TASK_F_GRANTED, waker, 1, NULL);
+	stream__switch(&efx.s, 1, T(52), NULL, 0, false, &rt_waiter, WAITING | LS_TASK_F_GRANTED);
+	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, lock, &end);
+}
+
+/* A pthread mutex held by a SCHED_IDLE thread that a hog keeps off its CPU. */
+Test(owners, pthread_owner_preempted_is_an_inversion)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_eq(st->mm.id, 0x55d0c0de1040ULL);
+	cr_assert_eq(st->lock_wait_ns, MS(49));
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 101);
+	cr_assert_eq(st->holders[0].how, LS_OWNER_PTHREAD);
+	cr_assert_eq(st->holders[0].state, LS_STATE_PREEMPTED);
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(48));
+	cr_assert_eq(st->holders[0].n_preempted_by, 1);
+	cr_assert_eq(st->holders[0].preempted_by[0].task.tid, 200);
+	cr_assert_eq(st->holders[0].preempted_by[0].ns, MS(48));
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+	cr_assert_eq(st->n_chain, 3);
+	cr_assert_eq(st->chain[2].role, LS_ROLE_PREEMPTOR);
+}
+
+/*
+ * PTHREAD_PRIO_INHERIT: the owner runs boosted to the waiter's priority
+ * (prio 89 in its switch records) right after the wait began: no inversion.
+ */
+Test(owners, boosted_pi_owner_is_not_an_inversion)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_task boosted = idle_holder;
+	const struct ls_stall *st;
+
+	boosted.prio = 89;
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(4), &efx.hog, 0, true, &boosted, OWNER);
+	stream__switch(&efx.s, 0, T(50), &boosted, OWNER, false, &efx.hog, 0);
+	/* its release ended the boost: later records show it unboosted */
+	stream__switch(&efx.s, 0, T(50.5), &efx.hog, 0, true, &idle_holder, 0);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->mm.kind, LS_LOCK_PI_FUTEX);
+	cr_assert_eq(st->holders[0].task.prio, 89);
+	cr_assert_eq(st->holders[0].how, LS_OWNER_FUTEX_WORD);
+	/* off CPU 2 ms before the boost, then asleep from T(50) (then not owning) */
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(2.5));
+	cr_assert_eq(st->verdict, LS_VERDICT_CONTENTION);
+}
+
+/* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
+Test(owners, releaser_is_named_but_not_judged)
+{
+	static const struct ls_task signaller = FX_NORMAL(105, 100, 0, "signaller");
+	struct ls_mm lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, NULL, LS_OWNER_NONE, 0);
+	futex_wait_end(&lock, NULL, LS_OWNER_NONE, &signaller);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 105);
+	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
+
+/* A futex wait that failed (a timeout, a signal) is not known to have waited for a lock. */
+Test(owners, failed_futex_wait_is_not_judged)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock end = { .start = T(2), .write = true, .failed = true,
+				   .flags = LS_LOCK_F_BEGIN_SENT };
+
+	futex_wait(&lock, NULL, LS_OWNER_NONE, 0);
+	stream__switch(&efx.s, 1, T(52), NULL, 0, false, &rt_waiter, WAITING);
+	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, &lock, &end);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 0);
+}
+
+/*
+ * The holder was asleep because it waited on another futex, whose owner
+ * it named: the chain goes on across that lock.
+ */
+Test(owners, chain_follows_a_blocked_owner_to_the_next_lock)
+{
+	static const struct ls_task far = FX_NORMAL(107, 100, 0, "far-owner");
+	struct ls_mm lock = futex_at(0x55d0c0de1140ULL, 100, LS_LOCK_FUTEX);
+	struct ls_mm lock2 = futex_at(0x55d0c0de1180ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &idle_holder, .owner = &far, .start = T(1),
+				  .owner_cpu = 1, .state = LS_OWNER_RUNNING,
+				  .how = LS_OWNER_PTHREAD };
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 0, T(1), &lock2, &o);
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_BLOCKED);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
+	cr_assert_eq(st->n_chain, 3);
+	cr_assert_eq(st->chain[1].task.tid, 101);
+	cr_assert_not(st->chain[1].has_lock);
+	cr_assert_eq(st->chain[2].task.tid, 107);
+	cr_assert_eq(st->chain[2].role, LS_ROLE_HOLDER);
+	cr_assert(st->chain[2].has_lock);
+	cr_assert_eq(st->chain[2].lock.id, 0x55d0c0de1180ULL);
+}
+
+/* AB/BA: reported as soon as the second wait closes the cycle, once. */
+Test(owners, deadlock_reported_while_it_lasts)
+{
+	static const struct ls_task a = FX_NORMAL(111, 110, 0, "thread-a");
+	static const struct ls_task b = FX_NORMAL(112, 110, 0, "thread-b");
+	struct ls_mm la = futex_at(0x1000, 110, LS_LOCK_FUTEX);
+	struct ls_mm lb = futex_at(0x2000, 110, LS_LOCK_FUTEX);
+	struct stream_owner ab = { .waiter = &a, .owner = &b, .start = T(1), .owner_cpu = 1,
+				   .state = LS_OWNER_RUNNING, .how = LS_OWNER_PTHREAD };
+	struct stream_owner ba = { .waiter = &b, .owner = &a, .start = T(2), .owner_cpu = 0,
+				   .state = LS_OWNER_BLOCKED, .how = LS_OWNER_PTHREAD,
+				   .owner_flags = WAITING };
+	struct stream_lock wa = { .start = T(1), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				  .owner_tid = 112 };
+	struct stream_lock wb = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				  .owner_tid = 111 };
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 0, T(1), &lb, &ab);
+	stream__wait_begin(&efx.s, 0, T(1), &a, &lb, &wa);
+	stream__switch(&efx.s, 0, T(1), &a, WAITING, false, NULL, 0);
+	stream__owner(&efx.s, 1, T(2), &la, &ba);
+	stream__wait_begin(&efx.s, 1, T(2), &b, &la, &wb);
+	stream__switch(&efx.s, 1, T(2), &b, WAITING, false, NULL, 0);
+	/* no engine__finish: it is news while the threads are stuck */
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->verdict, LS_VERDICT_DEADLOCK);
+	cr_assert_eq(st->waiter.tid, 112);
+	cr_assert_eq(st->mm.id, 0x1000);
+	cr_assert_not(st->acquired);
+	cr_assert_eq(st->n_chain, 3);
+	cr_assert_eq(st->chain[1].task.tid, 111);
+	cr_assert_eq(st->chain[1].lock.id, 0x1000);
+	cr_assert_eq(st->chain[2].task.tid, 112);
+	cr_assert_eq(st->chain[2].lock.id, 0x2000);
+	cr_assert_eq(st->holders[0].task.tid, 111);
+}
+
+/* A private futex is (process, address): the same address in two processes is two locks. */
+Test(owners, futexes_are_keyed_by_process_and_kind)
+{
+	struct ls_mm f1 = futex_at(0x1000, 100, LS_LOCK_FUTEX);
+	struct ls_mm f2 = futex_at(0x1000, 300, LS_LOCK_FUTEX);
+	struct ls_mm m = futex_at(0x1000, 0, LS_LOCK_MUTEX);
+	static const struct ls_task other = FX_NORMAL(301, 300, 0, "other");
+	static const struct ls_task third = FX_NORMAL(103, 100, 0, "third");
+	struct stream_lock w = { .start = T(1), .write = true };
+	struct engine_debug d;
+
+	stream__wait_begin(&efx.s, 0, T(1), &efx.waiter, &f1, &w);
+	stream__wait_begin(&efx.s, 0, T(1), &other, &f2, &w);
+	stream__wait_begin(&efx.s, 0, T(1), &third, &m, &w);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	engine__debug(efx.e, &d);
+	cr_assert_eq(d.mms, 3);
+	cr_assert_eq(d.open_waits, 3);
+}
+
+/* Kinds and owner sources past the ABI's are malformed, not indexes into tables. */
+Test(owners, unknown_kind_or_owner_source_is_malformed)
+{
+	struct ls_mm bad = futex_at(0x1000, 100, LS_LOCK_KIND_N);
+	struct ls_mm ok = futex_at(0x1000, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(1), .owner_how = LS_OWNER_HOW_N };
+	struct stream_lock fine = { .start = T(1) };
+	struct stream_owner o = { .waiter = &efx.waiter, .owner = &efx.holder, .start = T(1),
+				  .how = LS_OWNER_HOW_N };
+	struct ls_summary sum;
+
+	stream__wait_begin(&efx.s, 0, T(1), &efx.waiter, &bad, &fine);
+	stream__wait_begin(&efx.s, 0, T(1), &efx.waiter, &ok, &w);
+	stream__owner(&efx.s, 0, T(1), &ok, &o);
+	cr_assert_eq(fixture__run(), 0);
+	engine__summary(efx.e, &sum);
+	cr_assert_eq(sum.bad_records, 3);
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ab_ba: two threads take two pthread mutexes in opposite orders and
+ * deadlock.  "wl-a" holds A and waits for B; "wl-b" holds B and waits for A.
+ * Each takes its first mutex, then both meet at a barrier, so the deadlock
+ * always forms.  It lasts -d seconds (default 3): then the process exits,
+ * the deadlock with it, after printing its ground truth (workload.h): the
+ * threads and the mutexes' addresses.
+ */
+#include <pthread.h>
+#include "workload.h"
+
+struct shared {
+	pthread_mutex_t a, b;
+	pthread_barrier_t both_hold;
+	pid_t tid_a, tid_b;
+	uint64_t start_ns;
+};
+
+static void *thread_a(void *arg)
+{
+	struct shared *s = arg;
+
+	prctl(PR_SET_NAME, "wl-a");
+	s->tid_a = gettid();
+	pthread_mutex_lock(&s->a);
+	pthread_barrier_wait(&s->both_hold);
+	pthread_mutex_lock(&s->b);	/* never returns */
+	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	struct shared *s = arg;
+
+	prctl(PR_SET_NAME, "wl-b");
+	s->tid_b = gettid();
+	pthread_mutex_lock(&s->b);
+	pthread_barrier_wait(&s->both_hold);
+	pthread_mutex_lock(&s->a);	/* never returns */
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts opts = { .duration_s = 3 };
+	static struct shared s = {
+		.a = PTHREAD_MUTEX_INITIALIZER,
+		.b = PTHREAD_MUTEX_INITIALIZER,
+	};
+	pthread_t ta, tb;
+
+	wl_parse_opts(argc, argv, &opts);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pthread_barrier_init(&s.both_hold, NULL, 2);
+	s.start_ns = wl_now_ns();
+	if (pthread_create(&ta, NULL, thread_a, &s) || pthread_create(&tb, NULL, thread_b, &s))
+		wl_die("pthread_create failed");
+	/* How long the deadlock lasts: the workload's one knob, not a hand-shake. */
+	wl_pause((unsigned int)(opts.duration_s * 1e6));
+	printf("{\"workload\":\"ab_ba\",\"pid\":%d,\"tid_a\":%d,\"tid_b\":%d,"
+	       "\"mutex_a\":\"0x%llx\",\"mutex_b\":\"0x%llx\",\"start_ns\":%llu,\"end_ns\":%llu}\n",
+	       (int)getpid(), (int)s.tid_a, (int)s.tid_b,
+	       (unsigned long long)(uintptr_t)&s.a, (unsigned long long)(uintptr_t)&s.b,
+	       (unsigned long long)s.start_ns, (unsigned long long)wl_now_ns());
+	_exit(0);
+}
