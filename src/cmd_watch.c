@@ -758,6 +758,25 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 	       trace_writer__meta_flush(w->writer);
 }
 
+/* The line the end-to-end tests (and scripts) wait for: only once attached. */
+static void watch__say_tracing(const struct ls_config *cfg)
+{
+	char thr[32], dur[32], until[48];
+
+	if (cfg->duration_ns)
+		snprintf(until, sizeof(until), "for %s",
+			 ls_format_duration(cfg->duration_ns, dur, sizeof(dur)));
+	else
+		snprintf(until, sizeof(until), "Ctrl-C to stop");
+	if (cfg->cmd == LS_CMD_RECORD)
+		fprintf(stderr, "lockstall: recording mmap_lock to %s (threshold %s)... %s\n",
+			cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
+	else
+		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... %s\n",
+			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
+	fflush(stderr);
+}
+
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
@@ -788,7 +807,6 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	};
 	struct watch w = { .cfg = cfg };
 	struct slo_rules rules = { 0 };
-	char thr[32];
 	int ret = LS_EXIT_FAILURE, rc;
 
 	/*
@@ -911,14 +929,7 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		goto cleanup;
 	}
 	w.start_ns = ls_now_ns();
-	/* the end-to-end tests start their workloads on this line: only once attached */
-	if (cfg->cmd == LS_CMD_RECORD)
-		fprintf(stderr, "lockstall: recording mmap_lock to %s (threshold %s)... Ctrl-C to stop\n",
-			cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	else
-		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... Ctrl-C to stop\n",
-			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	fflush(stderr);
+	watch__say_tracing(cfg);
 
 	ret = watch__loop(&w, cfg, stop, reload);
 	/* at exit, whatever stopped the loop: the run's last counts */

@@ -169,6 +169,20 @@ const char *rm_hist_title(unsigned int kind)
 	return "time";
 }
 
+/* Every lock operation's wait is counted (most are uncontended), each hold, each spell. */
+const char *rm_count_noun(unsigned int kind, __u64 n)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return n == 1 ? "lock operation" : "lock operations";
+	case LS_HIST_HOLD:
+		return n == 1 ? "hold" : "holds";
+	case LS_HIST_OFFCPU:
+		return n == 1 ? "spell off CPU" : "spells off CPU";
+	}
+	return "";
+}
+
 const char *rm_verdict_text(enum ls_verdict v)
 {
 	switch (v) {

@@ -64,6 +64,8 @@ const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool wit
 const char *rm_hist_title(unsigned int kind);
 /* "priority inversion", ... */
 const char *rm_verdict_text(enum ls_verdict v);
+/* What a histogram of this kind counts, for n of them: "lock operations", "holds"... */
+const char *rm_count_noun(unsigned int kind, __u64 n);
 /* First and last non-empty slot of h; false when it has none. */
 bool rm_hist_span(const struct ls_hist *h, unsigned int *first, unsigned int *last, __u64 *max);
 /* The lower and upper bound of slot i, in microseconds. */

@@ -59,20 +59,6 @@ static const char *text__time(struct text_sink *t, __u64 ts, char *buf, size_t l
 	return buf;
 }
 
-/* "priority_inversion" -> "priority inversion", or upper case for headlines. */
-static const char *words(const char *name, bool upper, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < len; i++) {
-		char c = name[i] == '_' ? ' ' : name[i];
-
-		buf[i] = upper && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
 /* "mmap", "page_fault (write) at 0x7f..." */
 static const char *op_text(const struct ls_op *op, bool vma_fallback, char *buf, size_t len)
 {
@@ -147,7 +133,7 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 		if (!h->offcpu_by_state[s])
 			continue;
 		fprintf(f, "%s %s %s", sep, ls_format_duration(h->offcpu_by_state[s], d, sizeof(d)),
-			words(ls_state_name(s), false, name, sizeof(name)));
+			sink__words(ls_state_name(s), false, name, sizeof(name)));
 		sep = ",";
 	}
 	putc('\n', f);
@@ -192,7 +178,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
-		words(ls_state_name(h->state), false, state, sizeof(state)));
+		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
 	if (h->granted)
 		fprintf(f, ", handoff");
@@ -247,7 +233,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 
 		fprintf(f, "%s%s/%u (%s", i ? " <- " : "",
 			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
-			words(ls_role_name(hop->role), false, role, sizeof(role)));
+			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		switch (hop->role) {
 		case LS_ROLE_WAITER:
 		case LS_ROLE_QUEUED_WRITER:
@@ -281,7 +267,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	else
 		fprintf(f, "mm 0x%llx", (unsigned long long)st->mm.id);
 	fprintf(f, "  verdict: %s%s\n",
-		words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
+		sink__words(ls_verdict_name(st->verdict), true, verdict, sizeof(verdict)),
 		st->acquired ? "" : "  (gave up without the lock)");
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
@@ -357,10 +343,9 @@ static void text__hist(FILE *f, const struct ls_hist_entry *e)
 			max = h->slots[i];
 	}
 	if (first < LS_HIST_SLOTS) {
-		fprintf(f, "%10s%-14s : count    distribution\n", "usecs", "");
+		fprintf(f, "%10s%-14s : count    distribution (log scale)\n", "usecs", "");
 		for (i = first; i <= last; i++) {
-			unsigned int stars = (unsigned int)((unsigned __int128)h->slots[i] *
-							    HIST_BAR_WIDTH / max);
+			unsigned int stars = sink__bar_len(h->slots[i], max, HIST_BAR_WIDTH);
 
 			memset(bar, '*', stars);
 			bar[stars] = '\0';
@@ -369,8 +354,8 @@ static void text__hist(FILE *f, const struct ls_hist_entry *e)
 				(unsigned long long)h->slots[i], HIST_BAR_WIDTH, bar);
 		}
 	}
-	fprintf(f, "%10s count %llu  total %s  avg %s\n\n", "",
-		(unsigned long long)h->count,
+	fprintf(f, "%10s %llu %s  total %s  avg %s\n\n", "", (unsigned long long)h->count,
+		rm_count_noun(e->key.kind, h->count),
 		ls_format_duration(h->sum_ns, sum, sizeof(sum)),
 		ls_format_duration(h->count ? h->sum_ns / h->count : 0, avg, sizeof(avg)));
 }
@@ -474,7 +459,8 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "%s %s %llu", v ? "," : "", ls_verdict_name(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	putc('\n', f);
-	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
+	/* records from the kernel, each a lock event or a context switch: not lock operations */
+	fprintf(f, "  records  %llu received, %llu lost, %llu malformed\n",
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records);
 	if (sum->slo)
@@ -487,7 +473,7 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "  WARNING  %llu entries evicted to bound memory: some holders may be missing\n",
 			(unsigned long long)sum->evicted);
 	if (sum->lost_events)
-		fprintf(f, "  WARNING  %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
+		fprintf(f, "  WARNING  %llu records lost (ring buffer full): findings in those spans are marked unknown\n",
 			(unsigned long long)sum->lost_events);
 	return sink__flush(f);
 }

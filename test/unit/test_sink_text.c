@@ -309,13 +309,39 @@ Test(sink_text, histogram_bcc_format)
 	cr_assert_str_eq(text,
 		"+2.000s INTERVAL  since +1.000s (1s)\n"
 		"wait time, mmap_lock write, victim[1234]:\n"
-		"     usecs               : count    distribution\n"
-		"         0 -> 1          : 3        |********************                    |\n"
+		"     usecs               : count    distribution (log scale)\n"
+		"         0 -> 1          : 3        |*****************************           |\n"
 		"         1 -> 2          : 0        |                                        |\n"
 		"         2 -> 4          : 0        |                                        |\n"
 		"         4 -> 8          : 6        |****************************************|\n"
-		"           count 9  total 5ms  avg 556us\n"
+		"           9 lock operations  total 5ms  avg 556us\n"
 		"\n");
+	free(text);
+}
+
+/* Log-scaled bars: a tail of one sample next to a million still shows. */
+Test(sink_text, histogram_bars_log_scaled)
+{
+	struct ls_hist_entry e;
+	struct ls_hist_set set;
+	char *text;
+
+	fx_hist(&e, 7, LS_HIST_HOLD, LS_HIST_ANY_MODE, "x", 1);
+	memset(e.hist.slots, 0, sizeof(e.hist.slots));
+	e.hist.slots[0] = 1000000;
+	e.hist.slots[10] = 1000;
+	e.hist.slots[20] = 1;
+	e.hist.count = 1001001;
+	hist_set(&set, &e, 1);
+	text = text_of_interval(&set, &default_opts);
+	cr_assert_not_null(strstr(text, "\n         0 -> 1          : 1000000  |****************************************|\n"),
+			   "%s", text);
+	/* log2(1001) is half of log2(1000001) */
+	cr_assert_not_null(strstr(text, "\n       512 -> 1024       : 1000     |********************                    |\n"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "\n    524288 -> 1048576    : 1        |**                                      |\n"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "\n           1001001 holds  total "), "%s", text);
 	free(text);
 }
 
@@ -450,7 +476,7 @@ Test(sink_text, summary)
 	assert_line(text, "+10.020s SUMMARY  traced 10.0s");
 	cr_assert_not_null(strstr(text, "wait time, mmap_lock write, victim[1234]:"));
 	assert_line(text, "  stalls   6: priority_inversion 1, holder_off_cpu 2, contention 3, unknown 0");
-	assert_line(text, "  events   12345 seen, 0 lost, 2 malformed");
+	assert_line(text, "  records  12345 received, 0 lost, 2 malformed");
 	cr_assert_null(strstr(text, "WARNING"), "%s", text);
 	/* the totals are the last thing on the screen */
 	cr_assert(strstr(text, "victim[1234]") < strstr(text, "  stalls   "));
@@ -460,8 +486,8 @@ Test(sink_text, summary)
 	sum.evicted = 3;
 	sum.hists = NULL;
 	text = text_of_summary(&sum);
-	assert_line(text, "  events   12345 seen, 77 lost, 2 malformed");
-	assert_line(text, "  WARNING  77 events lost (ring buffer full): findings in those spans are marked unknown");
+	assert_line(text, "  records  12345 received, 77 lost, 2 malformed");
+	assert_line(text, "  WARNING  77 records lost (ring buffer full): findings in those spans are marked unknown");
 	assert_line(text, "  WARNING  3 entries evicted to bound memory: some holders may be missing");
 	free(text);
 }
