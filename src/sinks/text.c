@@ -31,7 +31,38 @@ struct text_sink {
 	/* the run's culprits, ranked in the summary (bounded, shared with the reports) */
 	struct report_model rm;
 	struct stack_seen seen;	/* stacks printed in full, by the stall they were first in */
+	unsigned int explained;	/* 1 << enum text_jargon: said once already */
 };
+
+/* Words of ours a newcomer cannot guess, explained the first time they are printed. */
+enum text_jargon {
+	JARGON_PREEMPTED,
+	JARGON_BLOCKED,
+	JARGON_GRANTED_NOT_RUNNING,
+	JARGON_HANDOFF,
+	JARGON_DWARF,
+	JARGON_FP,
+	JARGON_KERNEL_FP,
+};
+
+static const char *const jargon_text[] = {
+	[JARGON_PREEMPTED] = "preempted: runnable while holding the lock, but other tasks ran on its CPU",
+	[JARGON_BLOCKED] = "blocked: asleep while holding the lock, on I/O or another lock",
+	[JARGON_GRANTED_NOT_RUNNING] =
+		"granted not running: a wakeup handed it the lock, but it had not run yet to use it",
+	[JARGON_HANDOFF] = "handoff: its hold began when the releaser's wakeup handed it the lock",
+	[JARGON_DWARF] = "user frames: dwarf: unwound here from a copy of the top of its stack",
+	[JARGON_FP] = "user frames: fp: its frame pointers followed through a copy of its stack",
+	[JARGON_KERNEL_FP] = "user frames: kernel-fp: the kernel's frame-pointer walk (no copy to unwind)",
+};
+
+static void text__explain(FILE *f, struct text_sink *t, enum text_jargon j)
+{
+	if (t->explained & (1u << j))
+		return;
+	t->explained |= 1u << j;
+	fprintf(f, "           (%s)\n", jargon_text[j]);
+}
 
 static struct text_sink *to_text(struct sink *s)
 {
@@ -159,6 +190,12 @@ static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
 	}
 	fprintf(f, "           stack    user frames: %s%s%s\n", fr->user_method,
 		fr->note ? "; " : "", fr->note ? fr->note : "");
+	if (!strcmp(fr->user_method, "dwarf"))
+		text__explain(f, t, JARGON_DWARF);
+	else if (!strcmp(fr->user_method, "fp"))
+		text__explain(f, t, JARGON_FP);
+	else if (!strcmp(fr->user_method, "kernel-fp"))
+		text__explain(f, t, JARGON_KERNEL_FP);
 	for (i = 0; i < fr->n; i++) {
 		if (i == fr->n_kernel && i)
 			fprintf(f, "             --\n");
@@ -187,6 +224,14 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (!h->released)
 		fprintf(f, ", still held");
 	putc('\n', f);
+	if (h->state == LS_STATE_PREEMPTED)
+		text__explain(f, t, JARGON_PREEMPTED);
+	else if (h->state == LS_STATE_BLOCKED)
+		text__explain(f, t, JARGON_BLOCKED);
+	else if (h->state == LS_STATE_GRANTED_NOT_RUNNING)
+		text__explain(f, t, JARGON_GRANTED_NOT_RUNNING);
+	if (h->granted)
+		text__explain(f, t, JARGON_HANDOFF);
 	text__offcpu_split(f, h);
 	text__preemptors(f, h);
 	if (h->has_waker)

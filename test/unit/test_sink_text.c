@@ -274,6 +274,38 @@ Test(sink_text, time_column)
 	fx_out_free(&o);
 }
 
+/* Jargon is explained on its own line the first time it is printed, and only then. */
+Test(sink_text, jargon_explained_once)
+{
+	struct sink_opts opts = { .top = 10 };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct fx_out o;
+	struct sink *s;
+	const char *text;
+
+	fx_holder_reader(&h);
+	h.granted = true;
+	fx_stall(&st, &h, 1);
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &opts);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	h.state = LS_STATE_BLOCKED;
+	fx_stall(&st, &h, 1);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	sink__free(s);
+	text = fx_out_close(&o);
+	cr_assert_eq(count_of(text, "\n           (preempted: runnable while holding the lock, but other tasks ran on its CPU)\n"),
+		     1, "%s", text);
+	cr_assert_eq(count_of(text, "\n           (handoff: "), 1, "%s", text);
+	cr_assert_eq(count_of(text, "\n           (blocked: "), 1, "%s", text);
+	cr_assert_eq(count_of(text, "(granted not running: "), 0, "%s", text);
+	/* right under the holder line that used the word */
+	cr_assert_not_null(strstr(text, "preempted, handoff\n           (preempted: "), "%s", text);
+	fx_out_free(&o);
+}
+
 /* ---- histograms ---- */
 
 static void hist_set(struct ls_hist_set *set, struct ls_hist_entry *e, size_t n)
