@@ -351,21 +351,32 @@ Test(sink_text, histogram_bcc_format)
 	free(text);
 }
 
-/* Log-scaled bars: a tail of one sample next to a million still shows. */
-Test(sink_text, histogram_bars_log_scaled)
+/* The text of process x[7]'s histogram of kind with counts[i] in slot slots[i] only. */
+static char *text_of_slots(unsigned int kind, const unsigned int slots[], const __u64 counts[],
+			   size_t n)
 {
 	struct ls_hist_entry e;
 	struct ls_hist_set set;
-	char *text;
+	size_t i;
 
-	fx_hist(&e, 7, LS_HIST_HOLD, LS_HIST_ANY_MODE, "x", 1);
+	fx_hist(&e, 7, kind, LS_HIST_ANY_MODE, "x", 1);
 	memset(e.hist.slots, 0, sizeof(e.hist.slots));
-	e.hist.slots[0] = 1000000;
-	e.hist.slots[10] = 1000;
-	e.hist.slots[20] = 1;
-	e.hist.count = 1001001;
+	e.hist.count = 0;
+	for (i = 0; i < n; i++) {
+		e.hist.slots[slots[i]] = counts[i];
+		e.hist.count += counts[i];
+	}
 	hist_set(&set, &e, 1);
-	text = text_of_interval(&set, &default_opts);
+	return text_of_interval(&set, &default_opts);
+}
+
+/* Log-scaled bars: a tail of one sample next to a million still shows. */
+Test(sink_text, histogram_bars_log_scaled)
+{
+	static const unsigned int slots[] = { 0, 10, 20 };
+	static const __u64 counts[] = { 1000000, 1000, 1 };
+	char *text = text_of_slots(LS_HIST_HOLD, slots, counts, 3);
+
 	cr_assert_not_null(strstr(text, "\n         0 -> 1          : 1000000  |****************************************|\n"),
 			   "%s", text);
 	/* log2(1001) is half of log2(1000001) */
@@ -379,18 +390,11 @@ Test(sink_text, histogram_bars_log_scaled)
 
 Test(sink_text, histogram_slot_range)
 {
-	struct ls_hist_entry e;
-	struct ls_hist_set set;
-	char *text;
-
+	static const unsigned int slots[] = { 5, 31 };
+	static const __u64 counts[] = { 1, 2 };
 	/* only the first to the last non-empty slot; the top slot's bounds */
-	fx_hist(&e, 7, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "x", 1);
-	memset(e.hist.slots, 0, sizeof(e.hist.slots));
-	e.hist.slots[5] = 1;
-	e.hist.slots[31] = 2;
-	e.hist.count = 3;
-	hist_set(&set, &e, 1);
-	text = text_of_interval(&set, &default_opts);
+	char *text = text_of_slots(LS_HIST_OFFCPU, slots, counts, 2);
+
 	cr_assert_not_null(strstr(text, "off-CPU time while holding, mmap_lock, x[7]:\n"), "%s", text);
 	cr_assert_null(strstr(text, " 8 -> 16 "), "slots before the first non-empty one:\n%s", text);
 	cr_assert_not_null(strstr(text, "\n        16 -> 32         : 1        |********************"),
