@@ -960,6 +960,28 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 	       trace_writer__meta_flush(w->writer);
 }
 
+/* The line the end-to-end tests (and scripts) wait for: only once attached. */
+static void watch__say_tracing(const struct watch *w)
+{
+	const struct ls_config *cfg = w->cfg;
+	bool futex = loader__features(w->loader) & LS_FEAT_FUTEX;
+	const char *locks = futex ? "mmap_lock and futexes" : "mmap_lock";
+	char thr[32], dur[32], until[48];
+
+	if (cfg->duration_ns)
+		snprintf(until, sizeof(until), "for %s",
+			 ls_format_duration(cfg->duration_ns, dur, sizeof(dur)));
+	else
+		snprintf(until, sizeof(until), "Ctrl-C to stop");
+	if (cfg->cmd == LS_CMD_RECORD)
+		fprintf(stderr, "lockstall: recording %s to %s (threshold %s)... %s\n",
+			locks, cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
+	else
+		fprintf(stderr, "lockstall: tracing %s (threshold %s)... %s\n", locks,
+			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
+	fflush(stderr);
+}
+
 /*
  * Without a cgroup2 mount no path is known: the output says null, and a
  * cgroup= rule is refused with the reason.
@@ -1093,7 +1115,6 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 static int watch__attach(struct watch *w, const struct loader_opts *lo)
 {
 	const struct ls_config *cfg = w->cfg;
-	char thr[32];
 	int rc;
 
 	/* loader__open says what failed and what to do */
@@ -1125,14 +1146,7 @@ static int watch__attach(struct watch *w, const struct loader_opts *lo)
 		return LS_EXIT_FAILURE;
 	}
 	w->start_ns = ls_now_ns();
-	/* the end-to-end tests start their workloads on this line: only once attached */
-	if (cfg->cmd == LS_CMD_RECORD)
-		fprintf(stderr, "lockstall: recording mmap_lock to %s (threshold %s)... Ctrl-C to stop\n",
-			cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	else
-		fprintf(stderr, "lockstall: tracing mmap_lock (threshold %s)... Ctrl-C to stop\n",
-			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)));
-	fflush(stderr);
+	watch__say_tracing(w);
 	return 0;
 }
 
@@ -1212,8 +1226,7 @@ static int watch__teardown(struct watch *w, int ret)
 	watch__flight_reap(w, true);
 	flight__free(w->flight);
 	free(w->flight_rule);
-	return ret;
-}
+	return ret;}
 
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)

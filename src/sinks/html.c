@@ -145,7 +145,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 	html_dur(f, sum->duration_ns);
 	fputs(")</td></tr>\n<tr><th>Threshold</th><td>", f);
 	html_dur(f, meta->threshold_ns);
-	fprintf(f, "</td></tr>\n<tr><th>Events</th><td>%llu seen, %llu lost, %llu malformed</td></tr>\n"
+	fprintf(f, "</td></tr>\n<tr><th>Records</th><td>%llu received, %llu lost, %llu malformed</td></tr>\n"
 		"<tr><th>Stalls</th><td>%llu:", (unsigned long long)sum->events,
 		(unsigned long long)sum->lost_events, (unsigned long long)sum->bad_records,
 		(unsigned long long)sum->stalls);
@@ -158,7 +158,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 	html_text(f, meta->version ? meta->version : "?", 256);
 	fputs("</td></tr>\n</table>\n", f);
 	if (sum->lost_events)
-		fprintf(f, "<p class=\"warn\"><b>Warning:</b> %llu events were lost (ring buffer full): stalls in those spans are marked unknown.</p>\n",
+		fprintf(f, "<p class=\"warn\"><b>Warning:</b> %llu records were lost (ring buffer full): stalls in those spans are marked unknown.</p>\n",
 			(unsigned long long)sum->lost_events);
 }
 
@@ -169,7 +169,7 @@ static void html_table(FILE *f, const struct rm_table *t, const char *who, const
 	__u64 ns, stalls;
 
 	if (!t->n) {
-		fprintf(f, "<p>No %ss.</p>\n", who);
+		fputs("<p>None: no stalls.</p>\n", f);
 		return;
 	}
 	fprintf(f, "<table>\n<tr><th>#</th><th>%s</th><th>Scheduling</th><th>Stalls</th><th>%s</th></tr>\n",
@@ -237,7 +237,7 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 	const struct ls_holder *h;
 	const struct ls_spell *sp;
 	unsigned int i, k, tick;
-	char tip[64];
+	char tip[64], state[32];
 	int y, height = (int)(n + 1) * TL_ROW + 40;
 	__u64 lock_end = st->start_ns + st->lock_wait_ns;
 
@@ -276,7 +276,8 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 			"#98df8a", tip, NULL);
 		for (k = 0; k < h->n_spells && k < LS_MAX_SPELLS; k++) {
 			sp = &h->spells[k];
-			snprintf(tip, sizeof(tip), "off CPU while holding: %s", ls_state_name(sp->state));
+			snprintf(tip, sizeof(tip), "off CPU while holding: %s",
+				 sink__words(ls_state_name(sp->state), false, state, sizeof(state)));
 			tl_band(f, tl_x(sp->start_ns, lo, hi), tl_x(sp->end_ns, lo, hi), y,
 				state_color(sp->state), tip, &sp->ran_instead);
 		}
@@ -291,7 +292,7 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 
 static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 {
-	char op[32], sched[64];
+	char op[32], sched[64], state[32];
 	unsigned int k;
 
 	fputs("<li>holder <b>", f);
@@ -301,7 +302,8 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 	html_dur(f, h->held_ns);
 	fputs(", off CPU ", f);
 	html_dur(f, h->offcpu_ns);
-	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns), ls_state_name(h->state));
+	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
+		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs(k ? ", " : "; preempted by ", f);
 		html_task(f, &h->preempted_by[k].task);
@@ -456,7 +458,8 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 		for (i = m->first; i <= m->last; i++) {
 			double x = 10 + (i - m->first) * bw;
 
-			bh = (double)h->slots[i] * (HG_HEIGHT - 20) / (double)m->max;
+			/* log-scaled, as in the text: the tail stays visible */
+			bh = sink__bar_len(h->slots[i], m->max, HG_HEIGHT - 20);
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4c78a8\"><title>",
 				x + 2, HG_HEIGHT - bh, bw - 4, bh);
 			html_dur(f, rm_slot_lo(i) * 1000);
@@ -472,7 +475,7 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 		}
 		fputs("</svg>\n", f);
 	}
-	fprintf(f, "<p>count %llu, total ", (unsigned long long)h->count);
+	fprintf(f, "<p>%llu %s, total ", (unsigned long long)h->count, rm_count_noun(m->kind, h->count));
 	html_dur(f, h->sum_ns);
 	fputs(", avg ", f);
 	html_dur(f, m->avg_ns);
@@ -486,7 +489,9 @@ static void html_hists_more(void *ctx, unsigned int kind, size_t n)
 
 static int html_hists(struct html_sink *hs, const struct ls_hist_set *set)
 {
-	fputs("<h2>Histograms</h2>\n", hs->base.out);
+	fputs("<h2>Histograms</h2>\n<p>Bar heights are log-scaled, so that a few long waits stay "
+	      "visible next to millions of short ones; the numbers above them are the counts.</p>\n",
+	      hs->base.out);
 	return rm_hists__each(set, &hs->base.opts, html_hist, html_hists_more, hs->base.out);
 }
 
@@ -509,8 +514,8 @@ static int html__summary(struct sink *s, const struct ls_summary *sum)
 
 	report_model__finish(&h->m);
 	html_header(h, sum);
-	fputs("<h2>Top culprits</h2>\n<h3>Holders, by the stall time they caused</h3>\n", f);
-	html_table(f, &h->m.holders, "Holder", "Stall time");
+	fputs("<h2>Top culprits</h2>\n<h3>Holders, by the lock wait they caused</h3>\n", f);
+	html_table(f, &h->m.holders, "Holder", "Lock wait");
 	fputs("<h3>Preemptors, by the holder off-CPU time they caused</h3>\n", f);
 	html_table(f, &h->m.preemptors, "Preemptor", "Off-CPU time");
 	fputs("<h2>Worst stalls</h2>\n", f);

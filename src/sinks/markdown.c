@@ -119,7 +119,7 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 	md_dur(f, sum->duration_ns);
 	fputs(") |\n| Threshold | ", f);
 	md_dur(f, meta->threshold_ns);
-	fprintf(f, " |\n| Events | %llu seen, %llu lost, %llu malformed |\n| Stalls | %llu:",
+	fprintf(f, " |\n| Records | %llu received, %llu lost, %llu malformed |\n| Stalls | %llu:",
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records, (unsigned long long)sum->stalls);
 	for (v = 0; v < LS_VERDICT_N; v++)
@@ -130,7 +130,7 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 	md_meta(f, meta->version);
 	fputs(" |\n\n", f);
 	if (sum->lost_events)
-		fprintf(f, "> **Warning:** %llu events were lost (ring buffer full): stalls in those spans are marked unknown.\n\n",
+		fprintf(f, "> **Warning:** %llu records were lost (ring buffer full): stalls in those spans are marked unknown.\n\n",
 			(unsigned long long)sum->lost_events);
 }
 
@@ -140,7 +140,7 @@ static void md_table(FILE *f, const struct rm_table *t, const char *who, const c
 	unsigned int i;
 
 	if (!t->n) {
-		fprintf(f, "No %ss.\n\n", who);
+		fputs("None: no stalls.\n\n", f);
 		return;
 	}
 	fprintf(f, "| # | %s | Scheduling | Stalls | %s |\n|---:|---|---|---:|---:|\n", who, what);
@@ -206,7 +206,7 @@ static void md_stack(struct md_sink *m, const struct ls_frames *fr, __u64 seq, c
 static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_wait_ns, __u64 seq)
 {
 	FILE *f = m->base.out;
-	char op[32], sched[64];
+	char op[32], sched[64], state[32];
 	unsigned int k;
 
 	fputs("- Holder ", f);
@@ -216,7 +216,8 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 	md_dur(f, h->held_ns);
 	fputs(", off CPU ", f);
 	md_dur(f, h->offcpu_ns);
-	fprintf(f, " (%u%%): %s\n", rm_pct(h->offcpu_ns, lock_wait_ns), ls_state_name(h->state));
+	fprintf(f, " (%u%%): %s\n", rm_pct(h->offcpu_ns, lock_wait_ns),
+		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs("  - preempted by ", f);
 		md_task(f, &h->preempted_by[k].task);
@@ -245,7 +246,7 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 
 static void md_chain(FILE *f, const struct ls_stall *st)
 {
-	char buf[LS_COMM_TEXT_LEN + 8], comm[LS_COMM_TEXT_LEN];
+	char buf[LS_COMM_TEXT_LEN + 8], comm[LS_COMM_TEXT_LEN], role[32];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -257,7 +258,7 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		snprintf(buf, sizeof(buf), "%s/%u", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
 			 hop->task.tid);
 		md_name(f, buf);
-		fprintf(f, " (%s", ls_role_name(hop->role));
+		fprintf(f, " (%s", sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");
 		if (hop->ns) {
@@ -330,20 +331,18 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 	md_name(f, name);
 	fputs("\n\n", f);
 	if (m->any) {
-		fputs("| usecs | count | distribution |\n|---:|---:|---|\n", f);
+		fputs("| usecs | count | distribution (log scale) |\n|---:|---:|---|\n", f);
 		for (i = m->first; i <= m->last; i++) {
 			fprintf(f, "| %llu -> %llu | %llu | ", (unsigned long long)rm_slot_lo(i),
 				(unsigned long long)rm_slot_hi(i), (unsigned long long)h->slots[i]);
-			bars = (unsigned int)((unsigned __int128)h->slots[i] * MD_BAR_WIDTH / m->max);
-			if (!bars && h->slots[i])
-				bars = 1;
+			bars = sink__bar_len(h->slots[i], m->max, MD_BAR_WIDTH);
 			for (k = 0; k < bars; k++)
 				fputs("█", f);
 			fputs(" |\n", f);
 		}
 		fputs("\n", f);
 	}
-	fprintf(f, "count %llu, total ", (unsigned long long)h->count);
+	fprintf(f, "%llu %s, total ", (unsigned long long)h->count, rm_count_noun(m->kind, h->count));
 	md_dur(f, h->sum_ns);
 	fputs(", avg ", f);
 	md_dur(f, m->avg_ns);
@@ -380,8 +379,8 @@ static int md__summary(struct sink *s, const struct ls_summary *sum)
 
 	report_model__finish(&m->m);
 	md_header(m, sum);
-	fputs("## Top culprits\n\n### Holders, by the stall time they caused\n\n", f);
-	md_table(f, &m->m.holders, "Holder", "Stall time");
+	fputs("## Top culprits\n\n### Holders, by the lock wait they caused\n\n", f);
+	md_table(f, &m->m.holders, "Holder", "Lock wait");
 	fputs("### Preemptors, by the holder off-CPU time they caused\n\n", f);
 	md_table(f, &m->m.preemptors, "Preemptor", "Off-CPU time");
 	fprintf(f, "## Worst stalls\n\n");

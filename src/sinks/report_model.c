@@ -189,6 +189,20 @@ const char *rm_hist_title(unsigned int kind)
 	return "time";
 }
 
+/* Every lock operation's wait is counted (most are uncontended), each hold, each spell. */
+const char *rm_count_noun(unsigned int kind, __u64 n)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return n == 1 ? "lock operation" : "lock operations";
+	case LS_HIST_HOLD:
+		return n == 1 ? "hold" : "holds";
+	case LS_HIST_OFFCPU:
+		return n == 1 ? "spell off CPU" : "spells off CPU";
+	}
+	return "";
+}
+
 static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
 {
 	const struct ls_hist *h = &e->hist;
@@ -197,6 +211,7 @@ static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
 	memset(m, 0, sizeof(*m));
 	m->h = h;
 	m->title = rm_hist_title(e->key.kind);
+	m->kind = e->key.kind;
 	m->mode = e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "";
 	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
 	m->tgid = e->key.tgid;

@@ -76,6 +76,7 @@ const char *rm_hist_title(unsigned int kind);
 struct rm_hist {
 	const struct ls_hist *h;	/* slots, count, sum_ns */
 	const char *title;		/* rm_hist_title() */
+	unsigned int kind;		/* enum ls_hist_kind */
 	const char *mode;		/* " write", " read" or "" */
 	char comm[LS_COMM_TEXT_LEN];	/* printable (ls_comm_text): escape it for the format too */
 	__u32 tgid;
@@ -92,6 +93,8 @@ struct rm_hist {
 int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
 		   void (*fn)(void *ctx, const struct rm_hist *m),
 		   void (*more)(void *ctx, unsigned int kind, size_t n), void *ctx);
+/* What a histogram of this kind counts, for n of them: "lock operations", "holds"... */
+const char *rm_count_noun(unsigned int kind, __u64 n);
 /* The lower and upper bound of slot i, in microseconds. */
 __u64 rm_slot_lo(unsigned int i);
 __u64 rm_slot_hi(unsigned int i);

@@ -99,6 +99,48 @@ static int sink__normal_prio(const struct ls_task *t)
 	return 120 + t->nice;
 }
 
+const char *sink__words(const char *name, bool upper, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++) {
+		char c = name[i] == '_' ? ' ' : name[i];
+
+		buf[i] = upper && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* log2(x + 1) in 1/256ths: the integer part, then linear up to the next power of two. */
+static __u64 log2_fixed(__u64 x)
+{
+	__u64 v = x + 1;
+	unsigned int n;
+
+	if (!v)		/* x == UINT64_MAX */
+		return 64 * 256;
+	n = 63 - (unsigned int)__builtin_clzll(v);
+	return (__u64)n * 256 + (n >= 8 ? (v - (1ULL << n)) >> (n - 8) : (v - (1ULL << n)) << (8 - n));
+}
+
+/*
+ * Log-scaled: the sub-microsecond bucket of a busy lock holds millions,
+ * the tail that matters a handful; on a linear scale the tail has no bar.
+ * A non-zero count always gets at least one unit.
+ */
+unsigned int sink__bar_len(__u64 v, __u64 max, unsigned int width)
+{
+	__u64 len;
+
+	if (!v || !max)
+		return 0;
+	if (v >= max)
+		return width;
+	len = (log2_fixed(v) * width + log2_fixed(max) / 2) / log2_fixed(max);
+	return len ? (unsigned int)len : 1;
+}
+
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
 {
 	const char *name = ls_policy_name(t->policy);

@@ -20,6 +20,12 @@
 int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct sink_opts *opts,
 		 const struct ls_hist_entry ***out, size_t *n, size_t *n_more);
 
+/* An enum's name for people: "granted_not_running" -> "granted not running" (upper: upper-cased). */
+const char *sink__words(const char *name, bool upper, char *buf, size_t len);
+
+/* A histogram bar's length for count v of the largest max, from 0 to width, log-scaled. */
+unsigned int sink__bar_len(__u64 v, __u64 max, unsigned int width);
+
 /* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0 boosted to prio 89", "SCHED_IDLE": into buf. */
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 

@@ -31,7 +31,38 @@ struct text_sink {
 	/* the run's culprits, ranked in the summary (bounded, shared with the reports) */
 	struct report_model rm;
 	struct stack_seen seen;	/* stacks printed in full, by the stall they were first in */
+	unsigned int explained;	/* 1 << enum text_jargon: said once already */
 };
+
+/* Words of ours a newcomer cannot guess, explained the first time they are printed. */
+enum text_jargon {
+	JARGON_PREEMPTED,
+	JARGON_BLOCKED,
+	JARGON_GRANTED_NOT_RUNNING,
+	JARGON_HANDOFF,
+	JARGON_DWARF,
+	JARGON_FP,
+	JARGON_KERNEL_FP,
+};
+
+static const char *const jargon_text[] = {
+	[JARGON_PREEMPTED] = "preempted: runnable while holding the lock, but other tasks ran on its CPU",
+	[JARGON_BLOCKED] = "blocked: asleep while holding the lock, on I/O or another lock",
+	[JARGON_GRANTED_NOT_RUNNING] =
+		"granted not running: a wakeup handed it the lock, but it had not run yet to use it",
+	[JARGON_HANDOFF] = "handoff: its hold began when the releaser's wakeup handed it the lock",
+	[JARGON_DWARF] = "user frames: dwarf: unwound here from a copy of the top of its stack",
+	[JARGON_FP] = "user frames: fp: its frame pointers followed through a copy of its stack",
+	[JARGON_KERNEL_FP] = "user frames: kernel-fp: the kernel's frame-pointer walk (no copy to unwind)",
+};
+
+static void text__explain(FILE *f, struct text_sink *t, enum text_jargon j)
+{
+	if (t->explained & (1u << j))
+		return;
+	t->explained |= 1u << j;
+	fprintf(f, "           (%s)\n", jargon_text[j]);
+}
 
 static struct text_sink *to_text(struct sink *s)
 {
@@ -56,20 +87,6 @@ static const char *text__time(struct text_sink *t, __u64 ts, char *buf, size_t l
 	snprintf(buf, len, "%c%llu.%03llus", ts >= t0 ? '+' : '-',
 		 (unsigned long long)(d / NSEC_PER_SEC),
 		 (unsigned long long)(d % NSEC_PER_SEC / NSEC_PER_MSEC));
-	return buf;
-}
-
-/* "priority_inversion" -> "priority inversion", or upper case for headlines. */
-static const char *words(const char *name, bool upper, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < len; i++) {
-		char c = name[i] == '_' ? ' ' : name[i];
-
-		buf[i] = upper && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
-	}
-	buf[i] = '\0';
 	return buf;
 }
 
@@ -147,7 +164,7 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 		if (!h->offcpu_by_state[s])
 			continue;
 		fprintf(f, "%s %s %s", sep, ls_format_duration(h->offcpu_by_state[s], d, sizeof(d)),
-			words(ls_state_name(s), false, name, sizeof(name)));
+			sink__words(ls_state_name(s), false, name, sizeof(name)));
 		sep = ",";
 	}
 	putc('\n', f);
@@ -188,6 +205,12 @@ static void text__stack(FILE *f, struct text_sink *t, const struct ls_stall *st,
 	}
 	fprintf(f, "           stack    user frames: %s%s%s\n", fr->user_method,
 		fr->note ? "; " : "", fr->note ? fr->note : "");
+	if (!strcmp(fr->user_method, "dwarf"))
+		text__explain(f, t, JARGON_DWARF);
+	else if (!strcmp(fr->user_method, "fp"))
+		text__explain(f, t, JARGON_FP);
+	else if (!strcmp(fr->user_method, "kernel-fp"))
+		text__explain(f, t, JARGON_KERNEL_FP);
 	for (i = 0; i < fr->n; i++) {
 		if (i == fr->n_kernel && i)
 			fprintf(f, "             --\n");
@@ -203,7 +226,7 @@ static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall
 
 	fprintf(f, "           now      %s",
 		h->state_now == LS_STATE_RUNNING ? "on CPU" :
-		words(ls_state_name(h->state_now), false, state, sizeof(state)));
+		sink__words(ls_state_name(h->state_now), false, state, sizeof(state)));
 	if (h->state_since_ns)
 		fprintf(f, " since %s (%s)", text__time(t, h->state_since_ns, since, sizeof(since)),
 			ls_format_duration(st->end_ns - h->state_since_ns, d, sizeof(d)));
@@ -227,7 +250,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
-		words(ls_state_name(h->state), false, state, sizeof(state)));
+		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
 	if (h->granted)
 		fprintf(f, ", handoff");
@@ -243,6 +266,14 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	putc('\n', f);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
+	if (h->state == LS_STATE_PREEMPTED)
+		text__explain(f, t, JARGON_PREEMPTED);
+	else if (h->state == LS_STATE_BLOCKED)
+		text__explain(f, t, JARGON_BLOCKED);
+	else if (h->state == LS_STATE_GRANTED_NOT_RUNNING)
+		text__explain(f, t, JARGON_GRANTED_NOT_RUNNING);
+	if (h->granted)
+		text__explain(f, t, JARGON_HANDOFF);
 	text__offcpu_split(f, h);
 	text__causes(f, h);
 	text__preemptors(f, h);
@@ -290,7 +321,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 
 		fprintf(f, "%s%s/%u (%s", i ? " <- " : "",
 			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
-			words(ls_role_name(hop->role), false, role, sizeof(role)));
+			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		switch (hop->role) {
 		case LS_ROLE_WAITER:
 		case LS_ROLE_QUEUED_WRITER:
@@ -357,7 +388,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		fprintf(f, "mmap_lock %s  of mm 0x%llx", mode_name(st->write),
 			(unsigned long long)st->mm.id);
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
-		words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
+		sink__words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
 		st->acquired || st->pending ? "" : "  (gave up without the lock)");
 	text__pending(f, t, st);
 
@@ -436,10 +467,9 @@ static void text__hist(FILE *f, const struct ls_hist_entry *e)
 			max = h->slots[i];
 	}
 	if (first < LS_HIST_SLOTS) {
-		fprintf(f, "%10s%-14s : count    distribution\n", "usecs", "");
+		fprintf(f, "%10s%-14s : count    distribution (log scale)\n", "usecs", "");
 		for (i = first; i <= last; i++) {
-			unsigned int stars = (unsigned int)((unsigned __int128)h->slots[i] *
-							    HIST_BAR_WIDTH / max);
+			unsigned int stars = sink__bar_len(h->slots[i], max, HIST_BAR_WIDTH);
 
 			memset(bar, '*', stars);
 			bar[stars] = '\0';
@@ -448,8 +478,8 @@ static void text__hist(FILE *f, const struct ls_hist_entry *e)
 				(unsigned long long)h->slots[i], HIST_BAR_WIDTH, bar);
 		}
 	}
-	fprintf(f, "%10s count %llu  total %s  avg %s\n\n", "",
-		(unsigned long long)h->count,
+	fprintf(f, "%10s %llu %s  total %s  avg %s\n\n", "", (unsigned long long)h->count,
+		rm_count_noun(e->key.kind, h->count),
 		ls_format_duration(h->sum_ns, sum, sizeof(sum)),
 		ls_format_duration(h->count ? h->sum_ns / h->count : 0, avg, sizeof(avg)));
 }
@@ -558,7 +588,8 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "  pending  %llu reports; waits still open at exit: %llu\n",
 			(unsigned long long)sum->pending_reports,
 			(unsigned long long)sum->pending_at_exit);
-	fprintf(f, "  events   %llu seen, %llu lost, %llu malformed\n",
+	/* records from the kernel, each a lock event or a context switch: not lock operations */
+	fprintf(f, "  records  %llu received, %llu lost, %llu malformed\n",
 		(unsigned long long)sum->events, (unsigned long long)sum->lost_events,
 		(unsigned long long)sum->bad_records);
 	if (sum->slo)
@@ -571,7 +602,7 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "  WARNING  %llu entries evicted to bound memory: some holders may be missing\n",
 			(unsigned long long)sum->evicted);
 	if (sum->lost_events)
-		fprintf(f, "  WARNING  %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
+		fprintf(f, "  WARNING  %llu records lost (ring buffer full): findings in those spans are marked unknown\n",
 			(unsigned long long)sum->lost_events);
 	return sink__flush(f);
 }

@@ -69,6 +69,7 @@ static json_t *report_stalls(const char *file)
 	e2e_run_cli(&p, args);
 	cr_assert_eq(e2e_proc__exit_code(&p), 0, "lockstall report %s failed: %s", file,
 		     p.err.data);
+	e2e_json_log(p.out.data);
 	copy = strdup(p.out.data ? p.out.data : "");
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		json_error_t jerr;

@@ -452,6 +452,7 @@ Test(slo, exit_on_violation)
 	cr_assert_eq(e2e_proc__exit_code(ls), 3, "status %#x; stderr: %s", ls->status,
 		     ls->err.data);
 
+	e2e_json_log(ls->out.data);
 	copy = strdup(ls->out.data);
 	last = NULL;
 	w.lines = json_array();

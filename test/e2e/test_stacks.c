@@ -149,6 +149,7 @@ Test(stacks, report_after_the_process_exited)
 
 	e2e_run_cli(&p, report);
 	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	e2e_json_log(p.out.data);
 	stalls = json_array();
 	for (line = strtok_r(p.out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		j = json_loads(line, 0, NULL);

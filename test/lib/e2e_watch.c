@@ -86,12 +86,29 @@ static json_t *last_line_json(const struct e2e_buf *b)
 	return j;
 }
 
+void e2e_json_log(const char *out)
+{
+	const char *path = getenv("LOCKSTALL_JSON_LOG");
+	size_t len = out ? strlen(out) : 0;
+	FILE *f;
+
+	if (!path || !*path || !len)
+		return;
+	f = fopen(path, "a");
+	cr_assert_not_null(f, "cannot open LOCKSTALL_JSON_LOG %s: %s", path, strerror(errno));
+	fputs(out, f);
+	if (out[len - 1] != '\n')
+		putc('\n', f);
+	cr_assert_eq(fclose(f), 0, "cannot write LOCKSTALL_JSON_LOG %s: %s", path, strerror(errno));
+}
+
 /* Parse every line lockstall printed; each is one JSON object of a known type. */
 static void watch__parse(struct e2e_watch *w)
 {
 	char *copy = strdup(w->lockstall.out.data), *save = NULL, *line;
 	size_t lineno = 0;
 
+	e2e_json_log(w->lockstall.out.data);
 	cr_assert(copy, "out of memory");
 	w->stalls = json_array();
 	w->violations = json_array();

@@ -71,6 +71,12 @@ void e2e_watch__release(struct e2e_watch *w);
 /* Run the lockstall binary with args to completion, no workload; for CLI tests. */
 void e2e_run_cli(struct e2e_proc *p, const char *const args[]);
 
+/*
+ * With LOCKSTALL_JSON_LOG set, append out (lockstall's JSON Lines) to that
+ * file: make test-e2e validates it against scripts/lockstall.schema.json.
+ */
+void e2e_json_log(const char *out);
+
 /* Field access that fails the test when the field is missing or mistyped. */
 json_int_t e2e_int(const json_t *obj, const char *key);
 const char *e2e_str(const json_t *obj, const char *key);

@@ -275,6 +275,38 @@ Test(sink_text, time_column)
 	fx_out_free(&o);
 }
 
+/* Jargon is explained on its own line the first time it is printed, and only then. */
+Test(sink_text, jargon_explained_once)
+{
+	struct sink_opts opts = { .top = 10 };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct fx_out o;
+	struct sink *s;
+	const char *text;
+
+	fx_holder_reader(&h);
+	h.granted = true;
+	fx_stall(&st, &h, 1);
+	fx_out_open(&o);
+	s = sink_text__new(o.f, &opts);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	h.state = LS_STATE_BLOCKED;
+	fx_stall(&st, &h, 1);
+	cr_assert_eq(sink__stall(s, &st), 0);
+	sink__free(s);
+	text = fx_out_close(&o);
+	cr_assert_eq(count_of(text, "\n           (preempted: runnable while holding the lock, but other tasks ran on its CPU)\n"),
+		     1, "%s", text);
+	cr_assert_eq(count_of(text, "\n           (handoff: "), 1, "%s", text);
+	cr_assert_eq(count_of(text, "\n           (blocked: "), 1, "%s", text);
+	cr_assert_eq(count_of(text, "(granted not running: "), 0, "%s", text);
+	/* right under the holder line that used the word */
+	cr_assert_not_null(strstr(text, "preempted, handoff\n           (preempted: "), "%s", text);
+	fx_out_free(&o);
+}
+
 /* ---- histograms ---- */
 
 static void hist_set(struct ls_hist_set *set, struct ls_hist_entry *e, size_t n)
@@ -310,30 +342,60 @@ Test(sink_text, histogram_bcc_format)
 	cr_assert_str_eq(text,
 		"+2.000s INTERVAL  since +1.000s (1s)\n"
 		"wait time, mmap_lock write, victim[1234]:\n"
-		"     usecs               : count    distribution\n"
-		"         0 -> 1          : 3        |********************                    |\n"
+		"     usecs               : count    distribution (log scale)\n"
+		"         0 -> 1          : 3        |*****************************           |\n"
 		"         1 -> 2          : 0        |                                        |\n"
 		"         2 -> 4          : 0        |                                        |\n"
 		"         4 -> 8          : 6        |****************************************|\n"
-		"           count 9  total 5ms  avg 556us\n"
+		"           9 lock operations  total 5ms  avg 556us\n"
 		"\n");
+	free(text);
+}
+
+/* The text of process x[7]'s histogram of kind with counts[i] in slot slots[i] only. */
+static char *text_of_slots(unsigned int kind, const unsigned int slots[], const __u64 counts[],
+			   size_t n)
+{
+	struct ls_hist_entry e;
+	struct ls_hist_set set;
+	size_t i;
+
+	fx_hist(&e, 7, kind, LS_HIST_ANY_MODE, "x", 1);
+	memset(e.hist.slots, 0, sizeof(e.hist.slots));
+	e.hist.count = 0;
+	for (i = 0; i < n; i++) {
+		e.hist.slots[slots[i]] = counts[i];
+		e.hist.count += counts[i];
+	}
+	hist_set(&set, &e, 1);
+	return text_of_interval(&set, &default_opts);
+}
+
+/* Log-scaled bars: a tail of one sample next to a million still shows. */
+Test(sink_text, histogram_bars_log_scaled)
+{
+	static const unsigned int slots[] = { 0, 10, 20 };
+	static const __u64 counts[] = { 1000000, 1000, 1 };
+	char *text = text_of_slots(LS_HIST_HOLD, slots, counts, 3);
+
+	cr_assert_not_null(strstr(text, "\n         0 -> 1          : 1000000  |****************************************|\n"),
+			   "%s", text);
+	/* log2(1001) is half of log2(1000001) */
+	cr_assert_not_null(strstr(text, "\n       512 -> 1024       : 1000     |********************                    |\n"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "\n    524288 -> 1048576    : 1        |**                                      |\n"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "\n           1001001 holds  total "), "%s", text);
 	free(text);
 }
 
 Test(sink_text, histogram_slot_range)
 {
-	struct ls_hist_entry e;
-	struct ls_hist_set set;
-	char *text;
-
+	static const unsigned int slots[] = { 5, 31 };
+	static const __u64 counts[] = { 1, 2 };
 	/* only the first to the last non-empty slot; the top slot's bounds */
-	fx_hist(&e, 7, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, "x", 1);
-	memset(e.hist.slots, 0, sizeof(e.hist.slots));
-	e.hist.slots[5] = 1;
-	e.hist.slots[31] = 2;
-	e.hist.count = 3;
-	hist_set(&set, &e, 1);
-	text = text_of_interval(&set, &default_opts);
+	char *text = text_of_slots(LS_HIST_OFFCPU, slots, counts, 2);
+
 	cr_assert_not_null(strstr(text, "off-CPU time while holding, mmap_lock, x[7]:\n"), "%s", text);
 	cr_assert_null(strstr(text, " 8 -> 16 "), "slots before the first non-empty one:\n%s", text);
 	cr_assert_not_null(strstr(text, "\n        16 -> 32         : 1        |********************"),
@@ -451,7 +513,7 @@ Test(sink_text, summary)
 	assert_line(text, "+10.020s SUMMARY  traced 10.0s");
 	cr_assert_not_null(strstr(text, "wait time, mmap_lock write, victim[1234]:"));
 	assert_line(text, "  stalls   6: priority_inversion 1, holder_off_cpu 2, contention 3, unknown 0");
-	assert_line(text, "  events   12345 seen, 0 lost, 2 malformed");
+	assert_line(text, "  records  12345 received, 0 lost, 2 malformed");
 	cr_assert_null(strstr(text, "WARNING"), "%s", text);
 	/* the totals are the last thing on the screen */
 	cr_assert(strstr(text, "victim[1234]") < strstr(text, "  stalls   "));
@@ -461,8 +523,8 @@ Test(sink_text, summary)
 	sum.evicted = 3;
 	sum.hists = NULL;
 	text = text_of_summary(&sum);
-	assert_line(text, "  events   12345 seen, 77 lost, 2 malformed");
-	assert_line(text, "  WARNING  77 events lost (ring buffer full): findings in those spans are marked unknown");
+	assert_line(text, "  records  12345 received, 77 lost, 2 malformed");
+	assert_line(text, "  WARNING  77 records lost (ring buffer full): findings in those spans are marked unknown");
 	assert_line(text, "  WARNING  3 entries evicted to bound memory: some holders may be missing");
 	free(text);
 }
