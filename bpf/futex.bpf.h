@@ -225,7 +225,8 @@ static __always_inline int ls_futex_exit(void *ctx, long ret)
 	struct ls_task_state *st = task_state__lookup(cur);
 	__u32 owner;
 
-	if (!st || !(st->wait.flags & LS_W_ACTIVE) || !st->wait.kind)
+	if (!st || !(st->wait.flags & LS_W_ACTIVE) ||
+	    (st->wait.kind != LS_LOCK_FUTEX && st->wait.kind != LS_LOCK_PI_FUTEX))
 		return 0;
 	owner = st->wait.owner_tid;
 	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), ret == 0);

@@ -20,6 +20,7 @@
 #define LS_W_GRANTED	0x04	/* woken while waiting: the lock is ours */
 #define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
 #define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
+#define LS_W_FOLLOWED	0x20	/* a kernel lock's owner is followed (owner_waiters raised) */
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01
@@ -30,7 +31,7 @@ struct ls_wait_state {
 	__u64 start_ns;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */
-	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (bpf/futex.bpf.h) */
+	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (futex.bpf.h, klock.bpf.h) */
 	__u8 owner_how;		/* enum ls_owner_how */
 	__u32 owner_tid;
 };
