@@ -969,7 +969,7 @@ static void watch__say_tracing(const struct watch *w)
 		"mmap_lock, futexes and kernel locks",
 	};
 	__u32 feat = loader__features(w->loader);
-	const char *locks = names[!!(feat & LS_FEAT_FUTEX) | (!!(feat & LS_FEAT_KLOCK) << 1)];
+	const char *locks = names[((feat & LS_FEAT_FUTEX) ? 1 : 0) | ((feat & LS_FEAT_KLOCK) ? 2 : 0)];
 	char thr[32], dur[32], until[48];
 
 	if (cfg->duration_ns)

@@ -13,8 +13,10 @@
  *           which takes the same lock: it waits for the rest of HOLD_MS.
  *
  * --lock pipe (default): a pipe, whose pipe->mutex pipe_write() holds (a
- * kernel mutex).  --lock file: a file in $TMPDIR (default /tmp), whose
- * inode->i_rwsem a buffered write holds for write (a writer-owned rwsem).
+ * kernel mutex).  --lock file: a file in $TMPDIR (default /tmp), opened
+ * twice (one struct file would have the victim wait on its f_pos_lock
+ * mutex instead), whose inode->i_rwsem a buffered write holds for write
+ * (a writer-owned rwsem).
  * --lock dir: the holder lists a directory with getdents64(2) into the
  * faulting buffer, which holds the directory's i_rwsem for read, and the
  * victim makes a file in it (i_rwsem for write): a reader-owned rwsem.
@@ -43,6 +45,7 @@ struct shared {
 	enum lock_kind kind;
 	int uffd;
 	int fd;			/* the pipe's write end, or the file */
+	int vfd;		/* the victim's: the same, or the file opened again */
 	int dirfd;		/* LOCK_DIR: the directory */
 	char dir[4096];		/* ... and its path, removed at the end */
 	char *area;		/* ROUNDS pages registered with userfaultfd */
@@ -86,7 +89,7 @@ static void victim__call(struct shared *s, int i)
 	int fd;
 
 	if (s->kind != LOCK_DIR) {
-		if (write(s->fd, "v", 1) != 1)
+		if (write(s->vfd, "v", 1) != 1)
 			wl_die("victim: write: %s", strerror(errno));
 		return;
 	}
@@ -194,7 +197,7 @@ static const char *lock__setup(struct shared *s, const char *what)
 		s->kind = LOCK_PIPE;
 		if (pipe(p))
 			wl_die("pipe: %s", strerror(errno));
-		s->fd = p[1];	/* the read end stays open: ROUNDS pages fit in the pipe */
+		s->fd = s->vfd = p[1];	/* the read end stays open: ROUNDS pages fit in the pipe */
 		return "mutex";
 	}
 	if (!strcmp(what, "file")) {
@@ -203,6 +206,10 @@ static const char *lock__setup(struct shared *s, const char *what)
 		s->fd = mkstemp(path);
 		if (s->fd < 0)
 			wl_die("mkstemp %s: %s", path, strerror(errno));
+		/* Its own open file: one struct file would make it wait on f_pos_lock first. */
+		s->vfd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (s->vfd < 0)
+			wl_die("open %s: %s", path, strerror(errno));
 		unlink(path);
 		return "rwsem";
 	}
