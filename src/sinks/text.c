@@ -263,6 +263,8 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	/* how a waiter named the holder of a futex or kernel lock */
 	if (ls_owner_how_name(h->how))
 		fprintf(f, ", found by %s", ls_owner_how_name(h->how));
+	if (h->how == LS_OWNER_HINT)
+		fputs(" (the last reader to take it: it may have let go, others may hold it)", f);
 	putc('\n', f);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
