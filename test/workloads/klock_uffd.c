@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 	struct shared s = { 0 };
 	pthread_t victim, holder, handler;
 	const char *what = "pipe", *kind;
+	uint64_t end_ns;
 	int i, err;
 
 	for (i = 1; i < argc; i++) {
@@ -257,19 +258,20 @@ int main(int argc, char **argv)
 	pthread_join(holder, NULL);
 	pthread_join(victim, NULL);
 	pthread_join(handler, NULL);
+	end_ns = wl_now_ns();
 	if (s.kind == LOCK_DIR)
 		rmdir(s.dir);
 
 	printf("{\"workload\":\"klock_uffd\",\"lock\":\"%s\",\"kind\":\"%s\",\"rounds\":%d,"
 	       "\"hold_ms\":%d,\"pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_tid\":%d,\"holder_policy\":\"idle\",\"handler_tid\":%d,"
-	       "\"first_hold_start_ns\":%llu,\"last_hold_end_ns\":%llu,"
+	       "\"first_hold_start_ns\":%llu,\"last_hold_end_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
 	       "\"worst_ns\":%llu}\n",
 	       what, kind, ROUNDS, HOLD_MS, (int)getpid(), (int)s.victim_tid, s.victim_policy,
 	       (int)s.holder_tid, (int)s.handler_tid,
 	       (unsigned long long)s.hold_start_ns[0],
-	       (unsigned long long)s.hold_end_ns[ROUNDS - 1],
+	       (unsigned long long)s.hold_end_ns[ROUNDS - 1], (unsigned long long)end_ns,
 	       (unsigned long long)s.worst.calls, (unsigned long long)s.worst.over_5ms,
 	       (unsigned long long)s.worst.start_ns, (unsigned long long)s.worst.end_ns,
 	       (unsigned long long)s.worst.ns);
