@@ -125,3 +125,39 @@ Test(klocks, rwsem_reader_hint, .fini = teardown, .timeout = 180)
 
 	klock_check(&c);
 }
+
+/*
+ * An mmap_lock is an rwsem too: its contention is told once, by its own
+ * tracepoints, with its readers; never again as a kernel rwsem.  The
+ * proc_reader workload's victim waits for an mmap_lock that a preempted
+ * /proc reader holds (run again, as the mmap_lock tests do, while the
+ * workload's own truth says the holder was never preempted mid-hold).
+ */
+Test(klocks, mmap_lock_is_told_once, .fini = teardown, .timeout = 300)
+{
+	const char *const args[] = { "-u", "20", NULL };
+	json_int_t victim;
+	const json_t *st;
+	size_t i, mmap = 0, other = 0;
+	int attempt;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		if (attempt)
+			e2e_watch__release(&w);
+		e2e_watch__run(&w, "proc_reader", args);
+		if (e2e_int(w.truth, "worst_ns") >= 20000000)
+			break;
+	}
+	cr_assert_geq(e2e_int(w.truth, "worst_ns"), 20000000, "the holder was never preempted");
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
+			continue;
+		if (!strcmp(e2e_str(st, "lock"), "mmap_lock"))
+			mmap++;
+		else
+			other++;
+	}
+	cr_assert_gt(mmap, 0, "no mmap_lock stall of the victim");
+	cr_assert_eq(other, 0, "%zu stalls of the victim on other locks", other);
+}
