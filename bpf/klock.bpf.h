@@ -112,16 +112,15 @@ static __always_inline void ls_klock_follow(struct task_struct *cur, struct ls_t
 	__u8 how = LS_OWNER_NONE;
 	__u32 owner;
 
-	if (w->flags & LS_W_FOLLOWED)
+	if (w->owner_tid)
 		return;
 	owner = ls_klock_owner(lock, w->kind, &how);
 	if (!owner || owner == (__u32)cur->pid)
 		return;
 	w->owner_tid = owner;
 	w->owner_how = how;
-	if (ls_owner_begin(cur, st, bpf_ktime_get_ns())) {
-		w->flags |= LS_W_FOLLOWED;
-	} else {
+	/* owner_tid stays set only for an owner followed: ls_owned_wait_end() lets it go */
+	if (!ls_owner_begin(cur, st, bpf_ktime_get_ns())) {
 		w->owner_tid = 0;
 		w->owner_how = LS_OWNER_NONE;
 	}
@@ -165,22 +164,13 @@ static __always_inline int ls_klock_end(void *ctx, void *lock, int ret)
 	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
 	struct ls_wait_state *w;
-	bool followed;
-	__u32 owner;
 
 	if (!st)
 		return 0;
 	w = &st->wait;
 	if (!(w->flags & LS_W_ACTIVE) || !ls_is_klock(w->kind) || w->mm != (__u64)lock)
 		return 0;
-	owner = w->owner_tid;
-	followed = w->flags & LS_W_FOLLOWED;
-	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), ret == 0);
-	w->kind = LS_LOCK_MMAP;
-	w->owner_tid = 0;
-	w->owner_how = LS_OWNER_NONE;
-	if (followed)
-		ls_owner_end(owner);
+	ls_owned_wait_end(ctx, st, cur, ret == 0);
 	return 0;
 }
 

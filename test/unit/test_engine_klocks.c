@@ -58,18 +58,23 @@ static void klock_wait_end(const struct ls_mm *lock, const struct ls_task *owner
 	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, lock, &end);
 }
 
+/* The one stall of a wait on lock whose owner, found `how`, the hog kept off CPU 0 until T(50). */
+static const struct ls_stall *preempted_owner_stall(const struct ls_mm *lock, __u8 how)
+{
+	klock_wait(lock, &idle_holder, how, LS_OWNER_RUNNABLE, true);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	klock_wait_end(lock, &idle_holder, how, true);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	return fixture__stall(0);
+}
+
 /* A kernel mutex whose SCHED_IDLE owner a hog keeps off its CPU: an inversion. */
 Test(klocks, mutex_owner_preempted_is_an_inversion)
 {
 	struct ls_mm lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
-	const struct ls_stall *st;
+	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_KLOCK);
 
-	klock_wait(&lock, &idle_holder, LS_OWNER_KLOCK, LS_OWNER_RUNNABLE, true);
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
-	klock_wait_end(&lock, &idle_holder, LS_OWNER_KLOCK, true);
-	cr_assert_eq(fixture__run(), 0);
-	cr_assert_eq(efx.cs->n_stalls, 1);
-	st = fixture__stall(0);
 	cr_assert_eq(st->mm.kind, LS_LOCK_MUTEX);
 	cr_assert_eq(st->mm.id, 0xffff888106ca8780ULL);
 	cr_assert_eq(st->mm.tgid, 0);
@@ -93,14 +98,8 @@ Test(klocks, mutex_owner_preempted_is_an_inversion)
 Test(klocks, reader_hint_is_named_but_not_judged)
 {
 	struct ls_mm lock = klock_at(0xffff8881cbd564e8ULL, LS_LOCK_RWSEM);
-	const struct ls_stall *st;
+	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_HINT);
 
-	klock_wait(&lock, &idle_holder, LS_OWNER_HINT, LS_OWNER_RUNNABLE, true);
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
-	klock_wait_end(&lock, &idle_holder, LS_OWNER_HINT, true);
-	cr_assert_eq(fixture__run(), 0);
-	cr_assert_eq(efx.cs->n_stalls, 1);
-	st = fixture__stall(0);
 	cr_assert_eq(st->mm.kind, LS_LOCK_RWSEM);
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 101);
