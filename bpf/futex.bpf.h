@@ -113,8 +113,14 @@ static __always_inline __u32 ls_futex_owner(const struct ls_futex_args *ctx, __u
 /* Where the owner is now, for the engine; 0..2 as enum ls_owner_state. */
 static __always_inline __u8 ls_owner_state(struct task_struct *t)
 {
+	/*
+	 * On CPU but not TASK_RUNNING: on its way to sleep, its switch-out
+	 * perhaps already past the tracepoint (while it was not followed),
+	 * its on_cpu not yet cleared.  Told as running, the engine would
+	 * never see it leave.
+	 */
 	if (t->on_cpu)
-		return LS_OWNER_RUNNING;
+		return ls_task_sched_state(t) == TASK_RUNNING ? LS_OWNER_RUNNING : LS_OWNER_BLOCKED;
 	if (t->on_rq)
 		return LS_OWNER_RUNNABLE;
 	return LS_OWNER_BLOCKED;

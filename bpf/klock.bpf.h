@@ -67,14 +67,25 @@ static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 
 	long count;
 
 	*how = LS_OWNER_KLOCK;
+	/*
+	 * PREEMPT_RT builds mutex and rw_semaphore on rt_mutex (no owner
+	 * fields of their own; their contentions say RT): the checks let the
+	 * verifier drop those reads there, which would not load.
+	 */
 	switch (kind) {
 	case LS_LOCK_MUTEX:
+		if (!bpf_core_field_exists(((struct mutex *)lock)->owner))
+			return NULL;
 		word = BPF_CORE_READ((struct mutex *)lock, owner.counter);
 		return (struct task_struct *)(word & ~LS_MUTEX_FLAGS);
 	case LS_LOCK_RT_MUTEX:
+		if (!bpf_core_field_exists(((struct rt_mutex_base *)lock)->owner))
+			return NULL;
 		word = (unsigned long)BPF_CORE_READ((struct rt_mutex_base *)lock, owner);
 		return (struct task_struct *)(word & ~LS_RT_MUTEX_HAS_WAITERS);
 	case LS_LOCK_RWSEM:
+		if (!bpf_core_field_exists(((struct rw_semaphore *)lock)->owner))
+			return NULL;
 		word = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
 		if (word & LS_RWSEM_READER_OWNED) {
 			*how = LS_OWNER_HINT;

@@ -43,13 +43,35 @@ static size_t victim_stalls(const char *kind, json_int_t victim, const json_t **
 	return n;
 }
 
+/* Round r's entry of a per-round array of the truth. */
+static json_int_t round_ns(size_t r, const char *key)
+{
+	const json_t *v = json_array_get(e2e_array(w.truth, key), r);
+
+	cr_assert(json_is_integer(v), "truth: no %s[%zu]", key, r);
+	return json_integer_value(v);
+}
+
+/* The round whose wait a stall is: it began between the victim's call and the holder's wake. */
+static size_t round_of(const json_t *st)
+{
+	json_int_t start = e2e_int(st, "start_ns");
+	size_t r;
+
+	for (r = 0; r < json_array_size(e2e_array(w.truth, "victim_start_ns")); r++)
+		if (start >= round_ns(r, "victim_start_ns") && start <= round_ns(r, "hold_end_ns"))
+			return r;
+	cr_assert_fail("the stall at %lld is in no round of the workload", start);
+	return 0;
+}
+
 /* A run of the workload with --lock c->lock, checked round by round. */
 static void klock_check(const struct klock_case *c)
 {
 	const char *const args[] = { "--lock", c->lock, NULL };
 	const json_t *found[16], *st, *h, *lock, *chain;
 	json_int_t rounds, hold_ns;
-	size_t n, i;
+	size_t n, i, r, short_rounds = 0;
 
 	e2e_watch__run(&w, "klock_uffd", args);
 	cr_assert_str_eq(e2e_str(w.truth, "victim_policy"), "fifo");
@@ -80,12 +102,22 @@ static void klock_check(const struct klock_case *c)
 		cr_assert_str_eq(e2e_str(h, "found_by"), c->found_by);
 		cr_assert_str_eq(e2e_str(h, "policy"), "idle");
 		/*
-		 * Asleep in the fault for HOLD_MS, which the victim's wait
-		 * covers but for its own start, and the handler's copy woke
-		 * it; then, SCHED_IDLE on a shared machine, it may wait long
-		 * for a CPU: preempted is its state when that took longer.
+		 * Asleep in the fault until the handler's copy woke it, all
+		 * the time the victim waited before that (but the victim's
+		 * way from its clock read into the lock); then, SCHED_IDLE
+		 * on a shared machine, it may wait long for a CPU: preempted
+		 * is its state when that took longer.
 		 */
-		cr_assert_geq(e2e_int(e2e_object(h, "offcpu_by_state"), "blocked") * 10, hold_ns * 8);
+		r = round_of(st);
+		/*
+		 * All but one round: an owner caught in the middle of its
+		 * switch-out when the waiter names it can still be told as
+		 * preempted or running for a while (see DESIGN.md).
+		 */
+		short_rounds += e2e_int(e2e_object(h, "offcpu_by_state"), "blocked") + 1000000 <
+				round_ns(r, "hold_end_ns") - round_ns(r, "victim_start_ns");
+		cr_assert_leq(short_rounds, 1, "the holder's sleep was missed in %zu rounds",
+			      short_rounds);
 		cr_assert_eq(e2e_int(e2e_object(h, "woken_by"), "tid"),
 			     e2e_int(w.truth, "handler_tid"));
 		chain = e2e_array(st, "chain");

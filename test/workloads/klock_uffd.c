@@ -54,6 +54,7 @@ struct shared {
 	const char *victim_policy;
 	struct wl_worst worst;
 	uint64_t hold_start_ns[ROUNDS], hold_end_ns[ROUNDS];
+	uint64_t victim_start_ns[ROUNDS];
 };
 
 static void *holder__run(void *arg)
@@ -115,6 +116,7 @@ static void *victim__run(void *arg)
 	for (i = 0; i < ROUNDS; i++) {
 		wl_gate__wait(&s->go_victim[i]);
 		t0 = wl_now_ns();
+		s->victim_start_ns[i] = t0;
 		victim__call(s, i);
 		t1 = wl_now_ns();
 		wl_worst__add(&s->worst, t0, t1, 0);
@@ -262,7 +264,14 @@ int main(int argc, char **argv)
 	if (s.kind == LOCK_DIR)
 		rmdir(s.dir);
 
-	printf("{\"workload\":\"klock_uffd\",\"lock\":\"%s\",\"kind\":\"%s\",\"rounds\":%d,"
+	/* per round: when the victim asked for the lock, when the holder's sleep ended */
+	printf("{\"victim_start_ns\":[");
+	for (i = 0; i < ROUNDS; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)s.victim_start_ns[i]);
+	printf("],\"hold_end_ns\":[");
+	for (i = 0; i < ROUNDS; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)s.hold_end_ns[i]);
+	printf("],\"workload\":\"klock_uffd\",\"lock\":\"%s\",\"kind\":\"%s\",\"rounds\":%d,"
 	       "\"hold_ms\":%d,\"pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_tid\":%d,\"holder_policy\":\"idle\",\"handler_tid\":%d,"
 	       "\"first_hold_start_ns\":%llu,\"last_hold_end_ns\":%llu,\"end_ns\":%llu,"
