@@ -253,7 +253,11 @@ int cmd_top(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct watch_front front = {
 		.fd = cfg->batch ? -1 : STDIN_FILENO,
 		.progress = top__progress,
-		/* a stall in progress is shown anew at every refresh */
+		/*
+		 * a wait is a stall in progress once it passes the threshold,
+		 * and is shown anew at every refresh
+		 */
+		.pending_after_ns = cfg->threshold_ns,
 		.pending_every_ns = cfg->interval_ns,
 		.ctx = &t,
 	};

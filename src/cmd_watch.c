@@ -1284,6 +1284,8 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
+	if (front && front->pending_after_ns)
+		so.pending_after_ns = front->pending_after_ns;
 	if (front && front->pending_every_ns)
 		so.pending_every_ns = front->pending_every_ns;
 	ret = watch__open(&w, &so, out);

@@ -38,6 +38,7 @@ struct watch_front {
 	struct sink *sink;	/* the output: watch__run() owns it from the call on; NULL: none */
 	int fd;			/* polled with the ring buffer; -1: none */
 	bool file_only;		/* the recording (cfg->output) is the product: a write error ends the run */
+	__u64 pending_after_ns;	/* a wait is a stall in progress from this age; 0: as cfg says */
 	__u64 pending_every_ns;	/* a stall in progress is reported again this often; 0: as cfg says */
 	int (*start)(void *ctx);	/* tracing is attached; non-zero: stop at once */
 	int (*input)(void *ctx);	/* after every wait; non-zero: stop (a key, a hangup) */
