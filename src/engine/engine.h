@@ -250,10 +250,17 @@ struct ls_stall {
 	const struct ls_frames *waiter_frames;
 };
 
-/* Histograms as the sinks see them (from LS_REC_HIST records). */
+/*
+ * Histograms as the sinks see them (from LS_REC_HIST records): one
+ * process's (key.tgid), or, procs > 0, the sum of that many exited
+ * processes of the command hist.comm (key.tgid 0; comm "" for all commands
+ * past ENGINE_HIST_CMDS).
+ */
 struct ls_hist_entry {
 	struct ls_hist_key key;
 	struct ls_hist hist;
+	__u32 procs;
+	bool exited;		/* one process's, final */
 };
 
 struct ls_hist_set {

@@ -7,7 +7,8 @@
  * Who owns what:
  *	containers.c	struct map (u64 -> pointer hash) and struct ring (bounded deque)
  *	engine.c	engine__feed: validation, dispatch, lost spans, sweeps,
- *			histograms, summary
+ *			summary
+ *	hists.c		histograms: the run's, per interval, exited processes summed
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
  *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
  *			runner history the preemptor tally is read from
@@ -41,6 +42,13 @@
 #define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
 #define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
 #define ENGINE_MAX_HIST_KEYS	65536
+/*
+ * Exited processes whose histograms are kept apart; past it the half with
+ * the least time is summed per command, in at most ENGINE_HIST_CMDS entries
+ * (then one for all other commands).
+ */
+#define ENGINE_HIST_EXITED	4096
+#define ENGINE_HIST_CMDS	1024
 #define ENGINE_MAX_TALLY	64	/* distinct preemptors per holder; rest summed */
 #define ENGINE_MAX_CANDS	8192	/* holds judged per stall; rest counted as dropped */
 /*
@@ -68,6 +76,7 @@
 
 static inline __u64 u64_min(__u64 a, __u64 b) { return a < b ? a : b; }
 static inline __u64 u64_max(__u64 a, __u64 b) { return a > b ? a : b; }
+static inline __u64 u64_sat_sub(__u64 a, __u64 b) { return a > b ? a - b : 0; }
 
 /* ts lies more than age before now (false if it is not before now at all). */
 static inline bool ts_older(__u64 now, __u64 ts, __u64 age)
@@ -476,6 +485,14 @@ int pending__tick(struct engine *e, const struct ls_rec_tick *r);
 /* A pending holder as it is now: state, since when, its latest LS_STACK_NOW. */
 void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless);
 
+/* ---- hists.c --------------------------------------------------------- */
+
+/* A HIST record: the latest cumulative counts of its key. */
+void hists__update(struct engine *e, const struct ls_rec_hist *r);
+/* An INTERVAL mark: what changed since the previous one, to the sink. */
+int hists__interval(struct engine *e, __u64 ts);
+void hists__free(struct engine *e);
+
 /* ---- engine.c -------------------------------------------------------- */
 
 struct lossy_span {
@@ -529,6 +546,8 @@ struct engine {
 	struct ls_hist *prev;
 	size_t prev_alloc;
 	struct map hist_idx;	/* packed key -> index + 1 */
+	__u32 hist_exited;	/* entries of one exited process: ENGINE_HIST_EXITED */
+	__u32 hist_cmds;	/* entries that sum a command's: ENGINE_HIST_CMDS */
 	struct ls_hist_set ival;
 	__u64 ival_start;
 

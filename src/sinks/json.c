@@ -349,6 +349,8 @@ static int json_hists(FILE *f, const struct sink_opts *opts, const struct ls_his
 
 			fprintf(f, "%s{\"pid\":%u,\"comm\":", i ? "," : "", e->key.tgid);
 			ls_json_str(f, e->hist.comm, LS_COMM_LEN);
+			if (e->procs)
+				json_u64(f, "exited_processes", e->procs);
 			if (e->key.write == 0 || e->key.write == 1)
 				json_strv(f, "mode", mode_name(e->key.write));
 			json_u64(f, "count", e->hist.count);

@@ -448,14 +448,14 @@ static const char *kind_noun(unsigned int kind)
 static void text__hist(FILE *f, const struct ls_hist_entry *e)
 {
 	const struct ls_hist *h = &e->hist;
-	char comm[LS_COMM_TEXT_LEN], sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
+	char who[HIST_WHO_LEN], sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
 	unsigned int i, first = LS_HIST_SLOTS, last = 0;
 	__u64 max = 0;
 
 	fprintf(f, "%s, mmap_lock", rm_hist_title(e->key.kind));
 	if (e->key.write == 0 || e->key.write == 1)
 		fprintf(f, " %s", mode_name(e->key.write));
-	fprintf(f, ", %s[%u]:\n", ls_comm_text(h->comm, comm, sizeof(comm)), e->key.tgid);
+	fprintf(f, ", %s:\n", hist__who(e, who, sizeof(who)));
 
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!h->slots[i])
