@@ -325,6 +325,24 @@ bad:
 	return 0;
 }
 
+int engine__feed_aside(struct engine *e, const void *rec, size_t len)
+{
+	union any_rec u;
+
+	if (!rec || len < sizeof(u.hdr) || len > sizeof(u))
+		return -EINVAL;
+	memcpy(&u, rec, len);
+	if (u.hdr.size != len || rec__size(u.hdr.type) != len || !rec__valid(&u))
+		return -EINVAL;
+	if (u.hdr.type == LS_REC_HIST) {
+		hists__update(e, &u.hist);
+		return 0;
+	}
+	if (u.hdr.type == LS_REC_MARK && u.mark.kind == LS_MARK_INTERVAL)
+		return hists__interval(e, u.hdr.ts);
+	return -EINVAL;
+}
+
 /* ---- life cycle --------------------------------------------------------- */
 
 struct engine *engine__new(const struct engine_opts *opts, struct sink *sink)

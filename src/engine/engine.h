@@ -322,6 +322,14 @@ struct engine *engine__new(const struct engine_opts *opts, struct sink *sink);
  * (e.g. -EPIPE): malformed records are counted and skipped, never fatal.
  */
 int engine__feed(struct engine *e, const void *rec, size_t len);
+/*
+ * A HIST record or an INTERVAL mark read for the metrics only, not part of
+ * the run's stream (nor of its recording): it updates the histograms and
+ * sends an interval, but is not counted and moves neither the clock nor the
+ * run's span, so the analysis is the same as a replay without it.  Other
+ * records are refused (-EINVAL); otherwise as engine__feed.
+ */
+int engine__feed_aside(struct engine *e, const void *rec, size_t len);
 /* End of stream: send the summary (with cumulative histograms) to the sink. */
 int engine__finish(struct engine *e);
 void engine__summary(const struct engine *e, struct ls_summary *out);

@@ -272,6 +272,36 @@ Test(hist, reused_pid_keeps_both_processes)
 	cr_assert_eq(set_count(&efx.cs->intervals[1]), 2, "the second interval counts the new process");
 }
 
+/*
+ * The metrics' own readings of the histograms (not recorded) update them but
+ * leave the run as its replay sees it: not counted, no time moved.
+ */
+Test(hist, aside_records_are_not_counted)
+{
+	struct ls_hist wait5 = hist_of(5, MS(50), 14);
+	struct ls_rec_hist h = { .hdr = { .type = LS_REC_HIST, .size = sizeof(h), .ts = T(500) },
+				 .key = { .tgid = 100, .kind = LS_HIST_WAIT, .write = 0 } };
+	struct ls_rec_mark m = { .hdr = { .type = LS_REC_MARK, .size = sizeof(m), .ts = T(500) },
+				 .kind = LS_MARK_INTERVAL };
+	struct ls_rec_mark end = m;
+	struct ls_summary sum;
+
+	h.hist = wait5;
+	end.kind = LS_MARK_END;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
+	stream__mark(&efx.s, T(10), LS_MARK_END, 0);
+	cr_assert_eq(engine__feed_aside(fixture__engine(), &h, sizeof(h)), 0);
+	cr_assert_eq(engine__feed_aside(efx.e, &m, sizeof(m)), 0);
+	cr_assert_eq(engine__feed_aside(efx.e, &end, sizeof(end)), -EINVAL, "only histograms");
+	cr_assert_eq(efx.cs->n_intervals, 1);
+	cr_assert_eq(efx.cs->intervals[0].v[0].hist.count, 5);
+	cr_assert_eq(fixture__run(), 0);
+	engine__summary(efx.e, &sum);
+	cr_assert_eq(sum.events, 2, "aside records were counted");
+	cr_assert_eq(sum.end_ns, T(10), "aside records moved the run's end");
+	cr_assert_eq(sum.hists->n, 1);
+}
+
 TestSuite(sink_error, .init = fixture__setup, .fini = fixture__teardown);
 
 Test(sink_error, stall_error_returned_from_feed)
