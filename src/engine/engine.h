@@ -234,6 +234,12 @@ struct ls_stall {
 	const char *advice;
 	__u64 lost_in_window;	/* records lost while this wait went on */
 	/*
+	 * Memory bounds overwrote part of what this stall needed (who ran
+	 * instead of a holder, a holder's spells off CPU): off-CPU time may
+	 * be missing, who ran instead unnamed.
+	 */
+	bool history_short;
+	/*
 	 * A pending stall (the sinks' stall op with pending set): the wait had
 	 * not ended at end_ns, the time of the TICK that reported it; wait_ns
 	 * is the wait so far, acquired false, the holders and verdict as they
@@ -284,6 +290,7 @@ struct ls_summary {
 	__u64 lost_events;	/* lost_before + LS_REC_LOST */
 	__u64 bad_records;	/* malformed records skipped */
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
+	__u64 stalls_short;	/* final stalls with history_short */
 	/*
 	 * SLO rules (src/alert/slo.c) and their hooks (src/alert/hooks.c): filled in by
 	 * the session, never by the engine; printed only when slo is set.

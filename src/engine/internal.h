@@ -31,7 +31,8 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
-#define ENGINE_SPELL_RING	128	/* closed spells kept per task, at most */
+#define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
+#define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
@@ -271,7 +272,8 @@ struct task {
 	__u8 cpu_state;		/* enum task_cpu_state */
 	bool spell_open;
 	struct spell open;
-	struct ring spells;	/* closed spells, oldest first, at most ENGINE_SPELL_RING */
+	struct ring spells;	/* closed spells, oldest first (ENGINE_SPELL_RING*) */
+	__u64 spells_lost_to;	/* spells ending up to here were overwritten */
 
 	/* The wait in progress (WAIT_BEGIN seen, no WAIT_END yet). */
 	bool waiting;
@@ -387,6 +389,7 @@ struct hold {
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
+	__u64 spells_lost_to;	/* its task's spells before this were overwritten; 0: none */
 	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
@@ -559,7 +562,7 @@ struct engine {
 	__u32 n_tally, tally_alloc;
 	__u8 tally_idx[2 * ENGINE_MAX_TALLY];	/* tid hash -> tally index + 1 */
 	__u32 run_budget;	/* left for this stall: ENGINE_STALL_RUN_BUDGET */
-	bool stall_history_short;	/* this stall needed runs that were overwritten */
+	bool stall_history_short;	/* this stall needed runs or spells that were overwritten */
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
