@@ -125,8 +125,8 @@ Test(hostile, sighup_onto_a_fifo)
 	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
 }
 
-/* SIGINT in pid's pending set (the process's or its main thread's): two would merge. */
-static bool sigint_pending(pid_t pid)
+/* sig in pid's pending set (the process's or its main thread's): two would merge. */
+static bool signal_pending(pid_t pid, int sig)
 {
 	char path[64], line[256];
 	unsigned long long mask;
@@ -139,7 +139,7 @@ static bool sigint_pending(pid_t pid)
 		return false;
 	while (fgets(line, sizeof(line), f))
 		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (SIGINT - 1))))
+		    (mask & (1ULL << (sig - 1))))
 			pending = true;
 	fclose(f);
 	return pending;
@@ -151,9 +151,9 @@ static void sigint_first(struct e2e_watch *run, void *ctx)
 	int i;
 
 	cr_assert_eq(e2e_proc__signal(&run->lockstall, SIGINT), 0);
-	for (i = 0; i < 1000000 && sigint_pending(run->lockstall.pid); i++)
+	for (i = 0; i < 1000000 && signal_pending(run->lockstall.pid, SIGINT); i++)
 		sched_yield();
-	cr_assert(!sigint_pending(run->lockstall.pid), "the first SIGINT is still pending");
+	cr_assert(!signal_pending(run->lockstall.pid, SIGINT), "the first SIGINT is still pending");
 }
 
 /*
@@ -251,25 +251,6 @@ static bool blocked_in_write(pid_t pid)
 		buf[0] = '\0';
 	fclose(f);
 	return state == 'S' && sscanf(buf, "%ld", &nr) == 1 && nr == 1 /* x86_64 write */;
-}
-
-static bool signal_pending(pid_t pid, int sig)
-{
-	char path[64], line[256];
-	unsigned long long mask;
-	bool pending = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (sig - 1))))
-			pending = true;
-	fclose(f);
-	return pending;
 }
 
 /*

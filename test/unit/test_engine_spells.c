@@ -70,32 +70,6 @@ Test(spells, each_spell_names_its_own_runner)
 	cr_assert_eq(h->offcpu_ns, MS(8 + 15 + 8));
 }
 
-/* More spells than LS_MAX_SPELLS: the first kept, the rest counted, totals whole. */
-Test(spells, bounded_and_counted)
-{
-	struct stream_lock hold = { .start = T(0), .acquired = T(0), .write = true };
-	const struct ls_holder *h;
-	unsigned int i, n = LS_MAX_SPELLS + 4;
-
-	stream__switch(&efx.s, 0, T(1), &efx.holder, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, true, T(1.5));
-	for (i = 0; i < n; i++) {
-		stream__switch(&efx.s, 0, T(2 + 2 * i), &efx.hog, 0, true, &efx.holder, HOLDING);
-		stream__switch(&efx.s, 0, T(3 + 2 * i), &efx.holder, HOLDING, true, &efx.hog, 0);
-	}
-	stream__switch(&efx.s, 0, T(2 + 2 * n), &efx.hog, 0, true, &efx.holder, HOLDING);
-	stream__hold(&efx.s, 0, T(3 + 2 * n), &efx.holder, &efx.mm, &hold);
-	scenario__wait_end(&efx.waiter, true, T(1.5), T(5 + 2 * n), &efx.holder);
-	cr_assert_eq(fixture__run(), 0);
-
-	h = &fixture__stall(0)->holders[0];
-	cr_assert_eq(h->n_spells, LS_MAX_SPELLS);
-	cr_assert_eq(h->n_spells_dropped, n + 1 - LS_MAX_SPELLS);
-	assert_spell(h, 0, T(1.5), T(2), LS_STATE_PREEMPTED, efx.hog.tid);
-	assert_spell(h, 1, T(3), T(4), LS_STATE_PREEMPTED, efx.hog.tid);
-	cr_assert_eq(h->offcpu_ns, MS(0.5) + n * MS(1));
-}
-
 /*
  * A holder preempted n times in one hold, 1 ms each: the stall it causes
  * (returned for the checks); the wait covers the whole hold.
@@ -116,6 +90,19 @@ static const struct ls_stall *hold_with_spells(unsigned int n)
 	scenario__wait_end(&efx.waiter, true, T(1.5), T(5 + 2 * n), &efx.holder);
 	cr_assert_eq(fixture__run(), 0);
 	return fixture__stall(0);
+}
+
+/* More spells than LS_MAX_SPELLS: the first kept, the rest counted, totals whole. */
+Test(spells, bounded_and_counted)
+{
+	unsigned int n = LS_MAX_SPELLS + 4;
+	const struct ls_holder *h = &hold_with_spells(n)->holders[0];
+
+	cr_assert_eq(h->n_spells, LS_MAX_SPELLS);
+	cr_assert_eq(h->n_spells_dropped, n + 1 - LS_MAX_SPELLS);
+	assert_spell(h, 0, T(1.5), T(2), LS_STATE_PREEMPTED, efx.hog.tid);
+	assert_spell(h, 1, T(3), T(4), LS_STATE_PREEMPTED, efx.hog.tid);
+	cr_assert_eq(h->offcpu_ns, MS(0.5) + n * MS(1));
 }
 
 /*
