@@ -43,6 +43,7 @@ struct cgroup {
 
 struct cgroup_subsys_state {
 	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
 };
 
 struct cfs_bandwidth {
@@ -139,17 +140,36 @@ static __always_inline struct cfs_rq *ls_throttled_cfs_rq(struct task_struct *p)
 	return found;
 }
 
+/*
+ * cgrp's directory names, leaf first, into names[] (depth of them used);
+ * true if the path goes on above LS_CG_DEPTH names.
+ */
+static __always_inline bool ls_cg_names(struct cgroup *cgrp, char names[LS_CG_DEPTH][LS_CG_NAME],
+					__u8 *depth)
+{
+	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn), *up;
+	int i;
+
+	for (i = 0; i < LS_CG_DEPTH && kn; i++) {
+		up = ls_kn_parent(kn);
+		if (!up)
+			break;	/* the hierarchy's root has no name of its own */
+		bpf_probe_read_kernel_str(names[i], LS_CG_NAME, BPF_CORE_READ(kn, name));
+		*depth = i + 1;
+		kn = up;
+	}
+	return kn && ls_kn_parent(kn);
+}
+
 /* The THROTTLE record for p, whose cfs_rq is out of quota; false if it could not go. */
 static __always_inline bool ls_emit_throttle(struct task_struct *p, struct cfs_rq *cfs_rq,
 					     __u64 now, bool task_model)
 {
 	struct task_group *tg = BPF_CORE_READ(cfs_rq, tg);
 	struct cgroup *cgrp = BPF_CORE_READ(tg, css.cgroup);
-	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn), *up;
 	struct ls_rec_throttle *r;
 	__u32 zero = 0;
 	__u64 taken;
-	int i;
 
 	r = bpf_map_lookup_elem(&throttle_buf, &zero);
 	if (!r)
@@ -157,20 +177,12 @@ static __always_inline bool ls_emit_throttle(struct task_struct *p, struct cfs_r
 	__builtin_memset(r, 0, sizeof(*r));
 	r->tid = BPF_CORE_READ(p, pid);
 	r->tgid = BPF_CORE_READ(p, tgid);
-	r->cgroup_id = BPF_CORE_READ(kn, id);
+	r->cgroup_id = BPF_CORE_READ(cgrp, kn, id);
 	r->quota_ns = BPF_CORE_READ(tg, cfs_bandwidth.quota);
 	r->period_ns = BPF_CORE_READ(tg, cfs_bandwidth.period);
 	r->hierarchy_id = BPF_CORE_READ(cgrp, root, hierarchy_id);
 	r->flags = task_model ? LS_THROTTLE_F_TASK : 0;
-	for (i = 0; i < LS_CG_DEPTH && kn; i++) {
-		up = ls_kn_parent(kn);
-		if (!up)
-			break;	/* the hierarchy's root has no name of its own */
-		bpf_probe_read_kernel_str(r->names[i], LS_CG_NAME, BPF_CORE_READ(kn, name));
-		r->depth = i + 1;
-		kn = up;
-	}
-	if (kn && ls_kn_parent(kn))
+	if (ls_cg_names(cgrp, r->names, &r->depth))
 		r->flags |= LS_THROTTLE_F_TRUNC;
 	taken = ls_hdr_fill(&r->hdr, LS_REC_THROTTLE, sizeof(*r), now);
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), ls_rb_wakeup_flags())) {

@@ -112,6 +112,8 @@ struct loader {
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool said_locks;	/* what --locks cannot trace was said */
+	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
+	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
@@ -274,6 +276,11 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	if (loader_btf_struct_has(btf, "task_struct", "throttle_node"))
 		l->features |= LS_FEAT_THROTTLE_TASK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
+	l->has_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_direct_reclaim_begin") > 0;
+	l->has_memcg_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_memcg_reclaim_begin") > 0;
+	l->has_compaction_tp = loader_btf_tp_nargs(btf, "mm_compaction_begin") > 0;
+	if (l->has_reclaim_tp)
+		l->features |= LS_FEAT_CAUSE_RECLAIM;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -402,6 +409,19 @@ static void loader_backend_select(struct loader *l)
 			bpf_program__set_autoload(p, l->backend == LS_BACKEND_KPROBE);
 		}
 	}
+}
+
+/* The reclaim and compaction programs whose tracepoints this kernel has. */
+static void loader_select_reclaim(struct loader *l)
+{
+	struct lockstall_bpf *s = l->skel;
+
+	bpf_program__set_autoload(s->progs.ls_direct_reclaim_begin, l->has_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_direct_reclaim_end, l->has_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_memcg_reclaim_begin, l->has_memcg_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_memcg_reclaim_end, l->has_memcg_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_compaction_begin, l->has_compaction_tp);
+	bpf_program__set_autoload(s->progs.ls_compaction_end, l->has_compaction_tp);
 }
 
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
@@ -662,6 +682,7 @@ retry:
 	/* Without it (not x86) every lock request is told as a syscall. */
 	if (!has_fault_tp)
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
+	loader_select_reclaim(l);
 	loader_select_locks(l, opts->locks);
 	loader_backend_select(l);
 

@@ -32,6 +32,8 @@
  * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
+ * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
+ * compaction of holders), LS_FEAT_CAUSE_RECLAIM; new types only.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -61,6 +63,8 @@ enum ls_rec_type {
 	LS_REC_OWNER = 9,	/* struct ls_rec_owner: a waiter began a wait on a known owner */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
+	LS_REC_RECLAIM = 14,	/* struct ls_rec_reclaim: a holder began reclaim or compaction */
+	LS_REC_RECLAIM_END = 15,	/* struct ls_rec_reclaim_end: ... and ended it */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
@@ -290,6 +294,59 @@ struct ls_rec_unthrottle {
 	__u8 pad[7];
 };
 
+/*
+ * A holder (LS_TASK_F_HOLDING or OWNER) began to reclaim memory or compact
+ * it in its own allocation (the vmscan and compaction tracepoints): the
+ * lock waits until it is done.  RECLAIM_END follows from the same task
+ * when it ends (none if it exits in it, or the record was lost).
+ *
+ * For memory cgroup reclaim, the cgroup whose limit made it reclaim: the
+ * nearest of the task's memory cgroup and its ancestors whose usage is
+ * within a charge batch (LS_MEMCG_BATCH pages) of its max, as the
+ * kernel's own charge failed there; else the nearest over its high.
+ * limit LS_MEMCG_LIMIT_NONE: none was found, nothing is named.
+ */
+enum ls_reclaim_kind {
+	LS_RECLAIM_DIRECT = 1,	/* the page allocator's direct reclaim: the system ran low */
+	LS_RECLAIM_MEMCG = 2,	/* a memory cgroup's charge hit its limit */
+	LS_RECLAIM_COMPACT = 3,	/* direct compaction, for a higher-order allocation */
+	LS_RECLAIM_KIND_N,
+};
+
+enum ls_memcg_limit {
+	LS_MEMCG_LIMIT_NONE = 0,
+	LS_MEMCG_LIMIT_MAX = 1,	/* memory.max (v2), memory.limit_in_bytes (v1) */
+	LS_MEMCG_LIMIT_HIGH = 2,	/* memory.high (v2) */
+};
+
+#define LS_MEMCG_BATCH	64	/* pages: the kernel's MEMCG_CHARGE_BATCH */
+
+#define LS_RECLAIM_F_TRUNC	0x01	/* deeper than LS_CG_DEPTH: the path misses its top */
+
+struct ls_rec_reclaim {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u8 kind;		/* enum ls_reclaim_kind */
+	__u8 limit;		/* enum ls_memcg_limit: which limit of the cgroup below */
+	__u8 depth;		/* names[] used */
+	__u8 flags;		/* LS_RECLAIM_F_* */
+	__u32 hierarchy_id;	/* 0: cgroup v2; else the v1 hierarchy (the memory controller's) */
+	__u64 cgroup_id;	/* the memory cgroup's kernfs id; 0: none named */
+	__u64 usage_pages;	/* its page_counter usage at the start */
+	__u64 limit_pages;	/* the limit it was at */
+	char names[LS_CG_DEPTH][LS_CG_NAME];	/* leaf first, as ls_rec_throttle; any bytes */
+};
+
+struct ls_rec_reclaim_end {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 nr_reclaimed;	/* pages (reclaim); 0 for compaction */
+	__u8 kind;		/* enum ls_reclaim_kind, as its RECLAIM */
+	__u8 pad[7];
+};
+
 /* A waiting or holding task moved to another CPU's run queue while not running. */
 struct ls_rec_migrate {
 	struct ls_hdr hdr;
@@ -406,7 +463,9 @@ enum ls_mark_kind {
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
-#define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */
+#define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
+/* causes were looked for: stalls get advice */
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -573,6 +632,8 @@ LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
+LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
+LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

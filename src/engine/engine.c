@@ -30,6 +30,8 @@ union any_rec {
 	struct ls_rec_tick tick;
 	struct ls_rec_throttle throttle;
 	struct ls_rec_unthrottle unthrottle;
+	struct ls_rec_reclaim reclaim;
+	struct ls_rec_reclaim_end reclaim_end;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -62,6 +64,10 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_throttle);
 	case LS_REC_UNTHROTTLE:
 		return sizeof(struct ls_rec_unthrottle);
+	case LS_REC_RECLAIM:
+		return sizeof(struct ls_rec_reclaim);
+	case LS_REC_RECLAIM_END:
+		return sizeof(struct ls_rec_reclaim_end);
 	default:
 		return 0;
 	}
@@ -70,8 +76,8 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) || type == LS_REC_THROTTLE ||
-	       type == LS_REC_UNTHROTTLE;
+	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
+	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END);
 }
 
 /* What the size check cannot see. */
@@ -100,6 +106,12 @@ static bool rec__valid(const union any_rec *u)
 		return u->mark.kind >= LS_MARK_BEGIN && u->mark.kind <= LS_MARK_END;
 	case LS_REC_TICK:
 		return u->tick.kind >= LS_TICK_PERIODIC && u->tick.kind <= LS_TICK_EXIT;
+	case LS_REC_RECLAIM:
+		return u->reclaim.kind >= LS_RECLAIM_DIRECT && u->reclaim.kind < LS_RECLAIM_KIND_N &&
+		       u->reclaim.limit <= LS_MEMCG_LIMIT_HIGH;
+	case LS_REC_RECLAIM_END:
+		return u->reclaim_end.kind >= LS_RECLAIM_DIRECT &&
+		       u->reclaim_end.kind < LS_RECLAIM_KIND_N;
 	default:
 		return true;
 	}
@@ -409,6 +421,12 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		break;
 	case LS_REC_UNTHROTTLE:
 		tasks__unthrottle(e, &u.unthrottle);
+		break;
+	case LS_REC_RECLAIM:
+		tasks__reclaim(e, &u.reclaim);
+		break;
+	case LS_REC_RECLAIM_END:
+		tasks__reclaim_end(e, &u.reclaim_end);
 		break;
 	}
 	engine__sweep(e);

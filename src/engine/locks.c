@@ -293,21 +293,51 @@ static void hold__keep_throttle(struct hold *h, const struct task *tk)
 	}
 }
 
+static void hold__count_reclaim(__u64 start, __u64 end, void *ctx)
+{
+	(*(__u32 *)ctx)++;
+}
+
+static void hold__copy_reclaim(__u64 start, __u64 end, void *ctx)
+{
+	struct hold *h = ctx;
+	struct rspan *dst = &h->reclaims[h->n_reclaims++];
+
+	dst->start = start;
+	dst->end = end;
+}
+
+/* Its task's reclaims inside the hold, and what the latest said of its cgroup. */
+static void hold__keep_reclaims(struct hold *h, const struct task *tk)
+{
+	tasks__for_each_reclaim(tk, h->start, h->end, hold__copy_reclaim, h);
+	if (!h->n_reclaims || !tk->reclaim)
+		return;
+	h->reclaim = malloc(sizeof(*h->reclaim));
+	if (h->reclaim)
+		*h->reclaim = *tk->reclaim;
+}
+
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 {
 	struct hold *h;
-	__u32 n = 0;
+	__u32 n = 0, nr = 0;
 
-	if (tk)
+	if (tk) {
 		tasks__for_each_spell(tk, start, end, hold__count_spell, &n);
-	h = calloc(1, sizeof(*h) + n * sizeof(h->spells[0]));
+		tasks__for_each_reclaim(tk, start, end, hold__count_reclaim, &nr);
+	}
+	h = calloc(1, sizeof(*h) + n * sizeof(h->spells[0]) + nr * sizeof(h->reclaims[0]));
 	if (!h)
 		return NULL;
 	h->start = start;
 	h->end = end;
 	h->released = true;
-	if (tk)
+	h->reclaims = (struct rspan *)&h->spells[n];
+	if (tk) {
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
+		hold__keep_reclaims(h, tk);
+	}
 	hold__keep_throttle(h, tk);
 	return h;
 }
@@ -318,6 +348,7 @@ void hold__free(struct engine *e, struct hold *h)
 		return;
 	stack__free(e, h->stack);
 	free(h->throttle);
+	free(h->reclaim);
 	free(h);
 }
 

@@ -313,6 +313,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 			c->waker = sp->waker;
 		}
 	}
+	for (i = 0; i < h->n_reclaims; i++)
+		c->by_cause[LS_CAUSE_RECLAIM] +=
+			span_overlap(h->reclaims[i].start, h->reclaims[i].end, c->from, c->to);
 }
 
 static int cand__cmp_tid(const void *a, const void *b)
@@ -482,12 +485,13 @@ static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder
 		if (hd->cause_ns[k] && (hd->cause == LS_CAUSE_NONE ||
 					hd->cause_ns[k] > hd->cause_ns[hd->cause]))
 			hd->cause = k;
-	if (!hd->cause_ns[LS_CAUSE_THROTTLED])
-		return;
 	/* The latest hold's: the limit as it was last seen. */
-	for (i = 0; i < lead->n_group; i++)
+	for (i = 0; i < lead->n_group; i++) {
 		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])
 			hd->throttle = lead[i].h->throttle;
+		if (lead[i].h->reclaim && lead[i].by_cause[LS_CAUSE_RECLAIM])
+			hd->reclaim = lead[i].h->reclaim;
+	}
 }
 
 static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,

@@ -356,6 +356,7 @@ struct task *tasks__get(struct engine *e, const struct ls_task *t)
 	tk->info = *t;
 	tk->last_ts = e->now;
 	ring__init(&tk->spells, sizeof(struct spell));
+	ring__init(&tk->reclaims, sizeof(struct rspan));
 	list__init(&tk->wait_node);
 	for (i = 0; i < TASK_OPEN_HOLDS; i++) {
 		list__init(&tk->oh[i].node);
@@ -402,6 +403,8 @@ void tasks__drop(struct engine *e, struct task *tk)
 	stack__free(e, tk->hold_stack);
 	stack__free(e, tk->now_stack);
 	free(tk->throttle);
+	ring__free(&tk->reclaims);
+	free(tk->reclaim);
 	free(tk);
 }
 
@@ -456,6 +459,8 @@ void tasks__free_all(struct engine *e)
 		stack__free(e, tk->hold_stack);
 		stack__free(e, tk->now_stack);
 		free(tk->throttle);
+		ring__free(&tk->reclaims);
+		free(tk->reclaim);
 		free(tk);
 	}
 	e->n_spells = 0;
@@ -593,25 +598,29 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 	tk->cpu_state = TASK_CPU_OFF;
 }
 
-/* "/a/b" from names[] (leaf first), "/..." first when the kernel cut its top off. */
-static void throttle__path(struct ls_throttle *t, const struct ls_rec_throttle *r)
+/*
+ * "/a/b" into path (LS_THROTTLE_PATH_MAX bytes) from names[] (leaf first),
+ * "/..." first when the kernel cut its top off.
+ */
+static void cgroup__path(char *path, const char names[LS_CG_DEPTH][LS_CG_NAME], __u8 depth,
+			 bool truncated)
 {
 	size_t off = 0, len;
 	int i;
 
-	if (r->flags & LS_THROTTLE_F_TRUNC) {
-		memcpy(t->path, "/...", 4);
+	if (truncated) {
+		memcpy(path, "/...", 4);
 		off = 4;
 	}
-	for (i = (r->depth < LS_CG_DEPTH ? r->depth : LS_CG_DEPTH) - 1; i >= 0; i--) {
-		len = strnlen(r->names[i], LS_CG_NAME);
-		t->path[off++] = '/';
-		memcpy(t->path + off, r->names[i], len);
+	for (i = (depth < LS_CG_DEPTH ? depth : LS_CG_DEPTH) - 1; i >= 0; i--) {
+		len = strnlen(names[i], LS_CG_NAME);
+		path[off++] = '/';
+		memcpy(path + off, names[i], len);
 		off += len;
 	}
 	if (!off)
-		t->path[off++] = '/';
-	t->path[off] = '\0';
+		path[off++] = '/';
+	path[off] = '\0';
 }
 
 void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
@@ -635,8 +644,83 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
 	t->task_model = r->flags & LS_THROTTLE_F_TASK;
 	t->quota_ns = r->quota_ns;
 	t->period_ns = r->period_ns;
-	throttle__path(t, r);
+	cgroup__path(t->path, r->names, r->depth, t->truncated);
 	tk->throttle = t;
+}
+
+/* The page size of the traced host: x86_64, whose page counters lockstall reads. */
+#define RECLAIM_PAGE_SIZE 4096ULL
+
+void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__get(e, &id);
+	struct ls_reclaim *rc;
+
+	if (!tk)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	/* A reclaim whose end was lost: how long it lasted is not known, so it does not count. */
+	tk->reclaim_open = true;
+	tk->reclaim_start = r->hdr.ts;
+	rc = tk->reclaim ? tk->reclaim : malloc(sizeof(*rc));
+	if (!rc) {
+		e->sum.evicted++;
+		return;
+	}
+	memset(rc, 0, sizeof(*rc));
+	rc->kind = r->kind;
+	rc->limit = r->limit;
+	if (r->limit != LS_MEMCG_LIMIT_NONE) {
+		rc->truncated = r->flags & LS_RECLAIM_F_TRUNC;
+		rc->hierarchy_id = r->hierarchy_id;
+		rc->cgroup_id = r->cgroup_id;
+		rc->usage_bytes = r->usage_pages * RECLAIM_PAGE_SIZE;
+		rc->limit_bytes = r->limit_pages * RECLAIM_PAGE_SIZE;
+		cgroup__path(rc->path, r->names, r->depth, rc->truncated);
+	}
+	tk->reclaim = rc;
+}
+
+void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+	struct rspan *sp;
+
+	if (!tk || !tk->reclaim_open)
+		return;
+	tk->reclaim_open = false;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	if (r->hdr.ts <= tk->reclaim_start)
+		return;
+	if (ring__reserve(&tk->reclaims, ENGINE_RECLAIM_RING))
+		ring__pop_front(&tk->reclaims);
+	if (!tk->reclaims.cap) {
+		e->sum.evicted++;
+		return;
+	}
+	sp = ring__push(&tk->reclaims);
+	sp->start = tk->reclaim_start;
+	sp->end = r->hdr.ts;
+}
+
+void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_fn fn, void *ctx)
+{
+	const struct rspan *sp;
+	__u64 s, t;
+	__u32 i;
+
+	for (i = 0; i < tk->reclaims.n; i++) {
+		sp = ring__at(&tk->reclaims, i);
+		s = u64_max(sp->start, from);
+		t = u64_min(sp->end, to);
+		if (t > s)
+			fn(s, t, ctx);
+	}
+	s = u64_max(tk->reclaim_start, from);
+	if (tk->reclaim_open && to > s)
+		fn(s, to, ctx);
 }
 
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)

@@ -88,6 +88,21 @@ void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_tas
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);
 void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 			__u64 throttled_ns);
+/*
+ * A RECLAIM of t of kind (enum ls_reclaim_kind); with path non-NULL, the
+ * memory cgroup at its limit (LS_MEMCG_LIMIT_*), usage and limit in pages.
+ */
+struct stream_memcg {
+	const char *path;
+	__u32 hierarchy_id;
+	__u8 limit;
+	__u64 usage_pages;
+	__u64 limit_pages;
+};
+void stream__reclaim(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 kind,
+		     const struct stream_memcg *m);
+void stream__reclaim_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			 __u8 kind, __u64 nr_reclaimed);
 void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
 		   const struct stream_owner *o);
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);
