@@ -559,6 +559,13 @@ static int loader_attach(struct loader *l)
 		/* futex waits: the end before the start, as for mmap_lock */
 		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
 		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
+		/* reclaim and compaction: the ends before the starts, likewise */
+		{ s->progs.ls_direct_reclaim_end, &s->links.ls_direct_reclaim_end },
+		{ s->progs.ls_memcg_reclaim_end, &s->links.ls_memcg_reclaim_end },
+		{ s->progs.ls_compaction_end, &s->links.ls_compaction_end },
+		{ s->progs.ls_direct_reclaim_begin, &s->links.ls_direct_reclaim_begin },
+		{ s->progs.ls_memcg_reclaim_begin, &s->links.ls_memcg_reclaim_begin },
+		{ s->progs.ls_compaction_begin, &s->links.ls_compaction_begin },
 	};
 	const struct bpf_object_skeleton *sk = s->skeleton;
 	int i, pass, err;

@@ -32,6 +32,8 @@
 #define ENGINE_MAX_MMS		16384
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task, at most */
 #define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
+/* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
+#define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */

@@ -485,6 +485,9 @@ static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder
 		if (hd->cause_ns[k] && (hd->cause == LS_CAUSE_NONE ||
 					hd->cause_ns[k] > hd->cause_ns[hd->cause]))
 			hd->cause = k;
+	/* A cause that explains little of the hold must not point the advice at its knob. */
+	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
+		hd->cause = LS_CAUSE_NONE;
 	/* The latest hold's: the limit as it was last seen. */
 	for (i = 0; i < lead->n_group; i++) {
 		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])

@@ -297,3 +297,28 @@ Test(causes, reclaim_bad_kind_rejected)
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->summary.bad_records, 2);
 }
+
+/*
+ * Reclaim of 2 ms in a 43 ms hold inside the wait: told (causes), but it
+ * is not the holder's cause, and the advice does not point at memory.
+ */
+Test(causes, small_cause_not_named)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .write = true };
+	const struct ls_stall *st;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__reclaim(&efx.s, 0, T(10), &efx.holder, LS_RECLAIM_MEMCG, &lsr_at_max);
+	stream__reclaim_end(&efx.s, 0, T(12), &efx.holder, LS_RECLAIM_MEMCG, 32);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_RECLAIM], MS(2));
+	cr_assert_not_null(st->holders[0].reclaim);
+	cr_assert_eq(st->holders[0].cause, LS_CAUSE_NONE);
+	cr_assert_eq(st->cause, LS_CAUSE_NONE);
+	cr_assert_null(strstr(st->advice, "memory"), "advice: %s", st->advice);
+}

@@ -284,7 +284,8 @@ struct wl_opts {
 	bool control;		/* --control: no hog, equal priorities */
 	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
 	bool swap_exe;		/* --swap-exe: see swap_exe.h (mprotect_fault) */
-	const char *cgroup;	/* --cgroup: the holder's CPU-limited cgroup directory (proc_reader) */
+	/* --cgroup: the holder's CPU-limited (proc_reader) or memory-limited (reclaim_holder) cgroup */
+	const char *cgroup;
 };
 
 /*
@@ -314,7 +315,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"  --swap-exe   run from a copy whose path is swapped with a FIFO and a\n"
 		"               symlink all the while (mprotect_fault)\n"
 		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
-		"               before and after goes into the ground truth (proc_reader)\n"
+		"               before and after goes into the ground truth (proc_reader);\n"
+		"               the memory cgroup the process runs in (reclaim_holder)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
