@@ -617,7 +617,7 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	struct lockstall_bpf *s;
 	struct loader *l;
 	bool memcg, has_fault_tp = false;
-	int err;
+	int err, ncpus;
 
 	*out = NULL;
 	if (loader_check_privileges()) {
@@ -680,6 +680,11 @@ retry:
 	s->rodata->cfg.kstacks = opts->stacks;
 	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
 	s->rodata->cfg.ustack_copy = opts->ustack_copy;
+	/* Before loading: a pinned holder is one allowed fewer CPUs than there are. */
+	ncpus = libbpf_num_possible_cpus();
+	s->rodata->cfg.nr_cpus = ncpus > 0 && ncpus <= 65535 ? ncpus : 0;
+	if (s->rodata->cfg.nr_cpus)
+		l->features |= LS_FEAT_CAUSE_AFFINITY;
 	bpf_program__set_autoload(l->switch_nargs == 5 ? s->progs.ls_sched_switch_nostate :
 				  s->progs.ls_sched_switch, false);
 

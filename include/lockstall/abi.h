@@ -33,7 +33,8 @@
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
  * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
- * compaction of holders), LS_FEAT_CAUSE_RECLAIM; new types only.
+ * compaction of holders), LS_FEAT_CAUSE_RECLAIM; LS_REC_AFFINITY and
+ * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus (was padding).
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -61,6 +62,7 @@ enum ls_rec_type {
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	LS_REC_OWNER = 9,	/* struct ls_rec_owner: a waiter began a wait on a known owner */
+	LS_REC_AFFINITY = 24,	/* struct ls_rec_affinity: the CPUs a pinned holder may run on */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	LS_REC_RECLAIM = 14,	/* struct ls_rec_reclaim: a holder began reclaim or compaction */
@@ -70,7 +72,7 @@ enum ls_rec_type {
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
-	LS_REC_TYPE_MAX,
+	LS_REC_TYPE_MAX = 25,
 };
 
 /*
@@ -217,6 +219,7 @@ enum ls_owner_how {
  * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
+#define LS_CAUSE_F_AFFINE	0x02	/* it may not run on every CPU: LS_REC_AFFINITY came first */
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -347,6 +350,22 @@ struct ls_rec_reclaim_end {
 	__u8 pad[7];
 };
 
+/*
+ * A holder going off CPU runnable (or woken) that may not run on every CPU
+ * (its affinity or cpuset): the CPUs it may run on, sent just before the
+ * SWITCH or WAKEUP with LS_CAUSE_F_AFFINE (same hdr.ts).
+ */
+#define LS_AFFINITY_WORDS 4	/* CPUs 0-255; CPUs beyond are not in mask */
+
+struct ls_rec_affinity {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u32 nr_cpus_allowed;	/* task->nr_cpus_allowed */
+	__u32 pad;
+	__u64 mask[LS_AFFINITY_WORDS];	/* bit n: it may run on CPU n */
+};
+
 /* A waiting or holding task moved to another CPU's run queue while not running. */
 struct ls_rec_migrate {
 	struct ls_hdr hdr;
@@ -464,8 +483,9 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
+#define LS_FEAT_CAUSE_AFFINITY	0x800	/* a pinned runnable holder's CPUs are told */
 /* causes were looked for: stalls get advice */
-#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM)
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_AFFINITY)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -611,7 +631,7 @@ struct ls_bpf_config {
 	__u32 self_tgid;	/* lockstall itself: never traced */
 	__u8 kstacks;		/* send STACK records with kernel stacks */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
-	__u16 pad;
+	__u16 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
 	__u32 pad2;
 };
@@ -634,6 +654,7 @@ LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
+LS_ASSERT_SIZE(ls_rec_affinity, 64);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

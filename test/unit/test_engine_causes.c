@@ -322,3 +322,86 @@ Test(causes, small_cause_not_named)
 	cr_assert_eq(st->cause, LS_CAUSE_NONE);
 	cr_assert_null(strstr(st->advice, "memory"), "advice: %s", st->advice);
 }
+
+/* ---- runnable, pinned, while another CPU idled ---------------------------- */
+
+/*
+ * The holder, pinned (mask mask0, AFFINE unless !affine), is preempted on
+ * CPU 0 by the hog T(1)..T(40); the waiter's CPU 1 idles from its
+ * switch-out at T(3) to its switch-in at T(46) (scenario__wait_*), unless
+ * busy_at: then something else switches out on CPU 1 at busy_at, and
+ * that idle stretch's end was never seen.
+ */
+static void scenario__pinned(__u64 mask0, bool affine, __u64 busy_at)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	if (affine)
+		stream__affinity(&efx.s, 0, T(1), &efx.holder, 1, mask0);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	if (affine)
+		stream__cause(&efx.s, LS_CAUSE_F_AFFINE);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	if (busy_at)
+		stream__switch(&efx.s, 1, busy_at, &efx.hog, 0, true, NULL, 0);
+	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+}
+
+Test(causes, pinned_while_another_cpu_idled)
+{
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	scenario__pinned(0x1, true, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	h = &st->holders[0];
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_PREEMPTED], MS(38), "the state stays");
+	/* CPU 1 idle T(3)..T(46), the holder runnable inside the wait T(2)..T(40) */
+	cr_assert_eq(h->cause_ns[LS_CAUSE_RUNNABLE], MS(37));
+	cr_assert_eq(h->cause, LS_CAUSE_RUNNABLE);
+	cr_assert_eq(st->cause, LS_CAUSE_RUNNABLE);
+	cr_assert_not_null(h->affinity);
+	cr_assert_eq(h->affinity->allowed[0], 0x1);
+	cr_assert_eq(h->affinity->idle[0], 0x2);
+	cr_assert_eq(h->affinity->nr_allowed, 1);
+	cr_assert(strstr(st->advice, "affinity"), "advice: %s", st->advice);
+}
+
+/* The idle CPU was one it may use: not an affinity matter. */
+Test(causes, idle_cpu_it_may_use_not_counted)
+{
+	scenario__pinned(0x3, true, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
+	cr_assert_null(fixture__stall(0)->holders[0].affinity);
+	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
+}
+
+/* Not said to be pinned: idle CPUs elsewhere say nothing. */
+Test(causes, not_pinned_not_counted)
+{
+	scenario__pinned(0x1, false, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
+	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
+}
+
+/*
+ * CPU 1 ran something at T(20) whose switch-in was never seen: the idle
+ * stretch from T(3) has no known end and does not count; the one from
+ * T(20) to T(46) does.
+ */
+Test(causes, idle_without_a_seen_end_not_counted)
+{
+	scenario__pinned(0x1, true, T(20));
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], MS(20));
+}
