@@ -34,7 +34,8 @@
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
  * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
  * compaction of holders), LS_FEAT_CAUSE_RECLAIM; LS_REC_AFFINITY and
- * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus (was padding).
+ * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus and
+ * ls_rec_switch.idle_switches (were padding).
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -234,7 +235,12 @@ struct ls_rec_switch {
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
 	__u8 prev_cause;	/* LS_CAUSE_F_*: runnable holders only; 0 before ABI 4 */
-	__u8 pad[4];
+	/*
+	 * prev or next the idle task (tid 0): its nvcsw + nivcsw, low 32 bits
+	 * (it is switched out once per idle stretch: two records whose counts
+	 * differ by one enclose one); else 0, as before ABI 4 (causes 2).
+	 */
+	__u32 idle_switches;
 };
 
 /*
