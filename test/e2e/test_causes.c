@@ -285,3 +285,59 @@ Test(watch, reclaim_holder, .fini = teardown, .timeout = 180)
 		      "more reclaim in the stalls than the holder spent faulting memory in");
 	cr_assert_gt(named, 0, "reclaim was never the cause of a stall");
 }
+
+/*
+ * long_hold: the holder is pinned to CPU 1 under a hog, the victim waits on
+ * CPU 0.  Whatever lockstall says of the holder's runnable time while a CPU
+ * it may not use idled must be CPU 0's, with CPU 1 allowed, and within the
+ * victim CPU's idle time over the run (/proc/stat, to the tick); when CPU 0
+ * idled for long (a quiet host), it must have been said.
+ */
+#define IDLE_TICK_SLACK_NS	20000000LL
+
+Test(watch, pinned_holder, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "-d", "2", NULL };
+	json_int_t victim_pid, holder_tid, idle_truth, sum = 0, n = 0, named = 0;
+	const json_t *st, *h, *c, *rn;
+	char cpu[16];
+	size_t i;
+
+	e2e_require(true);
+	e2e_watch__run(&w, "long_hold", args);
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	holder_tid = e2e_int(w.truth, "holder_tid");
+	idle_truth = e2e_int(w.truth, "victim_cpu_idle_ns");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		h = e2e_holder_with_tid(st, holder_tid);
+		c = h ? json_object_get(h, "causes") : NULL;
+		rn = c ? json_object_get(c, "runnable") : NULL;
+		if (!rn)
+			continue;
+		n++;
+		sum += e2e_int(rn, "ns");
+		snprintf(cpu, sizeof(cpu), "%lld", e2e_int(w.truth, "holder_cpu"));
+		cr_expect_str_eq(e2e_str(rn, "allowed_cpus"), cpu);
+		snprintf(cpu, sizeof(cpu), "%lld", e2e_int(w.truth, "victim_cpu"));
+		cr_expect_str_eq(e2e_str(rn, "idle_cpus"), cpu);
+		cr_expect_leq(e2e_int(rn, "ns"), e2e_int(e2e_object(h, "offcpu_by_state"), "preempted"));
+		if (!strcmp(e2e_str(st, "cause"), "runnable")) {
+			named++;
+			cr_expect(strstr(e2e_str(st, "advice"), "affinity"), "advice: %s",
+				  e2e_str(st, "advice"));
+		}
+	}
+	cr_log_info("victim stalls telling the pinned holder's wait while CPU %lld idled: %lld, "
+		    "%lldus in all, %lld with it as their cause; CPU %lld idled %lldus (/proc/stat)",
+		    e2e_int(w.truth, "victim_cpu"), n, sum / 1000, named,
+		    e2e_int(w.truth, "victim_cpu"), idle_truth / 1000);
+	cr_assert_leq(sum, idle_truth + IDLE_TICK_SLACK_NS,
+		      "more idle time told than the CPU had");
+	if (idle_truth >= 10 * IDLE_TICK_SLACK_NS)
+		cr_assert_gt(n, 0, "CPU %lld idled %lldus and nothing was told",
+			     e2e_int(w.truth, "victim_cpu"), idle_truth / 1000);
+	else
+		cr_log_warn("the victim's CPU hardly idled (a busy host): only the bound was checked");
+}
