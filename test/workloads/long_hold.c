@@ -221,7 +221,6 @@ int main(int argc, char **argv)
 	struct wl_hog hog = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	pthread_t ht, vt;
-	int ready[2], err;
 
 	/* -w MS is ours: take it out before the common options. */
 	if (argc >= 3 && !strcmp(argv[argc - 2], "-w")) {
@@ -241,17 +240,7 @@ int main(int argc, char **argv)
 	h.map = holder__map(opts.size_mb * 1000, page);
 
 	wl_gate__init(&v.go);
-	err = pthread_create(&vt, NULL, victim__run, &v);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	if (pipe(ready))
-		wl_die("pipe: %s", strerror(errno));
-	h.ready_fd = ready[1];
-	err = pthread_create(&ht, NULL, holder__run, &h);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	wl_recv(ready[0], &h.tid, sizeof(h.tid), "the holder");
-	close(ready[0]);
+	h.tid = wl_start_threads(&vt, victim__run, &v, &ht, holder__run, &h, &h.ready_fd);
 	wl_hog__go(&hog);
 	wait_holder_locked(h.tid);
 	wl_gate__open(&v.go);

@@ -242,7 +242,6 @@ int main(int argc, char **argv)
 	struct holder h = { 0 };
 	struct mem_stat m0, m1;
 	pthread_t ht, vt;
-	int ready[2], err;
 
 	wl_parse_opts(argc, argv, &opts);
 	if (!opts.cgroup || opts.control || opts.swap_exe)
@@ -267,17 +266,7 @@ int main(int argc, char **argv)
 		wl_die("mmap: %s", strerror(errno));
 
 	wl_gate__init(&v.go);
-	err = pthread_create(&vt, NULL, victim__run, &v);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	if (pipe(ready))
-		wl_die("pipe: %s", strerror(errno));
-	h.ready_fd = ready[1];
-	err = pthread_create(&ht, NULL, holder__run, &h);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	wl_recv(ready[0], &h.tid, sizeof(h.tid), "the holder");
-	close(ready[0]);
+	h.tid = wl_start_threads(&vt, victim__run, &v, &ht, holder__run, &h, &h.ready_fd);
 	mem_stat__read(opts.cgroup, &m0);
 	wl_gate__open(&v.go);
 	pthread_join(vt, NULL);

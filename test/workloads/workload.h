@@ -16,6 +16,7 @@
 #define LOCKSTALL_WORKLOAD_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -162,6 +163,31 @@ static inline void wl_gate__wait(struct wl_gate *g)
 static inline void wl_gate__open(struct wl_gate *g)
 {
 	wl_send(g->fd[1], "g", 1);
+}
+
+/*
+ * Start the victim thread (it waits at its own gate), then the holder
+ * thread, whose arg gets the write end of a pipe in *ready_fd: it sends its
+ * tid there once at work.  Returns that tid.
+ */
+static inline pid_t wl_start_threads(pthread_t *vt, void *(*victim)(void *), void *v,
+				     pthread_t *ht, void *(*holder)(void *), void *h, int *ready_fd)
+{
+	int ready[2], err;
+	pid_t tid;
+
+	err = pthread_create(vt, NULL, victim, v);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	if (pipe(ready))
+		wl_die("pipe: %s", strerror(errno));
+	*ready_fd = ready[1];
+	err = pthread_create(ht, NULL, holder, h);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	wl_recv(ready[0], &tid, sizeof(tid), "the holder");
+	close(ready[0]);
+	return tid;
 }
 
 /* Children die with the workload, whatever kills it (a test timing out). */
