@@ -353,6 +353,67 @@ static void engine__sweep(struct engine *e)
 	}
 }
 
+/* One valid fixed-size record to the module that follows it. */
+static int engine__dispatch(struct engine *e, const union any_rec *u)
+{
+	int err = 0;
+
+	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+		err = locks__wait_begin(e, &u->lock);
+		break;
+	case LS_REC_WAIT_END:
+		err = locks__wait_end(e, &u->lock);
+		break;
+	case LS_REC_HOLD:
+		locks__hold(e, &u->lock);
+		break;
+	case LS_REC_SWITCH:
+		tasks__switch(e, &u->sw);
+		break;
+	case LS_REC_WAKEUP:
+		tasks__wakeup(e, &u->wakeup);
+		break;
+	case LS_REC_MIGRATE:
+		tasks__migrate(e, &u->migrate);
+		break;
+	case LS_REC_EXIT:
+		tasks__exit(e, &u->exit);
+		break;
+	case LS_REC_OWNER:
+		err = locks__owner(e, &u->owner);
+		break;
+	case LS_REC_HIST:
+		hist__update(e, &u->hist);
+		break;
+	case LS_REC_MARK:
+		err = engine__mark(e, &u->mark);
+		break;
+	case LS_REC_LOST:
+		engine__lost(e, &u->lost);
+		break;
+	case LS_REC_TICK:
+		err = pending__tick(e, &u->tick);
+		break;
+	case LS_REC_THROTTLE:
+		tasks__throttle(e, &u->throttle);
+		break;
+	case LS_REC_UNTHROTTLE:
+		tasks__unthrottle(e, &u->unthrottle);
+		break;
+	case LS_REC_RECLAIM:
+		tasks__reclaim(e, &u->reclaim);
+		break;
+	case LS_REC_RECLAIM_END:
+		tasks__reclaim_end(e, &u->reclaim_end);
+		break;
+	case LS_REC_AFFINITY:
+		tasks__affinity(e, &u->affinity);
+		break;
+	}
+	return err;
+}
+
 int engine__feed(struct engine *e, const void *rec, size_t len)
 {
 	union any_rec u;
@@ -382,59 +443,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
-	switch (u.hdr.type) {
-	case LS_REC_WAIT_BEGIN:
-		err = locks__wait_begin(e, &u.lock);
-		break;
-	case LS_REC_WAIT_END:
-		err = locks__wait_end(e, &u.lock);
-		break;
-	case LS_REC_HOLD:
-		locks__hold(e, &u.lock);
-		break;
-	case LS_REC_SWITCH:
-		tasks__switch(e, &u.sw);
-		break;
-	case LS_REC_WAKEUP:
-		tasks__wakeup(e, &u.wakeup);
-		break;
-	case LS_REC_MIGRATE:
-		tasks__migrate(e, &u.migrate);
-		break;
-	case LS_REC_EXIT:
-		tasks__exit(e, &u.exit);
-		break;
-	case LS_REC_OWNER:
-		err = locks__owner(e, &u.owner);
-		break;
-	case LS_REC_HIST:
-		hist__update(e, &u.hist);
-		break;
-	case LS_REC_MARK:
-		err = engine__mark(e, &u.mark);
-		break;
-	case LS_REC_LOST:
-		engine__lost(e, &u.lost);
-		break;
-	case LS_REC_TICK:
-		err = pending__tick(e, &u.tick);
-		break;
-	case LS_REC_THROTTLE:
-		tasks__throttle(e, &u.throttle);
-		break;
-	case LS_REC_UNTHROTTLE:
-		tasks__unthrottle(e, &u.unthrottle);
-		break;
-	case LS_REC_RECLAIM:
-		tasks__reclaim(e, &u.reclaim);
-		break;
-	case LS_REC_RECLAIM_END:
-		tasks__reclaim_end(e, &u.reclaim_end);
-		break;
-	case LS_REC_AFFINITY:
-		tasks__affinity(e, &u.affinity);
-		break;
-	}
+	err = engine__dispatch(e, &u);
 	engine__sweep(e);
 	return err < 0 ? err : 0;
 bad:
