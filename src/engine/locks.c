@@ -336,6 +336,8 @@ struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 	h->end = end;
 	h->released = true;
 	h->reclaims = (struct rspan *)&h->spells[n];
+	if (tk && tk->spells_lost_to > start)
+		h->spells_lost_to = tk->spells_lost_to;
 	if (tk) {
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
 		hold__keep_reclaims(h, tk);

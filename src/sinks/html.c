@@ -455,8 +455,8 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	double bw, bh;
 
 	fprintf(f, "<h3>%s, mmap_lock%s, ", m->title, m->mode);
-	html_text(f, m->comm, sizeof(m->comm));
-	fprintf(f, "[%u]</h3>\n", m->tgid);
+	html_text(f, m->who, sizeof(m->who));
+	fputs("</h3>\n", f);
 	if (m->any) {
 		n = m->last - m->first + 1;
 		bw = (double)(HG_WIDTH - 20) / n;

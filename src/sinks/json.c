@@ -335,6 +335,8 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 		json_strv(f, "advice", st->advice);
 	}
 	json_u64(f, "lost_in_window", st->lost_in_window);
+	if (st->history_short)
+		json_bool(f, "history_short", true);
 	putc('}', f);
 }
 
@@ -385,6 +387,8 @@ static int json_hists(FILE *f, const struct sink_opts *opts, const struct ls_his
 
 			fprintf(f, "%s{\"pid\":%u,\"comm\":", i ? "," : "", e->key.tgid);
 			ls_json_str(f, e->hist.comm, LS_COMM_LEN);
+			if (e->procs)
+				json_u64(f, "exited_processes", e->procs);
 			if (e->key.write == 0 || e->key.write == 1)
 				json_strv(f, "mode", mode_name(e->key.write));
 			json_u64(f, "count", e->hist.count);
@@ -447,6 +451,8 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 	json_u64(f, "lost_events", sum->lost_events);
 	json_u64(f, "bad_records", sum->bad_records);
 	json_u64(f, "evicted", sum->evicted);
+	if (sum->stalls_short)
+		json_u64(f, "stalls_short", sum->stalls_short);
 	if (sum->slo) {
 		fprintf(f, ",\"slo\":{\"violations\":%llu", (unsigned long long)sum->slo_violations);
 		json_u64(f, "suppressed", sum->slo_suppressed);

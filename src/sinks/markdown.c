@@ -332,12 +332,10 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 {
 	FILE *f = ctx;
 	const struct ls_hist *h = m->h;
-	char name[LS_COMM_TEXT_LEN + 16];
 	unsigned int i, k, bars;
 
 	fprintf(f, "#### %s, mmap\\_lock%s, ", m->title, m->mode);
-	snprintf(name, sizeof(name), "%s[%u]", m->comm, m->tgid);
-	md_name(f, name);
+	md_name(f, m->who);
 	fputs("\n\n", f);
 	if (m->any) {
 		fputs("| usecs | count | distribution (log scale) |\n|---:|---:|---|\n", f);

@@ -213,8 +213,7 @@ static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
 	m->title = rm_hist_title(e->key.kind);
 	m->kind = e->key.kind;
 	m->mode = e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "";
-	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
-	m->tgid = e->key.tgid;
+	hist__who(e, m->who, sizeof(m->who));
 	m->avg_ns = h->count ? h->sum_ns / h->count : 0;
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!h->slots[i])

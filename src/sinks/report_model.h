@@ -78,8 +78,7 @@ struct rm_hist {
 	const char *title;		/* rm_hist_title() */
 	unsigned int kind;		/* enum ls_hist_kind */
 	const char *mode;		/* " write", " read" or "" */
-	char comm[LS_COMM_TEXT_LEN];	/* printable (ls_comm_text): escape it for the format too */
-	__u32 tgid;
+	char who[HIST_WHO_LEN];		/* hist__who(): escape it for the format too */
 	bool any;			/* a slot is used: first..last are drawn */
 	unsigned int first, last;	/* the used slots' span */
 	__u64 max;			/* the fullest slot's count: the bars' scale */

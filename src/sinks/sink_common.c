@@ -67,6 +67,19 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 	return 0;
 }
 
+const char *hist__who(const struct ls_hist_entry *e, char *buf, size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	ls_comm_text(e->hist.comm, comm, sizeof(comm));
+	if (!e->procs)
+		snprintf(buf, len, "%s[%u]", comm, e->key.tgid);
+	else
+		snprintf(buf, len, "%s (%u exited process%s)", comm[0] ? comm : "other commands",
+			 e->procs, e->procs == 1 ? "" : "es");
+	return buf;
+}
+
 int sink__error(FILE *f)
 {
 	if (!ferror(f))

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "engine/sink.h"
+#include "util.h"
 
 /*
  * The histograms of one kind worth printing, most total time (sum_ns) first:
@@ -19,6 +20,15 @@
  */
 int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct sink_opts *opts,
 		 const struct ls_hist_entry ***out, size_t *n, size_t *n_more);
+
+/* Room for hist__who(): an escaped comm and the words around it. */
+#define HIST_WHO_LEN (LS_COMM_TEXT_LEN + 48)
+/*
+ * Whose histogram, printable: "comm[tgid]", or for the sum of a command's
+ * exited processes "comm (N exited processes)" ("other commands" when no
+ * comm).  Escaped for a terminal; escape it again for the format.
+ */
+const char *hist__who(const struct ls_hist_entry *e, char *buf, size_t len);
 
 /* An enum's name for people: "granted_not_running" -> "granted not running" (upper: upper-cased). */
 const char *sink__words(const char *name, bool upper, char *buf, size_t len);
