@@ -399,3 +399,4 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 /* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
 #include "backend_rwsem.bpf.h"
 #include "futex.bpf.h"
+#include "klock.bpf.h"
