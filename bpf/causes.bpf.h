@@ -43,6 +43,7 @@ struct cgroup {
 
 struct cgroup_subsys_state {
 	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
 };
 
 struct cfs_bandwidth {
@@ -70,6 +71,8 @@ struct sched_entity {
 struct task_struct___causes {
 	struct sched_entity se;
 	bool throttled;		/* 6.18+: dequeued by the throttle task work */
+	int nr_cpus_allowed;
+	const void *cpus_ptr;	/* struct cpumask *: its bits from CPU 0 up */
 };
 
 #pragma clang attribute pop
@@ -139,17 +142,36 @@ static __always_inline struct cfs_rq *ls_throttled_cfs_rq(struct task_struct *p)
 	return found;
 }
 
+/*
+ * cgrp's directory names, leaf first, into names[] (depth of them used);
+ * true if the path goes on above LS_CG_DEPTH names.
+ */
+static __always_inline bool ls_cg_names(struct cgroup *cgrp, char names[LS_CG_DEPTH][LS_CG_NAME],
+					__u8 *depth)
+{
+	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn), *up;
+	int i;
+
+	for (i = 0; i < LS_CG_DEPTH && kn; i++) {
+		up = ls_kn_parent(kn);
+		if (!up)
+			break;	/* the hierarchy's root has no name of its own */
+		bpf_probe_read_kernel_str(names[i], LS_CG_NAME, BPF_CORE_READ(kn, name));
+		*depth = i + 1;
+		kn = up;
+	}
+	return kn && ls_kn_parent(kn);
+}
+
 /* The THROTTLE record for p, whose cfs_rq is out of quota; false if it could not go. */
 static __always_inline bool ls_emit_throttle(struct task_struct *p, struct cfs_rq *cfs_rq,
 					     __u64 now, bool task_model)
 {
 	struct task_group *tg = BPF_CORE_READ(cfs_rq, tg);
 	struct cgroup *cgrp = BPF_CORE_READ(tg, css.cgroup);
-	struct kernfs_node *kn = BPF_CORE_READ(cgrp, kn), *up;
 	struct ls_rec_throttle *r;
 	__u32 zero = 0;
 	__u64 taken;
-	int i;
 
 	r = bpf_map_lookup_elem(&throttle_buf, &zero);
 	if (!r)
@@ -157,20 +179,12 @@ static __always_inline bool ls_emit_throttle(struct task_struct *p, struct cfs_r
 	__builtin_memset(r, 0, sizeof(*r));
 	r->tid = BPF_CORE_READ(p, pid);
 	r->tgid = BPF_CORE_READ(p, tgid);
-	r->cgroup_id = BPF_CORE_READ(kn, id);
+	r->cgroup_id = BPF_CORE_READ(cgrp, kn, id);
 	r->quota_ns = BPF_CORE_READ(tg, cfs_bandwidth.quota);
 	r->period_ns = BPF_CORE_READ(tg, cfs_bandwidth.period);
 	r->hierarchy_id = BPF_CORE_READ(cgrp, root, hierarchy_id);
 	r->flags = task_model ? LS_THROTTLE_F_TASK : 0;
-	for (i = 0; i < LS_CG_DEPTH && kn; i++) {
-		up = ls_kn_parent(kn);
-		if (!up)
-			break;	/* the hierarchy's root has no name of its own */
-		bpf_probe_read_kernel_str(r->names[i], LS_CG_NAME, BPF_CORE_READ(kn, name));
-		r->depth = i + 1;
-		kn = up;
-	}
-	if (kn && ls_kn_parent(kn))
+	if (ls_cg_names(cgrp, r->names, &r->depth))
 		r->flags |= LS_THROTTLE_F_TRUNC;
 	taken = ls_hdr_fill(&r->hdr, LS_REC_THROTTLE, sizeof(*r), now);
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), ls_rb_wakeup_flags())) {
@@ -208,7 +222,7 @@ static __always_inline void ls_throttle_open(struct task_struct *p, struct cfs_r
 		__sync_fetch_and_add(&throttle_open_n, 1);
 }
 
-static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+static __always_inline __u8 ls_throttle_cause(struct task_struct *p, __u64 now)
 {
 	struct task_struct___causes *t = (void *)p;
 	bool task_model = bpf_core_field_exists(t->throttled);
@@ -221,6 +235,39 @@ static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
 		return 0;
 	ls_throttle_open(p, cfs_rq);
 	return LS_CAUSE_F_THROTTLED;
+}
+
+/*
+ * p may not run on every CPU (affinity, cpuset): say which it may, so user
+ * space can tell the idle time of the others while p waited for its own.
+ */
+static __always_inline __u8 ls_affine_cause(struct task_struct *p, __u64 now)
+{
+	struct task_struct___causes *t = (void *)p;
+	struct ls_rec_affinity *r;
+	int nr;
+
+	if (!bpf_core_field_exists(t->cpus_ptr) || !cfg.nr_cpus)
+		return 0;
+	nr = BPF_CORE_READ(t, nr_cpus_allowed);
+	if (nr <= 0 || nr >= cfg.nr_cpus)
+		return 0;
+	r = ls_emit_reserve(LS_REC_AFFINITY, sizeof(*r), now);
+	if (!r)
+		return 0;
+	r->tid = BPF_CORE_READ(p, pid);
+	r->tgid = BPF_CORE_READ(p, tgid);
+	r->nr_cpus_allowed = nr;
+	/* The kernel's mask is NR_CPUS bits, at least 64: the first word is always there. */
+	bpf_probe_read_kernel(r->mask, cfg.nr_cpus > 64 ? sizeof(r->mask) : sizeof(r->mask[0]),
+			      BPF_CORE_READ(t, cpus_ptr));
+	ls_emit_submit(r);
+	return LS_CAUSE_F_AFFINE;
+}
+
+static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+{
+	return ls_throttle_cause(p, now) | ls_affine_cause(p, now);
 }
 
 /*

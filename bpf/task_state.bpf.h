@@ -99,6 +99,9 @@ struct ls_task_state {
 	/* The last user page fault, once the task left the CPU it was taken on. */
 	struct ls_fault fault;
 	struct ls_task waker;	/* current at sched_waking; tid 0: none pending */
+	/* A holder's reclaim or compaction in progress (reclaim.bpf.h); kind 0: none. */
+	__u64 reclaim_start_ns;
+	__u8 reclaim_kind;	/* enum ls_reclaim_kind */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.

@@ -113,6 +113,8 @@ struct loader {
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool said_locks;	/* what --locks cannot trace was said */
+	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
+	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
@@ -277,6 +279,11 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	if (loader_btf_struct_has(btf, "task_struct", "throttle_node"))
 		l->features |= LS_FEAT_THROTTLE_TASK;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
+	l->has_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_direct_reclaim_begin") > 0;
+	l->has_memcg_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_memcg_reclaim_begin") > 0;
+	l->has_compaction_tp = loader_btf_tp_nargs(btf, "mm_compaction_begin") > 0;
+	if (l->has_reclaim_tp)
+		l->features |= LS_FEAT_CAUSE_RECLAIM;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -405,6 +412,19 @@ static void loader_backend_select(struct loader *l)
 			bpf_program__set_autoload(p, l->backend == LS_BACKEND_KPROBE);
 		}
 	}
+}
+
+/* The reclaim and compaction programs whose tracepoints this kernel has. */
+static void loader_select_reclaim(struct loader *l)
+{
+	struct lockstall_bpf *s = l->skel;
+
+	bpf_program__set_autoload(s->progs.ls_direct_reclaim_begin, l->has_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_direct_reclaim_end, l->has_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_memcg_reclaim_begin, l->has_memcg_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_memcg_reclaim_end, l->has_memcg_reclaim_tp);
+	bpf_program__set_autoload(s->progs.ls_compaction_begin, l->has_compaction_tp);
+	bpf_program__set_autoload(s->progs.ls_compaction_end, l->has_compaction_tp);
 }
 
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
@@ -555,6 +575,13 @@ static int loader_attach(struct loader *l)
 		/* futex waits: the end before the start, as for mmap_lock */
 		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
 		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
+		/* reclaim and compaction: the ends before the starts, likewise */
+		{ s->progs.ls_direct_reclaim_end, &s->links.ls_direct_reclaim_end },
+		{ s->progs.ls_memcg_reclaim_end, &s->links.ls_memcg_reclaim_end },
+		{ s->progs.ls_compaction_end, &s->links.ls_compaction_end },
+		{ s->progs.ls_direct_reclaim_begin, &s->links.ls_direct_reclaim_begin },
+		{ s->progs.ls_memcg_reclaim_begin, &s->links.ls_memcg_reclaim_begin },
+		{ s->progs.ls_compaction_begin, &s->links.ls_compaction_begin },
 		/* kernel locks: likewise */
 		{ s->progs.ls_contention_end, &s->links.ls_contention_end },
 		{ s->progs.ls_contention_begin, &s->links.ls_contention_begin },
@@ -655,6 +682,7 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 			     bool has_fault_tp)
 {
 	struct lockstall_bpf *s = l->skel;
+	int ncpus;
 
 	s->rodata->cfg.min_wait_ns = opts->threshold_ns;
 	s->rodata->cfg.min_hold_ns = opts->min_hold_ns;
@@ -662,6 +690,11 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 	s->rodata->cfg.kstacks = opts->stacks;
 	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
 	s->rodata->cfg.ustack_copy = opts->ustack_copy;
+	/* Before loading: a pinned holder is one allowed fewer CPUs than there are. */
+	ncpus = libbpf_num_possible_cpus();
+	s->rodata->cfg.nr_cpus = ncpus > 0 && ncpus <= 65535 ? ncpus : 0;
+	if (s->rodata->cfg.nr_cpus)
+		l->features |= LS_FEAT_CAUSE_AFFINITY;
 	bpf_program__set_autoload(l->switch_nargs == 5 ? s->progs.ls_sched_switch_nostate :
 				  s->progs.ls_sched_switch, false);
 
@@ -671,6 +704,7 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 	/* Without it (not x86) every lock request is told as a syscall. */
 	if (!has_fault_tp)
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
+	loader_select_reclaim(l);
 	loader_select_locks(l, opts->locks);
 	loader_backend_select(l);
 	l->stacks = opts->stacks;

@@ -32,6 +32,10 @@
  * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
+ * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
+ * compaction of holders), LS_FEAT_CAUSE_RECLAIM; LS_REC_AFFINITY and
+ * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus and
+ * ls_rec_switch.idle_switches (were padding).
  * 4 (kernel locks): LS_FEAT_KLOCK; kernel locks are ls_mm kinds 3-6 with
  * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
@@ -63,14 +67,17 @@ enum ls_rec_type {
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	LS_REC_OWNER = 9,	/* struct ls_rec_owner: a waiter began a wait on a known owner */
+	LS_REC_AFFINITY = 24,	/* struct ls_rec_affinity: the CPUs a pinned holder may run on */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
+	LS_REC_RECLAIM = 14,	/* struct ls_rec_reclaim: a holder began reclaim or compaction */
+	LS_REC_RECLAIM_END = 15,	/* struct ls_rec_reclaim_end: ... and ended it */
 	/* Written by user space (loader or trace file), never by BPF: */
 	LS_REC_HIST = 16,	/* struct ls_rec_hist: a kernel histogram, cumulative */
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
-	LS_REC_TYPE_MAX,
+	LS_REC_TYPE_MAX = 25,
 };
 
 /*
@@ -217,6 +224,7 @@ enum ls_owner_how {
  * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
+#define LS_CAUSE_F_AFFINE	0x02	/* it may not run on every CPU: LS_REC_AFFINITY came first */
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -231,7 +239,12 @@ struct ls_rec_switch {
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
 	__u8 prev_cause;	/* LS_CAUSE_F_*: runnable holders only; 0 before ABI 4 */
-	__u8 pad[4];
+	/*
+	 * prev or next the idle task (tid 0): its nvcsw + nivcsw, low 32 bits
+	 * (it is switched out once per idle stretch: two records whose counts
+	 * differ by one enclose one); else 0, as before ABI 4 (causes 2).
+	 */
+	__u32 idle_switches;
 };
 
 /*
@@ -292,6 +305,75 @@ struct ls_rec_unthrottle {
 	__u64 throttled_ns;
 	__u8 flags;		/* LS_UNTHROTTLE_F_* */
 	__u8 pad[7];
+};
+
+/*
+ * A holder (LS_TASK_F_HOLDING or OWNER) began to reclaim memory or compact
+ * it in its own allocation (the vmscan and compaction tracepoints): the
+ * lock waits until it is done.  RECLAIM_END follows from the same task
+ * when it ends (none if it exits in it, or the record was lost).
+ *
+ * For memory cgroup reclaim, the cgroup whose limit made it reclaim: the
+ * nearest of the task's memory cgroup and its ancestors whose usage is
+ * within a charge batch (LS_MEMCG_BATCH pages) of its max, as the
+ * kernel's own charge failed there; else the nearest over its high.
+ * limit LS_MEMCG_LIMIT_NONE: none was found, nothing is named.
+ */
+enum ls_reclaim_kind {
+	LS_RECLAIM_DIRECT = 1,	/* the page allocator's direct reclaim: the system ran low */
+	LS_RECLAIM_MEMCG = 2,	/* a memory cgroup's charge hit its limit */
+	LS_RECLAIM_COMPACT = 3,	/* direct compaction, for a higher-order allocation */
+	LS_RECLAIM_KIND_N,
+};
+
+enum ls_memcg_limit {
+	LS_MEMCG_LIMIT_NONE = 0,
+	LS_MEMCG_LIMIT_MAX = 1,	/* memory.max (v2), memory.limit_in_bytes (v1) */
+	LS_MEMCG_LIMIT_HIGH = 2,	/* memory.high (v2) */
+};
+
+#define LS_MEMCG_BATCH	64	/* pages: the kernel's MEMCG_CHARGE_BATCH */
+
+#define LS_RECLAIM_F_TRUNC	0x01	/* deeper than LS_CG_DEPTH: the path misses its top */
+
+struct ls_rec_reclaim {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u8 kind;		/* enum ls_reclaim_kind */
+	__u8 limit;		/* enum ls_memcg_limit: which limit of the cgroup below */
+	__u8 depth;		/* names[] used */
+	__u8 flags;		/* LS_RECLAIM_F_* */
+	__u32 hierarchy_id;	/* 0: cgroup v2; else the v1 hierarchy (the memory controller's) */
+	__u64 cgroup_id;	/* the memory cgroup's kernfs id; 0: none named */
+	__u64 usage_pages;	/* its page_counter usage at the start */
+	__u64 limit_pages;	/* the limit it was at */
+	char names[LS_CG_DEPTH][LS_CG_NAME];	/* leaf first, as ls_rec_throttle; any bytes */
+};
+
+struct ls_rec_reclaim_end {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 nr_reclaimed;	/* pages (reclaim); 0 for compaction */
+	__u8 kind;		/* enum ls_reclaim_kind, as its RECLAIM */
+	__u8 pad[7];
+};
+
+/*
+ * A holder going off CPU runnable (or woken) that may not run on every CPU
+ * (its affinity or cpuset): the CPUs it may run on, sent just before the
+ * SWITCH or WAKEUP with LS_CAUSE_F_AFFINE (same hdr.ts).
+ */
+#define LS_AFFINITY_WORDS 4	/* CPUs 0-255; CPUs beyond are not in mask */
+
+struct ls_rec_affinity {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u32 nr_cpus_allowed;	/* task->nr_cpus_allowed */
+	__u32 pad;
+	__u64 mask[LS_AFFINITY_WORDS];	/* bit n: it may run on CPU n */
 };
 
 /* A waiting or holding task moved to another CPU's run queue while not running. */
@@ -415,7 +497,10 @@ enum ls_mark_kind {
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
-#define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */
+#define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
+#define LS_FEAT_CAUSE_AFFINITY	0x800	/* a pinned runnable holder's CPUs are told */
+/* causes were looked for: stalls get advice */
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_AFFINITY)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -561,7 +646,7 @@ struct ls_bpf_config {
 	__u32 self_tgid;	/* lockstall itself: never traced */
 	__u8 kstacks;		/* send STACK records with kernel stacks */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
-	__u16 pad;
+	__u16 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
 	__u32 pad2;
 };
@@ -582,6 +667,9 @@ LS_ASSERT_SIZE(ls_rec_wakeup, 120);
 LS_ASSERT_SIZE(ls_rec_migrate, 96);
 LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
+LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
+LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
+LS_ASSERT_SIZE(ls_rec_affinity, 64);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

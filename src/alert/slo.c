@@ -156,6 +156,8 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 /* cause=NAME: the culprit holder's cause (ls_cause_name(): none, throttled, ...). */
 static int parse_cause(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
 {
+	char names[128];
+	size_t off = 0;
 	unsigned int i;
 
 	if (r->has_cause)
@@ -163,8 +165,12 @@ static int parse_cause(const struct parse_ctx *c, struct slo_rule *r, const char
 	for (i = 0; i < LS_CAUSE_N; i++)
 		if (!strcmp(val, ls_cause_name(i)))
 			break;
-	if (i == LS_CAUSE_N)
-		return parse_error(c, col, "unknown cause '%.40s': expected none or throttled", val);
+	if (i == LS_CAUSE_N) {
+		for (i = 0; i < LS_CAUSE_N && off < sizeof(names); i++)
+			off += snprintf(names + off, sizeof(names) - off, "%s%s", i ? ", " : "",
+					ls_cause_name(i));
+		return parse_error(c, col, "unknown cause '%.40s': expected one of %s", val, names);
+	}
 	r->cause = i;
 	r->has_cause = true;
 	return 0;

@@ -29,6 +29,9 @@ union any_rec {
 	struct ls_rec_tick tick;
 	struct ls_rec_throttle throttle;
 	struct ls_rec_unthrottle unthrottle;
+	struct ls_rec_reclaim reclaim;
+	struct ls_rec_reclaim_end reclaim_end;
+	struct ls_rec_affinity affinity;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -61,6 +64,12 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_throttle);
 	case LS_REC_UNTHROTTLE:
 		return sizeof(struct ls_rec_unthrottle);
+	case LS_REC_RECLAIM:
+		return sizeof(struct ls_rec_reclaim);
+	case LS_REC_RECLAIM_END:
+		return sizeof(struct ls_rec_reclaim_end);
+	case LS_REC_AFFINITY:
+		return sizeof(struct ls_rec_affinity);
 	default:
 		return 0;
 	}
@@ -69,8 +78,8 @@ static size_t rec__size(__u16 type)
 /* Records the BPF side makes, on the CPU in hdr.cpu. */
 static bool rec__from_kernel(__u16 type)
 {
-	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) || type == LS_REC_THROTTLE ||
-	       type == LS_REC_UNTHROTTLE;
+	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
+	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_AFFINITY;
 }
 
 /* What the size check cannot see. */
@@ -99,6 +108,12 @@ static bool rec__valid(const union any_rec *u)
 		return u->mark.kind >= LS_MARK_BEGIN && u->mark.kind <= LS_MARK_END;
 	case LS_REC_TICK:
 		return u->tick.kind >= LS_TICK_PERIODIC && u->tick.kind <= LS_TICK_EXIT;
+	case LS_REC_RECLAIM:
+		return u->reclaim.kind >= LS_RECLAIM_DIRECT && u->reclaim.kind < LS_RECLAIM_KIND_N &&
+		       u->reclaim.limit <= LS_MEMCG_LIMIT_HIGH;
+	case LS_REC_RECLAIM_END:
+		return u->reclaim_end.kind >= LS_RECLAIM_DIRECT &&
+		       u->reclaim_end.kind < LS_RECLAIM_KIND_N;
 	default:
 		return true;
 	}
@@ -245,6 +260,67 @@ static void engine__sweep(struct engine *e)
 	}
 }
 
+/* One valid fixed-size record to the module that follows it. */
+static int engine__dispatch(struct engine *e, const union any_rec *u)
+{
+	int err = 0;
+
+	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+		err = locks__wait_begin(e, &u->lock);
+		break;
+	case LS_REC_WAIT_END:
+		err = locks__wait_end(e, &u->lock);
+		break;
+	case LS_REC_HOLD:
+		locks__hold(e, &u->lock);
+		break;
+	case LS_REC_SWITCH:
+		tasks__switch(e, &u->sw);
+		break;
+	case LS_REC_WAKEUP:
+		tasks__wakeup(e, &u->wakeup);
+		break;
+	case LS_REC_MIGRATE:
+		tasks__migrate(e, &u->migrate);
+		break;
+	case LS_REC_EXIT:
+		tasks__exit(e, &u->exit);
+		break;
+	case LS_REC_OWNER:
+		err = locks__owner(e, &u->owner);
+		break;
+	case LS_REC_HIST:
+		hists__update(e, &u->hist);
+		break;
+	case LS_REC_MARK:
+		err = engine__mark(e, &u->mark);
+		break;
+	case LS_REC_LOST:
+		engine__lost(e, &u->lost);
+		break;
+	case LS_REC_TICK:
+		err = pending__tick(e, &u->tick);
+		break;
+	case LS_REC_THROTTLE:
+		tasks__throttle(e, &u->throttle);
+		break;
+	case LS_REC_UNTHROTTLE:
+		tasks__unthrottle(e, &u->unthrottle);
+		break;
+	case LS_REC_RECLAIM:
+		tasks__reclaim(e, &u->reclaim);
+		break;
+	case LS_REC_RECLAIM_END:
+		tasks__reclaim_end(e, &u->reclaim_end);
+		break;
+	case LS_REC_AFFINITY:
+		tasks__affinity(e, &u->affinity);
+		break;
+	}
+	return err;
+}
+
 int engine__feed(struct engine *e, const void *rec, size_t len)
 {
 	union any_rec u;
@@ -274,50 +350,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
-	switch (u.hdr.type) {
-	case LS_REC_WAIT_BEGIN:
-		err = locks__wait_begin(e, &u.lock);
-		break;
-	case LS_REC_WAIT_END:
-		err = locks__wait_end(e, &u.lock);
-		break;
-	case LS_REC_HOLD:
-		locks__hold(e, &u.lock);
-		break;
-	case LS_REC_SWITCH:
-		tasks__switch(e, &u.sw);
-		break;
-	case LS_REC_WAKEUP:
-		tasks__wakeup(e, &u.wakeup);
-		break;
-	case LS_REC_MIGRATE:
-		tasks__migrate(e, &u.migrate);
-		break;
-	case LS_REC_EXIT:
-		tasks__exit(e, &u.exit);
-		break;
-	case LS_REC_OWNER:
-		err = locks__owner(e, &u.owner);
-		break;
-	case LS_REC_HIST:
-		hists__update(e, &u.hist);
-		break;
-	case LS_REC_MARK:
-		err = engine__mark(e, &u.mark);
-		break;
-	case LS_REC_LOST:
-		engine__lost(e, &u.lost);
-		break;
-	case LS_REC_TICK:
-		err = pending__tick(e, &u.tick);
-		break;
-	case LS_REC_THROTTLE:
-		tasks__throttle(e, &u.throttle);
-		break;
-	case LS_REC_UNTHROTTLE:
-		tasks__unthrottle(e, &u.unthrottle);
-		break;
-	}
+	err = engine__dispatch(e, &u);
 	engine__sweep(e);
 	return err < 0 ? err : 0;
 bad:

@@ -48,6 +48,8 @@ enum ls_holder_state {
 enum ls_cause {
 	LS_CAUSE_NONE = 0,
 	LS_CAUSE_THROTTLED = 1,	/* runnable, its cgroup's CFS quota spent (LS_CAUSE_F_THROTTLED) */
+	LS_CAUSE_RECLAIM = 2,	/* in direct reclaim or compaction (LS_REC_RECLAIM .. _END) */
+	LS_CAUSE_RUNNABLE = 3,	/* runnable, pinned, while a CPU it may not use idled */
 	LS_CAUSE_N,
 };
 
@@ -62,6 +64,32 @@ struct ls_throttle {
 	__u64 quota_ns;		/* per period; ~0: no limit (an ancestor's is the one) */
 	__u64 period_ns;
 	char path[LS_THROTTLE_PATH_MAX];	/* "/a/b" from the hierarchy's root; raw bytes */
+};
+
+/*
+ * A holder's reclaim (LS_REC_RECLAIM): the kind of its latest, and the
+ * memory cgroup whose limit it reclaimed under when the kernel side found
+ * one (limit not LS_MEMCG_LIMIT_NONE).
+ */
+struct ls_reclaim {
+	__u8 kind;		/* enum ls_reclaim_kind */
+	__u8 limit;		/* enum ls_memcg_limit */
+	bool truncated;		/* path misses its top levels ("/..." first) */
+	__u32 hierarchy_id;	/* 0: cgroup v2; else a v1 hierarchy (the memory controller's) */
+	__u64 cgroup_id;
+	__u64 usage_bytes;	/* at the reclaim's start */
+	__u64 limit_bytes;
+	char path[LS_THROTTLE_PATH_MAX];	/* "/a/b" from the hierarchy's root; raw bytes */
+};
+
+/*
+ * A pinned holder (LS_REC_AFFINITY): the CPUs it may run on, and those it
+ * may not that were seen idle while it waited runnable for its own.
+ */
+struct ls_affinity {
+	__u32 nr_allowed;
+	__u64 allowed[LS_AFFINITY_WORDS];	/* bit n: CPU n */
+	__u64 idle[LS_AFFINITY_WORDS];		/* set in a stall's holder only */
 };
 
 enum ls_role {
@@ -145,10 +173,17 @@ struct ls_holder {
 	__u64 overlap_ns;	/* the part of the hold inside the wait */
 	__u64 offcpu_ns;	/* off CPU while holding, inside the wait */
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
-	/* The part of it the kernel gave a cause for ([LS_CAUSE_NONE] unused), and the largest. */
+	/*
+	 * The part of the hold inside the wait the kernel gave a cause for
+	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED is off-CPU
+	 * time; RECLAIM is time in reclaim, on CPU or off; RUNNABLE is
+	 * runnable time while a CPU it may not use was seen idle.
+	 */
 	__u64 cause_ns[LS_CAUSE_N];
 	enum ls_cause cause;
 	const struct ls_throttle *throttle;	/* cause_ns[THROTTLED]: whose quota; else NULL */
+	const struct ls_reclaim *reclaim;	/* cause_ns[RECLAIM]: the latest; else NULL */
+	const struct ls_affinity *affinity;	/* cause_ns[RUNNABLE]: its CPUs; else NULL */
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
@@ -365,6 +400,8 @@ const char *ls_verdict_text(enum ls_verdict v);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
 const char *ls_cause_name(enum ls_cause c);
+/* "direct", "memcg", "compaction"; "unknown" past the enum. */
+const char *ls_reclaim_kind_name(unsigned int kind);
 /* The stall's advice from its cause, verdict and culprit's state: a constant string. */
 const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);

@@ -33,6 +33,9 @@
 #define ENGINE_MAX_MMS		16384
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
+#define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
+/* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
+#define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
@@ -233,6 +236,20 @@ static inline bool spell__runnable(const struct spell *sp)
 	return sp->state == LS_STATE_PREEMPTED || sp->state == LS_STATE_GRANTED_NOT_RUNNING;
 }
 
+/* A CPU's stretch in its idle task, both ends seen in SWITCH records. */
+struct idle_span {
+	__u64 from;
+	__u64 to;
+};
+
+#define ENGINE_IDLE_RING	256	/* idle spans kept per CPU, the latest */
+
+/* A stretch a holder spent reclaiming or compacting memory (RECLAIM .. RECLAIM_END). */
+struct rspan {
+	__u64 start;
+	__u64 end;
+};
+
 enum task_cpu_state {
 	TASK_CPU_UNKNOWN = 0,
 	TASK_CPU_ON,		/* last seen switched in */
@@ -322,6 +339,12 @@ struct task {
 	struct ls_rec_stack *now_stack;
 	/* The latest THROTTLE record's limit, for its throttled spells; NULL: none. */
 	struct ls_throttle *throttle;
+	/* Reclaims: the one in progress (from reclaim_start), ended ones oldest first. */
+	bool reclaim_open;
+	__u64 reclaim_start;
+	struct ring reclaims;		/* struct rspan, at most ENGINE_RECLAIM_RING */
+	struct ls_reclaim *reclaim;	/* the latest RECLAIM record's; NULL: none */
+	struct ls_affinity *affinity;	/* the latest AFFINITY record's; NULL: none */
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -342,6 +365,11 @@ struct cpu {
 	/* Runs that overlap runnable spells, ordered: from and to never decrease. */
 	struct ring runs;
 	__u64 evicted_to;	/* runs ending up to here were overwritten to stay bounded */
+	/* Idle: since when, if its switch to idle was the latest switch seen here. */
+	bool idle_open;
+	__u64 idle_since;
+	__u32 idle_switches;	/* the idle task's count at that switch */
+	struct ring idles;	/* struct idle_span, at most ENGINE_IDLE_RING, oldest first */
 };
 
 struct engine;
@@ -361,12 +389,21 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r);
 void tasks__exit(struct engine *e, const struct ls_rec_exit *r);
 void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
+void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
+void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
+void tasks__affinity(struct engine *e, const struct ls_rec_affinity *r);
+/* Of [from, to), the most any CPU outside allowed (but cpu) was seen idle; their bits into idle. */
+__u64 cpus__idle_elsewhere(const struct engine *e, __u32 cpu, const __u64 *allowed, __u64 from,
+			   __u64 to, __u64 *idle);
 /* OWNER: follow the owner from here on, as it was when the wait began. */
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r);
 
 /* Walk tk's spells (closed, then the open one ending at now) inside [from, to). */
 typedef void (*spell_fn)(const struct spell *sp, __u64 start, __u64 end, void *ctx);
 void tasks__for_each_spell(const struct task *tk, __u64 from, __u64 to, spell_fn fn, void *ctx);
+/* Walk tk's reclaims (ended, then the one in progress ending at to), clipped to [from, to). */
+typedef void (*rspan_fn)(__u64 start, __u64 end, void *ctx);
+void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_fn fn, void *ctx);
 
 struct cpu *cpus__get(struct engine *e, __u32 cpu);
 void cpus__free_all(struct engine *e);
@@ -393,6 +430,10 @@ struct hold {
 	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
+	struct ls_reclaim *reclaim;	/* owned; its task reclaimed in it; else NULL */
+	struct ls_affinity *affinity;	/* owned; a spell of it was pinned (AFFINE); else NULL */
+	struct rspan *reclaims;		/* in the same block, after spells[] */
+	__u32 n_reclaims;
 	__u32 n_spells;
 	struct spell spells[];
 };
@@ -566,6 +607,7 @@ struct engine {
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
+	struct ls_affinity affinities[LS_MAX_HOLDERS];	/* holders[i].affinity */
 	__u64 tally_snap[ENGINE_MAX_TALLY];	/* tally before one spell: its own top runner */
 };
 

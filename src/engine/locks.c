@@ -276,41 +276,76 @@ static void hold__copy_spell(const struct spell *sp, __u64 start, __u64 end, voi
 	dst->end = end;
 }
 
-/* A throttled spell in the hold: keep the limit its task was last throttled by. */
-static void hold__keep_throttle(struct hold *h, const struct task *tk)
+/* A spell of the hold with cause bit: a copy of size bytes of what its task last said of it. */
+static void *hold__keep(const struct hold *h, __u8 bit, const void *what, size_t size)
 {
+	void *copy;
 	__u32 i;
 
-	if (!tk || !tk->throttle)
-		return;
+	if (!what)
+		return NULL;
 	for (i = 0; i < h->n_spells; i++) {
-		if (!(h->spells[i].cause & LS_CAUSE_F_THROTTLED))
+		if (!(h->spells[i].cause & bit))
 			continue;
-		h->throttle = malloc(sizeof(*h->throttle));
-		if (h->throttle)
-			*h->throttle = *tk->throttle;
-		return;
+		copy = malloc(size);
+		if (copy)
+			memcpy(copy, what, size);
+		return copy;
 	}
+	return NULL;
+}
+
+static void hold__count_reclaim(__u64 start, __u64 end, void *ctx)
+{
+	(*(__u32 *)ctx)++;
+}
+
+static void hold__copy_reclaim(__u64 start, __u64 end, void *ctx)
+{
+	struct hold *h = ctx;
+	struct rspan *dst = &h->reclaims[h->n_reclaims++];
+
+	dst->start = start;
+	dst->end = end;
+}
+
+/* Its task's reclaims inside the hold, and what the latest said of its cgroup. */
+static void hold__keep_reclaims(struct hold *h, const struct task *tk)
+{
+	tasks__for_each_reclaim(tk, h->start, h->end, hold__copy_reclaim, h);
+	if (!h->n_reclaims || !tk->reclaim)
+		return;
+	h->reclaim = malloc(sizeof(*h->reclaim));
+	if (h->reclaim)
+		*h->reclaim = *tk->reclaim;
 }
 
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 {
 	struct hold *h;
-	__u32 n = 0;
+	__u32 n = 0, nr = 0;
 
-	if (tk)
+	if (tk) {
 		tasks__for_each_spell(tk, start, end, hold__count_spell, &n);
-	h = calloc(1, sizeof(*h) + n * sizeof(h->spells[0]));
+		tasks__for_each_reclaim(tk, start, end, hold__count_reclaim, &nr);
+	}
+	h = calloc(1, sizeof(*h) + n * sizeof(h->spells[0]) + nr * sizeof(h->reclaims[0]));
 	if (!h)
 		return NULL;
 	h->start = start;
 	h->end = end;
 	h->released = true;
+	h->reclaims = (struct rspan *)&h->spells[n];
 	if (tk && tk->spells_lost_to > start)
 		h->spells_lost_to = tk->spells_lost_to;
-	if (tk)
+	if (tk) {
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
-	hold__keep_throttle(h, tk);
+		hold__keep_reclaims(h, tk);
+	}
+	if (tk) {
+		h->throttle = hold__keep(h, LS_CAUSE_F_THROTTLED, tk->throttle, sizeof(*h->throttle));
+		h->affinity = hold__keep(h, LS_CAUSE_F_AFFINE, tk->affinity, sizeof(*h->affinity));
+	}
 	return h;
 }
 
@@ -320,6 +355,8 @@ void hold__free(struct engine *e, struct hold *h)
 		return;
 	stack__free(e, h->stack);
 	free(h->throttle);
+	free(h->reclaim);
+	free(h->affinity);
 	free(h);
 }
 

@@ -69,11 +69,28 @@ const char *ls_cause_name(enum ls_cause c)
 	switch (c) {
 	case LS_CAUSE_THROTTLED:
 		return "throttled";
+	case LS_CAUSE_RECLAIM:
+		return "reclaim";
+	case LS_CAUSE_RUNNABLE:
+		return "runnable";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;
 	}
 	return "none";
+}
+
+const char *ls_reclaim_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case LS_RECLAIM_DIRECT:
+		return "direct";
+	case LS_RECLAIM_MEMCG:
+		return "memcg";
+	case LS_RECLAIM_COMPACT:
+		return "compaction";
+	}
+	return "unknown";
 }
 
 const char *ls_lock_kind_name(unsigned int kind)

@@ -32,8 +32,10 @@ struct cpu *cpus__get(struct engine *e, __u32 cpu)
 	if (!cpus)
 		return NULL;
 	memset(cpus + e->n_cpus, 0, (n - e->n_cpus) * sizeof(*cpus));
-	for (i = e->n_cpus; i < n; i++)
+	for (i = e->n_cpus; i < n; i++) {
 		ring__init(&cpus[i].runs, sizeof(struct run));
+		ring__init(&cpus[i].idles, sizeof(struct idle_span));
+	}
 	e->cpus = cpus;
 	e->n_cpus = n;
 	return &cpus[cpu];
@@ -43,8 +45,10 @@ void cpus__free_all(struct engine *e)
 {
 	__u32 i;
 
-	for (i = 0; i < e->n_cpus; i++)
+	for (i = 0; i < e->n_cpus; i++) {
 		ring__free(&e->cpus[i].runs);
+		ring__free(&e->cpus[i].idles);
+	}
 	free(e->cpus);
 	e->cpus = NULL;
 	e->n_cpus = 0;
@@ -205,6 +209,65 @@ void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder
 		since = u64_max(since, run__end(ring__at(&c->runs, c->runs.n - 1)));
 	if (c->runner_known && c->runner.tid && c->runner.tid != holder_tid)
 		tally__credit(e, &c->runner, span_overlap(since, to, from, to));
+}
+
+/*
+ * A switch on c: an idle stretch counts only when both its ends were seen
+ * and the idle task left the CPU once in between (its switch count went up
+ * by one): else something ran in it unseen (the CPU is not watched).
+ */
+static void cpu__note_idle(struct cpu *c, const struct ls_rec_switch *r)
+{
+	struct idle_span *sp;
+
+	if (!r->prev.tid && c->idle_open && r->hdr.ts > c->idle_since &&
+	    r->idle_switches == c->idle_switches + 1) {
+		if (ring__reserve(&c->idles, ENGINE_IDLE_RING))
+			ring__pop_front(&c->idles);
+		if (c->idles.cap) {
+			sp = ring__push(&c->idles);
+			sp->from = c->idle_since;
+			sp->to = r->hdr.ts;
+		}
+	}
+	c->idle_open = !r->next.tid;
+	c->idle_since = r->hdr.ts;
+	c->idle_switches = r->idle_switches;
+}
+
+static __u64 idle__end(const void *elem)
+{
+	return ((const struct idle_span *)elem)->to;
+}
+
+static bool cpu__in(const __u64 *mask, __u32 cpu)
+{
+	return cpu < 64 * LS_AFFINITY_WORDS && (mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+__u64 cpus__idle_elsewhere(const struct engine *e, __u32 cpu, const __u64 *allowed, __u64 from,
+			   __u64 to, __u64 *idle)
+{
+	const struct idle_span *sp;
+	__u64 most = 0, sum;
+	__u32 c, i;
+
+	for (c = 0; c < e->n_cpus; c++) {
+		if (c == cpu || cpu__in(allowed, c))
+			continue;
+		sum = 0;
+		for (i = ring__first_after(&e->cpus[c].idles, from, idle__end);
+		     i < e->cpus[c].idles.n; i++) {
+			sp = ring__at(&e->cpus[c].idles, i);
+			if (sp->from >= to)
+				break;
+			sum += span_overlap(sp->from, sp->to, from, to);
+		}
+		if (sum && c < 64 * LS_AFFINITY_WORDS)
+			idle[c / 64] |= 1ULL << (c % 64);
+		most = u64_max(most, sum);
+	}
+	return most;
 }
 
 /* ---- spells ---------------------------------------------------------- */
@@ -377,6 +440,7 @@ struct task *tasks__get(struct engine *e, const struct ls_task *t)
 	tk->info = *t;
 	tk->last_ts = e->now;
 	ring__init(&tk->spells, sizeof(struct spell));
+	ring__init(&tk->reclaims, sizeof(struct rspan));
 	list__init(&tk->wait_node);
 	for (i = 0; i < TASK_OPEN_HOLDS; i++) {
 		list__init(&tk->oh[i].node);
@@ -423,6 +487,9 @@ void tasks__drop(struct engine *e, struct task *tk)
 	stack__free(e, tk->hold_stack);
 	stack__free(e, tk->now_stack);
 	free(tk->throttle);
+	ring__free(&tk->reclaims);
+	free(tk->reclaim);
+	free(tk->affinity);
 	free(tk);
 }
 
@@ -477,6 +544,9 @@ void tasks__free_all(struct engine *e)
 		stack__free(e, tk->hold_stack);
 		stack__free(e, tk->now_stack);
 		free(tk->throttle);
+		ring__free(&tk->reclaims);
+		free(tk->reclaim);
+		free(tk->affinity);
 		free(tk);
 	}
 	e->n_spells = 0;
@@ -495,6 +565,7 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		return;
 	/* prev ran from when we last learned who runs here. */
 	cpu__push_run(e, c, &r->prev, c->since, ts);
+	cpu__note_idle(c, r);
 	c->runner = r->next;
 	c->since = u64_max(c->since, ts);
 	c->runner_known = true;
@@ -614,25 +685,29 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 	tk->cpu_state = TASK_CPU_OFF;
 }
 
-/* "/a/b" from names[] (leaf first), "/..." first when the kernel cut its top off. */
-static void throttle__path(struct ls_throttle *t, const struct ls_rec_throttle *r)
+/*
+ * "/a/b" into path (LS_THROTTLE_PATH_MAX bytes) from names[] (leaf first),
+ * "/..." first when the kernel cut its top off.
+ */
+static void cgroup__path(char *path, const char names[LS_CG_DEPTH][LS_CG_NAME], __u8 depth,
+			 bool truncated)
 {
 	size_t off = 0, len;
 	int i;
 
-	if (r->flags & LS_THROTTLE_F_TRUNC) {
-		memcpy(t->path, "/...", 4);
+	if (truncated) {
+		memcpy(path, "/...", 4);
 		off = 4;
 	}
-	for (i = (r->depth < LS_CG_DEPTH ? r->depth : LS_CG_DEPTH) - 1; i >= 0; i--) {
-		len = strnlen(r->names[i], LS_CG_NAME);
-		t->path[off++] = '/';
-		memcpy(t->path + off, r->names[i], len);
+	for (i = (depth < LS_CG_DEPTH ? depth : LS_CG_DEPTH) - 1; i >= 0; i--) {
+		len = strnlen(names[i], LS_CG_NAME);
+		path[off++] = '/';
+		memcpy(path + off, names[i], len);
 		off += len;
 	}
 	if (!off)
-		t->path[off++] = '/';
-	t->path[off] = '\0';
+		path[off++] = '/';
+	path[off] = '\0';
 }
 
 void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
@@ -656,8 +731,103 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r)
 	t->task_model = r->flags & LS_THROTTLE_F_TASK;
 	t->quota_ns = r->quota_ns;
 	t->period_ns = r->period_ns;
-	throttle__path(t, r);
+	cgroup__path(t->path, r->names, r->depth, t->truncated);
 	tk->throttle = t;
+}
+
+/* The page size of the traced host: x86_64, whose page counters lockstall reads. */
+#define RECLAIM_PAGE_SIZE 4096ULL
+
+void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__get(e, &id);
+	struct ls_reclaim *rc;
+
+	if (!tk)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	/* A reclaim whose end was lost: how long it lasted is not known, so it does not count. */
+	tk->reclaim_open = true;
+	tk->reclaim_start = r->hdr.ts;
+	rc = tk->reclaim ? tk->reclaim : malloc(sizeof(*rc));
+	if (!rc) {
+		e->sum.evicted++;
+		return;
+	}
+	memset(rc, 0, sizeof(*rc));
+	rc->kind = r->kind;
+	rc->limit = r->limit;
+	if (r->limit != LS_MEMCG_LIMIT_NONE) {
+		rc->truncated = r->flags & LS_RECLAIM_F_TRUNC;
+		rc->hierarchy_id = r->hierarchy_id;
+		rc->cgroup_id = r->cgroup_id;
+		rc->usage_bytes = r->usage_pages * RECLAIM_PAGE_SIZE;
+		rc->limit_bytes = r->limit_pages * RECLAIM_PAGE_SIZE;
+		cgroup__path(rc->path, r->names, r->depth, rc->truncated);
+	}
+	tk->reclaim = rc;
+}
+
+void tasks__affinity(struct engine *e, const struct ls_rec_affinity *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__get(e, &id);
+	struct ls_affinity *a;
+
+	if (!tk)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	a = tk->affinity ? tk->affinity : malloc(sizeof(*a));
+	if (!a) {
+		e->sum.evicted++;
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	a->nr_allowed = r->nr_cpus_allowed;
+	memcpy(a->allowed, r->mask, sizeof(a->allowed));
+	tk->affinity = a;
+}
+
+void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+	struct rspan *sp;
+
+	if (!tk || !tk->reclaim_open)
+		return;
+	tk->reclaim_open = false;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	if (r->hdr.ts <= tk->reclaim_start)
+		return;
+	if (ring__reserve(&tk->reclaims, ENGINE_RECLAIM_RING))
+		ring__pop_front(&tk->reclaims);
+	if (!tk->reclaims.cap) {
+		e->sum.evicted++;
+		return;
+	}
+	sp = ring__push(&tk->reclaims);
+	sp->start = tk->reclaim_start;
+	sp->end = r->hdr.ts;
+}
+
+void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_fn fn, void *ctx)
+{
+	const struct rspan *sp;
+	__u64 s, t;
+	__u32 i;
+
+	for (i = 0; i < tk->reclaims.n; i++) {
+		sp = ring__at(&tk->reclaims, i);
+		s = u64_max(sp->start, from);
+		t = u64_min(sp->end, to);
+		if (t > s)
+			fn(s, t, ctx);
+	}
+	s = u64_max(tk->reclaim_start, from);
+	if (tk->reclaim_open && to > s)
+		fn(s, to, ctx);
 }
 
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)

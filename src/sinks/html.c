@@ -290,6 +290,24 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 	      "<span style=\"background:#9467bd\"></span>granted, not running</div>\n", f);
 }
 
+/* What the kernel said kept the holder from going on: the time by cause, and why. */
+static void html_causes(FILE *f, const struct ls_holder *h)
+{
+	char why[SINK_CAUSE_TEXT_LEN];
+	unsigned int c;
+
+	for (c = LS_CAUSE_NONE + 1; c < LS_CAUSE_N; c++) {
+		if (!h->cause_ns[c])
+			continue;
+		fprintf(f, "; %s ", ls_cause_name(c));
+		html_dur(f, h->cause_ns[c]);
+		if (sink__cause_text(h, c, why, sizeof(why))) {
+			fputs(": ", f);
+			html_text(f, why, sizeof(why));
+		}
+	}
+}
+
 static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 {
 	char op[32], sched[64], state[32];
@@ -314,16 +332,7 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 		fputs("; woken by ", f);
 		html_task(f, &h->woken_by);
 	}
-	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
-		char lim[SINK_THROTTLE_TEXT_LEN];
-
-		fputs("; throttled ", f);
-		html_dur(f, h->cause_ns[LS_CAUSE_THROTTLED]);
-		if (h->throttle) {
-			fputs(": ", f);
-			html_text(f, sink__throttle_text(h->throttle, lim, sizeof(lim)), sizeof(lim));
-		}
-	}
+	html_causes(f, h);
 	fputs("</li>\n", f);
 }
 

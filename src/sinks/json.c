@@ -141,30 +141,66 @@ static void json_holder_now(FILE *f, const struct ls_holder *h)
 	json_bool(f, "mm_confirmed", !h->mm_unconfirmed);
 }
 
+/* ,"cgroup":PATH,"cgroup_id":N,"cgroup_version":1|2 of a limit the kernel named. */
+static void json_cause_cgroup(FILE *f, const char *raw, size_t size, __u64 id, __u32 hierarchy)
+{
+	char path[4 * LS_THROTTLE_PATH_MAX];
+
+	if (ls_cgroup_text(raw, strnlen(raw, size), path, sizeof(path)) >= 0)
+		json_strv(f, "cgroup", path);
+	json_u64(f, "cgroup_id", id);
+	json_u64(f, "cgroup_version", hierarchy ? 1 : 2);
+}
+
+static void json_cause_reclaim(FILE *f, const struct ls_reclaim *r)
+{
+	json_strv(f, "kind", ls_reclaim_kind_name(r->kind));
+	if (r->limit == LS_MEMCG_LIMIT_NONE)
+		return;
+	json_cause_cgroup(f, r->path, sizeof(r->path), r->cgroup_id, r->hierarchy_id);
+	json_strv(f, "limit", r->limit == LS_MEMCG_LIMIT_HIGH ? "high" : "max");
+	json_u64(f, "limit_bytes", r->limit_bytes);
+	json_u64(f, "usage_bytes", r->usage_bytes);
+}
+
+static void json_cause_affinity(FILE *f, const struct ls_affinity *a)
+{
+	char cpus[SINK_CPUS_TEXT_LEN];
+
+	json_strv(f, "allowed_cpus", sink__cpus_text(a->allowed, cpus, sizeof(cpus)));
+	json_u64(f, "nr_allowed", a->nr_allowed);
+	json_strv(f, "idle_cpus", sink__cpus_text(a->idle, cpus, sizeof(cpus)));
+}
+
 /*
- * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...}}: what the
- * kernel said of the holder's time (ABI 4 runs only: older recordings'
- * output stays as it was).
+ * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
+ * "reclaim":{...}}: what the kernel said of the holder's time (ABI 4 runs
+ * only: older recordings' output stays as it was).
  */
 static void json_causes(FILE *f, const struct ls_holder *h)
 {
 	const struct ls_throttle *t = h->throttle;
-	char path[4 * LS_THROTTLE_PATH_MAX];
+	const char *sep = "";
+	unsigned int c;
 
 	json_strv(f, "cause", ls_cause_name(h->cause));
 	fprintf(f, ",\"causes\":{");
-	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
-		fprintf(f, "\"throttled\":{\"ns\":%llu",
-			(unsigned long long)h->cause_ns[LS_CAUSE_THROTTLED]);
-		if (t && ls_cgroup_text(t->path, strnlen(t->path, sizeof(t->path)), path,
-					sizeof(path)) >= 0)
-			json_strv(f, "cgroup", path);
-		if (t) {
-			json_u64(f, "cgroup_id", t->cgroup_id);
-			json_u64(f, "cgroup_version", t->hierarchy_id ? 1 : 2);
+	for (c = LS_CAUSE_NONE + 1; c < LS_CAUSE_N; c++) {
+		if (!h->cause_ns[c])
+			continue;
+		fprintf(f, "%s\"%s\":{\"ns\":%llu", sep, ls_cause_name(c),
+			(unsigned long long)h->cause_ns[c]);
+		sep = ",";
+		if (c == LS_CAUSE_THROTTLED && t) {
+			json_cause_cgroup(f, t->path, sizeof(t->path), t->cgroup_id,
+					  t->hierarchy_id);
 			json_u64(f, "quota_ns", t->quota_ns);
 			json_u64(f, "period_ns", t->period_ns);
 		}
+		if (c == LS_CAUSE_RECLAIM && h->reclaim)
+			json_cause_reclaim(f, h->reclaim);
+		if (c == LS_CAUSE_RUNNABLE && h->affinity)
+			json_cause_affinity(f, h->affinity);
 		putc('}', f);
 	}
 	putc('}', f);

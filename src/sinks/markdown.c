@@ -203,6 +203,25 @@ static void md_stack(struct md_sink *m, const struct ls_frames *fr, __u64 seq, c
 	fprintf(f, "%s  ```\n\n", indent);
 }
 
+/* What the kernel said kept the holder from going on: the time by cause, and why. */
+static void md_causes(FILE *f, const struct ls_holder *h)
+{
+	char why[SINK_CAUSE_TEXT_LEN];
+	unsigned int c;
+
+	for (c = LS_CAUSE_NONE + 1; c < LS_CAUSE_N; c++) {
+		if (!h->cause_ns[c])
+			continue;
+		fprintf(f, "  - %s ", ls_cause_name(c));
+		md_dur(f, h->cause_ns[c]);
+		if (sink__cause_text(h, c, why, sizeof(why))) {
+			fputs(": ", f);
+			md_text(f, why);
+		}
+		fputs("\n", f);
+	}
+}
+
 static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_wait_ns, __u64 seq)
 {
 	FILE *f = m->base.out;
@@ -230,17 +249,7 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 		md_task(f, &h->woken_by);
 		fputs("\n", f);
 	}
-	if (h->cause_ns[LS_CAUSE_THROTTLED]) {
-		char lim[SINK_THROTTLE_TEXT_LEN];
-
-		fputs("  - throttled ", f);
-		md_dur(f, h->cause_ns[LS_CAUSE_THROTTLED]);
-		if (h->throttle) {
-			fputs(": ", f);
-			md_text(f, sink__throttle_text(h->throttle, lim, sizeof(lim)));
-		}
-		fputs("\n", f);
-	}
+	md_causes(f, h);
 	md_stack(m, h->frames, seq, "  ");
 }
 

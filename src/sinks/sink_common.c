@@ -371,6 +371,87 @@ const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t l
 	return buf;
 }
 
+/* "16.0MiB": a memory size in binary units. */
+static const char *sink__bytes(__u64 n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	unsigned int i = 0;
+
+	while (v >= 1024 && i + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f%s" : "%.0f%s", v, unit[i]);
+	return buf;
+}
+
+static const char *sink__reclaim_text(const struct ls_reclaim *r, char *buf, size_t len)
+{
+	char path[4 * LS_THROTTLE_PATH_MAX], u[32], l[32];
+
+	if (r->limit == LS_MEMCG_LIMIT_NONE) {
+		snprintf(buf, len, "%s", r->kind == LS_RECLAIM_DIRECT ? "direct reclaim" :
+			 r->kind == LS_RECLAIM_MEMCG ? "memcg reclaim" : "compaction");
+		return buf;
+	}
+	if (ls_cgroup_text(r->path, strnlen(r->path, sizeof(r->path)), path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "?");
+	snprintf(buf, len, "memcg reclaim: %s (cgroup %s) at its %s %s, usage %s", path,
+		 r->hierarchy_id ? "v1" : "v2", r->limit == LS_MEMCG_LIMIT_HIGH ? "high" : "max",
+		 sink__bytes(r->limit_bytes, l, sizeof(l)), sink__bytes(r->usage_bytes, u, sizeof(u)));
+	return buf;
+}
+
+static bool sink__cpu_in(const __u64 *mask, unsigned int cpu)
+{
+	return cpu < 64 * LS_AFFINITY_WORDS && (mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+const char *sink__cpus_text(const __u64 *mask, char *buf, size_t len)
+{
+	unsigned int c = 0, end;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	while (c < 64 * LS_AFFINITY_WORDS && off < len) {
+		if (!sink__cpu_in(mask, c)) {
+			c++;
+			continue;
+		}
+		for (end = c; sink__cpu_in(mask, end + 1); end++)
+			;
+		if (end == c)
+			off += snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
+		else
+			off += snprintf(buf + off, len - off, "%s%u-%u", off ? "," : "", c, end);
+		c = end + 1;
+	}
+	return buf;
+}
+
+/* "allowed CPUs 0 while CPUs 1 idled". */
+static const char *sink__affinity_text(const struct ls_affinity *a, char *buf, size_t len)
+{
+	char allowed[SINK_CPUS_TEXT_LEN], idle[SINK_CPUS_TEXT_LEN];
+
+	snprintf(buf, len, "allowed CPUs %s while CPUs %s idled",
+		 sink__cpus_text(a->allowed, allowed, sizeof(allowed)),
+		 sink__cpus_text(a->idle, idle, sizeof(idle)));
+	return buf;
+}
+
+const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len)
+{
+	if (c == LS_CAUSE_RUNNABLE && h->affinity)
+		return sink__affinity_text(h->affinity, buf, len);
+	if (c == LS_CAUSE_THROTTLED && h->throttle)
+		return sink__throttle_text(h->throttle, buf, len);
+	if (c == LS_CAUSE_RECLAIM && h->reclaim)
+		return sink__reclaim_text(h->reclaim, buf, len);
+	return NULL;
+}
+
 int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 {
 	unsigned int n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS, i;
@@ -406,6 +487,14 @@ int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 		if (h->throttle) {
 			c->throttles[i] = *h->throttle;
 			h->throttle = &c->throttles[i];
+		}
+		if (h->reclaim) {
+			c->reclaims[i] = *h->reclaim;
+			h->reclaim = &c->reclaims[i];
+		}
+		if (h->affinity) {
+			c->affinities[i] = *h->affinity;
+			h->affinity = &c->affinities[i];
 		}
 	}
 	stall_copy__paths(c);

@@ -95,6 +95,19 @@ struct ls_frames *ls_frames__dup(const struct ls_frames *fr);
 const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t len);
 
 /*
+ * What the kernel said behind holder h's cause c, for people: the throttle
+ * limit; the kind of reclaim and the memory cgroup at its limit ("memcg
+ * reclaim: /lsr (cgroup v1) at its max 16.0MiB, usage 16.0MiB").  NULL:
+ * nothing beyond the time.  Paths escaped as ls_cgroup_text() does.
+ */
+#define SINK_CAUSE_TEXT_LEN SINK_THROTTLE_TEXT_LEN
+const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len);
+
+/* "0-3,8": the CPUs of a mask of LS_AFFINITY_WORDS words; "" for none. */
+#define SINK_CPUS_TEXT_LEN (64 * LS_AFFINITY_WORDS * 4)
+const char *sink__cpus_text(const __u64 *mask, char *buf, size_t len);
+
+/*
  * A stall kept past its callback (the report's worst stalls, an SLO rule's
  * latest): the engine's holders and spells, the resolver's frames and the
  * cgroup paths live only during the call, so each is copied into blocks
@@ -108,6 +121,8 @@ struct stall_copy {
 	struct ls_frames *frames[1 + LS_MAX_HOLDERS];	/* [0] the waiter's, [1 + i] holder i's */
 	char *paths;			/* the cgroup paths st and its holders point to */
 	struct ls_throttle throttles[LS_MAX_HOLDERS];	/* holder i's throttle, when it has one */
+	struct ls_reclaim reclaims[LS_MAX_HOLDERS];	/* holder i's reclaim, when it has one */
+	struct ls_affinity affinities[LS_MAX_HOLDERS];	/* holder i's affinity, when it has one */
 };
 
 /*

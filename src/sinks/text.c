@@ -173,15 +173,18 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 /* "throttled 40.0ms: /lsx (cgroup v1) quota 10.0ms per 100ms": what the kernel said. */
 static void text__causes(FILE *f, const struct ls_holder *h)
 {
-	char d[32], lim[SINK_THROTTLE_TEXT_LEN];
+	char d[32], why[SINK_CAUSE_TEXT_LEN];
+	unsigned int c;
 
-	if (!h->cause_ns[LS_CAUSE_THROTTLED])
-		return;
-	fprintf(f, "           throttled %s", ls_format_duration(h->cause_ns[LS_CAUSE_THROTTLED], d,
-								sizeof(d)));
-	if (h->throttle)
-		fprintf(f, ": %s", sink__throttle_text(h->throttle, lim, sizeof(lim)));
-	putc('\n', f);
+	for (c = LS_CAUSE_NONE + 1; c < LS_CAUSE_N; c++) {
+		if (!h->cause_ns[c])
+			continue;
+		fprintf(f, "           %s %s", ls_cause_name(c),
+			ls_format_duration(h->cause_ns[c], d, sizeof(d)));
+		if (sink__cause_text(h, c, why, sizeof(why)))
+			fprintf(f, ": %s", why);
+		putc('\n', f);
+	}
 }
 
 /*

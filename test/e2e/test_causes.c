@@ -14,6 +14,13 @@
  *    never while it holds mmap_lock: lockstall must not say throttled of
  *    any stall of the workload, though the cgroup was throttled.
  * In the watch suite, so the kernel matrix (test/kernels) runs it too.
+ *
+ * reclaim_holder --cgroup puts the whole workload in a memory cgroup of
+ * ours with a low limit (v1 memory controller where there is one, else
+ * cgroup v2 memory.max); its holder faults memory in under mmap_read_lock
+ * while the cgroup is full of dirty page cache, so each charge reclaims.
+ * The victim's stalls must tell the holder's reclaim with our cgroup and
+ * its limit, within the holder's own time in the faulting call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +32,7 @@
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 
+#define MEMCG_LIMIT	(96LL << 20)
 #define CG_QUOTA_NS	10000000LL	/* 10 ms ... */
 #define CG_PERIOD_NS	100000000LL	/* ... per 100 ms */
 
@@ -183,4 +191,153 @@ Test(watch, throttled_reader, .fini = teardown, .timeout = 180)
 		check_not_throttled(victim_pid);
 	else
 		check_throttled(victim_pid, reader_tid);
+}
+
+/* Make our memory-limited cgroup under root (v1 memory or v2); false if root has no such controller. */
+static bool memcg_make(const char *root, int version)
+{
+	char limit[64];
+	int err;
+
+	if (version == 1 && access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK))
+		return false;
+	if (version == 2 && write_file(root, "cgroup.subtree_control", "+memory"))
+		return false;
+	snprintf(cg_path, sizeof(cg_path), "/lockstall-e2e-reclaim-%d", (int)getpid());
+	snprintf(cg_dir, sizeof(cg_dir), "%s%s", root, cg_path);
+	cr_assert_eq(mkdir(cg_dir, 0755), 0, "mkdir %s: %s", cg_dir, strerror(errno));
+	cg_version = version;
+	snprintf(limit, sizeof(limit), "%lld", MEMCG_LIMIT);
+	err = write_file(cg_dir, version == 1 ? "memory.limit_in_bytes" : "memory.max", limit);
+	cr_assert_eq(err, 0, "cannot limit %s: %s", cg_dir, strerror(-err));
+	return true;
+}
+
+/* The reclaim the kernel told of a holder, or NULL. */
+static const json_t *reclaim_of(const json_t *h)
+{
+	const json_t *c = json_object_get(h, "causes");
+
+	return c ? json_object_get(c, "reclaim") : NULL;
+}
+
+/* One victim stall's reclaiming holder, checked; its reclaim time. */
+static json_int_t check_reclaim_stall(const json_t *st, const json_t *h, json_int_t *named)
+{
+	const json_t *rc = reclaim_of(h);
+	json_int_t ns = e2e_int(rc, "ns");
+
+	cr_expect_leq(ns, e2e_int(h, "overlap_ns"), "reclaim beyond the hold in the wait: %s",
+		      json_dumps(st, JSON_COMPACT));
+	cr_expect_str_eq(e2e_str(rc, "kind"), "memcg");
+	cr_expect_str_eq(e2e_str(rc, "cgroup"), cg_path);
+	cr_expect_eq(e2e_int(rc, "cgroup_version"), cg_version);
+	cr_expect_str_eq(e2e_str(rc, "limit"), "max");
+	cr_expect_eq(e2e_int(rc, "limit_bytes"), MEMCG_LIMIT);
+	cr_expect_leq(e2e_int(rc, "usage_bytes"), MEMCG_LIMIT);
+	if (!strcmp(e2e_str(h, "cause"), "reclaim")) {
+		(*named)++;
+		cr_expect_geq(4 * ns, e2e_int(h, "overlap_ns"), "a small reclaim named the cause");
+		cr_expect_str_eq(e2e_str(st, "cause"), "reclaim");
+		cr_expect(strstr(e2e_str(st, "advice"), "memory.max"), "advice: %s",
+			  e2e_str(st, "advice"));
+	}
+	return ns;
+}
+
+Test(watch, reclaim_holder, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "--cgroup", cg_dir, "-d", "3", NULL };
+	json_int_t victim_pid, holder_tid, sum = 0, n = 0, named = 0, longest = 0, ns;
+	const json_t *st, *h;
+	size_t i;
+
+	e2e_require(true);
+	if (!memcg_make("/sys/fs/cgroup/memory", 1) && !memcg_make("/sys/fs/cgroup", 2) &&
+	    !memcg_make("/sys/fs/cgroup/unified", 2))
+		cr_skip_test("no cgroup v1 memory controller nor cgroup v2 with memory here");
+	e2e_watch__run(&w, "reclaim_holder", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "reclaim_holder");
+	cr_assert_eq(e2e_int(w.truth, "cg_limit_bytes"), MEMCG_LIMIT);
+	cr_assert_gt(e2e_int(w.truth, "cg_limit_hits"), 0,
+		     "the cgroup never hit its limit: nothing was tested");
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	holder_tid = e2e_int(w.truth, "holder_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		h = e2e_holder_with_tid(st, holder_tid);
+		if (!h || !reclaim_of(h))
+			continue;
+		n++;
+		ns = check_reclaim_stall(st, h, &named);
+		sum += ns;
+		longest = ns > longest ? ns : longest;
+	}
+	cr_log_info("victim stalls with the holder's reclaim: %lld, %lldus in all, the longest "
+		    "%lldus, %lld with reclaim as their cause; the holder: %lld populates, %lldus; "
+		    "the cgroup hit its limit %lld times; memory pressure (some) %lldus",
+		    n, sum / 1000, longest / 1000, named, e2e_int(w.truth, "populates"),
+		    e2e_int(w.truth, "populate_ns") / 1000, e2e_int(w.truth, "cg_limit_hits"),
+		    e2e_int(w.truth, "psi_memory_some_us"));
+	cr_assert_gt(n, 0, "no stall of the victim told the holder %lld's reclaim", holder_tid);
+	cr_expect_leq(sum, e2e_int(w.truth, "populate_ns"),
+		      "more reclaim in the stalls than the holder spent faulting memory in");
+	cr_assert_gt(named, 0, "reclaim was never the cause of a stall");
+}
+
+/*
+ * long_hold: the holder is pinned to CPU 1 under a hog, the victim waits on
+ * CPU 0.  Whatever lockstall says of the holder's runnable time while a CPU
+ * it may not use idled must be CPU 0's, with CPU 1 allowed, and within the
+ * victim CPU's idle time over the run (/proc/stat, to the tick); when CPU 0
+ * idled for long (a quiet host), it must have been said.
+ */
+#define IDLE_TICK_SLACK_NS	20000000LL
+
+Test(watch, pinned_holder, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "-d", "2", NULL };
+	json_int_t victim_pid, holder_tid, idle_truth, sum = 0, n = 0, named = 0;
+	const json_t *st, *h, *c, *rn;
+	char cpu[16];
+	size_t i;
+
+	e2e_require(true);
+	e2e_watch__run(&w, "long_hold", args);
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	holder_tid = e2e_int(w.truth, "holder_tid");
+	idle_truth = e2e_int(w.truth, "victim_cpu_idle_ns");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		h = e2e_holder_with_tid(st, holder_tid);
+		c = h ? json_object_get(h, "causes") : NULL;
+		rn = c ? json_object_get(c, "runnable") : NULL;
+		if (!rn)
+			continue;
+		n++;
+		sum += e2e_int(rn, "ns");
+		snprintf(cpu, sizeof(cpu), "%lld", e2e_int(w.truth, "holder_cpu"));
+		cr_expect_str_eq(e2e_str(rn, "allowed_cpus"), cpu);
+		snprintf(cpu, sizeof(cpu), "%lld", e2e_int(w.truth, "victim_cpu"));
+		cr_expect_str_eq(e2e_str(rn, "idle_cpus"), cpu);
+		cr_expect_leq(e2e_int(rn, "ns"), e2e_int(e2e_object(h, "offcpu_by_state"), "preempted"));
+		if (!strcmp(e2e_str(st, "cause"), "runnable")) {
+			named++;
+			cr_expect(strstr(e2e_str(st, "advice"), "affinity"), "advice: %s",
+				  e2e_str(st, "advice"));
+		}
+	}
+	cr_log_info("victim stalls telling the pinned holder's wait while CPU %lld idled: %lld, "
+		    "%lldus in all, %lld with it as their cause; CPU %lld idled %lldus (/proc/stat)",
+		    e2e_int(w.truth, "victim_cpu"), n, sum / 1000, named,
+		    e2e_int(w.truth, "victim_cpu"), idle_truth / 1000);
+	cr_assert_leq(sum, idle_truth + IDLE_TICK_SLACK_NS,
+		      "more idle time told than the CPU had");
+	if (idle_truth >= 10 * IDLE_TICK_SLACK_NS)
+		cr_assert_gt(n, 0, "CPU %lld idled %lldus and nothing was told",
+			     e2e_int(w.truth, "victim_cpu"), idle_truth / 1000);
+	else
+		cr_log_warn("the victim's CPU hardly idled (a busy host): only the bound was checked");
 }

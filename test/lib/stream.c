@@ -182,7 +182,18 @@ void stream__switch(struct stream *s, __u16 cpu, __u64 ts,
 	r.prev_runnable = prev_runnable;
 	r.prev_flags = prev_flags;
 	r.next_flags = next_flags;
+	if (s->count_idle && cpu < STREAM_CPUS && (!prev || !next)) {
+		if (!prev)
+			s->idle_switches[cpu]++;
+		r.idle_switches = s->idle_switches[cpu];
+	}
 	stream__append(s, &r, sizeof(r), LS_REC_SWITCH, cpu, ts);
+}
+
+void stream__idle_left(struct stream *s, __u16 cpu)
+{
+	if (cpu < STREAM_CPUS)
+		s->idle_switches[cpu]++;
 }
 
 void stream__cause(struct stream *s, __u8 cause)
@@ -197,20 +208,12 @@ void stream__cause(struct stream *s, __u8 cause)
 		abort();
 }
 
-void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns)
+/* "/a/b" into the kernel's names[] (leaf first); returns how many. */
+static __u8 stream__cg_names(char out[LS_CG_DEPTH][LS_CG_NAME], const char *path)
 {
 	const char *names[LS_CG_DEPTH], *p;
-	struct ls_rec_throttle r;
 	int n = 0, i;
 
-	memset(&r, 0, sizeof(r));
-	r.tid = t->tid;
-	r.tgid = t->tgid;
-	r.cgroup_id = 4242;
-	r.hierarchy_id = hierarchy_id;
-	r.quota_ns = quota_ns;
-	r.period_ns = period_ns;
 	for (p = path; *p && n < LS_CG_DEPTH; ) {
 		while (*p == '/')
 			p++;
@@ -224,10 +227,71 @@ void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_tas
 		const char *c = names[n - 1 - i];
 		size_t len = strcspn(c, "/");
 
-		memcpy(r.names[i], c, len < LS_CG_NAME ? len : LS_CG_NAME);
+		memcpy(out[i], c, len < LS_CG_NAME ? len : LS_CG_NAME);
 	}
-	r.depth = n;
+	return n;
+}
+
+void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns)
+{
+	struct ls_rec_throttle r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.cgroup_id = 4242;
+	r.hierarchy_id = hierarchy_id;
+	r.quota_ns = quota_ns;
+	r.period_ns = period_ns;
+	r.depth = stream__cg_names(r.names, path);
 	stream__append(s, &r, sizeof(r), LS_REC_THROTTLE, cpu, ts);
+}
+
+void stream__reclaim(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 kind,
+		     const struct stream_memcg *m)
+{
+	struct ls_rec_reclaim r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.kind = kind;
+	if (m) {
+		r.cgroup_id = 4343;
+		r.hierarchy_id = m->hierarchy_id;
+		r.limit = m->limit;
+		r.usage_pages = m->usage_pages;
+		r.limit_pages = m->limit_pages;
+		r.depth = stream__cg_names(r.names, m->path);
+	}
+	stream__append(s, &r, sizeof(r), LS_REC_RECLAIM, cpu, ts);
+}
+
+void stream__affinity(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 nr,
+		      __u64 mask0)
+{
+	struct ls_rec_affinity r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.nr_cpus_allowed = nr;
+	r.mask[0] = mask0;
+	stream__append(s, &r, sizeof(r), LS_REC_AFFINITY, cpu, ts);
+}
+
+void stream__reclaim_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			 __u8 kind, __u64 nr_reclaimed)
+{
+	struct ls_rec_reclaim_end r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.kind = kind;
+	r.nr_reclaimed = nr_reclaimed;
+	stream__append(s, &r, sizeof(r), LS_REC_RECLAIM_END, cpu, ts);
 }
 
 void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,

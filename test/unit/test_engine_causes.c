@@ -148,3 +148,284 @@ Test(causes, unthrottle_clipped_to_the_spell)
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_THROTTLED], MS(38));
 }
+
+/* ---- reclaim ---------------------------------------------------------- */
+
+static const struct stream_memcg lsr_at_max = {
+	.path = "/lockstall/lsr", .hierarchy_id = 4, .limit = LS_MEMCG_LIMIT_MAX,
+	.usage_pages = 4090, .limit_pages = 4096,
+};
+
+/*
+ * The holder, holding from T(0), enters memcg reclaim at T(5); it sleeps in
+ * it (writeback) T(10)..T(30), runs on and ends it at T(35); it releases at
+ * T(45).  The waiter waits T(2)..T(47).  Times in reclaim count on CPU or
+ * off: the hold's T(5)..T(35).
+ */
+static void scenario__reclaiming(const struct stream_memcg *m)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(20), .write = true };
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__reclaim(&efx.s, 0, T(5), &efx.holder, LS_RECLAIM_MEMCG, m);
+	stream__switch(&efx.s, 0, T(10), &efx.holder, LS_TASK_F_HOLDING, false, &efx.hog, 0);
+	stream__wakeup(&efx.s, 0, T(30), &efx.holder, LS_TASK_F_HOLDING, &efx.hog, 0, &efx.hog);
+	stream__switch(&efx.s, 0, T(30), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__reclaim_end(&efx.s, 0, T(35), &efx.holder, LS_RECLAIM_MEMCG, 512);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+}
+
+Test(causes, reclaim_in_memcg_at_its_limit)
+{
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	scenario__reclaiming(&lsr_at_max);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	h = &st->holders[0];
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_BLOCKED], MS(20), "the states stay");
+	cr_assert_eq(h->cause_ns[LS_CAUSE_RECLAIM], MS(30));
+	cr_assert_eq(h->cause_ns[LS_CAUSE_THROTTLED], 0);
+	cr_assert_eq(h->cause, LS_CAUSE_RECLAIM);
+	cr_assert_eq(st->cause, LS_CAUSE_RECLAIM);
+	cr_assert_not_null(h->reclaim);
+	cr_assert_eq(h->reclaim->kind, LS_RECLAIM_MEMCG);
+	cr_assert_eq(h->reclaim->limit, LS_MEMCG_LIMIT_MAX);
+	cr_assert_str_eq(h->reclaim->path, "/lockstall/lsr");
+	cr_assert_eq(h->reclaim->hierarchy_id, 4);
+	cr_assert_eq(h->reclaim->cgroup_id, 4343);
+	cr_assert_eq(h->reclaim->limit_bytes, 4096ULL * 4096);
+	cr_assert_eq(h->reclaim->usage_bytes, 4090ULL * 4096);
+	cr_assert_not_null(st->advice);
+	cr_assert(strstr(st->advice, "memory.max"), "advice: %s", st->advice);
+	cr_assert_eq(efx.cs->summary.stalls_by_cause[LS_CAUSE_RECLAIM], 1);
+}
+
+/* No cgroup at a limit was found: the reclaim is told, no cgroup named. */
+Test(causes, reclaim_without_a_limit_names_no_cgroup)
+{
+	const struct ls_holder *h;
+
+	scenario__reclaiming(NULL);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	h = &fixture__stall(0)->holders[0];
+	cr_assert_eq(h->cause_ns[LS_CAUSE_RECLAIM], MS(30));
+	cr_assert_not_null(h->reclaim);
+	cr_assert_eq(h->reclaim->limit, LS_MEMCG_LIMIT_NONE);
+	cr_assert_eq(h->reclaim->cgroup_id, 0);
+	cr_assert_str_eq(h->reclaim->path, "");
+}
+
+/*
+ * Only reclaim inside the wait and the hold counts: direct reclaim T(1)..T(4)
+ * (the wait begins at T(2)), compaction T(20)..T(25); a reclaim whose end
+ * was lost (a second RECLAIM came first) does not count at all.
+ */
+Test(causes, reclaim_clipped_and_lost_ends_not_counted)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .write = true };
+	const struct ls_holder *hd;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__reclaim(&efx.s, 0, T(1), &efx.holder, LS_RECLAIM_DIRECT, NULL);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__reclaim_end(&efx.s, 0, T(4), &efx.holder, LS_RECLAIM_DIRECT, 32);
+	stream__reclaim(&efx.s, 0, T(10), &efx.holder, LS_RECLAIM_MEMCG, &lsr_at_max);
+	stream__reclaim(&efx.s, 0, T(20), &efx.holder, LS_RECLAIM_COMPACT, NULL);
+	stream__reclaim_end(&efx.s, 0, T(25), &efx.holder, LS_RECLAIM_COMPACT, 0);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	hd = &fixture__stall(0)->holders[0];
+	cr_assert_eq(hd->cause_ns[LS_CAUSE_RECLAIM], MS(2) + MS(5));
+	cr_assert_not_null(hd->reclaim);
+	cr_assert_eq(hd->reclaim->kind, LS_RECLAIM_COMPACT, "the latest reclaim's");
+}
+
+/* An END of another kind, or of nobody's reclaim, is ignored. */
+Test(causes, reclaim_end_of_another_kind_ignored)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .write = true };
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__reclaim_end(&efx.s, 0, T(3), &efx.holder, LS_RECLAIM_DIRECT, 1);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RECLAIM], 0);
+	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
+	cr_assert_null(fixture__stall(0)->holders[0].reclaim);
+}
+
+/* A holder still in reclaim at a tick: the pending stall says so, up to the tick. */
+Test(causes, reclaim_in_progress_pending)
+{
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	efx.opts.pending_after_ns = MS(1000);
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__reclaim(&efx.s, 0, T(1), &efx.holder, LS_RECLAIM_MEMCG, &lsr_at_max);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, false, &efx.hog, 0);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__tick(&efx.s, T(1100), LS_TICK_PERIODIC);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_geq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert(st->pending);
+	cr_assert_eq(st->n_holders, 1);
+	h = &st->holders[0];
+	cr_assert_eq(h->task.tid, efx.holder.tid);
+	cr_assert_eq(h->cause_ns[LS_CAUSE_RECLAIM], T(1100) - T(2));
+	cr_assert_eq(st->cause, LS_CAUSE_RECLAIM);
+	cr_assert_str_eq(h->reclaim->path, "/lockstall/lsr");
+}
+
+/* A RECLAIM of a kind the ABI does not define is a bad record, not a crash. */
+Test(causes, reclaim_bad_kind_rejected)
+{
+	stream__reclaim(&efx.s, 0, T(1), &efx.holder, LS_RECLAIM_KIND_N, NULL);
+	stream__reclaim_end(&efx.s, 0, T(2), &efx.holder, 0, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->summary.bad_records, 2);
+}
+
+/*
+ * Reclaim of 2 ms in a 43 ms hold inside the wait: told (causes), but it
+ * is not the holder's cause, and the advice does not point at memory.
+ */
+Test(causes, small_cause_not_named)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .write = true };
+	const struct ls_stall *st;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__reclaim(&efx.s, 0, T(10), &efx.holder, LS_RECLAIM_MEMCG, &lsr_at_max);
+	stream__reclaim_end(&efx.s, 0, T(12), &efx.holder, LS_RECLAIM_MEMCG, 32);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_RECLAIM], MS(2));
+	cr_assert_not_null(st->holders[0].reclaim);
+	cr_assert_eq(st->holders[0].cause, LS_CAUSE_NONE);
+	cr_assert_eq(st->cause, LS_CAUSE_NONE);
+	cr_assert_null(strstr(st->advice, "memory"), "advice: %s", st->advice);
+}
+
+/* ---- runnable, pinned, while another CPU idled ---------------------------- */
+
+/*
+ * The holder, pinned (mask mask0, AFFINE unless !affine), is preempted on
+ * CPU 0 by the hog T(1)..T(40); the waiter's CPU 1 idles from its
+ * switch-out at T(3) to its switch-in at T(46) (scenario__wait_*), unless
+ * busy_at: then something else switches out on CPU 1 at busy_at, and
+ * that idle stretch's end was never seen.
+ */
+static void scenario__pinned(__u64 mask0, bool affine, __u64 busy_at)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
+
+	efx.s.count_idle = true;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	if (affine)
+		stream__affinity(&efx.s, 0, T(1), &efx.holder, 1, mask0);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	if (affine)
+		stream__cause(&efx.s, LS_CAUSE_F_AFFINE);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	if (busy_at) {
+		stream__idle_left(&efx.s, 1);
+		stream__switch(&efx.s, 1, busy_at, &efx.hog, 0, true, NULL, 0);
+	}
+	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+}
+
+Test(causes, pinned_while_another_cpu_idled)
+{
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	scenario__pinned(0x1, true, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	h = &st->holders[0];
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_PREEMPTED], MS(38), "the state stays");
+	/* CPU 1 idle T(3)..T(46), the holder runnable inside the wait T(2)..T(40) */
+	cr_assert_eq(h->cause_ns[LS_CAUSE_RUNNABLE], MS(37));
+	cr_assert_eq(h->cause, LS_CAUSE_RUNNABLE);
+	cr_assert_eq(st->cause, LS_CAUSE_RUNNABLE);
+	cr_assert_not_null(h->affinity);
+	cr_assert_eq(h->affinity->allowed[0], 0x1);
+	cr_assert_eq(h->affinity->idle[0], 0x2);
+	cr_assert_eq(h->affinity->nr_allowed, 1);
+	cr_assert(strstr(st->advice, "affinity"), "advice: %s", st->advice);
+}
+
+/* The idle CPU was one it may use: not an affinity matter. */
+Test(causes, idle_cpu_it_may_use_not_counted)
+{
+	scenario__pinned(0x3, true, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
+	cr_assert_null(fixture__stall(0)->holders[0].affinity);
+	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
+}
+
+/* The idle task left CPU 1 unseen in between: it did not idle all along, nothing counts. */
+Test(causes, idle_left_unseen_not_counted)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
+
+	efx.s.count_idle = true;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__affinity(&efx.s, 0, T(1), &efx.holder, 1, 0x1);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	stream__cause(&efx.s, LS_CAUSE_F_AFFINE);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	/* something ran on CPU 1 and went again, in switches not sent */
+	stream__idle_left(&efx.s, 1);
+	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
+}
+
+/* Not said to be pinned: idle CPUs elsewhere say nothing. */
+Test(causes, not_pinned_not_counted)
+{
+	scenario__pinned(0x1, false, 0);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
+	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
+}
+
+/*
+ * CPU 1 ran something at T(20) whose switch-in was never seen: the idle
+ * stretch from T(3) has no known end and does not count; the one from
+ * T(20) to T(46) does.
+ */
+Test(causes, idle_without_a_seen_end_not_counted)
+{
+	scenario__pinned(0x1, true, T(20));
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], MS(20));
+}

@@ -215,6 +215,94 @@ Test(sink_json, stall_contract)
 	free(text);
 }
 
+/*
+ * A run that looked for causes: the stall's cause and advice, the holder's
+ * time by cause with what the kernel named (the limit, the cgroup, escaped).
+ */
+Test(sink_json, causes_throttled_and_reclaim)
+{
+	struct ls_throttle thr = { .cgroup_id = 77, .hierarchy_id = 0, .quota_ns = FX_MS(10),
+				   .period_ns = FX_MS(100), .path = "/batch" };
+	struct ls_reclaim rc = { .kind = LS_RECLAIM_MEMCG, .limit = LS_MEMCG_LIMIT_MAX,
+				 .hierarchy_id = 4, .cgroup_id = 88, .usage_bytes = 16769024,
+				 .limit_bytes = 16777216, .path = "/lsr/a b\"" };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *o, *h0, *c, *t, *r;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_THROTTLED] = FX_MS(3);
+	h.cause_ns[LS_CAUSE_RECLAIM] = FX_MS(12);
+	h.cause = LS_CAUSE_RECLAIM;
+	h.throttle = &thr;
+	h.reclaim = &rc;
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RECLAIM;
+	st.advice = ls_advice(&st);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	o = l.v[0];
+	expect_s(o, "cause", "reclaim");
+	expect_s(o, "advice", st.advice);
+	h0 = json_array_get(field(o, "holders", JSON_ARRAY), 0);
+	expect_s(h0, "cause", "reclaim");
+	c = field(h0, "causes", JSON_OBJECT);
+	cr_assert_eq(json_object_size(c), 2);
+	t = field(c, "throttled", JSON_OBJECT);
+	expect_u(t, "ns", FX_MS(3));
+	expect_s(t, "cgroup", "/batch");
+	expect_u(t, "cgroup_version", 2);
+	expect_u(t, "quota_ns", FX_MS(10));
+	r = field(c, "reclaim", JSON_OBJECT);
+	expect_u(r, "ns", FX_MS(12));
+	expect_s(r, "kind", "memcg");
+	expect_s(r, "cgroup", "/lsr/a\\x20b\"");
+	expect_u(r, "cgroup_id", 88);
+	expect_u(r, "cgroup_version", 1);
+	expect_s(r, "limit", "max");
+	expect_u(r, "limit_bytes", 16777216);
+	expect_u(r, "usage_bytes", 16769024);
+	free_lines(&l);
+	free(text);
+
+	/* A pinned holder: its CPUs and those that idled. */
+	{
+		struct ls_affinity af = { .nr_allowed = 2, .allowed = { 0x3 }, .idle = { 0x34 } };
+		json_t *a;
+
+		h.cause_ns[LS_CAUSE_RUNNABLE] = FX_MS(7);
+		h.affinity = &af;
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+		a = field(field(h0, "causes", JSON_OBJECT), "runnable", JSON_OBJECT);
+		expect_u(a, "ns", FX_MS(7));
+		expect_s(a, "allowed_cpus", "0-1");
+		expect_u(a, "nr_allowed", 2);
+		expect_s(a, "idle_cpus", "2,4-5");
+		free_lines(&l);
+		free(text);
+		h.cause_ns[LS_CAUSE_RUNNABLE] = 0;
+		h.affinity = NULL;
+	}
+
+	/* Compaction names no cgroup: only its kind. */
+	rc.kind = LS_RECLAIM_COMPACT;
+	rc.limit = LS_MEMCG_LIMIT_NONE;
+	h.cause_ns[LS_CAUSE_THROTTLED] = 0;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	r = field(field(h0, "causes", JSON_OBJECT), "reclaim", JSON_OBJECT);
+	expect_s(r, "kind", "compaction");
+	expect_absent(r, "cgroup");
+	expect_absent(r, "limit");
+	free_lines(&l);
+	free(text);
+}
+
 Test(sink_json, stall_no_holders)
 {
 	struct ls_stall st;

@@ -292,6 +292,9 @@ Test(sink_prometheus, stalls_and_histograms)
 	st.verdict = LS_VERDICT_CONTENTION;
 	st.cause = LS_CAUSE_THROTTLED;
 	cr_assert_eq(sink__stall(sink, &st), 0);
+	st.cause = LS_CAUSE_RECLAIM;
+	cr_assert_eq(sink__stall(sink, &st), 0);
+	cr_assert_eq(sink__stall(sink, &st), 0);
 
 	wait_hist(&v[0], 10, LS_HIST_WAIT, 0, 3, 5);	/* 5 reads in (4us, 8us] */
 	wait_hist(&v[1], 11, LS_HIST_WAIT, 0, 10, 2);	/* 2 reads of ~1ms */
@@ -302,10 +305,11 @@ Test(sink_prometheus, stalls_and_histograms)
 
 	parse(&x, render(&o));
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"priority_inversion\""), 2);
-	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 3);
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"unknown\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"none\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"reclaim\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"4e-06\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"8e-06\""), 10);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"0.001024\""),

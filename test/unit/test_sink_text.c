@@ -756,3 +756,35 @@ Test(sink_text, kernel_lock_names)
 	cr_assert_not_null(strstr(text, "mutex evil\\x0a\\x1b[2J  verdict"), "%s", text);
 	free(text);
 }
+
+/* A holder in memcg reclaim: the time, the cgroup at its limit (escaped), and the advice. */
+Test(sink_text, reclaim_holder_and_advice)
+{
+	struct ls_reclaim rc = { .kind = LS_RECLAIM_MEMCG, .limit = LS_MEMCG_LIMIT_MAX,
+				 .hierarchy_id = 4, .cgroup_id = 88, .usage_bytes = 16769024,
+				 .limit_bytes = 16777216 };
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	strcpy(rc.path, "/lsr \x1b[2J");
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_RECLAIM] = FX_MS(30);
+	h.cause = LS_CAUSE_RECLAIM;
+	h.reclaim = &rc;
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RECLAIM;
+	st.advice = ls_advice(&st);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           reclaim 30ms: memcg reclaim: /lsr\\x20\\x1b[2J (cgroup v1) at its max 16.0MiB, usage 16.0MiB");
+	assert_line(text, "  advice   the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)");
+	assert_terminal_safe(text);
+	free(text);
+
+	/* Direct reclaim: the system's memory, no cgroup. */
+	rc.kind = LS_RECLAIM_DIRECT;
+	rc.limit = LS_MEMCG_LIMIT_NONE;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           reclaim 30ms: direct reclaim");
+	free(text);
+}

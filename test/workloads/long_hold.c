@@ -50,6 +50,7 @@ struct victim {
 	pid_t tid;
 	const char *policy;
 	struct wl_worst worst;
+	uint64_t cpu_idle_ns;		/* its CPU's idle time while it measured */
 	atomic_uint_fast64_t in_call;	/* start of the call in progress; 0: none */
 	struct call waits[MAX_WAITS];	/* calls of LONG_CALL_NS or more */
 	unsigned int n_waits;
@@ -126,11 +127,13 @@ static void *victim__run(void *arg)
 	v->policy = wl_set_class(WL_CLASS_HIGH);
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
+	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM);
 	do {
 		victim__call(v);
 		v->end_ns = wl_now_ns();
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, v->end_ns));
+	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM) - v->cpu_idle_ns;
 	atomic_store(&v->in_call, ~0ULL);	/* done: main stops watching */
 	return NULL;
 }
@@ -193,10 +196,12 @@ static void print_truth(const struct victim *v, const struct holder *h, const st
 	printf("{\"workload\":\"long_hold\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\","
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"vmas\":%zu,\"mprotect_calls\":%llu,"
+	       "\"victim_cpu\":%d,\"victim_cpu_idle_ns\":%llu,\"holder_cpu\":%d,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,"
 	       "\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,\"waits\":[",
 	       (int)getpid(), (int)v->tid, v->policy, (int)getpid(), (int)h->tid,
 	       (int)hog->c.pid, (int)hog->c.tid, n_vmas, (unsigned long long)h->calls,
+	       WL_CPU_VICTIM, (unsigned long long)v->cpu_idle_ns, WL_CPU_LOW,
 	       (unsigned long long)v->start_ns, (unsigned long long)v->end_ns,
 	       (unsigned long long)v->worst.calls, (unsigned long long)v->worst.start_ns,
 	       (unsigned long long)v->worst.end_ns, (unsigned long long)v->worst.ns);
@@ -216,7 +221,6 @@ int main(int argc, char **argv)
 	struct wl_hog hog = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
 	pthread_t ht, vt;
-	int ready[2], err;
 
 	/* -w MS is ours: take it out before the common options. */
 	if (argc >= 3 && !strcmp(argv[argc - 2], "-w")) {
@@ -236,17 +240,7 @@ int main(int argc, char **argv)
 	h.map = holder__map(opts.size_mb * 1000, page);
 
 	wl_gate__init(&v.go);
-	err = pthread_create(&vt, NULL, victim__run, &v);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	if (pipe(ready))
-		wl_die("pipe: %s", strerror(errno));
-	h.ready_fd = ready[1];
-	err = pthread_create(&ht, NULL, holder__run, &h);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
-	wl_recv(ready[0], &h.tid, sizeof(h.tid), "the holder");
-	close(ready[0]);
+	h.tid = wl_start_threads(&vt, victim__run, &v, &ht, holder__run, &h, &h.ready_fd);
 	wl_hog__go(&hog);
 	wait_holder_locked(h.tid);
 	wl_gate__open(&v.go);

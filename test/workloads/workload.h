@@ -16,6 +16,7 @@
 #define LOCKSTALL_WORKLOAD_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -164,6 +165,31 @@ static inline void wl_gate__open(struct wl_gate *g)
 	wl_send(g->fd[1], "g", 1);
 }
 
+/*
+ * Start the victim thread (it waits at its own gate), then the holder
+ * thread, whose arg gets the write end of a pipe in *ready_fd: it sends its
+ * tid there once at work.  Returns that tid.
+ */
+static inline pid_t wl_start_threads(pthread_t *vt, void *(*victim)(void *), void *v,
+				     pthread_t *ht, void *(*holder)(void *), void *h, int *ready_fd)
+{
+	int ready[2], err;
+	pid_t tid;
+
+	err = pthread_create(vt, NULL, victim, v);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	if (pipe(ready))
+		wl_die("pipe: %s", strerror(errno));
+	*ready_fd = ready[1];
+	err = pthread_create(ht, NULL, holder, h);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	wl_recv(ready[0], &tid, sizeof(tid), "the holder");
+	close(ready[0]);
+	return tid;
+}
+
 /* Children die with the workload, whatever kills it (a test timing out). */
 static inline void wl_child_setup(pid_t parent)
 {
@@ -284,7 +310,8 @@ struct wl_opts {
 	bool control;		/* --control: no hog, equal priorities */
 	unsigned long size_mb;	/* -s: mapping size, where a workload has one */
 	bool swap_exe;		/* --swap-exe: see swap_exe.h (mprotect_fault) */
-	const char *cgroup;	/* --cgroup: the holder's CPU-limited cgroup directory (proc_reader) */
+	/* --cgroup: the holder's CPU-limited (proc_reader) or memory-limited (reclaim_holder) cgroup */
+	const char *cgroup;
 };
 
 /*
@@ -314,7 +341,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"  --swap-exe   run from a copy whose path is swapped with a FIFO and a\n"
 		"               symlink all the while (mprotect_fault)\n"
 		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
-		"               before and after goes into the ground truth (proc_reader)\n"
+		"               before and after goes into the ground truth (proc_reader);\n"
+		"               the memory cgroup the process runs in (reclaim_holder)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
@@ -364,6 +392,28 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 		}
 		i++;
 	}
+}
+
+/*
+ * How long cpu has been idle since boot, in ns, as /proc/stat counts it (in
+ * clock ticks: a truth to the tick); 0 if it cannot be read.
+ */
+static inline uint64_t wl_cpu_idle_ns(int cpu)
+{
+	char want[32], line[512];
+	unsigned long long user, nice, sys, idle = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)) &&
+		    sscanf(line + strlen(want), "%llu %llu %llu %llu", &user, &nice, &sys, &idle) == 4)
+			break;
+	fclose(f);
+	return hz > 0 ? idle * (1000000000ULL / (uint64_t)hz) : 0;
 }
 
 /* Sleep between calls: pacing, so the victim leaves its CPU to others, never a hand-shake. */
