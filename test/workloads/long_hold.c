@@ -50,7 +50,6 @@ struct victim {
 	pid_t tid;
 	const char *policy;
 	struct wl_worst worst;
-	uint64_t cpu_idle_ns;		/* its CPU's idle time while it measured */
 	atomic_uint_fast64_t in_call;	/* start of the call in progress; 0: none */
 	struct call waits[MAX_WAITS];	/* calls of LONG_CALL_NS or more */
 	unsigned int n_waits;
@@ -127,13 +126,11 @@ static void *victim__run(void *arg)
 	v->policy = wl_set_class(WL_CLASS_HIGH);
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
-	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM);
 	do {
 		victim__call(v);
 		v->end_ns = wl_now_ns();
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, v->end_ns));
-	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM) - v->cpu_idle_ns;
 	atomic_store(&v->in_call, ~0ULL);	/* done: main stops watching */
 	return NULL;
 }
@@ -196,12 +193,10 @@ static void print_truth(const struct victim *v, const struct holder *h, const st
 	printf("{\"workload\":\"long_hold\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\","
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"vmas\":%zu,\"mprotect_calls\":%llu,"
-	       "\"victim_cpu\":%d,\"victim_cpu_idle_ns\":%llu,\"holder_cpu\":%d,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,"
 	       "\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,\"waits\":[",
 	       (int)getpid(), (int)v->tid, v->policy, (int)getpid(), (int)h->tid,
 	       (int)hog->c.pid, (int)hog->c.tid, n_vmas, (unsigned long long)h->calls,
-	       WL_CPU_VICTIM, (unsigned long long)v->cpu_idle_ns, WL_CPU_LOW,
 	       (unsigned long long)v->start_ns, (unsigned long long)v->end_ns,
 	       (unsigned long long)v->worst.calls, (unsigned long long)v->worst.start_ns,
 	       (unsigned long long)v->worst.end_ns, (unsigned long long)v->worst.ns);

@@ -394,28 +394,6 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 	}
 }
 
-/*
- * How long cpu has been idle since boot, in ns, as /proc/stat counts it (in
- * clock ticks: a truth to the tick); 0 if it cannot be read.
- */
-static inline uint64_t wl_cpu_idle_ns(int cpu)
-{
-	char want[32], line[512];
-	unsigned long long user, nice, sys, idle = 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "re");
-
-	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "cpu%d ", cpu);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, want, strlen(want)) &&
-		    sscanf(line + strlen(want), "%llu %llu %llu %llu", &user, &nice, &sys, &idle) == 4)
-			break;
-	fclose(f);
-	return hz > 0 ? idle * (1000000000ULL / (uint64_t)hz) : 0;
-}
-
 /* Sleep between calls: pacing, so the victim leaves its CPU to others, never a hand-shake. */
 static inline void wl_pause(unsigned int us)
 {
