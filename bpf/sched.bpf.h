@@ -72,25 +72,6 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 	return now;
 }
 
-struct task_struct___csw {
-	unsigned long nvcsw;
-	unsigned long nivcsw;
-};
-
-/* For a SWITCH being sent: how often the idle task among prev and next left its CPU. */
-static __always_inline __u32 ls_idle_switches(struct task_struct *prev, struct task_struct *next)
-{
-	struct task_struct___csw *idle;
-
-	if (!BPF_CORE_READ(prev, pid))
-		idle = (void *)prev;
-	else if (!BPF_CORE_READ(next, pid))
-		idle = (void *)next;
-	else
-		return 0;
-	return BPF_CORE_READ(idle, nvcsw) + BPF_CORE_READ(idle, nivcsw);
-}
-
 /*
  * The hot path.  Tasks without lock state cost two storage lookups and one
  * array read; nothing is sent unless prev or next has state or this CPU has
@@ -138,7 +119,6 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	r->prev_flags = pf_after;
 	r->next_flags = nf;
 	r->prev_cause = cause;
-	r->idle_switches = ls_idle_switches(prev, next);
 	ls_emit_submit(r);
 	if (pf)
 		ps->seen = 1;

@@ -34,8 +34,7 @@
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
  * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
  * compaction of holders), LS_FEAT_CAUSE_RECLAIM; LS_REC_AFFINITY and
- * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus and
- * ls_rec_switch.idle_switches (were padding).
+ * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus (was padding).
  * 4 (kernel locks): LS_FEAT_KLOCK; kernel locks are ls_mm kinds 3-6 with
  * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
@@ -239,12 +238,7 @@ struct ls_rec_switch {
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
 	__u8 prev_cause;	/* LS_CAUSE_F_*: runnable holders only; 0 before ABI 4 */
-	/*
-	 * prev or next the idle task (tid 0): its nvcsw + nivcsw, low 32 bits
-	 * (it is switched out once per idle stretch: two records whose counts
-	 * differ by one enclose one); else 0, as before ABI 4 (causes 2).
-	 */
-	__u32 idle_switches;
+	__u8 pad[4];
 };
 
 /*

@@ -368,7 +368,6 @@ struct cpu {
 	/* Idle: since when, if its switch to idle was the latest switch seen here. */
 	bool idle_open;
 	__u64 idle_since;
-	__u32 idle_switches;	/* the idle task's count at that switch */
 	struct ring idles;	/* struct idle_span, at most ENGINE_IDLE_RING, oldest first */
 };
 

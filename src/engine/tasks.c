@@ -213,15 +213,15 @@ void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder
 
 /*
  * A switch on c: an idle stretch counts only when both its ends were seen
- * and the idle task left the CPU once in between (its switch count went up
- * by one): else something ran in it unseen (the CPU is not watched).
+ * (the switch to idle, then the next switch there, out of idle); a switch
+ * out of something else means an end went unseen, and what ran then is
+ * not known.
  */
 static void cpu__note_idle(struct cpu *c, const struct ls_rec_switch *r)
 {
 	struct idle_span *sp;
 
-	if (!r->prev.tid && c->idle_open && r->hdr.ts > c->idle_since &&
-	    r->idle_switches == c->idle_switches + 1) {
+	if (!r->prev.tid && c->idle_open && r->hdr.ts > c->idle_since) {
 		if (ring__reserve(&c->idles, ENGINE_IDLE_RING))
 			ring__pop_front(&c->idles);
 		if (c->idles.cap) {
@@ -232,7 +232,6 @@ static void cpu__note_idle(struct cpu *c, const struct ls_rec_switch *r)
 	}
 	c->idle_open = !r->next.tid;
 	c->idle_since = r->hdr.ts;
-	c->idle_switches = r->idle_switches;
 }
 
 static __u64 idle__end(const void *elem)

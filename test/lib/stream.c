@@ -182,18 +182,7 @@ void stream__switch(struct stream *s, __u16 cpu, __u64 ts,
 	r.prev_runnable = prev_runnable;
 	r.prev_flags = prev_flags;
 	r.next_flags = next_flags;
-	if (s->count_idle && cpu < STREAM_CPUS && (!prev || !next)) {
-		if (!prev)
-			s->idle_switches[cpu]++;
-		r.idle_switches = s->idle_switches[cpu];
-	}
 	stream__append(s, &r, sizeof(r), LS_REC_SWITCH, cpu, ts);
-}
-
-void stream__idle_left(struct stream *s, __u16 cpu)
-{
-	if (cpu < STREAM_CPUS)
-		s->idle_switches[cpu]++;
 }
 
 void stream__cause(struct stream *s, __u8 cause)

@@ -16,8 +16,6 @@
 
 struct engine;
 
-#define STREAM_CPUS 8
-
 struct stream {
 	unsigned char *buf;
 	size_t len;
@@ -26,13 +24,6 @@ struct stream {
 	size_t n;
 	size_t lens_alloc;
 	__u16 lost_before;	/* for the next record only */
-	/*
-	 * count_idle: SWITCH records carry the idle task's switch count per
-	 * CPU (the first STREAM_CPUS), as the kernel keeps it; else 0, as
-	 * recordings made before ABI 4's causes (the golden ones) have.
-	 */
-	bool count_idle;
-	__u32 idle_switches[STREAM_CPUS];
 };
 
 /* The fields of a WAIT_BEGIN / WAIT_END / HOLD that a test chooses. */
@@ -92,8 +83,6 @@ void stream__migrate(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 		     __u32 from_cpu, __u32 to_cpu, const struct ls_task *dest_curr);
 /* The cause byte (LS_CAUSE_F_*) of the last record, a SWITCH (prev_cause) or a WAKEUP. */
 void stream__cause(struct stream *s, __u8 cause);
-/* The idle task of cpu left it without a record saying so (a switch not sent). */
-void stream__idle_left(struct stream *s, __u16 cpu);
 /* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
 void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);

@@ -336,7 +336,6 @@ static void scenario__pinned(__u64 mask0, bool affine, __u64 busy_at)
 {
 	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
 
-	efx.s.count_idle = true;
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
 	if (affine)
 		stream__affinity(&efx.s, 0, T(1), &efx.holder, 1, mask0);
@@ -344,10 +343,8 @@ static void scenario__pinned(__u64 mask0, bool affine, __u64 busy_at)
 	if (affine)
 		stream__cause(&efx.s, LS_CAUSE_F_AFFINE);
 	scenario__wait_begin(&efx.waiter, true, T(2));
-	if (busy_at) {
-		stream__idle_left(&efx.s, 1);
+	if (busy_at)
 		stream__switch(&efx.s, 1, busy_at, &efx.hog, 0, true, NULL, 0);
-	}
 	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
 	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
 	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
@@ -384,27 +381,6 @@ Test(causes, idle_cpu_it_may_use_not_counted)
 	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
 	cr_assert_null(fixture__stall(0)->holders[0].affinity);
 	cr_assert_eq(fixture__stall(0)->cause, LS_CAUSE_NONE);
-}
-
-/* The idle task left CPU 1 unseen in between: it did not idle all along, nothing counts. */
-Test(causes, idle_left_unseen_not_counted)
-{
-	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
-
-	efx.s.count_idle = true;
-	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
-	stream__affinity(&efx.s, 0, T(1), &efx.holder, 1, 0x1);
-	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
-	stream__cause(&efx.s, LS_CAUSE_F_AFFINE);
-	scenario__wait_begin(&efx.waiter, true, T(2));
-	/* something ran on CPU 1 and went again, in switches not sent */
-	stream__idle_left(&efx.s, 1);
-	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
-	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
-	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
-	cr_assert_eq(fixture__run(), 0);
-	cr_assert_eq(efx.cs->n_stalls, 1);
-	cr_assert_eq(fixture__stall(0)->holders[0].cause_ns[LS_CAUSE_RUNNABLE], 0);
 }
 
 /* Not said to be pinned: idle CPUs elsewhere say nothing. */
