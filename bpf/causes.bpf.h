@@ -71,8 +71,6 @@ struct sched_entity {
 struct task_struct___causes {
 	struct sched_entity se;
 	bool throttled;		/* 6.18+: dequeued by the throttle task work */
-	int nr_cpus_allowed;
-	const void *cpus_ptr;	/* struct cpumask *: its bits from CPU 0 up */
 };
 
 #pragma clang attribute pop
@@ -222,7 +220,7 @@ static __always_inline void ls_throttle_open(struct task_struct *p, struct cfs_r
 		__sync_fetch_and_add(&throttle_open_n, 1);
 }
 
-static __always_inline __u8 ls_throttle_cause(struct task_struct *p, __u64 now)
+static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
 {
 	struct task_struct___causes *t = (void *)p;
 	bool task_model = bpf_core_field_exists(t->throttled);
@@ -235,39 +233,6 @@ static __always_inline __u8 ls_throttle_cause(struct task_struct *p, __u64 now)
 		return 0;
 	ls_throttle_open(p, cfs_rq);
 	return LS_CAUSE_F_THROTTLED;
-}
-
-/*
- * p may not run on every CPU (affinity, cpuset): say which it may, so user
- * space can tell the idle time of the others while p waited for its own.
- */
-static __always_inline __u8 ls_affine_cause(struct task_struct *p, __u64 now)
-{
-	struct task_struct___causes *t = (void *)p;
-	struct ls_rec_affinity *r;
-	int nr;
-
-	if (!bpf_core_field_exists(t->cpus_ptr) || !cfg.nr_cpus)
-		return 0;
-	nr = BPF_CORE_READ(t, nr_cpus_allowed);
-	if (nr <= 0 || nr >= cfg.nr_cpus)
-		return 0;
-	r = ls_emit_reserve(LS_REC_AFFINITY, sizeof(*r), now);
-	if (!r)
-		return 0;
-	r->tid = BPF_CORE_READ(p, pid);
-	r->tgid = BPF_CORE_READ(p, tgid);
-	r->nr_cpus_allowed = nr;
-	/* The kernel's mask is NR_CPUS bits, at least 64: the first word is always there. */
-	bpf_probe_read_kernel(r->mask, cfg.nr_cpus > 64 ? sizeof(r->mask) : sizeof(r->mask[0]),
-			      BPF_CORE_READ(t, cpus_ptr));
-	ls_emit_submit(r);
-	return LS_CAUSE_F_AFFINE;
-}
-
-static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
-{
-	return ls_throttle_cause(p, now) | ls_affine_cause(p, now);
 }
 
 /*

@@ -682,7 +682,6 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 			     bool has_fault_tp)
 {
 	struct lockstall_bpf *s = l->skel;
-	int ncpus;
 
 	s->rodata->cfg.min_wait_ns = opts->threshold_ns;
 	s->rodata->cfg.min_hold_ns = opts->min_hold_ns;
@@ -690,11 +689,6 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 	s->rodata->cfg.kstacks = opts->stacks;
 	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
 	s->rodata->cfg.ustack_copy = opts->ustack_copy;
-	/* Before loading: a pinned holder is one allowed fewer CPUs than there are. */
-	ncpus = libbpf_num_possible_cpus();
-	s->rodata->cfg.nr_cpus = ncpus > 0 && ncpus <= 65535 ? ncpus : 0;
-	if (s->rodata->cfg.nr_cpus)
-		l->features |= LS_FEAT_CAUSE_AFFINITY;
 	bpf_program__set_autoload(l->switch_nargs == 5 ? s->progs.ls_sched_switch_nostate :
 				  s->progs.ls_sched_switch, false);
 

@@ -33,8 +33,7 @@
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
  * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
- * compaction of holders), LS_FEAT_CAUSE_RECLAIM; LS_REC_AFFINITY and
- * LS_CAUSE_F_AFFINE (a pinned holder), ls_bpf_config.nr_cpus (was padding).
+ * compaction of holders), LS_FEAT_CAUSE_RECLAIM; new types only.
  * 4 (kernel locks): LS_FEAT_KLOCK; kernel locks are ls_mm kinds 3-6 with
  * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
@@ -66,7 +65,6 @@ enum ls_rec_type {
 	LS_REC_EXIT = 7,	/* struct ls_rec_exit */
 	LS_REC_STACK = 8,	/* struct ls_rec_stack: where a waiter or holder was */
 	LS_REC_OWNER = 9,	/* struct ls_rec_owner: a waiter began a wait on a known owner */
-	LS_REC_AFFINITY = 24,	/* struct ls_rec_affinity: the CPUs a pinned holder may run on */
 	LS_REC_THROTTLE = 12,	/* struct ls_rec_throttle: a holder's CPU quota ran out */
 	LS_REC_UNTHROTTLE = 13,	/* struct ls_rec_unthrottle: a throttled holder runs again */
 	LS_REC_RECLAIM = 14,	/* struct ls_rec_reclaim: a holder began reclaim or compaction */
@@ -76,7 +74,7 @@ enum ls_rec_type {
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
-	LS_REC_TYPE_MAX = 25,
+	LS_REC_TYPE_MAX,
 };
 
 /*
@@ -223,7 +221,6 @@ enum ls_owner_how {
  * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
-#define LS_CAUSE_F_AFFINE	0x02	/* it may not run on every CPU: LS_REC_AFFINITY came first */
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -354,22 +351,6 @@ struct ls_rec_reclaim_end {
 	__u8 pad[7];
 };
 
-/*
- * A holder going off CPU runnable (or woken) that may not run on every CPU
- * (its affinity or cpuset): the CPUs it may run on, sent just before the
- * SWITCH or WAKEUP with LS_CAUSE_F_AFFINE (same hdr.ts).
- */
-#define LS_AFFINITY_WORDS 4	/* CPUs 0-255; CPUs beyond are not in mask */
-
-struct ls_rec_affinity {
-	struct ls_hdr hdr;
-	__u32 tid;
-	__u32 tgid;
-	__u32 nr_cpus_allowed;	/* task->nr_cpus_allowed */
-	__u32 pad;
-	__u64 mask[LS_AFFINITY_WORDS];	/* bit n: it may run on CPU n */
-};
-
 /* A waiting or holding task moved to another CPU's run queue while not running. */
 struct ls_rec_migrate {
 	struct ls_hdr hdr;
@@ -492,9 +473,8 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
-#define LS_FEAT_CAUSE_AFFINITY	0x800	/* a pinned runnable holder's CPUs are told */
 /* causes were looked for: stalls get advice */
-#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_AFFINITY)
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -640,7 +620,7 @@ struct ls_bpf_config {
 	__u32 self_tgid;	/* lockstall itself: never traced */
 	__u8 kstacks;		/* send STACK records with kernel stacks */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
-	__u16 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned */
+	__u16 pad;
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
 	__u32 pad2;
 };
@@ -663,7 +643,6 @@ LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
-LS_ASSERT_SIZE(ls_rec_affinity, 64);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

@@ -31,7 +31,6 @@ union any_rec {
 	struct ls_rec_unthrottle unthrottle;
 	struct ls_rec_reclaim reclaim;
 	struct ls_rec_reclaim_end reclaim_end;
-	struct ls_rec_affinity affinity;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -68,8 +67,6 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_reclaim);
 	case LS_REC_RECLAIM_END:
 		return sizeof(struct ls_rec_reclaim_end);
-	case LS_REC_AFFINITY:
-		return sizeof(struct ls_rec_affinity);
 	default:
 		return 0;
 	}
@@ -79,7 +76,7 @@ static size_t rec__size(__u16 type)
 static bool rec__from_kernel(__u16 type)
 {
 	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
-	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_AFFINITY;
+	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END);
 }
 
 /* What the size check cannot see. */
@@ -313,9 +310,6 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 		break;
 	case LS_REC_RECLAIM_END:
 		tasks__reclaim_end(e, &u->reclaim_end);
-		break;
-	case LS_REC_AFFINITY:
-		tasks__affinity(e, &u->affinity);
 		break;
 	}
 	return err;

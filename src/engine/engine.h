@@ -49,7 +49,6 @@ enum ls_cause {
 	LS_CAUSE_NONE = 0,
 	LS_CAUSE_THROTTLED = 1,	/* runnable, its cgroup's CFS quota spent (LS_CAUSE_F_THROTTLED) */
 	LS_CAUSE_RECLAIM = 2,	/* in direct reclaim or compaction (LS_REC_RECLAIM .. _END) */
-	LS_CAUSE_RUNNABLE = 3,	/* runnable, pinned, while a CPU it may not use idled */
 	LS_CAUSE_N,
 };
 
@@ -80,16 +79,6 @@ struct ls_reclaim {
 	__u64 usage_bytes;	/* at the reclaim's start */
 	__u64 limit_bytes;
 	char path[LS_THROTTLE_PATH_MAX];	/* "/a/b" from the hierarchy's root; raw bytes */
-};
-
-/*
- * A pinned holder (LS_REC_AFFINITY): the CPUs it may run on, and those it
- * may not that were seen idle while it waited runnable for its own.
- */
-struct ls_affinity {
-	__u32 nr_allowed;
-	__u64 allowed[LS_AFFINITY_WORDS];	/* bit n: CPU n */
-	__u64 idle[LS_AFFINITY_WORDS];		/* set in a stall's holder only */
 };
 
 enum ls_role {
@@ -176,14 +165,12 @@ struct ls_holder {
 	/*
 	 * The part of the hold inside the wait the kernel gave a cause for
 	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED is off-CPU
-	 * time; RECLAIM is time in reclaim, on CPU or off; RUNNABLE is
-	 * runnable time while a CPU it may not use was seen idle.
+	 * time; RECLAIM is time in reclaim, on CPU or off.
 	 */
 	__u64 cause_ns[LS_CAUSE_N];
 	enum ls_cause cause;
 	const struct ls_throttle *throttle;	/* cause_ns[THROTTLED]: whose quota; else NULL */
 	const struct ls_reclaim *reclaim;	/* cause_ns[RECLAIM]: the latest; else NULL */
-	const struct ls_affinity *affinity;	/* cause_ns[RUNNABLE]: its CPUs; else NULL */
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;

@@ -236,14 +236,6 @@ static inline bool spell__runnable(const struct spell *sp)
 	return sp->state == LS_STATE_PREEMPTED || sp->state == LS_STATE_GRANTED_NOT_RUNNING;
 }
 
-/* A CPU's stretch in its idle task, both ends seen in SWITCH records. */
-struct idle_span {
-	__u64 from;
-	__u64 to;
-};
-
-#define ENGINE_IDLE_RING	256	/* idle spans kept per CPU, the latest */
-
 /* A stretch a holder spent reclaiming or compacting memory (RECLAIM .. RECLAIM_END). */
 struct rspan {
 	__u64 start;
@@ -344,7 +336,6 @@ struct task {
 	__u64 reclaim_start;
 	struct ring reclaims;		/* struct rspan, at most ENGINE_RECLAIM_RING */
 	struct ls_reclaim *reclaim;	/* the latest RECLAIM record's; NULL: none */
-	struct ls_affinity *affinity;	/* the latest AFFINITY record's; NULL: none */
 };
 
 /* One stretch of one task running on a CPU: the preemptor tally's source. */
@@ -365,10 +356,6 @@ struct cpu {
 	/* Runs that overlap runnable spells, ordered: from and to never decrease. */
 	struct ring runs;
 	__u64 evicted_to;	/* runs ending up to here were overwritten to stay bounded */
-	/* Idle: since when, if its switch to idle was the latest switch seen here. */
-	bool idle_open;
-	__u64 idle_since;
-	struct ring idles;	/* struct idle_span, at most ENGINE_IDLE_RING, oldest first */
 };
 
 struct engine;
@@ -390,10 +377,6 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
 void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
-void tasks__affinity(struct engine *e, const struct ls_rec_affinity *r);
-/* Of [from, to), the most any CPU outside allowed (but cpu) was seen idle; their bits into idle. */
-__u64 cpus__idle_elsewhere(const struct engine *e, __u32 cpu, const __u64 *allowed, __u64 from,
-			   __u64 to, __u64 *idle);
 /* OWNER: follow the owner from here on, as it was when the wait began. */
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r);
 
@@ -430,7 +413,6 @@ struct hold {
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	struct ls_reclaim *reclaim;	/* owned; its task reclaimed in it; else NULL */
-	struct ls_affinity *affinity;	/* owned; a spell of it was pinned (AFFINE); else NULL */
 	struct rspan *reclaims;		/* in the same block, after spells[] */
 	__u32 n_reclaims;
 	__u32 n_spells;
@@ -606,7 +588,6 @@ struct engine {
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
-	struct ls_affinity affinities[LS_MAX_HOLDERS];	/* holders[i].affinity */
 	__u64 tally_snap[ENGINE_MAX_TALLY];	/* tally before one spell: its own top runner */
 };
 

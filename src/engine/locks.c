@@ -276,23 +276,21 @@ static void hold__copy_spell(const struct spell *sp, __u64 start, __u64 end, voi
 	dst->end = end;
 }
 
-/* A spell of the hold with cause bit: a copy of size bytes of what its task last said of it. */
-static void *hold__keep(const struct hold *h, __u8 bit, const void *what, size_t size)
+/* A throttled spell in the hold: keep the limit its task was last throttled by. */
+static void hold__keep_throttle(struct hold *h, const struct task *tk)
 {
-	void *copy;
 	__u32 i;
 
-	if (!what)
-		return NULL;
+	if (!tk || !tk->throttle)
+		return;
 	for (i = 0; i < h->n_spells; i++) {
-		if (!(h->spells[i].cause & bit))
+		if (!(h->spells[i].cause & LS_CAUSE_F_THROTTLED))
 			continue;
-		copy = malloc(size);
-		if (copy)
-			memcpy(copy, what, size);
-		return copy;
+		h->throttle = malloc(sizeof(*h->throttle));
+		if (h->throttle)
+			*h->throttle = *tk->throttle;
+		return;
 	}
-	return NULL;
 }
 
 static void hold__count_reclaim(__u64 start, __u64 end, void *ctx)
@@ -342,10 +340,7 @@ struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
 		hold__keep_reclaims(h, tk);
 	}
-	if (tk) {
-		h->throttle = hold__keep(h, LS_CAUSE_F_THROTTLED, tk->throttle, sizeof(*h->throttle));
-		h->affinity = hold__keep(h, LS_CAUSE_F_AFFINE, tk->affinity, sizeof(*h->affinity));
-	}
+	hold__keep_throttle(h, tk);
 	return h;
 }
 
@@ -356,7 +351,6 @@ void hold__free(struct engine *e, struct hold *h)
 	stack__free(e, h->stack);
 	free(h->throttle);
 	free(h->reclaim);
-	free(h->affinity);
 	free(h);
 }
 

@@ -71,8 +71,6 @@ const char *ls_cause_name(enum ls_cause c)
 		return "throttled";
 	case LS_CAUSE_RECLAIM:
 		return "reclaim";
-	case LS_CAUSE_RUNNABLE:
-		return "runnable";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;

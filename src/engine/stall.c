@@ -485,49 +485,13 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 	}
 }
 
-/*
- * The holder's runnable time, pinned, while a CPU it may not use was seen
- * idle (per spell, the most any one such CPU idled): into hd, with its CPUs.
- */
-static void stall__idle_elsewhere(struct engine *e, const struct stall_cand *lead,
-				  struct ls_holder *hd)
-{
-	struct ls_affinity *a = &e->affinities[hd - e->holders];
-	const struct stall_cand *c;
-	const struct spell *sp;
-	__u32 i, k;
-	__u64 s, t;
-
-	memset(a, 0, sizeof(*a));
-	for (i = 0; i < lead->n_group; i++) {
-		c = &lead[i];
-		if (!c->h->affinity)
-			continue;
-		for (k = 0; k < c->h->n_spells; k++) {
-			sp = &c->h->spells[k];
-			s = u64_max(sp->start, c->from);
-			t = u64_min(sp->end, c->to);
-			if (t <= s || !spell__runnable(sp) || !(sp->cause & LS_CAUSE_F_AFFINE))
-				continue;
-			memcpy(a->allowed, c->h->affinity->allowed, sizeof(a->allowed));
-			a->nr_allowed = c->h->affinity->nr_allowed;
-			hd->cause_ns[LS_CAUSE_RUNNABLE] +=
-				cpus__idle_elsewhere(e, sp->cpu, a->allowed, s, t, a->idle);
-		}
-	}
-	if (hd->cause_ns[LS_CAUSE_RUNNABLE])
-		hd->affinity = a;
-}
-
 /* The causes the kernel gave for the holder's spells, the largest, and the limit behind them. */
-static void stall__holder_causes(struct engine *e, const struct stall_cand *lead,
-				 struct ls_holder *hd)
+static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder *hd)
 {
 	unsigned int k;
 	__u32 i;
 
 	memcpy(hd->cause_ns, lead->by_cause, sizeof(hd->cause_ns));
-	stall__idle_elsewhere(e, lead, hd);
 	hd->cause = LS_CAUSE_NONE;
 	for (k = LS_CAUSE_NONE + 1; k < LS_CAUSE_N; k++)
 		if (hd->cause_ns[k] && (hd->cause == LS_CAUSE_NONE ||
@@ -588,7 +552,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
-	stall__holder_causes(e, lead, hd);
+	stall__holder_causes(lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)
 		hd->woken_by = lead->waker;

@@ -32,10 +32,8 @@ struct cpu *cpus__get(struct engine *e, __u32 cpu)
 	if (!cpus)
 		return NULL;
 	memset(cpus + e->n_cpus, 0, (n - e->n_cpus) * sizeof(*cpus));
-	for (i = e->n_cpus; i < n; i++) {
+	for (i = e->n_cpus; i < n; i++)
 		ring__init(&cpus[i].runs, sizeof(struct run));
-		ring__init(&cpus[i].idles, sizeof(struct idle_span));
-	}
 	e->cpus = cpus;
 	e->n_cpus = n;
 	return &cpus[cpu];
@@ -45,10 +43,8 @@ void cpus__free_all(struct engine *e)
 {
 	__u32 i;
 
-	for (i = 0; i < e->n_cpus; i++) {
+	for (i = 0; i < e->n_cpus; i++)
 		ring__free(&e->cpus[i].runs);
-		ring__free(&e->cpus[i].idles);
-	}
 	free(e->cpus);
 	e->cpus = NULL;
 	e->n_cpus = 0;
@@ -209,64 +205,6 @@ void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder
 		since = u64_max(since, run__end(ring__at(&c->runs, c->runs.n - 1)));
 	if (c->runner_known && c->runner.tid && c->runner.tid != holder_tid)
 		tally__credit(e, &c->runner, span_overlap(since, to, from, to));
-}
-
-/*
- * A switch on c: an idle stretch counts only when both its ends were seen
- * (the switch to idle, then the next switch there, out of idle); a switch
- * out of something else means an end went unseen, and what ran then is
- * not known.
- */
-static void cpu__note_idle(struct cpu *c, const struct ls_rec_switch *r)
-{
-	struct idle_span *sp;
-
-	if (!r->prev.tid && c->idle_open && r->hdr.ts > c->idle_since) {
-		if (ring__reserve(&c->idles, ENGINE_IDLE_RING))
-			ring__pop_front(&c->idles);
-		if (c->idles.cap) {
-			sp = ring__push(&c->idles);
-			sp->from = c->idle_since;
-			sp->to = r->hdr.ts;
-		}
-	}
-	c->idle_open = !r->next.tid;
-	c->idle_since = r->hdr.ts;
-}
-
-static __u64 idle__end(const void *elem)
-{
-	return ((const struct idle_span *)elem)->to;
-}
-
-static bool cpu__in(const __u64 *mask, __u32 cpu)
-{
-	return cpu < 64 * LS_AFFINITY_WORDS && (mask[cpu / 64] >> (cpu % 64) & 1);
-}
-
-__u64 cpus__idle_elsewhere(const struct engine *e, __u32 cpu, const __u64 *allowed, __u64 from,
-			   __u64 to, __u64 *idle)
-{
-	const struct idle_span *sp;
-	__u64 most = 0, sum;
-	__u32 c, i;
-
-	for (c = 0; c < e->n_cpus; c++) {
-		if (c == cpu || cpu__in(allowed, c))
-			continue;
-		sum = 0;
-		for (i = ring__first_after(&e->cpus[c].idles, from, idle__end);
-		     i < e->cpus[c].idles.n; i++) {
-			sp = ring__at(&e->cpus[c].idles, i);
-			if (sp->from >= to)
-				break;
-			sum += span_overlap(sp->from, sp->to, from, to);
-		}
-		if (sum && c < 64 * LS_AFFINITY_WORDS)
-			idle[c / 64] |= 1ULL << (c % 64);
-		most = u64_max(most, sum);
-	}
-	return most;
 }
 
 /* ---- spells ---------------------------------------------------------- */
@@ -488,7 +426,6 @@ void tasks__drop(struct engine *e, struct task *tk)
 	free(tk->throttle);
 	ring__free(&tk->reclaims);
 	free(tk->reclaim);
-	free(tk->affinity);
 	free(tk);
 }
 
@@ -545,7 +482,6 @@ void tasks__free_all(struct engine *e)
 		free(tk->throttle);
 		ring__free(&tk->reclaims);
 		free(tk->reclaim);
-		free(tk->affinity);
 		free(tk);
 	}
 	e->n_spells = 0;
@@ -564,7 +500,6 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		return;
 	/* prev ran from when we last learned who runs here. */
 	cpu__push_run(e, c, &r->prev, c->since, ts);
-	cpu__note_idle(c, r);
 	c->runner = r->next;
 	c->since = u64_max(c->since, ts);
 	c->runner_known = true;
@@ -766,26 +701,6 @@ void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r)
 		cgroup__path(rc->path, r->names, r->depth, rc->truncated);
 	}
 	tk->reclaim = rc;
-}
-
-void tasks__affinity(struct engine *e, const struct ls_rec_affinity *r)
-{
-	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
-	struct task *tk = tasks__get(e, &id);
-	struct ls_affinity *a;
-
-	if (!tk)
-		return;
-	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
-	a = tk->affinity ? tk->affinity : malloc(sizeof(*a));
-	if (!a) {
-		e->sum.evicted++;
-		return;
-	}
-	memset(a, 0, sizeof(*a));
-	a->nr_allowed = r->nr_cpus_allowed;
-	memcpy(a->allowed, r->mask, sizeof(a->allowed));
-	tk->affinity = a;
 }
 
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r)

@@ -163,15 +163,6 @@ static void json_cause_reclaim(FILE *f, const struct ls_reclaim *r)
 	json_u64(f, "usage_bytes", r->usage_bytes);
 }
 
-static void json_cause_affinity(FILE *f, const struct ls_affinity *a)
-{
-	char cpus[SINK_CPUS_TEXT_LEN];
-
-	json_strv(f, "allowed_cpus", sink__cpus_text(a->allowed, cpus, sizeof(cpus)));
-	json_u64(f, "nr_allowed", a->nr_allowed);
-	json_strv(f, "idle_cpus", sink__cpus_text(a->idle, cpus, sizeof(cpus)));
-}
-
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
  * "reclaim":{...}}: what the kernel said of the holder's time (ABI 4 runs
@@ -199,8 +190,6 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 		}
 		if (c == LS_CAUSE_RECLAIM && h->reclaim)
 			json_cause_reclaim(f, h->reclaim);
-		if (c == LS_CAUSE_RUNNABLE && h->affinity)
-			json_cause_affinity(f, h->affinity);
 		putc('}', f);
 	}
 	putc('}', f);

@@ -403,48 +403,8 @@ static const char *sink__reclaim_text(const struct ls_reclaim *r, char *buf, siz
 	return buf;
 }
 
-static bool sink__cpu_in(const __u64 *mask, unsigned int cpu)
-{
-	return cpu < 64 * LS_AFFINITY_WORDS && (mask[cpu / 64] >> (cpu % 64) & 1);
-}
-
-const char *sink__cpus_text(const __u64 *mask, char *buf, size_t len)
-{
-	unsigned int c = 0, end;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	while (c < 64 * LS_AFFINITY_WORDS && off < len) {
-		if (!sink__cpu_in(mask, c)) {
-			c++;
-			continue;
-		}
-		for (end = c; sink__cpu_in(mask, end + 1); end++)
-			;
-		if (end == c)
-			off += snprintf(buf + off, len - off, "%s%u", off ? "," : "", c);
-		else
-			off += snprintf(buf + off, len - off, "%s%u-%u", off ? "," : "", c, end);
-		c = end + 1;
-	}
-	return buf;
-}
-
-/* "allowed CPUs 0 while CPUs 1 idled". */
-static const char *sink__affinity_text(const struct ls_affinity *a, char *buf, size_t len)
-{
-	char allowed[SINK_CPUS_TEXT_LEN], idle[SINK_CPUS_TEXT_LEN];
-
-	snprintf(buf, len, "allowed CPUs %s while CPUs %s idled",
-		 sink__cpus_text(a->allowed, allowed, sizeof(allowed)),
-		 sink__cpus_text(a->idle, idle, sizeof(idle)));
-	return buf;
-}
-
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len)
 {
-	if (c == LS_CAUSE_RUNNABLE && h->affinity)
-		return sink__affinity_text(h->affinity, buf, len);
 	if (c == LS_CAUSE_THROTTLED && h->throttle)
 		return sink__throttle_text(h->throttle, buf, len);
 	if (c == LS_CAUSE_RECLAIM && h->reclaim)
@@ -491,10 +451,6 @@ int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 		if (h->reclaim) {
 			c->reclaims[i] = *h->reclaim;
 			h->reclaim = &c->reclaims[i];
-		}
-		if (h->affinity) {
-			c->affinities[i] = *h->affinity;
-			h->affinity = &c->affinities[i];
 		}
 	}
 	stall_copy__paths(c);

@@ -103,10 +103,6 @@ const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t l
 #define SINK_CAUSE_TEXT_LEN SINK_THROTTLE_TEXT_LEN
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len);
 
-/* "0-3,8": the CPUs of a mask of LS_AFFINITY_WORDS words; "" for none. */
-#define SINK_CPUS_TEXT_LEN (64 * LS_AFFINITY_WORDS * 4)
-const char *sink__cpus_text(const __u64 *mask, char *buf, size_t len);
-
 /*
  * A stall kept past its callback (the report's worst stalls, an SLO rule's
  * latest): the engine's holders and spells, the resolver's frames and the
@@ -122,7 +118,6 @@ struct stall_copy {
 	char *paths;			/* the cgroup paths st and its holders point to */
 	struct ls_throttle throttles[LS_MAX_HOLDERS];	/* holder i's throttle, when it has one */
 	struct ls_reclaim reclaims[LS_MAX_HOLDERS];	/* holder i's reclaim, when it has one */
-	struct ls_affinity affinities[LS_MAX_HOLDERS];	/* holder i's affinity, when it has one */
 };
 
 /*

@@ -257,19 +257,6 @@ void stream__reclaim(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 	stream__append(s, &r, sizeof(r), LS_REC_RECLAIM, cpu, ts);
 }
 
-void stream__affinity(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 nr,
-		      __u64 mask0)
-{
-	struct ls_rec_affinity r;
-
-	memset(&r, 0, sizeof(r));
-	r.tid = t->tid;
-	r.tgid = t->tgid;
-	r.nr_cpus_allowed = nr;
-	r.mask[0] = mask0;
-	stream__append(s, &r, sizeof(r), LS_REC_AFFINITY, cpu, ts);
-}
-
 void stream__reclaim_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 			 __u8 kind, __u64 nr_reclaimed)
 {

@@ -103,9 +103,6 @@ void stream__reclaim(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 		     const struct stream_memcg *m);
 void stream__reclaim_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 			 __u8 kind, __u64 nr_reclaimed);
-/* An AFFINITY of t: nr CPUs allowed, mask0 the first word of its mask. */
-void stream__affinity(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 nr,
-		      __u64 mask0);
 void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
 		   const struct stream_owner *o);
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);

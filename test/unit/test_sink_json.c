@@ -267,27 +267,6 @@ Test(sink_json, causes_throttled_and_reclaim)
 	free_lines(&l);
 	free(text);
 
-	/* A pinned holder: its CPUs and those that idled. */
-	{
-		struct ls_affinity af = { .nr_allowed = 2, .allowed = { 0x3 }, .idle = { 0x34 } };
-		json_t *a;
-
-		h.cause_ns[LS_CAUSE_RUNNABLE] = FX_MS(7);
-		h.affinity = &af;
-		text = json_of_stall(&st);
-		parse_lines(text, &l);
-		h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
-		a = field(field(h0, "causes", JSON_OBJECT), "runnable", JSON_OBJECT);
-		expect_u(a, "ns", FX_MS(7));
-		expect_s(a, "allowed_cpus", "0-1");
-		expect_u(a, "nr_allowed", 2);
-		expect_s(a, "idle_cpus", "2,4-5");
-		free_lines(&l);
-		free(text);
-		h.cause_ns[LS_CAUSE_RUNNABLE] = 0;
-		h.affinity = NULL;
-	}
-
 	/* Compaction names no cgroup: only its kind. */
 	rc.kind = LS_RECLAIM_COMPACT;
 	rc.limit = LS_MEMCG_LIMIT_NONE;
