@@ -446,8 +446,8 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	double bw, bh;
 
 	fprintf(f, "<h3>%s, mmap_lock%s, ", m->title, m->mode);
-	html_text(f, m->comm, sizeof(m->comm));
-	fprintf(f, "[%u]</h3>\n", m->tgid);
+	html_text(f, m->who, sizeof(m->who));
+	fputs("</h3>\n", f);
 	if (m->any) {
 		n = m->last - m->first + 1;
 		bw = (double)(HG_WIDTH - 20) / n;
@@ -482,9 +482,9 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	fputs("</p>\n", f);
 }
 
-static void html_hists_more(void *ctx, unsigned int kind, size_t n)
+static void html_hists_more(void *ctx, const char *text)
 {
-	fprintf(ctx, "<p>and %zu more %s histograms (--top)</p>\n", n, rm_hist_title(kind));
+	fprintf(ctx, "<p>%s</p>\n", text);
 }
 
 static int html_hists(struct html_sink *hs, const struct ls_hist_set *set)
