@@ -248,6 +248,37 @@ static void hist__update(struct engine *e, const struct ls_rec_hist *r)
 	e->cum.v[idx - 1].hist = r->hist;
 }
 
+/*
+ * A record naming process tgid as comm (a lock record's process, a leader's
+ * exit): its histograms take that name.  The kernel names a histogram when
+ * it makes it, so a shell's child that exec'd "ps" would otherwise count
+ * as "bash"; the newest name the stream gave wins, from either side.
+ */
+static void hist__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN])
+{
+	static const struct {
+		__u8 kind, write;
+	} keys[] = {
+		{ LS_HIST_WAIT, 0 },
+		{ LS_HIST_WAIT, 1 },
+		{ LS_HIST_HOLD, LS_HIST_ANY_MODE },
+		{ LS_HIST_OFFCPU, LS_HIST_ANY_MODE },
+	};
+	struct ls_hist_key k = { .tgid = tgid };
+	uintptr_t idx;
+	size_t i;
+
+	if (!tgid || !comm[0] || !e->cum.n)
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		k.kind = keys[i].kind;
+		k.write = keys[i].write;
+		idx = (uintptr_t)map__get(&e->hist_idx, hist__pack(&k));
+		if (idx)
+			memcpy(e->cum.v[idx - 1].hist.comm, comm, LS_COMM_LEN);
+	}
+}
+
 static __u64 sat_sub(__u64 a, __u64 b)
 {
 	return a > b ? a - b : 0;
@@ -366,6 +397,12 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 	if (!rec__valid(&u))
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
+
+	if (u.hdr.type == LS_REC_WAIT_BEGIN || u.hdr.type == LS_REC_WAIT_END ||
+	    u.hdr.type == LS_REC_HOLD)
+		hist__rename(e, u.lock.mm.tgid, u.lock.mm.comm);
+	else if (u.hdr.type == LS_REC_EXIT && u.exit.task.tid == u.exit.task.tgid)
+		hist__rename(e, u.exit.task.tgid, u.exit.task.comm);
 
 	switch (u.hdr.type) {
 	case LS_REC_WAIT_BEGIN:
