@@ -374,7 +374,7 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = hs->base.out;
-	char when[64], rel[32], op[32], sched[64];
+	char when[64], rel[32], op[32], sched[64], role[32];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -419,7 +419,8 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		hop = &st->chain[i];
 		fputs(i ? " &larr; <b>" : "<b>", f);
 		html_comm(f, &hop->task);
-		fprintf(f, "/%u</b> (%s", hop->task.tid, ls_role_name(hop->role));
+		fprintf(f, "/%u</b> (%s", hop->task.tid,
+			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");
 		if (hop->ns) {
