@@ -30,7 +30,7 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
-#define ENGINE_SPELL_RING	128	/* closed spells kept per task, at most */
+#define ENGINE_SPELL_RING	4096	/* closed spells kept per task, at most (grown on demand) */
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */

@@ -94,3 +94,34 @@ Test(spells, bounded_and_counted)
 	assert_spell(h, 1, T(3), T(4), LS_STATE_PREEMPTED, efx.hog.tid);
 	cr_assert_eq(h->offcpu_ns, MS(0.5) + n * MS(1));
 }
+
+/*
+ * A holder that goes off CPU once a page (a reader of /proc/PID/environ)
+ * has hundreds of spells in one wait: all are kept while the budget over
+ * all tasks allows, so its off-CPU time is whole and nothing is reported
+ * evicted on a host where nothing was short of memory.
+ */
+Test(spells, a_busy_holder_keeps_every_spell)
+{
+	struct stream_lock hold = { .start = T(0), .acquired = T(0), .write = true };
+	const struct ls_holder *h;
+	unsigned int i, n = 1000;
+
+	stream__switch(&efx.s, 0, T(1), &efx.holder, HOLDING, true, &efx.hog, 0);
+	scenario__wait_begin(&efx.waiter, true, T(1.5));
+	for (i = 0; i < n; i++) {
+		stream__switch(&efx.s, 0, T(2 + 0.5 * i), &efx.hog, 0, true, &efx.holder, HOLDING);
+		stream__switch(&efx.s, 0, T(2.25 + 0.5 * i), &efx.holder, HOLDING, true, &efx.hog, 0);
+	}
+	stream__switch(&efx.s, 0, T(2 + 0.5 * n), &efx.hog, 0, true, &efx.holder, HOLDING);
+	stream__hold(&efx.s, 0, T(3 + 0.5 * n), &efx.holder, &efx.mm, &hold);
+	scenario__wait_end(&efx.waiter, true, T(1.5), T(5 + 0.5 * n), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+
+	h = &fixture__stall(0)->holders[0];
+	cr_assert_eq(h->n_spells + h->n_spells_dropped, n + 1);
+	cr_assert_eq(h->offcpu_ns, MS(0.5) + n * MS(0.25), "off CPU %llu",
+		     (unsigned long long)h->offcpu_ns);
+	cr_assert_eq(efx.cs->summary.evicted, 0, "%llu evicted",
+		     (unsigned long long)efx.cs->summary.evicted);
+}
