@@ -14,25 +14,10 @@
  * Prints one JSON line: {"workload":"exec_rename","pid":P,"before":"exec_rename",
  * "after":"exec_renamed"} once the child has exited.
  */
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include "workload.h"
 
 #define AFTER_NAME "exec_renamed"
-
-static void lock_ops(unsigned long n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned long i;
-	char *p;
-
-	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		wl_die("mmap: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (mprotect(p, page, (i & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
-			wl_die("mprotect: %s", strerror(errno));
-}
 
 /* The child: lock operations under the old name, then exec under the new one. */
 static void child_run(const char *link, unsigned long n)
@@ -40,7 +25,7 @@ static void child_run(const char *link, unsigned long n)
 	char arg[32];
 	char *const argv[] = { AFTER_NAME, "--after", arg, NULL };
 
-	lock_ops(n);
+	wl_mprotect_n(n);
 	snprintf(arg, sizeof(arg), "%lu", n);
 	execv(link, argv);
 	wl_die("exec %s: %s", link, strerror(errno));
@@ -55,7 +40,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	if (argc == 3 && !strcmp(argv[1], "--after")) {
-		lock_ops(strtoul(argv[2], NULL, 10));
+		wl_mprotect_n(strtoul(argv[2], NULL, 10));
 		return 0;
 	}
 	while ((opt = getopt(argc, argv, "n:")) != -1) {
