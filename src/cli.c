@@ -149,6 +149,7 @@ static const struct opt_def top_cmd_opts[] = {
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
 	{ 0, "task-state", true, OPT_TASK_STATE },
+	{ 0, "locks", true, OPT_LOCKS },
 };
 
 static const struct opt_def report_opts[] = {
@@ -901,8 +902,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
-"Trace mmap_lock until Ctrl-C and print one record per stall: the waiting\n"
-"task, the lock, the task(s) holding it, and why each holder was off CPU.\n"
+"Trace lock waits (mmap_lock, and futexes: pthread mutexes) until Ctrl-C and\n"
+"print one record per stall: the waiting task, the lock, the task(s) holding\n"
+"it, and why each holder was off CPU.\n"
 "A summary with histograms of wait, hold and off-CPU time follows at the end.\n"
 "\n"
 "Options:\n"
@@ -1016,9 +1018,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall top [-b] [-i INTERVAL] [-n COUNT] [-d DURATION] [-t THRESHOLD]\n"
 "                     [-p PID] [--backend BACKEND] [--btf FILE]\n"
-"                     [--task-state WHERE] [-v]\n"
+"                     [--task-state WHERE] [--locks LIST] [-v]\n"
 "\n"
-"Trace mmap_lock live and show, refreshed every INTERVAL: the stalls in\n"
+"Trace lock waits live and show, refreshed every INTERVAL: the stalls in\n"
 "progress first (how long so far, the waiter, the lock, the holder and what\n"
 "it is doing, who runs instead of it), then the worst victims and the top\n"
 "culprits (holders, and the tasks that preempted them) over the last\n"
@@ -1033,7 +1035,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -t, --threshold DURATION  count waits of at least DURATION (default 10ms)\n"
 "  -p, --pid PID             only stalls whose waiter or holder is in process\n"
 "                            PID, or on its memory\n"
-"      --backend BACKEND, --btf FILE, --task-state WHERE\n"
+"      --backend BACKEND, --btf FILE, --task-state WHERE, --locks LIST\n"
 "                            as for watch\n"
 "  -v, --verbose             libbpf messages on stderr\n"
 "  -h, --help                show this help\n"
@@ -1061,7 +1063,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
 "\n"
-"Trace mmap_lock until Ctrl-C (or -d) and write every record the analysis\n"
+"Trace lock waits until Ctrl-C (or -d) and write every record the analysis\n"
 "needs to FILE, with the host, kernel, options and the names of the processes\n"
 "seen; print nothing but progress on stderr.  'lockstall report FILE' later,\n"
 "on any machine, prints what 'lockstall watch' would have printed.\n"

@@ -1270,9 +1270,14 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
-	/* top: a stall in progress is shown anew at every refresh */
-	if (front)
+	/*
+	 * top: a wait is a stall in progress once it passes the threshold,
+	 * and is shown anew at every refresh
+	 */
+	if (front) {
+		so.pending_after_ns = cfg->threshold_ns;
 		so.pending_every_ns = cfg->interval_ns;
+	}
 	ret = watch__open(&w, &so, out);
 	if (!ret)
 		ret = watch__attach(&w, &lo);

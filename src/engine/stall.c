@@ -145,12 +145,19 @@ static __u64 hold__offcpu(const struct hold *h)
 	return ns;
 }
 
-/* One unconfirmed holder, if tk is one: false when it is not a candidate. */
+/*
+ * One holder of a pending wait the engine has no hold of, if tk is one:
+ * false when it is not a candidate.  A waiter a wakeup granted this very
+ * lock holds it, surely, in the mode it asked for; a task the kernel says
+ * holds some mmap_lock is a guess (unconfirmed).
+ */
 static bool stall__add_unconfirmed(struct engine *e, struct stall_ctx *x, struct task *tk)
 {
+	bool granted = (tk->flags & LS_TASK_F_GRANTED) && tk->wait_mm &&
+		       tk->wait_mm->id == x->r->mm.id;
 	struct hold *h;
 
-	if (tk->tid == x->r->task.tid || !(tk->flags & LS_TASK_F_HOLDING) ||
+	if (tk->tid == x->r->task.tid || !((tk->flags & LS_TASK_F_HOLDING) || granted) ||
 	    tk->oh[0].used || tk->oh[1].used)
 		return false;
 	h = hold__new(tk, x->ws, x->we);
@@ -163,9 +170,11 @@ static bool stall__add_unconfirmed(struct engine *e, struct stall_ctx *x, struct
 		return false;
 	}
 	h->task = tk->info;
-	h->write = true;	/* not known: it blocks the waiter, so assume it conflicts */
+	/* a guess's mode is not known: it blocks the waiter, so assume it conflicts */
+	h->write = granted ? tk->wait_write : true;
+	h->granted = granted;
 	h->released = false;
-	h->unconfirmed = true;
+	h->unconfirmed = !granted;
 	stall__add_cand(e, x, h, true);
 	return true;
 }

@@ -246,7 +246,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	char ident[96], sched[64], op[96], held[32], off[32], state[32], how[112];
 
 	/* a futex is held in user space: no mode, no kernel operation to name */
-	if (st->mm.kind == LS_LOCK_MMAP)
+	if (h->mm_unconfirmed)
+		snprintf(how, sizeof(how), "holds an mmap_lock");
+	else if (st->mm.kind == LS_LOCK_MMAP)
 		snprintf(how, sizeof(how), "%s lock in %s", mode_name(h->write),
 			 op_text(&h->op, false, op, sizeof(op)));
 	else

@@ -313,3 +313,30 @@ Test(pending, unconfirmed_holder_of_the_mm_owner_first)
 	cr_assert_eq(st->holders[0].task.tid, 103);
 	cr_assert(st->holders[0].mm_unconfirmed);
 }
+
+/*
+ * A reader the wakeup granted the lock sits runnable behind the hog (the
+ * rwsem handed it over; it has not run since): the writer's pending wait
+ * names it for sure, in the mode it asked for, not as a guess.
+ */
+Test(pending, granted_waiter_is_a_confirmed_holder)
+{
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	scenario__wait_begin(&idle_holder, false, T(0.5));
+	stream__wakeup(&efx.s, 1, T(1), &idle_holder, WAITING | LS_TASK_F_GRANTED, &efx.hog, 0,
+		       &efx.hog);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	ticks(T(100), T(1100));
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert(st->pending);
+	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
+	h = &st->holders[0];
+	cr_assert_eq(h->task.tid, 101);
+	cr_assert_not(h->mm_unconfirmed);
+	cr_assert_not(h->write);
+	cr_assert(h->granted);
+	cr_assert_eq(h->state_now, LS_STATE_GRANTED_NOT_RUNNING);
+}

@@ -351,6 +351,7 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 			continue;
 		} else if (!strcmp(a, "--swap-exe")) {
 			o->swap_exe = true;
+			continue;
 		} else if (!strcmp(a, "--cgroup") && v) {
 			o->cgroup = v;
 			i++;
