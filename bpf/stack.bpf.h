@@ -45,38 +45,18 @@ struct ls_stack_event {
 	__u8 why;		/* LS_STACK_* */
 };
 
-/*
- * Send where current (cur) is: a STACK record, just before the WAIT_END or
- * HOLD it belongs to (same timestamp), so the engine has it when that record
- * arrives.  Its kernel stack is e->kstack when set (the holder's long
- * off-CPU spell), else current's now.
- */
-static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event *e,
-					  struct task_struct *cur)
+/* The kernel stack: e->kstack when set, else current's now. */
+static __always_inline void ls_stack_kernel(void *ctx, struct ls_rec_stack *r,
+					    const struct ls_stack_event *e)
 {
-	const __u64 *kstack = e->kstack;
 	__u32 kstack_len = e->kstack_len;
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
-	__u64 t0 = bpf_ktime_get_ns();
-	struct ls_rec_stack *r;
-	struct pt_regs *regs, regs_copy;
-	__u32 size, copied = 0;
-	__u64 taken;
 	long n;
 
-	if (!b)
-		return;
-	r = &b->rec;
-	__builtin_memset(r, 0, sizeof(*r));
-	r->tid = LS_TASK_READ(cur, pid);
-	r->tgid = LS_TASK_READ(cur, tgid);
-	r->mm = e->mm;
-	r->why = e->why;
-	if (kstack) {
+	if (e->kstack) {
 		if (kstack_len > sizeof(r->kernel))
 			kstack_len = sizeof(r->kernel);
-		bpf_probe_read_kernel(r->kernel, kstack_len & (sizeof(r->kernel) * 2 - 1), kstack);
+		bpf_probe_read_kernel(r->kernel, kstack_len & (sizeof(r->kernel) * 2 - 1),
+				      e->kstack);
 		n = kstack_len;
 	} else {
 		n = bpf_get_stack(ctx, r->kernel, sizeof(r->kernel), 0);
@@ -86,24 +66,11 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 		if (n >= sizeof(r->kernel))
 			r->flags |= LS_STACK_F_KERNEL_TRUNC;
 	}
-	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
-		r->flags |= LS_STACK_F_KTHREAD;
-		goto send;
-	}
-	r->user_mode = cfg.ustack_mode;
-	if (cfg.ustack_mode == LS_USTACK_NONE)
-		goto send;
-	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
-	if (n > 0) {
-		r->nr_user = n / 8;
-		if (n >= sizeof(r->user))
-			r->flags |= LS_STACK_F_USER_TRUNC;
-	}
-	if (cfg.ustack_mode != LS_USTACK_DWARF)
-		goto send;
-	regs = LS_USER_REGS(cur, &regs_copy);
-	if (!regs)
-		goto send;
+}
+
+/* The user registers, in DWARF's x86-64 numbering (LS_UREG_* in the ABI). */
+static __always_inline void ls_stack_regs(struct ls_rec_stack *r, const struct pt_regs *regs)
+{
 	r->uregs[0] = regs->ax;
 	r->uregs[1] = regs->dx;
 	r->uregs[2] = regs->cx;
@@ -122,6 +89,40 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	r->uregs[15] = regs->r15;
 	r->uregs[16] = regs->ip;
 	r->flags |= LS_STACK_F_REGS;
+}
+
+/*
+ * The user side as --user-stacks asks: frame pointers' addresses, and for
+ * dwarf the registers and the stack's bytes into b->copy.  Returns the
+ * bytes of b->copy to send: whole 8-byte words, the padding zeroed.
+ */
+static __always_inline __u32 ls_stack_user(void *ctx, struct ls_stack_buf *b,
+					   struct task_struct *cur)
+{
+	struct ls_rec_stack *r = &b->rec;
+	struct pt_regs *regs, regs_copy;
+	__u32 copied;
+	long n;
+
+	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
+		r->flags |= LS_STACK_F_KTHREAD;
+		return 0;
+	}
+	r->user_mode = cfg.ustack_mode;
+	if (cfg.ustack_mode == LS_USTACK_NONE)
+		return 0;
+	n = bpf_get_stack(ctx, r->user, sizeof(r->user), BPF_F_USER_STACK);
+	if (n > 0) {
+		r->nr_user = n / 8;
+		if (n >= sizeof(r->user))
+			r->flags |= LS_STACK_F_USER_TRUNC;
+	}
+	if (cfg.ustack_mode != LS_USTACK_DWARF)
+		return 0;
+	regs = LS_USER_REGS(cur, &regs_copy);
+	if (!regs)
+		return 0;
+	ls_stack_regs(r, regs);
 	copied = ls_copy_ustack(b->copy, regs->sp, cfg.ustack_copy);
 	if (copied < cfg.ustack_copy)
 		r->flags |= LS_STACK_F_COPY_SHORT;
@@ -129,9 +130,35 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	/* Zero the padding to the next multiple of 8: no stale bytes leave. */
 	copied &= LS_USTACK_COPY_MAX - 1;
 	*(__u64 *)(b->copy + (copied & ~7u)) &= (copied & 7) ? ~0ULL >> (64 - 8 * (copied & 7)) : 0;
-	copied = (copied + 7) & ~7u;
-send:
-	size = sizeof(*r) + copied;
+	return (copied + 7) & ~7u;
+}
+
+/*
+ * Send where current (cur) is: a STACK record, just before the WAIT_END or
+ * HOLD it belongs to (same timestamp), so the engine has it when that record
+ * arrives.  Its kernel stack is e->kstack when set (the holder's long
+ * off-CPU spell), else current's now.
+ */
+static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event *e,
+					  struct task_struct *cur)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
+	__u64 t0 = bpf_ktime_get_ns();
+	struct ls_rec_stack *r;
+	__u32 size;
+	__u64 taken;
+
+	if (!b)
+		return;
+	r = &b->rec;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->tid = LS_TASK_READ(cur, pid);
+	r->tgid = LS_TASK_READ(cur, tgid);
+	r->mm = e->mm;
+	r->why = e->why;
+	ls_stack_kernel(ctx, r, e);
+	size = sizeof(*r) + ls_stack_user(ctx, b, cur);
 	barrier_var(size);
 	if (size > sizeof(*r) + LS_USTACK_COPY_MAX)
 		size = sizeof(*r) + LS_USTACK_COPY_MAX;

@@ -342,18 +342,75 @@ static int parse_time_of_day(const char *s, __u64 *out)
 	return 0;
 }
 
-static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def,
-			   const char *opt, const char *val)
-{
-	__u64 v;
+/*
+ * The options' handlers, by group: each takes the options of its group and
+ * says -ENOENT for the others, so apply_opt() can ask them in turn.
+ */
 
-	switch (def->id) {
+/* --OPT: a file or directory name, never empty. */
+static int parse_name(struct ls_config *cfg, FILE *err, const char *opt, const char *val,
+		      const char *what, const char **out)
+{
+	if (!*val)
+		return usage_error(err, cfg->cmd, "empty %s name for %s", what, opt);
+	*out = val;
+	return 0;
+}
+
+/* Options without a value: switches. */
+static int apply_switch(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			const char *val)
+{
+	switch (id) {
 	case OPT_HELP:
 		cfg->help = true;
 		return 0;
 	case OPT_VERSION:
 		cfg->version = true;
 		return 0;
+	case OPT_JSON:
+		cfg->json = true;
+		cfg->report_format = LS_FORMAT_JSON;
+		return 0;
+	case OPT_VERBOSE:
+		cfg->verbose = true;
+		return 0;
+	case OPT_FORCE:
+		cfg->force = true;
+		return 0;
+	case OPT_NO_CMDLINE:
+		cfg->no_cmdline = true;
+		return 0;
+	case OPT_PER_PID:
+		cfg->per_pid = true;
+		return 0;
+	case OPT_EXEC:
+		/* parse_command() takes its words up to ';' */
+		return 0;
+	case OPT_EXIT_ON_VIOLATION:
+		cfg->exit_on_violation = true;
+		return 0;
+	case OPT_NO_STACKS:
+		cfg->stacks = false;
+		return 0;
+	case OPT_FOLDED:
+		cfg->folded = true;
+		return 0;
+	case OPT_BATCH:
+		cfg->batch = true;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* What the run watches and for how long: duration, threshold, PID, pace. */
+static int apply_scope_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			   const char *val)
+{
+	__u64 v;
+
+	switch (id) {
 	case OPT_DURATION:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
 			return usage_error(err, cfg->cmd,
@@ -372,10 +429,70 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->pid = (__u32)v;
 		cfg->pid_set = true;
 		return 0;
-	case OPT_JSON:
-		cfg->json = true;
-		cfg->report_format = LS_FORMAT_JSON;
+	case OPT_INTERVAL:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_TOP_INTERVAL_NS)
+			return usage_error(err, cfg->cmd,
+					   "invalid interval '%s' for %s: expected seconds, 100ms or more, like 1, 2s or 500ms",
+					   val, opt);
+		cfg->interval_ns = v;
 		return 0;
+	case OPT_ITERATIONS:
+		if (ls_parse_u64(val, UINT64_MAX, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid count '%s' for %s: expected how many screens to show, 1 or more",
+					   val, opt);
+		cfg->count = v;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* --format's words, in the order of enum ls_report_format. */
+static const char *format_word(unsigned int i)
+{
+	static const char *const names[] = {
+		"text", "json", "markdown", "html", "perfetto", "folded",
+	};
+
+	return i < ARRAY_SIZE(names) ? names[i] : NULL;
+}
+
+/* --from and --to: both times since the recording began or both times of day. */
+static int parse_window(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			const char *val)
+{
+	bool wall = strchr(val, ':') != NULL;
+	__u64 v;
+
+	if (wall ? parse_time_of_day(val, &v) : ls_parse_duration(val, NSEC_PER_SEC, &v))
+		return usage_error(err, cfg->cmd,
+				   "invalid time '%s' for %s: expected a time since the recording began (2s, 1.5s, 500ms) or a UTC time of day (HH:MM:SS[.fff])",
+				   val, opt);
+	if ((cfg->has_from || cfg->has_to) && wall != cfg->wall_clock)
+		return usage_error(err, cfg->cmd,
+				   "--from and --to must both be times of day, or both times since the recording began");
+	cfg->wall_clock = wall;
+	if (id == OPT_FROM) {
+		cfg->from_ns = v;
+		cfg->has_from = true;
+	} else {
+		cfg->to_ns = v;
+		cfg->has_to = true;
+	}
+	return 0;
+}
+
+/* Where the findings go and in which form. */
+static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			    const char *val)
+{
+	__u64 v;
+	__u8 format;
+
+	switch (id) {
+	case OPT_OUTPUT:
+		return parse_name(cfg, err, opt, val, "file", &cfg->output);
 	case OPT_TOP:
 		if (ls_parse_u64(val, UINT32_MAX, &v))
 			return usage_error(err, cfg->cmd,
@@ -383,9 +500,6 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 					   val, opt);
 		cfg->top = (unsigned int)v;
 		cfg->top_set = true;
-		return 0;
-	case OPT_PER_PID:
-		cfg->per_pid = true;
 		return 0;
 	case OPT_HIST_MIN:
 		/* a unit is required, as for -t: "1" is no more seconds than microseconds */
@@ -396,84 +510,17 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		if (!strcmp(val, "0"))
 			cfg->hist_min_ns = 0;
 		return 0;
-	case OPT_VERBOSE:
-		cfg->verbose = true;
-		return 0;
-	case OPT_OUTPUT:
-		if (!*val)
-			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
-		cfg->output = val;
-		return 0;
-	case OPT_FORCE:
-		cfg->force = true;
-		return 0;
-	case OPT_NO_CMDLINE:
-		cfg->no_cmdline = true;
-		return 0;
 	case OPT_FORMAT:
-		if (!strcmp(val, "json"))
-			cfg->report_format = LS_FORMAT_JSON;
-		else if (!strcmp(val, "text"))
-			cfg->report_format = LS_FORMAT_TEXT;
-		else if (!strcmp(val, "markdown"))
-			cfg->report_format = LS_FORMAT_MARKDOWN;
-		else if (!strcmp(val, "html"))
-			cfg->report_format = LS_FORMAT_HTML;
-		else if (!strcmp(val, "perfetto"))
-			cfg->report_format = LS_FORMAT_PERFETTO;
-		else if (!strcmp(val, "folded"))
-			cfg->report_format = LS_FORMAT_FOLDED;
-		else
+		if (name_index(val, format_word, &format))
 			return usage_error(err, cfg->cmd,
 					   "invalid format '%s' for %s: expected text, json, markdown, html, perfetto or folded",
 					   val, opt);
+		cfg->report_format = (enum ls_report_format)format;
 		cfg->json = cfg->report_format == LS_FORMAT_JSON;
 		return 0;
-	case OPT_SLO:
-		/* the rule is parsed by cmd_watch(), which can say where it is wrong */
-		if (cfg->n_slo == LS_MAX_SLO_ARGS)
-			return usage_error(err, cfg->cmd,
-					   "more than %d --slo options: put the rules in a --rules file",
-					   LS_MAX_SLO_ARGS);
-		cfg->slo[cfg->n_slo++] = val;
-		return 0;
-	case OPT_RULES:
-		if (!*val)
-			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
-		if (cfg->rules_file)
-			return usage_error(err, cfg->cmd, "%s given twice: one rules file", opt);
-		cfg->rules_file = val;
-		return 0;
-	case OPT_EXEC:
-		/* parse_command() takes its words up to ';' */
-		return 0;
-	case OPT_EXEC_FILE:
-		if (!*val)
-			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
-		cfg->exec_file = val;
-		return 0;
-	case OPT_EXEC_TIMEOUT:
-		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
-			return usage_error(err, cfg->cmd,
-					   "invalid timeout '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
-					   val, opt);
-		cfg->exec_timeout_ns = v;
-		return 0;
-	case OPT_EXEC_LIMIT:
-		if (ls_parse_u64(val, 64, &v) || !v)
-			return usage_error(err, cfg->cmd,
-					   "invalid number '%s' for %s: expected how many hooks may run at once, 1 to 64",
-					   val, opt);
-		cfg->exec_limit = (unsigned int)v;
-		return 0;
-	case OPT_EXIT_ON_VIOLATION:
-		cfg->exit_on_violation = true;
-		return 0;
-	case OPT_METRICS_FILE:
-		if (!*val)
-			return usage_error(err, cfg->cmd, "empty file name for %s", opt);
-		cfg->metrics_file = val;
-		return 0;
+	case OPT_FROM:
+	case OPT_TO:
+		return parse_window(cfg, err, id, opt, val);
 	case OPT_PENDING_AFTER:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
 			return usage_error(err, cfg->cmd,
@@ -489,29 +536,48 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		cfg->pending_every_ns = v;
 		cfg->pending_every_set = true;
 		return 0;
-	case OPT_METRICS_INTERVAL:
-		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_INTERVAL_NS)
-			return usage_error(err, cfg->cmd,
-					   "invalid interval '%s' for %s: expected seconds or a duration of 100ms or more, like 10, 10s, 500ms",
-					   val, opt);
-		cfg->metrics_interval_ns = v;
-		return 0;
-	case OPT_METRICS_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-
-		if (metrics_http__parse_addr(val, &ss, &len))
-			return usage_error(err, cfg->cmd,
-					   "invalid address '%s' for %s: expected ADDR:PORT with a numeric address, like 127.0.0.1:9464, [::1]:9464 or :9464 (loopback)",
-					   val, opt);
-		cfg->metrics_listen = val;
-		return 0;
+	default:
+		return -ENOENT;
 	}
-	case OPT_FLIGHT_RECORDER:
-		if (!*val)
-			return usage_error(err, cfg->cmd, "empty directory name for %s", opt);
-		cfg->flight_dir = val;
+}
+
+/* SLO rules and what a violation does: hooks, the flight recorder. */
+static int apply_alert_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			   const char *val)
+{
+	__u64 v;
+
+	switch (id) {
+	case OPT_SLO:
+		/* the rule is parsed by cmd_watch(), which can say where it is wrong */
+		if (cfg->n_slo == LS_MAX_SLO_ARGS)
+			return usage_error(err, cfg->cmd,
+					   "more than %d --slo options: put the rules in a --rules file",
+					   LS_MAX_SLO_ARGS);
+		cfg->slo[cfg->n_slo++] = val;
 		return 0;
+	case OPT_RULES:
+		if (*val && cfg->rules_file)
+			return usage_error(err, cfg->cmd, "%s given twice: one rules file", opt);
+		return parse_name(cfg, err, opt, val, "file", &cfg->rules_file);
+	case OPT_EXEC_FILE:
+		return parse_name(cfg, err, opt, val, "file", &cfg->exec_file);
+	case OPT_EXEC_TIMEOUT:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid timeout '%s' for %s: expected seconds or a duration above zero, like 10, 10s, 500ms",
+					   val, opt);
+		cfg->exec_timeout_ns = v;
+		return 0;
+	case OPT_EXEC_LIMIT:
+		if (ls_parse_u64(val, 64, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid number '%s' for %s: expected how many hooks may run at once, 1 to 64",
+					   val, opt);
+		cfg->exec_limit = (unsigned int)v;
+		return 0;
+	case OPT_FLIGHT_RECORDER:
+		return parse_name(cfg, err, opt, val, "directory", &cfg->flight_dir);
 	case OPT_KEEP:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v || v > 3600 * NSEC_PER_SEC)
 			return usage_error(err, cfg->cmd,
@@ -526,6 +592,48 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 					   val, opt);
 		cfg->flight_max_files = (unsigned int)v;
 		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* The metrics: a file rewritten at an interval, an HTTP endpoint. */
+static int apply_metrics_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			     const char *val)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	__u64 v;
+
+	switch (id) {
+	case OPT_METRICS_FILE:
+		return parse_name(cfg, err, opt, val, "file", &cfg->metrics_file);
+	case OPT_METRICS_INTERVAL:
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_INTERVAL_NS)
+			return usage_error(err, cfg->cmd,
+					   "invalid interval '%s' for %s: expected seconds or a duration of 100ms or more, like 10, 10s, 500ms",
+					   val, opt);
+		cfg->metrics_interval_ns = v;
+		return 0;
+	case OPT_METRICS_LISTEN:
+		if (metrics_http__parse_addr(val, &ss, &len))
+			return usage_error(err, cfg->cmd,
+					   "invalid address '%s' for %s: expected ADDR:PORT with a numeric address, like 127.0.0.1:9464, [::1]:9464 or :9464 (loopback)",
+					   val, opt);
+		cfg->metrics_listen = val;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* How the kernel side traces: stacks, backend, BTF, task state, lock kinds. */
+static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
+			   const char *val)
+{
+	__u64 v;
+
+	switch (id) {
 	case OPT_USER_STACKS:
 		cfg->stack_opts_set = true;
 		if (!strcmp(val, "none"))
@@ -547,9 +655,6 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		/* whole 8-byte words: the record's padding rule */
 		cfg->ustack_copy = (__u32)v & ~7u;
 		return 0;
-	case OPT_NO_STACKS:
-		cfg->stacks = false;
-		return 0;
 	case OPT_BACKEND:
 		if (!name_index(val, ls_backend__name, &cfg->backend))
 			return 0;
@@ -567,47 +672,27 @@ static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def
 		return usage_error(err, cfg->cmd,
 				   "invalid task state '%s' for %s: expected auto, storage or hash",
 				   val, opt);
-	case OPT_FOLDED:
-		cfg->folded = true;
-		return 0;
-	case OPT_INTERVAL:
-		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v < LS_MIN_TOP_INTERVAL_NS)
-			return usage_error(err, cfg->cmd,
-					   "invalid interval '%s' for %s: expected seconds, 100ms or more, like 1, 2s or 500ms",
-					   val, opt);
-		cfg->interval_ns = v;
-		return 0;
-	case OPT_ITERATIONS:
-		if (ls_parse_u64(val, UINT64_MAX, &v) || !v)
-			return usage_error(err, cfg->cmd,
-					   "invalid count '%s' for %s: expected how many screens to show, 1 or more",
-					   val, opt);
-		cfg->count = v;
-		return 0;
-	case OPT_BATCH:
-		cfg->batch = true;
-		return 0;
-	case OPT_FROM:
-	case OPT_TO: {
-		bool wall = strchr(val, ':') != NULL;
-
-		if (wall ? parse_time_of_day(val, &v) : ls_parse_duration(val, NSEC_PER_SEC, &v))
-			return usage_error(err, cfg->cmd,
-					   "invalid time '%s' for %s: expected a time since the recording began (2s, 1.5s, 500ms) or a UTC time of day (HH:MM:SS[.fff])",
-					   val, opt);
-		if ((cfg->has_from || cfg->has_to) && wall != cfg->wall_clock)
-			return usage_error(err, cfg->cmd,
-					   "--from and --to must both be times of day, or both times since the recording began");
-		cfg->wall_clock = wall;
-		if (def->id == OPT_FROM) {
-			cfg->from_ns = v;
-			cfg->has_from = true;
-		} else {
-			cfg->to_ns = v;
-			cfg->has_to = true;
-		}
-		return 0;
+	default:
+		return -ENOENT;
 	}
+}
+
+/* One option into cfg: opt is its name as typed, val its value or NULL. */
+static int apply_opt(struct ls_config *cfg, FILE *err, const struct opt_def *def,
+		     const char *opt, const char *val)
+{
+	static int (*const groups[])(struct ls_config *cfg, FILE *err, enum opt_id id,
+				     const char *opt, const char *val) = {
+		apply_switch, apply_scope_opt, apply_output_opt, apply_alert_opt, apply_metrics_opt,
+		apply_trace_opt,
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+		rc = groups[i](cfg, err, def->id, opt, val);
+		if (rc != -ENOENT)
+			return rc;
 	}
 	return 0;
 }
@@ -739,6 +824,85 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	return 0;
 }
 
+/* A word that is no option: the command's positionals, up to max_pos. */
+static int take_positional(struct ls_config *cfg, FILE *err, const char *arg, const char *pos[],
+			   int *npos, int max_pos)
+{
+	if (*npos < max_pos) {
+		pos[(*npos)++] = arg;
+		return 0;
+	}
+	switch (cfg->cmd) {
+	case LS_CMD_WATCH:
+		return usage_error(err, cfg->cmd,
+				   "unexpected argument '%s': watch takes at most an interval and a count",
+				   arg);
+	case LS_CMD_REPORT:
+		return usage_error(err, cfg->cmd,
+				   "unexpected argument '%s': report reads one recording", arg);
+	case LS_CMD_TOP:
+		return usage_error(err, cfg->cmd,
+				   "unexpected argument '%s': top takes options only (-i INTERVAL, -n COUNT)",
+				   arg);
+	default:
+		return usage_error(err, cfg->cmd,
+				   "unexpected argument '%s': record writes to -o FILE", arg);
+	}
+}
+
+/*
+ * The option arg names: *def its definition, opt its name for messages
+ * ("--threshold", "-t"), *val its value when given in the same word.
+ */
+static int find_opt(struct ls_config *cfg, FILE *err, const char *arg, const struct opt_def *defs,
+		    size_t n, const struct opt_def **def, char opt[64], const char **val)
+{
+	*val = NULL;
+	if (arg[1] == '-') {
+		const char *name = arg + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+		*def = find_long(defs, n, name, len);
+		if (!*def)
+			return usage_error(err, cfg->cmd, "unknown option '--%.*s'", (int)len, name);
+		snprintf(opt, 64, "--%s", (*def)->long_name);
+		if (eq && !(*def)->has_arg)
+			return usage_error(err, cfg->cmd, "option '%s' takes no value", opt);
+		if (eq)
+			*val = eq + 1;
+		return 0;
+	}
+	*def = find_short(defs, n, arg[1]);
+	if (!*def)
+		return usage_error(err, cfg->cmd, "unknown option '-%c'", arg[1]);
+	snprintf(opt, 64, "-%c", arg[1]);
+	if (arg[2] && !(*def)->has_arg)
+		return usage_error(err, cfg->cmd, "unknown option '%s': options go one per dash", arg);
+	if (arg[2])
+		*val = arg + 2;
+	return 0;
+}
+
+/* --exec: like find -exec, every word after argv[*i] up to a lone ';' is the hook's argv. */
+static int take_exec(struct ls_config *cfg, FILE *err, int argc, char *const argv[], int *i)
+{
+	int end = *i + 1;
+
+	if (cfg->exec_argv)
+		return usage_error(err, cfg->cmd, "--exec given twice: one hook");
+	while (end < argc && strcmp(argv[end], ";"))
+		end++;
+	if (end == argc)
+		return usage_error(err, cfg->cmd,
+				   "--exec needs a ';' after the program and its arguments (from a shell: \\;)");
+	if (end == *i + 1)
+		return usage_error(err, cfg->cmd, "--exec needs a program before its ';'");
+	cfg->exec_argv = &argv[*i + 1];
+	cfg->exec_argc = end - *i - 1;
+	*i = end;
+	return 0;
+}
+
 static int parse_command(struct ls_config *cfg, int argc, char *const argv[], int i, FILE *err,
 			 const struct opt_def *defs, size_t n, int max_pos)
 {
@@ -749,82 +913,31 @@ static int parse_command(struct ls_config *cfg, int argc, char *const argv[], in
 	for (; i < argc; i++) {
 		const char *arg = argv[i];
 		const struct opt_def *def;
-		const char *val = NULL;
+		const char *val;
 		char opt[64];
 
 		if (options_done || arg[0] != '-' || !arg[1]) {
-			if (npos == max_pos) {
-				if (cfg->cmd == LS_CMD_WATCH)
-					return usage_error(err, cfg->cmd,
-							   "unexpected argument '%s': watch takes at most an interval and a count",
-							   arg);
-				if (cfg->cmd == LS_CMD_REPORT)
-					return usage_error(err, cfg->cmd,
-							   "unexpected argument '%s': report reads one recording",
-							   arg);
-				if (cfg->cmd == LS_CMD_TOP)
-					return usage_error(err, cfg->cmd,
-							   "unexpected argument '%s': top takes options only (-i INTERVAL, -n COUNT)",
-							   arg);
-				return usage_error(err, cfg->cmd,
-						   "unexpected argument '%s': record writes to -o FILE",
-						   arg);
-			}
-			pos[npos++] = arg;
+			rc = take_positional(cfg, err, arg, pos, &npos, max_pos);
+			if (rc)
+				return rc;
 			continue;
 		}
 		if (!strcmp(arg, "--")) {
 			options_done = true;
 			continue;
 		}
-		if (arg[1] == '-') {
-			const char *name = arg + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-
-			def = find_long(defs, n, name, len);
-			if (!def)
-				return usage_error(err, cfg->cmd, "unknown option '--%.*s'",
-						   (int)len, name);
-			snprintf(opt, sizeof(opt), "--%s", def->long_name);
-			if (eq && !def->has_arg)
-				return usage_error(err, cfg->cmd, "option '%s' takes no value", opt);
-			if (eq)
-				val = eq + 1;
-		} else {
-			def = find_short(defs, n, arg[1]);
-			if (!def)
-				return usage_error(err, cfg->cmd, "unknown option '-%c'", arg[1]);
-			snprintf(opt, sizeof(opt), "-%c", arg[1]);
-			if (arg[2] && !def->has_arg)
-				return usage_error(err, cfg->cmd,
-						   "unknown option '%s': options go one per dash", arg);
-			if (arg[2])
-				val = arg + 2;
-		}
+		rc = find_opt(cfg, err, arg, defs, n, &def, opt, &val);
+		if (rc)
+			return rc;
 		if (def->has_arg && !val) {
 			if (i + 1 >= argc)
 				return usage_error(err, cfg->cmd, "option '%s' needs a value", opt);
 			val = argv[++i];
 		}
-		if (def->id == OPT_EXEC) {
-			/* like find -exec: every word up to a lone ';' is the hook's argv */
-			int end = i + 1;
-
-			if (cfg->exec_argv)
-				return usage_error(err, cfg->cmd, "--exec given twice: one hook");
-			while (end < argc && strcmp(argv[end], ";"))
-				end++;
-			if (end == argc)
-				return usage_error(err, cfg->cmd,
-						   "--exec needs a ';' after the program and its arguments (from a shell: \\;)");
-			if (end == i + 1)
-				return usage_error(err, cfg->cmd, "--exec needs a program before its ';'");
-			cfg->exec_argv = &argv[i + 1];
-			cfg->exec_argc = end - i - 1;
-			i = end;
-			continue;
-		}
-		rc = apply_opt(cfg, err, def, opt, val);
+		if (def->id == OPT_EXEC)
+			rc = take_exec(cfg, err, argc, argv, &i);
+		else
+			rc = apply_opt(cfg, err, def, opt, val);
 		if (rc)
 			return rc;
 		/* --help wins over anything after it, as people type it last */

@@ -154,9 +154,9 @@ static int top__refresh(void *ctx, __u64 t0_ns, __u64 now_ns)
 	return 0;
 }
 
-static void top__lost(void *ctx, __u64 lost)
+static void top__progress(void *ctx, const struct watch_progress *p)
 {
-	((struct top *)ctx)->lost = lost;
+	((struct top *)ctx)->lost = p->lost;
 }
 
 static int top__start(void *ctx)
@@ -252,7 +252,13 @@ int cmd_top(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct top t = { .cfg = cfg, .hangup = hangup, .out = out };
 	struct watch_front front = {
 		.fd = cfg->batch ? -1 : STDIN_FILENO,
-		.lost = top__lost,
+		.progress = top__progress,
+		/*
+		 * a wait is a stall in progress once it passes the threshold,
+		 * and is shown anew at every refresh
+		 */
+		.pending_after_ns = cfg->threshold_ns,
+		.pending_every_ns = cfg->interval_ns,
 		.ctx = &t,
 	};
 	int ret;

@@ -2,7 +2,9 @@
 /*
  * lockstall watch: trace live, print stalls as they are found, histograms
  * every interval if asked, and a summary at the end.  With -o it also
- * records; lockstall record is this same loop with no output but progress.
+ * records.  lockstall top and lockstall record run the same loop with a
+ * front end of their own (struct watch_front, commands.h) in place of the
+ * output: top's screen, record's progress lines.
  *
  *	open (session, sinks, rules, file) -> attach (loader, BEGIN mark)
  *	-> loop (poll, timers) -> finish (drain, exit TICK, END histograms,
@@ -21,7 +23,6 @@
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include "resolve/cgroup.h"
@@ -43,8 +44,8 @@
 #define POLL_MS			100
 /*
  * How often the loop looks for new drops to warn about, writes the records
- * it has to the file (a kill -9 loses at most this much) and, for record,
- * prints progress.
+ * it has to the file (a kill -9 loses at most this much) and tells a
+ * front end's progress.
  */
 #define HOUSEKEEP_NS		NSEC_PER_SEC
 /* How often a TICK tells the engine that time passed: a pending report is this late at most. */
@@ -56,7 +57,7 @@ enum watch_timer {
 	WT_INTERVAL,	/* "interval" arguments: histograms */
 	WT_METRICS,	/* --metrics-file, --metrics-listen: histograms and counters */
 	WT_FLIGHT,	/* the flight recorder's pending window closes */
-	WT_HOUSEKEEP,	/* drops, file flush, record's progress */
+	WT_HOUSEKEEP,	/* drops, file flush, a front's progress */
 	WT_PENDING,	/* a TICK record: waits still open are judged */
 };
 
@@ -84,7 +85,7 @@ struct watch {
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
-	const struct watch_front *front;	/* lockstall top; NULL: watch, record */
+	const struct watch_front *front;	/* lockstall top, record; NULL: watch */
 	struct sink *front_sink;	/* the front's sink until the session takes it */
 };
 
@@ -108,37 +109,25 @@ static void watch__record_run(const struct watch *w, struct record_run *run)
 	};
 }
 
-/* record: one progress line on stderr: elapsed, events, stalls, bytes, drops. */
-static void watch__record_progress(struct watch *w, __u64 elapsed_ns)
+/* The recording is the run's product (lockstall record): no output, and a write error ends it. */
+static bool watch__file_only(const struct watch *w)
 {
-	struct trace_writer_stats ws;
-	struct loader_stats ls;
-	struct ls_summary sum;
-
-	trace_writer__stats(w->writer, &ws);
-	loader__stats(w->loader, &ls);
-	engine__summary(w->s.engine, &sum);
-	fprintf(stderr, "lockstall: %llus: %llu events, %llu stalls, %llu bytes, %llu dropped\n",
-		(unsigned long long)(elapsed_ns / NSEC_PER_SEC), (unsigned long long)ws.records,
-		(unsigned long long)sum.stalls, (unsigned long long)ws.bytes,
-		(unsigned long long)(ls.drops > sum.lost_events ? ls.drops : sum.lost_events));
+	return w->front && w->front->file_only;
 }
 
 /*
  * The END of a recording: the names of the processes seen, then close.
- * path: the file, for messages; e: the engine, for record's closing line
- * (NULL: none).  0 or what is left to say as a negative errno.
+ * path: the file, for messages; *st (may be NULL): what it holds.  0 or
+ * what is left to say as a negative errno.
  */
-static int watch__record_close(struct trace_writer *tw, const struct ls_config *cfg,
-			       const char *path, bool no_cmdline, struct engine *e,
-			       __u64 elapsed_ns)
+static int watch__record_close(struct trace_writer *tw, const char *path, bool no_cmdline,
+			       struct trace_writer_stats *st)
 {
-	struct trace_writer_stats st;
-	struct ls_summary sum;
+	struct trace_writer_stats ws;
 	int had = trace_writer__error(tw), err;
 
 	record_meta__end(tw, no_cmdline);
-	trace_writer__stats(tw, &st);
+	trace_writer__stats(tw, st ? st : &ws);
 	err = trace_writer__close(tw);
 	/* a write error that stopped the run has been told already */
 	if (err && had)
@@ -147,17 +136,6 @@ static int watch__record_close(struct trace_writer *tw, const struct ls_config *
 		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
 			path, strerror(-err));
 		return err;
-	}
-	if (cfg->cmd == LS_CMD_RECORD && e) {
-		struct stat sb;
-
-		/* the whole file: metadata and framing included */
-		if (!stat(path, &sb))
-			st.bytes = (__u64)sb.st_size;
-		engine__summary(e, &sum);
-		fprintf(stderr, "lockstall: recorded %llu events in %llus to %s: %llu bytes, %llu stalls found; see 'lockstall report %s'\n",
-			(unsigned long long)st.records, (unsigned long long)(elapsed_ns / NSEC_PER_SEC),
-			path, (unsigned long long)st.bytes, (unsigned long long)sum.stalls, path);
 	}
 	return 0;
 }
@@ -527,7 +505,7 @@ static void watch__tell_write_error(struct watch *w, const struct ls_config *cfg
 	w->write_told = true;
 	fprintf(stderr, "lockstall: %s: cannot write: %s: recording stopped%s; the file keeps what came before\n",
 		cfg->output, strerror(-w->s.write_err),
-		cfg->cmd == LS_CMD_RECORD ? "" : ", watching goes on");
+		watch__file_only(w) ? "" : ", watching goes on");
 }
 
 /* The front end's screen goes before anything is said on stderr. */
@@ -540,7 +518,7 @@ static void watch__front_stop(struct watch *w)
 static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, const char *what)
 {
 	watch__front_stop(w);
-	if (w->s.write_err && cfg->cmd == LS_CMD_RECORD) {
+	if (w->s.write_err && watch__file_only(w)) {
 		watch__tell_write_error(w, cfg);
 		return LS_EXIT_FAILURE;
 	}
@@ -621,7 +599,7 @@ static int watch__flight_file(struct watch *w)
 	 * Names only: reading /proc/PID/cmdline takes the traced process's
 	 * mmap_lock, which must not happen while tracing (record/meta.c)
 	 */
-	if (watch__record_close(tw, cfg, path, true, NULL, 0) || rc) {
+	if (watch__record_close(tw, path, true, NULL) || rc) {
 		if (rc)
 			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
 		return rc ? rc : -EIO;
@@ -699,16 +677,17 @@ static void watch__flight_reap(struct watch *w, bool wait)
  */
 static int watch__wait(struct watch *w, int timeout_ms)
 {
+	bool front_fd = w->front && w->front->fd >= 0;
 	struct pollfd fds[3];
 	nfds_t n = 0;
 	int rc;
 
-	if (!w->http && !w->front)
+	if (!w->http && !front_fd)
 		return loader__poll(w->loader, timeout_ms, session__feed, &w->s);
 	fds[n++] = (struct pollfd){ .fd = loader__epoll_fd(w->loader), .events = POLLIN };
 	if (w->http)
 		fds[n++] = (struct pollfd){ .fd = metrics_http__fd(w->http), .events = POLLIN };
-	if (w->front && w->front->fd >= 0)
+	if (front_fd)
 		fds[n++] = (struct pollfd){ .fd = w->front->fd, .events = POLLIN };
 	/* EINTR (a signal): the loop looks at its flags */
 	poll(fds, n, timeout_ms);
@@ -786,22 +765,41 @@ static int watch__metrics_tick(struct watch *w)
 	return 0;
 }
 
+/* How the run is going, for a front end: elapsed, stalls, drops, what the file holds. */
+static void watch__progress(struct watch *w, __u64 now, struct watch_progress *p)
+{
+	struct trace_writer_stats ws = { 0 };
+	struct ls_summary sum;
+
+	if (w->writer)
+		trace_writer__stats(w->writer, &ws);
+	engine__summary(w->s.engine, &sum);
+	*p = (struct watch_progress){
+		.elapsed_ns = now - w->start_ns,
+		.lost = watch__lost(w),
+		.stalls = sum.stalls,
+		.recorded = ws.records,
+		.recorded_bytes = ws.bytes,
+	};
+}
+
 /* Drops to warn about, the file flushed (a kill -9 loses at most this much), progress. */
 static int watch__housekeep(struct watch *w, __u64 now)
 {
 	const struct ls_config *cfg = w->cfg;
+	struct watch_progress p;
 	int rc;
 
-	if (cfg->cmd == LS_CMD_RECORD)
-		watch__record_progress(w, now - w->start_ns);
-	else if (w->front && w->front->lost)
-		w->front->lost(w->front->ctx, watch__lost(w));
-	else
+	if (w->front && w->front->progress) {
+		watch__progress(w, now, &p);
+		w->front->progress(w->front->ctx, &p);
+	} else {
 		watch__warn_lost(w, false);
+	}
 	if (w->s.writer && (rc = trace_writer__flush(w->s.writer)) < 0) {
 		w->s.write_err = rc;
 		w->s.writer = NULL;
-		if (cfg->cmd == LS_CMD_RECORD) {
+		if (watch__file_only(w)) {
 			w->what = NULL;
 			return rc;
 		}
@@ -877,10 +875,10 @@ static int watch__timers(struct watch *w, __u64 now, bool *done)
 static void watch__between(struct watch *w, __u64 now, volatile sig_atomic_t *reload)
 {
 	watch__flight_reap(w, false);
+	/* only watch passes reload: top ends on a hangup, record has no rules */
 	if (reload && *reload) {
 		*reload = 0;
-		if (w->cfg->cmd == LS_CMD_WATCH)
-			watch__reload(w);
+		watch__reload(w);
 	}
 	if (w->hooks)
 		hooks__poll(w->hooks, now);
@@ -973,7 +971,7 @@ static void watch__say_tracing(const struct watch *w)
 			 ls_format_duration(cfg->duration_ns, dur, sizeof(dur)));
 	else
 		snprintf(until, sizeof(until), "Ctrl-C to stop");
-	if (cfg->cmd == LS_CMD_RECORD)
+	if (watch__file_only(w))
 		fprintf(stderr, "lockstall: recording %s to %s (threshold %s)... %s\n",
 			locks, cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
 	else
@@ -1050,7 +1048,8 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 		}
 		so->stacks = w->stacks;
 	}
-	if (cfg->report_format == LS_FORMAT_FOLDED && cfg->cmd == LS_CMD_WATCH) {
+	/* a front end has an output of its own */
+	if (cfg->report_format == LS_FORMAT_FOLDED && !w->front) {
 		so->format = SESSION_CUSTOM;
 		so->custom = sink_folded__new(out, &po);
 		if (!so->custom)
@@ -1087,7 +1086,7 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 	if (rc)
 		return rc;
 	if (w->front) {
-		so->format = SESSION_CUSTOM;
+		so->format = w->front_sink ? SESSION_CUSTOM : SESSION_NONE;
 		so->custom = w->front_sink;
 		w->front_sink = NULL;
 	}
@@ -1106,7 +1105,7 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 		if (trace_writer__create(&w->writer, cfg->output, cfg->force, stderr) < 0)
 			return LS_EXIT_FAILURE;
 		w->s.writer = w->writer;
-		w->s.stop_on_write_error = cfg->cmd == LS_CMD_RECORD;
+		w->s.stop_on_write_error = watch__file_only(w);
 	}
 	return 0;
 }
@@ -1197,25 +1196,43 @@ static int watch__conclude(struct watch *w, int ret)
 	return ret;
 }
 
-static int watch__teardown(struct watch *w, int ret)
+/*
+ * The recording's END (the names are read after tracing stopped: see
+ * record/meta.c), and the front end's closing line once it is whole.
+ */
+static int watch__close_recording(struct watch *w)
 {
+	struct trace_writer_stats st;
+	struct ls_summary sum;
 	int rc;
 
+	/* mappings the worker read after the last stall, before they are lost */
+	if (w->stacks)
+		stacks__drain(w->stacks, STACKS_MAPS_WAIT_NS);
+	record_meta__cgroups(w->writer, w->cgroups);
+	rc = watch__record_close(w->writer, w->cfg->output, w->cfg->no_cmdline, &st);
+	w->writer = NULL;
+	if (rc < 0 || !w->front || !w->front->recorded)
+		return rc;
+	/* the loader is gone by now: no drops to count */
+	engine__summary(w->s.engine, &sum);
+	w->front->recorded(w->front->ctx, &(struct watch_progress){
+		.elapsed_ns = ls_now_ns() - w->start_ns,
+		.stalls = sum.stalls,
+		.recorded = st.records,
+		.recorded_bytes = st.bytes,
+	});
+	return 0;
+}
+
+static int watch__teardown(struct watch *w, int ret)
+{
 	watch__front_stop(w);
 	sink__free(w->front_sink);
 	if (w->loader)
 		loader__free(w->loader);
-	if (w->writer) {
-		/* mappings the worker read after the last stall, before they are lost */
-		if (w->stacks)
-			stacks__drain(w->stacks, STACKS_MAPS_WAIT_NS);
-		record_meta__cgroups(w->writer, w->cgroups);
-		/* the names are read after tracing stopped: see record/meta.c */
-		rc = watch__record_close(w->writer, w->cfg, w->cfg->output, w->cfg->no_cmdline,
-					 w->s.engine, ls_now_ns() - w->start_ns);
-		if (rc < 0 && ret == LS_EXIT_OK)
-			ret = LS_EXIT_FAILURE;
-	}
+	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
+		ret = LS_EXIT_FAILURE;
 	session__destroy(&w->s);
 	stacks__free(w->stacks);
 	cgroups__free(w->cgroups);
@@ -1238,8 +1255,7 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front)
 {
 	struct session_opts so = {
-		.format = cfg->cmd == LS_CMD_RECORD ? SESSION_NONE :
-			  cfg->json ? SESSION_JSON : SESSION_TEXT,
+		.format = cfg->json ? SESSION_JSON : SESSION_TEXT,
 		.top = cfg->top,
 		.per_pid = cfg->per_pid,
 		.hist_min_ns = cfg->hist_min_ns,
@@ -1270,14 +1286,10 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
-	/*
-	 * top: a wait is a stall in progress once it passes the threshold,
-	 * and is shown anew at every refresh
-	 */
-	if (front) {
-		so.pending_after_ns = cfg->threshold_ns;
-		so.pending_every_ns = cfg->interval_ns;
-	}
+	if (front && front->pending_after_ns)
+		so.pending_after_ns = front->pending_after_ns;
+	if (front && front->pending_every_ns)
+		so.pending_every_ns = front->pending_every_ns;
 	ret = watch__open(&w, &so, out);
 	if (!ret)
 		ret = watch__attach(&w, &lo);

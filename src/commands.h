@@ -13,24 +13,39 @@
  * Trace live until *stop is set (SIGINT, SIGTERM), cfg->duration_ns passed,
  * or cfg->count intervals were printed; then print the summary to out.
  * *reload (SIGHUP; may be NULL): re-read cfg->rules_file.
- * cfg->output: also record to that file.  LS_CMD_RECORD: record only,
- * print progress instead of stalls (cmd_watch.c).
+ * cfg->output: also record to that file (cmd_watch.c).
  */
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out);
 
+/* How a live run is going: for a front's progress and closing lines. */
+struct watch_progress {
+	__u64 elapsed_ns;	/* since tracing began */
+	__u64 lost;		/* events lost so far (progress only) */
+	__u64 stalls;		/* found so far */
+	__u64 recorded;		/* records written to cfg->output */
+	__u64 recorded_bytes;	/* their bytes (closed: with the file's metadata and framing) */
+};
+
 /*
- * What a front end (lockstall top) brings to the watch loop: the sink the
- * engine reports to, a file descriptor polled with the ring buffer (the
- * terminal), and calls at the loop's edges.  Any call may be NULL.
+ * What a front end (lockstall top, lockstall record) brings to the watch
+ * loop in place of watch's own output: the sink the engine reports to, a
+ * file descriptor polled with the ring buffer (the terminal), and calls at
+ * the loop's edges.  Any call may be NULL.
  */
 struct sink;
 struct watch_front {
-	struct sink *sink;	/* the output: watch__run() owns it from the call on */
+	struct sink *sink;	/* the output: watch__run() owns it from the call on; NULL: none */
 	int fd;			/* polled with the ring buffer; -1: none */
+	bool file_only;		/* the recording (cfg->output) is the product: a write error ends the run */
+	__u64 pending_after_ns;	/* a wait is a stall in progress from this age; 0: as cfg says */
+	__u64 pending_every_ns;	/* a stall in progress is reported again this often; 0: as cfg says */
 	int (*start)(void *ctx);	/* tracing is attached; non-zero: stop at once */
 	int (*input)(void *ctx);	/* after every wait; non-zero: stop (a key, a hangup) */
-	void (*lost)(void *ctx, __u64 lost);	/* each second: events lost so far (not on stderr) */
+	/* each second, in place of watch's warnings about lost events */
+	void (*progress)(void *ctx, const struct watch_progress *p);
+	/* the recording cfg->output was closed whole */
+	void (*recorded)(void *ctx, const struct watch_progress *p);
 	void (*stop)(void *ctx);	/* the loop ends (maybe more than once): before any message */
 	void *ctx;
 };
@@ -46,7 +61,10 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 int cmd_top(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	    volatile sig_atomic_t *hangup, FILE *out);
 
-/* Record until *stop: watch's live run with no output, the file cfg->output (cmd_record.c). */
+/*
+ * Record until *stop: the live run (watch__run) with no output but progress,
+ * the file cfg->output its product (cmd_record.c).
+ */
 int cmd_record(const struct ls_config *cfg, volatile sig_atomic_t *stop);
 
 /*

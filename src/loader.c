@@ -584,17 +584,9 @@ static int loader_on_sample(void *ctx, void *data, size_t size)
 
 static int loader_fill_hist_free(struct loader *l);
 
-int loader__open(struct loader **out, const struct loader_opts *opts)
+/* What must hold before anything is allocated: root, and BTF to relocate against. */
+static int loader_check_host(const struct loader_opts *opts)
 {
-	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
-	/* CO-RE relocations against --btf's types when given. */
-	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
-	struct lockstall_bpf *s;
-	struct loader *l;
-	bool memcg, has_fault_tp = false;
-	int err;
-
-	*out = NULL;
 	if (loader_check_privileges()) {
 		loader_say_root();
 		return -EPERM;
@@ -604,26 +596,28 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 			LOADER_VMLINUX_BTF);
 		return -ENOTSUP;
 	}
-	l = calloc(1, sizeof(*l));
-	if (!l) {
-		fprintf(stderr, "lockstall: cannot allocate the loader: out of memory\n");
-		return -ENOMEM;
-	}
+	return 0;
+}
+
+/* Learn what the kernel offers and choose the first backend and the object. */
+static int loader_choose(struct loader *l, const struct loader_opts *opts, bool *has_fault_tp)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int err;
+
 	if (opts->btf_path && access(LOADER_VMLINUX_BTF, R_OK)) {
 		err = loader_btf_expose(l, opts->btf_path);
 		if (err)
-			goto cleanup;
+			return err;
 	}
-	err = loader_probe_kernel(l, opts->btf_path, &has_fault_tp);
+	err = loader_probe_kernel(l, opts->btf_path, has_fault_tp);
 	if (err)
-		goto cleanup;
-	memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+		return err;
 	l->backend = loader_backend_next(l, opts->backend);
 	if (l->backend == LS_BACKEND_AUTO) {
 		if (opts->backend == LS_BACKEND_AUTO)
 			fprintf(stderr, "lockstall: cannot trace mmap_lock: the kernel has neither the mmap_lock tracepoints (5.11+) nor down_read() in its BTF\n");
-		err = -ENOTSUP;
-		goto cleanup;
+		return -ENOTSUP;
 	}
 
 	/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK. */
@@ -634,21 +628,17 @@ int loader__open(struct loader **out, const struct loader_opts *opts)
 	if (l->switch_nargs != 4 && l->switch_nargs != 5) {
 		fprintf(stderr, "lockstall: the sched_switch tracepoint has an unknown argument layout (%d): lockstall needs an update for this kernel\n",
 			l->switch_nargs);
-		err = -ENOTSUP;
-		goto cleanup;
+		return -ENOTSUP;
 	}
-	err = loader_pick_object(l, opts->task_state);
-	if (err)
-		goto cleanup;
+	return loader_pick_object(l, opts->task_state);
+}
 
-retry:
-	s = loader_skel_open(l->hash, &open_opts);
-	if (!s) {
-		err = -errno;
-		fprintf(stderr, "lockstall: cannot open the BPF object: %s\n", strerror(-err));
-		goto cleanup;
-	}
-	l->skel = s;
+/* The options into rodata, and the programs this kernel and backend run. */
+static void loader_configure(struct loader *l, const struct loader_opts *opts, bool memcg,
+			     bool has_fault_tp)
+{
+	struct lockstall_bpf *s = l->skel;
+
 	s->rodata->cfg.min_wait_ns = opts->threshold_ns;
 	s->rodata->cfg.min_hold_ns = opts->min_hold_ns;
 	s->rodata->cfg.self_tgid = getpid();
@@ -666,42 +656,105 @@ retry:
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
 	loader_select_locks(l, opts->locks);
 	loader_backend_select(l);
-
 	l->stacks = opts->stacks;
 	l->verbose = opts->verbose;
+}
+
+/* The per-CPU maps get one entry per possible CPU. */
+static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
+{
+	int err;
+
 	l->ncpus = libbpf_num_possible_cpus();
 	if (l->ncpus <= 0) {
 		err = l->ncpus ? l->ncpus : -EINVAL;
 		fprintf(stderr, "lockstall: cannot count the possible CPUs: %s\n", strerror(-err));
-		goto cleanup;
+		return err;
 	}
 	/* The BPF side keeps 1 + a CPU number in 16 bits (ls_task_state.watch_slot). */
 	if (l->ncpus > 65534) {
-		err = -E2BIG;
 		fprintf(stderr, "lockstall: %d possible CPUs: at most 65534 are supported\n",
 			l->ncpus);
-		goto cleanup;
+		return -E2BIG;
 	}
-	err = bpf_map__set_max_entries(s->maps.watch, l->ncpus);
+	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
-	if (err) {
+		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
+	if (err)
 		fprintf(stderr, "lockstall: cannot size the BPF maps to %d CPUs: %s\n", l->ncpus,
 			strerror(-err));
+	return err;
+}
+
+/* Why the load failed, when the backend's own message has not said it. */
+static void loader_say_load_failed(const struct loader *l, int err)
+{
+	if (l->backend != LS_BACKEND_TRACEPOINT)
+		return;	/* said */
+	if (err == -EPERM)
+		loader_say_root();
+	else
+		fprintf(stderr, "lockstall: cannot load the BPF programs into the kernel: %s (rerun with --verbose for the verifier's log)\n",
+			strerror(-err));
+}
+
+/* The ring buffer the records come through. */
+static int loader_open_ring(struct loader *l)
+{
+	int err;
+
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), loader_on_sample, l, NULL);
+	if (!l->rb) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot open the BPF ring buffer: %s\n", strerror(-err));
+		return err;
+	}
+	l->lost_since_ns = ls_now_ns();
+	return 0;
+}
+
+/*
+ * Open, configure, load and attach; a backend that fails to load or
+ * attach under --backend=auto gives way to the next (retry).
+ */
+int loader__open(struct loader **out, const struct loader_opts *opts)
+{
+	/* CO-RE relocations against --btf's types when given. */
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
+	struct loader *l;
+	bool memcg, has_fault_tp = false;
+	int err;
+
+	*out = NULL;
+	err = loader_check_host(opts);
+	if (err)
+		return err;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		fprintf(stderr, "lockstall: cannot allocate the loader: out of memory\n");
+		return -ENOMEM;
+	}
+	err = loader_choose(l, opts, &has_fault_tp);
+	if (err)
+		goto cleanup;
+	memcg = l->features & LS_FEAT_MEMCG_PATH_ARG;
+
+retry:
+	l->skel = loader_skel_open(l->hash, &open_opts);
+	if (!l->skel) {
+		err = -errno;
+		fprintf(stderr, "lockstall: cannot open the BPF object: %s\n", strerror(-err));
 		goto cleanup;
 	}
-
-	err = lockstall_bpf__load(s);
+	loader_configure(l, opts, memcg, has_fault_tp);
+	err = loader_size_maps(l, opts);
+	if (err)
+		goto cleanup;
+	err = lockstall_bpf__load(l->skel);
 	if (err) {
 		if (loader_backend_failed(l, opts->backend, err))
 			goto retry;
-		if (l->backend != LS_BACKEND_TRACEPOINT)
-			goto cleanup;	/* said */
-		if (err == -EPERM)
-			loader_say_root();
-		else
-			fprintf(stderr, "lockstall: cannot load the BPF programs into the kernel: %s (rerun with --verbose for the verifier's log)\n",
-				strerror(-err));
+		loader_say_load_failed(l, err);
 		goto cleanup;
 	}
 	err = loader_fill_hist_free(l);
@@ -715,14 +768,9 @@ retry:
 	if (opts->backend == LS_BACKEND_AUTO)
 		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
 			ls_backend__name(l->backend));
-
-	l->rb = ring_buffer__new(bpf_map__fd(s->maps.events), loader_on_sample, l, NULL);
-	if (!l->rb) {
-		err = -errno;
-		fprintf(stderr, "lockstall: cannot open the BPF ring buffer: %s\n", strerror(-err));
+	err = loader_open_ring(l);
+	if (err)
 		goto cleanup;
-	}
-	l->lost_since_ns = ls_now_ns();
 	*out = l;
 	return 0;
 

@@ -198,6 +198,50 @@ static int parse_cond(const struct parse_ctx *c, struct slo_rule *r, char *word,
 	return 0;
 }
 
+/* policy=NAME: a scheduling policy by its name. */
+static int parse_policy(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
+{
+	size_t i;
+
+	if (r->has_policy)
+		return parse_error(c, col, "policy= given twice");
+	for (i = 0; i < ARRAY_SIZE(policy_names); i++) {
+		if (policy_names[i] && !strcmp(val, policy_names[i]))
+			break;
+	}
+	if (i == ARRAY_SIZE(policy_names))
+		return parse_error(c, col, "unknown policy '%.40s': expected normal, batch, idle, fifo, rr or deadline",
+				   val);
+	r->policy = (unsigned int)i;
+	r->has_policy = true;
+	return 0;
+}
+
+/* verdict=NAME: one verdict, or any (LS_VERDICT_N). */
+static int parse_verdict(const struct parse_ctx *c, struct slo_rule *r, const char *val,
+			 size_t col)
+{
+	unsigned int i;
+
+	if (r->has_verdict)
+		return parse_error(c, col, "verdict= given twice");
+	if (!strcmp(val, "any")) {
+		r->has_verdict = true;
+		r->verdict = LS_VERDICT_N;
+		return 0;
+	}
+	for (i = 0; i < LS_VERDICT_N; i++) {
+		if (!strcmp(val, ls_verdict_name(i)))
+			break;
+	}
+	if (i == LS_VERDICT_N)
+		return parse_error(c, col, "unknown verdict '%.40s': expected priority_inversion, holder_off_cpu, contention, unknown or any",
+				   val);
+	r->verdict = i;
+	r->has_verdict = true;
+	return 0;
+}
+
 static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
 		      bool *has_cond, bool *has_every)
 {
@@ -235,38 +279,9 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 		strcpy(r->comm, val);
 		r->has_comm = true;
 	} else if (!strcmp(word, "policy")) {
-		size_t i;
-
-		if (r->has_policy)
-			return parse_error(c, col, "policy= given twice");
-		for (i = 0; i < ARRAY_SIZE(policy_names); i++) {
-			if (policy_names[i] && !strcmp(val, policy_names[i]))
-				break;
-		}
-		if (i == ARRAY_SIZE(policy_names))
-			return parse_error(c, col, "unknown policy '%.40s': expected normal, batch, idle, fifo, rr or deadline",
-					   val);
-		r->policy = (unsigned int)i;
-		r->has_policy = true;
+		return parse_policy(c, r, val, col);
 	} else if (!strcmp(word, "verdict")) {
-		unsigned int i;
-
-		if (r->has_verdict)
-			return parse_error(c, col, "verdict= given twice");
-		if (!strcmp(val, "any")) {
-			r->has_verdict = true;
-			r->verdict = LS_VERDICT_N;
-			return 0;
-		}
-		for (i = 0; i < LS_VERDICT_N; i++) {
-			if (!strcmp(val, ls_verdict_name(i)))
-				break;
-		}
-		if (i == LS_VERDICT_N)
-			return parse_error(c, col, "unknown verdict '%.40s': expected priority_inversion, holder_off_cpu, contention, unknown or any",
-					   val);
-		r->verdict = i;
-		r->has_verdict = true;
+		return parse_verdict(c, r, val, col);
 	} else if (!strcmp(word, "every")) {
 		if (*has_every)
 			return parse_error(c, col, "every= given twice");

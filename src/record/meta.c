@@ -13,6 +13,7 @@
 #include "record/meta.h"
 #include "record/trace_file.h"
 #include "resolve/cgroup.h"
+#include "resolve/maps_reader.h"
 #include "resolve/stacks.h"
 #include "util.h"
 
@@ -117,54 +118,120 @@ int record_meta__start(struct trace_writer *w, const struct record_run *run)
 	return err;
 }
 
+/*
+ * The command lines are read by a worker (resolve/maps_reader.h): reading
+ * /proc/PID/cmdline copies from that process's memory under ITS mmap_lock,
+ * the very lock lockstall watches, and on a sick host a writer may hold it
+ * for good.  So they are read after tracing has stopped, never while
+ * records flow, and for CMDLINES_WAIT_NS at most: a recording always ends.
+ */
+#define CMDLINES_WAIT_NS	(2 * NSEC_PER_SEC)
+#define CMDLINE_STUCK_NS	(500 * NSEC_PER_MSEC)	/* one read this long: its lock is busy */
+
 struct names_ctx {
 	struct trace_writer *w;
 	bool cmdline;
-	size_t cmdline_bytes;
+	__u32 *tgids;		/* processes whose command line to read */
+	size_t n, alloc;
 	int err;
 };
 
+/* /proc/PID/cmdline, at most CMDLINE_MAX bytes (the worker's read). */
+static int cmdline__read(__u32 tgid, char **text, size_t *len)
+{
+	char path[64];
+	ssize_t n;
+
+	*text = malloc(CMDLINE_MAX);
+	if (!*text)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
+	n = read_small(path, *text, CMDLINE_MAX);
+	if (n < 0) {
+		free(*text);
+		*text = NULL;
+		return (int)n;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
 /*
- * One process seen in the records: its comm, and its command line if it
- * still runs under the same name.  Reading /proc/PID/cmdline copies from
- * that process's memory under ITS mmap_lock, the very lock lockstall
- * watches: so this runs once per process, after tracing has stopped,
- * never while records flow (and --no-cmdline skips it).
+ * One process seen in the records: its comm, and, if it still runs under
+ * the same name (a pid reused by another program would lend us a wrong
+ * command line), it is one whose command line to read.
  */
 static void names__one(void *data, __u32 tgid, const char comm[LS_COMM_LEN])
 {
 	struct names_ctx *c = data;
-	char key[64], path[64], now_comm[LS_COMM_LEN + 1], *cmd;
+	char key[64], path[64], now_comm[LS_COMM_LEN + 1];
 	size_t clen = strnlen(comm, LS_COMM_LEN);
+	__u32 *v;
 	ssize_t n;
 
 	snprintf(key, sizeof(key), "proc.%u.comm", tgid);
 	c->err = c->err ?: trace_writer__meta(c->w, key, comm, clen);
-	if (!c->cmdline || c->err || c->cmdline_bytes > CMDLINES_MAX)
+	if (!c->cmdline || c->err)
 		return;
-	/* a pid reused by another program would lend us a wrong command line */
 	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
 	n = read_small(path, now_comm, LS_COMM_LEN);
-	if (n <= 0)
-		return;
-	if (now_comm[n - 1] == '\n')
+	if (n > 0 && now_comm[n - 1] == '\n')
 		n--;
-	if ((size_t)n != clen || memcmp(now_comm, comm, clen))
+	if (n <= 0 || (size_t)n != clen || memcmp(now_comm, comm, clen))
 		return;
-	cmd = malloc(CMDLINE_MAX);
-	if (!cmd)
-		return;
-	snprintf(path, sizeof(path), "/proc/%u/cmdline", tgid);
-	n = read_small(path, cmd, CMDLINE_MAX);
+	if (c->n == c->alloc) {
+		v = realloc(c->tgids, (c->alloc ? 2 * c->alloc : 64) * sizeof(*v));
+		if (!v)
+			return;
+		c->tgids = v;
+		c->alloc = c->alloc ? 2 * c->alloc : 64;
+	}
+	c->tgids[c->n++] = tgid;
+}
+
+/* One answer of the worker into the recording; false when the budget is spent. */
+static bool cmdline__write(struct names_ctx *c, __u32 tgid, char *cmd, size_t n, size_t *bytes)
+{
+	char key[64];
+
 	/* arguments end in NULs: drop the last one */
-	if (n > 0 && !cmd[n - 1])
+	if (n && !cmd[n - 1])
 		n--;
-	if (n > 0) {
+	if (n && *bytes <= CMDLINES_MAX) {
 		snprintf(key, sizeof(key), "proc.%u.cmdline", tgid);
-		c->err = trace_writer__meta(c->w, key, cmd, (size_t)n);
-		c->cmdline_bytes += (size_t)n;
+		c->err = c->err ?: trace_writer__meta(c->w, key, cmd, n);
+		*bytes += n;
 	}
 	free(cmd);
+	return *bytes <= CMDLINES_MAX;
+}
+
+/* The command lines of c->tgids, as many as CMDLINES_WAIT_NS allows; how many were not read. */
+static size_t cmdlines__read(struct names_ctx *c)
+{
+	struct maps_reader *mr = maps_reader__new_reading(cmdline__read);
+	__u64 deadline = ls_now_ns() + CMDLINES_WAIT_NS;
+	size_t asked = 0, answered = 0, bytes = 0, len;
+	__u32 tgid;
+	char *text;
+	int err;
+
+	if (!mr)
+		return c->n;
+	while (answered < c->n) {
+		while (asked < c->n && !maps_reader__ask(mr, c->tgids[asked]))
+			asked++;
+		if (!maps_reader__wait(mr, deadline, CMDLINE_STUCK_NS))
+			break;
+		while (maps_reader__take(mr, &tgid, &text, &len, &err) == 1) {
+			answered++;
+			if (!err && !cmdline__write(c, tgid, text, len, &bytes))
+				asked = answered = c->n;	/* enough: stop asking */
+		}
+	}
+	/* a read still stuck in the kernel frees the worker when it returns */
+	maps_reader__free(mr);
+	return c->n - answered;
 }
 
 int record_meta__maps_one(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
@@ -209,10 +276,18 @@ void record_meta__end(struct trace_writer *w, bool no_cmdline)
 {
 	struct names_ctx c = { .w = w, .cmdline = !no_cmdline };
 	struct trace_writer_stats st;
+	size_t unread;
 
 	if (trace_writer__error(w))
 		return;
 	trace_writer__procs(w, names__one, &c);
+	if (c.n) {
+		unread = cmdlines__read(&c);
+		/* processes whose lock was held too long to read their command line */
+		if (unread)
+			trace_writer__meta_u64(w, "cmdlines_unread", unread);
+	}
+	free(c.tgids);
 	trace_writer__stats(w, &st);
 	trace_writer__meta_u64(w, "procs_dropped", st.procs_dropped);
 	trace_writer__meta_u64(w, "unrecordable", st.unrecordable);

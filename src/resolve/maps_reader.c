@@ -21,6 +21,7 @@ struct maps_answer {
 
 struct maps_reader {
 	pthread_t thread;
+	maps_reader_fn read;	/* the file: proc_maps__read_text() unless told */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;	/* the worker: something asked, or stop */
 	pthread_cond_t done;	/* the loop: something answered */
@@ -75,7 +76,7 @@ static void *maps_reader__run(void *arg)
 		pthread_mutex_unlock(&mr->lock);
 
 		/* the one call that may wait for the traced process's lock */
-		a.err = proc_maps__read_text(a.tgid, &a.text, &a.len);
+		a.err = mr->read(a.tgid, &a.text, &a.len);
 
 		pthread_mutex_lock(&mr->lock);
 		mr->busy = 0;
@@ -91,6 +92,11 @@ static void *maps_reader__run(void *arg)
 
 struct maps_reader *maps_reader__new(void)
 {
+	return maps_reader__new_reading(proc_maps__read_text);
+}
+
+struct maps_reader *maps_reader__new_reading(maps_reader_fn read)
+{
 	struct maps_reader *mr = calloc(1, sizeof(*mr));
 	sigset_t all, old;
 	int err;
@@ -100,6 +106,7 @@ struct maps_reader *maps_reader__new(void)
 	pthread_mutex_init(&mr->lock, NULL);
 	pthread_cond_init(&mr->wake, NULL);
 	pthread_cond_init(&mr->done, NULL);
+	mr->read = read;
 	mr->refs = 2;
 	/* signals are the loop's (stop, reload): the worker takes none */
 	sigfillset(&all);
@@ -194,14 +201,17 @@ bool maps_reader__wait(struct maps_reader *mr, __u64 deadline_ns, __u64 stuck_ns
 
 	pthread_mutex_lock(&mr->lock);
 	while (!mr->n_answers) {
-		__u64 now = ls_now_ns();
+		__u64 now = ls_now_ns(), until = deadline_ns;
 
 		if (now >= deadline_ns || (mr->busy && now - mr->busy_since > stuck_ns))
 			break;
+		/* a read that starts meanwhile signals nothing: look again when it would be stuck */
+		if (stuck_ns < until - now)
+			until = now + stuck_ns + 1;
 		/* the condition variable's clock is CLOCK_REALTIME: wait relative to it */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)((deadline_ns - now) % 1000000000ULL);
-		ts.tv_sec += (time_t)((deadline_ns - now) / 1000000000ULL) + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec += (long)((until - now) % 1000000000ULL);
+		ts.tv_sec += (time_t)((until - now) / 1000000000ULL) + ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
 		pthread_cond_timedwait(&mr->done, &mr->lock, &ts);
 	}

@@ -26,6 +26,13 @@ struct maps_reader;
 
 /* Start the worker.  NULL: no memory or no thread (errno says). */
 struct maps_reader *maps_reader__new(void);
+/*
+ * The same worker for another file of /proc/PID that takes the process's
+ * mmap_lock (cmdline, environ): read(tgid, &text, &len) gives a malloc'd
+ * text or a negative errno.
+ */
+typedef int (*maps_reader_fn)(__u32 tgid, char **text, size_t *len);
+struct maps_reader *maps_reader__new_reading(maps_reader_fn read);
 void maps_reader__free(struct maps_reader *mr);
 /* Ask for tgid's maps: 0, -EEXIST (asked already, not taken yet), -ENOSPC (queue full). */
 int maps_reader__ask(struct maps_reader *mr, __u32 tgid);

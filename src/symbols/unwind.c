@@ -444,6 +444,45 @@ static struct uw_dcie *uw_dcie_find(struct uw_dcie *cies, size_t n, __u64 off)
 	return NULL;
 }
 
+/* A new CIE at the end of *cies; NULL: out of memory. */
+static struct uw_dcie *uw_dcie_push(struct uw_dcie **cies, size_t *nr, size_t *cap)
+{
+	struct uw_dcie *n;
+
+	if (*nr == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		n = realloc(*cies, *cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		*cies = n;
+	}
+	return &(*cies)[(*nr)++];
+}
+
+/*
+ * A .debug_frame CIE (at id, its id field, len bytes from there) into
+ * .eh_frame's form at o: id 0, version 4 as 3 without the shrink bytes of
+ * its address and segment sizes, the rest after the empty augmentation.
+ */
+static void uw_dcie_write(__u8 *o, const __u8 *id, __u64 len, __u8 ver, __u64 shrink)
+{
+	__u64 body = 6 + shrink;
+
+	memcpy(o, &(__u32){ len - shrink }, 4);
+	memset(o + 4, 0, 4);
+	o[8] = ver == 4 ? 3 : ver;
+	o[9] = '\0';
+	memcpy(o + 10, id + body, len - body);
+}
+
+/* An FDE (at id, its CIE offset field) at o: length, CIE pointer back, the same bytes. */
+static void uw_dfde_write(__u8 *o, const __u8 *id, __u64 len, __u32 cie_back)
+{
+	memcpy(o, &len, 4);
+	memcpy(o + 4, &cie_back, 4);
+	memcpy(o + 8, id + 4, len - 4);
+}
+
 /*
  * .debug_frame into .eh_frame's form, which is all libunwind's remote
  * search parses: a CIE's id 0xffffffff becomes 0, version 4 becomes 3 and
@@ -479,10 +518,8 @@ static int uw_rewrite_debug_frame(const struct uw_file *f, const struct uw_buf *
 				c = pass ? uw_dcie_find(cies, nr_cies, id) : NULL;
 				/* .eh_frame's CIE pointer only points back */
 				if (c && c->ok && c->new_off <= new_pos && len >= 20) {
-					/* length, CIE pointer, then the same bytes */
-					memcpy(o + new_pos, &len, 4);
-					memcpy(o + new_pos + 4, &(__u32){ new_pos + 4 - c->new_off }, 4);
-					memcpy(o + new_pos + 8, sec->p + id_pos + 4, len - 4);
+					uw_dfde_write(o + new_pos, sec->p + id_pos, len,
+						      new_pos + 4 - c->new_off);
 					err = uw_entries_add(t, f, uw_get(&b, 8), new_pos);
 					if (err)
 						goto cleanup;
@@ -493,18 +530,11 @@ static int uw_rewrite_debug_frame(const struct uw_file *f, const struct uw_buf *
 			ver = uw_get(&b, 1);
 			aug = uw_get_str(&b);
 			if (pass == 0) {
-				if (nr_cies == cap) {
-					struct uw_dcie *n;
-
-					cap = cap ? cap * 2 : 16;
-					n = realloc(cies, cap * sizeof(*n));
-					if (!n) {
-						err = -ENOMEM;
-						goto cleanup;
-					}
-					cies = n;
+				c = uw_dcie_push(&cies, &nr_cies, &cap);
+				if (!c) {
+					err = -ENOMEM;
+					goto cleanup;
 				}
-				c = &cies[nr_cies++];
 				c->off = id_pos - 4;
 				c->new_off = new_pos;
 				/* an augmentation would need parsing: gcc and clang write none here */
@@ -515,16 +545,8 @@ static int uw_rewrite_debug_frame(const struct uw_file *f, const struct uw_buf *
 				c = uw_dcie_find(cies, nr_cies, id_pos - 4);
 			}
 			shrink = c && c->ok && ver == 4 ? 2 : 0;
-			if (pass && c && c->ok) {
-				/* after the empty augmentation (and the sizes of version 4) */
-				__u64 body = id_pos + 6 + shrink;
-
-				memcpy(o + new_pos, &(__u32){ len - shrink }, 4);
-				memset(o + new_pos + 4, 0, 4);
-				o[new_pos + 8] = ver == 4 ? 3 : ver;
-				o[new_pos + 9] = '\0';
-				memcpy(o + new_pos + 10, sec->p + body, id_pos + len - body);
-			}
+			if (pass && c && c->ok)
+				uw_dcie_write(o + new_pos, sec->p + id_pos, len, (__u8)ver, shrink);
 			new_pos += 4 + len - shrink;
 		}
 		if (pass == 0) {

@@ -170,6 +170,22 @@ static bool line_or_gone(void *ctx)
 	return (u->p->out.data && strstr(u->p->out.data, u->needle)) || e2e_proc__done(u->p);
 }
 
+/* Stop lockstall with sig and wait for it: it must end with status 0. */
+static void watch__stop(struct e2e_watch *w, int sig)
+{
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	int rc;
+
+	rc = e2e_proc__signal(&w->lockstall, sig);
+	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(sig), strerror(-rc));
+	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
+	cr_assert_eq(rc, 0, "lockstall did not exit after %s: %s; stderr:\n%s", strsignal(sig),
+		     strerror(-rc), w->lockstall.err.data);
+	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0,
+		     "lockstall ended with status %#x after %s; stderr:\n%s", w->lockstall.status,
+		     strsignal(sig), w->lockstall.err.data);
+}
+
 /* Stop lockstall once the workload printed needle, while the workload goes on. */
 static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 {
@@ -181,13 +197,7 @@ static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 	cr_assert(!rc && w->workload.out.data && strstr(w->workload.out.data, needle),
 		  "the workload never printed %s (%s); stdout:\n%s\nstderr:\n%s", needle,
 		  rc ? strerror(-rc) : "it ended", w->workload.out.data, w->workload.err.data);
-	rc = e2e_proc__signal(&w->lockstall, sig);
-	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(sig), strerror(-rc));
-	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
-	cr_assert_eq(rc, 0, "lockstall did not exit after %s: %s; stderr:\n%s", strsignal(sig),
-		     strerror(-rc), w->lockstall.err.data);
-	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0, "lockstall ended with status %#x; stderr:\n%s",
-		     w->lockstall.status, w->lockstall.err.data);
+	watch__stop(w, sig);
 }
 
 void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
@@ -262,17 +272,8 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 
 	if (o->before_stop)
 		o->before_stop(w, o->ctx);
-	if (o->stop_on)
-		goto parse;
-	rc = e2e_proc__signal(&w->lockstall, stop_signal);
-	cr_assert_eq(rc, 0, "%s to lockstall: %s", strsignal(stop_signal), strerror(-rc));
-	rc = e2e_proc__pump(both, 1, E2E_STOP_TIMEOUT_MS, proc_gone, &w->lockstall);
-	cr_assert_eq(rc, 0, "lockstall did not exit after %s: %s; stderr:\n%s",
-		     strsignal(stop_signal), strerror(-rc), w->lockstall.err.data);
-	cr_assert_eq(e2e_proc__exit_code(&w->lockstall), 0,
-		     "lockstall ended with status %#x after %s; stderr:\n%s", w->lockstall.status,
-		     strsignal(stop_signal), w->lockstall.err.data);
-parse:
+	if (!o->stop_on)
+		watch__stop(w, stop_signal);
 	watch__parse(w);
 }
 

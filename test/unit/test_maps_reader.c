@@ -84,3 +84,38 @@ Test(maps_reader, wait_times_out)
 	cr_assert(!maps_reader__wait(mr, t0 + 20 * NSEC_PER_MSEC, WAIT_NS), "an answer to nothing");
 	maps_reader__free(mr);
 }
+
+/* A read of another file that never returns (a process whose lock is held for good). */
+static int read_end;
+
+static int read_stuck(__u32 tgid, char **text, size_t *len)
+{
+	char c;
+
+	(void)tgid;
+	*text = NULL;
+	*len = 0;
+	/* returns when the test closes the pipe's write end: long after the wait gave up */
+	return read(read_end, &c, 1) < 0 ? -errno : -EIO;
+}
+
+/*
+ * The worker reads any file it is told to; a read stuck in the kernel
+ * makes a wait give up once it is older than stuck_ns, long before its
+ * deadline, and freeing the reader does not wait for it.
+ */
+Test(maps_reader, stuck_read_is_given_up)
+{
+	struct maps_reader *mr;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	read_end = fds[0];
+	mr = maps_reader__new_reading(read_stuck);
+	cr_assert_not_null(mr);
+	cr_assert_eq(maps_reader__ask(mr, 1), 0);
+	cr_assert(!maps_reader__wait(mr, ls_now_ns() + 3600 * NSEC_PER_SEC, 10 * NSEC_PER_MSEC),
+		  "an answer from a read that cannot end");
+	maps_reader__free(mr);
+	close(fds[1]);
+}
