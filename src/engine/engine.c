@@ -279,6 +279,22 @@ static void hist__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_L
 	}
 }
 
+/* The records that name a process: a lock record's, its leader's exit. */
+static void hist__note_name(struct engine *e, const union any_rec *u)
+{
+	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+	case LS_REC_WAIT_END:
+	case LS_REC_HOLD:
+		hist__rename(e, u->lock.mm.tgid, u->lock.mm.comm);
+		break;
+	case LS_REC_EXIT:
+		if (u->exit.task.tid == u->exit.task.tgid)
+			hist__rename(e, u->exit.task.tgid, u->exit.task.comm);
+		break;
+	}
+}
+
 static __u64 sat_sub(__u64 a, __u64 b)
 {
 	return a > b ? a - b : 0;
@@ -398,12 +414,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
-	if (u.hdr.type == LS_REC_WAIT_BEGIN || u.hdr.type == LS_REC_WAIT_END ||
-	    u.hdr.type == LS_REC_HOLD)
-		hist__rename(e, u.lock.mm.tgid, u.lock.mm.comm);
-	else if (u.hdr.type == LS_REC_EXIT && u.exit.task.tid == u.exit.task.tgid)
-		hist__rename(e, u.exit.task.tgid, u.exit.task.comm);
-
+	hist__note_name(e, &u);
 	switch (u.hdr.type) {
 	case LS_REC_WAIT_BEGIN:
 		err = locks__wait_begin(e, &u.lock);
