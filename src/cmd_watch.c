@@ -1047,6 +1047,9 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 			return LS_EXIT_FAILURE;
 		}
 		so->stacks = w->stacks;
+		/* said once: every kernel frame in the output would be unnamed */
+		if (stacks__kernel_probe(w->stacks) == -EPERM)
+			fprintf(stderr, "lockstall: /proc/kallsyms hides its addresses (kptr_restrict, or no CAP_SYSLOG): kernel frames are not named\n");
 	}
 	/* a front end has an output of its own */
 	if (cfg->report_format == LS_FORMAT_FOLDED && !w->front) {

@@ -1000,6 +1000,8 @@ static int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx)
 		loader_hist_finish(&r.hist, dead[i].tgid, false);
 		loader_hdr(&r.hdr, LS_REC_HIST, sizeof(r), ls_now_ns());
 		r.key = dead[i];
+		/* final: the engine may sum it with others of its command */
+		r.key.flags = LS_HIST_F_EXITED;
 		err = fn(ctx, &r, sizeof(r));
 		if (err < 0)
 			break;

@@ -55,13 +55,16 @@ static int signals__init(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: the poll must return so the loop sees the flag. */
-	sa.sa_flags = 0;
+	/*
+	 * SA_RESTART: a write blocked on a slow reader goes on instead of
+	 * failing with EINTR (stdio turns that into a lost summary).  The loop
+	 * still wakes at once: poll and epoll_wait are never restarted.
+	 */
+	sa.sa_flags = SA_RESTART;
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
 		return -errno;
 	/* a daemon's "reload": never the default, which would end the run */
 	sa.sa_handler = on_reload_signal;
-	sa.sa_flags = 0;
 	if (sigaction(SIGHUP, &sa, NULL))
 		return -errno;
 	return 0;

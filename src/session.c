@@ -431,16 +431,10 @@ int session__feed(void *data, const void *rec, size_t len)
 int session__feed_unrecorded(void *data, const void *rec, size_t len)
 {
 	struct session *s = data;
-	struct trace_writer *writer = s->writer;
-	int (*tap)(void *ctx, const void *rec, size_t len) = s->tap;
-	int err;
+	int err = engine__feed_aside(s->engine, rec, len);
 
-	s->writer = NULL;
-	s->tap = NULL;
-	err = session__feed(s, rec, len);
-	/* a write error cannot have come: the writer stays as it was */
-	s->writer = writer;
-	s->tap = tap;
+	if (err < 0)
+		s->feed_err = err;
 	return err;
 }
 

@@ -119,7 +119,10 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out);
  * only if s->stop_on_write_error.
  */
 int session__feed(void *session, const void *rec, size_t len);
-/* The same without the writer (nor the tap): what the recording need not hold. */
+/*
+ * A histogram or INTERVAL mark for the metrics only (engine__feed_aside):
+ * not written, not counted, and the analysis goes as in a replay without it.
+ */
 int session__feed_unrecorded(void *session, const void *rec, size_t len);
 /* End of stream: the summary. */
 int session__finish(struct session *s);

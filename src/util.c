@@ -470,7 +470,9 @@ static int read_all(int fd, size_t max, char **buf, size_t *len)
 			goto too_big;
 	}
 	b[got] = '\0';
-	*buf = b;
+	/* callers keep what they read (a process's maps for its lifetime): no slack */
+	nb = got + 1 < alloc ? realloc(b, got + 1) : NULL;
+	*buf = nb ? nb : b;
 	*len = got;
 	return 0;
 too_big:

@@ -32,6 +32,8 @@
  * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
+ * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
+ * LS_HIST_F_EXITED on the final histograms of a process that ended.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -357,8 +359,12 @@ struct ls_hist_key {
 	__u32 tgid;
 	__u8 kind;		/* enum ls_hist_kind */
 	__u8 write;		/* 0 read, 1 write, LS_HIST_ANY_MODE */
-	__u8 pad[2];
+	__u8 flags;		/* LS_HIST_F_*: in LS_REC_HIST only, 0 in the kernel's maps */
+	__u8 pad;
 };
+
+/* ls_hist_key.flags: the process has exited, these counts are its last. */
+#define LS_HIST_F_EXITED 0x01
 
 struct ls_hist {
 	/*

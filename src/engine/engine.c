@@ -2,8 +2,7 @@
 /*
  * The engine's front door: engine__feed validates each record, notes its
  * time and any loss it reports, hands it to tasks.c / locks.c, and sweeps a
- * little of the state for idle entries.  Histograms and the summary are
- * here too.
+ * little of the state for idle entries.  The summary is here too.
  *
  * Trust nothing in a record: a size that does not match its type, a CPU
  * past ENGINE_MAX_CPUS, an unknown mark or histogram kind make the record
@@ -199,145 +198,6 @@ static void engine__lost(struct engine *e, const struct ls_rec_lost *r)
 	lossy__add(e, r->first_ns, last, r->count);
 }
 
-/* ---- histograms --------------------------------------------------------- */
-
-static __u64 hist__pack(const struct ls_hist_key *k)
-{
-	return (__u64)k->tgid << 32 | (__u64)k->kind << 8 | k->write;
-}
-
-static int hist__grow(struct engine *e)
-{
-	size_t n = e->cum.alloc ? e->cum.alloc * 2 : 64;
-	struct ls_hist_entry *v;
-	struct ls_hist *p;
-
-	v = realloc(e->cum.v, n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	e->cum.v = v;
-	p = realloc(e->prev, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	e->prev = p;
-	e->cum.alloc = e->prev_alloc = n;
-	return 0;
-}
-
-static void hist__update(struct engine *e, const struct ls_rec_hist *r)
-{
-	__u64 k = hist__pack(&r->key);
-	uintptr_t idx = (uintptr_t)map__get(&e->hist_idx, k);
-	struct ls_hist_entry *ent;
-
-	if (!idx) {
-		if ((e->cum.n == e->cum.alloc && hist__grow(e)) ||
-		    map__put(&e->hist_idx, k, (void *)(uintptr_t)(e->cum.n + 1))) {
-			e->sum.evicted++;
-			return;
-		}
-		idx = ++e->cum.n;
-		ent = &e->cum.v[idx - 1];
-		memset(ent, 0, sizeof(*ent));
-		ent->key.tgid = r->key.tgid;
-		ent->key.kind = r->key.kind;
-		ent->key.write = r->key.write;
-		memset(&e->prev[idx - 1], 0, sizeof(e->prev[0]));
-	}
-	/* Cumulative: the latest replaces. */
-	e->cum.v[idx - 1].hist = r->hist;
-}
-
-/*
- * A record naming process tgid as comm (a lock record's process, a leader's
- * exit): its histograms take that name.  The kernel names a histogram when
- * it makes it, so a shell's child that exec'd "ps" would otherwise count
- * as "bash"; the newest name the stream gave wins, from either side.
- */
-static void hist__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN])
-{
-	static const struct {
-		__u8 kind, write;
-	} keys[] = {
-		{ LS_HIST_WAIT, 0 },
-		{ LS_HIST_WAIT, 1 },
-		{ LS_HIST_HOLD, LS_HIST_ANY_MODE },
-		{ LS_HIST_OFFCPU, LS_HIST_ANY_MODE },
-	};
-	struct ls_hist_key k = { .tgid = tgid };
-	uintptr_t idx;
-	size_t i;
-
-	if (!tgid || !comm[0] || !e->cum.n)
-		return;
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		k.kind = keys[i].kind;
-		k.write = keys[i].write;
-		idx = (uintptr_t)map__get(&e->hist_idx, hist__pack(&k));
-		if (idx)
-			memcpy(e->cum.v[idx - 1].hist.comm, comm, LS_COMM_LEN);
-	}
-}
-
-/* The records that name a process: a lock record's, its leader's exit. */
-static void hist__note_name(struct engine *e, const union any_rec *u)
-{
-	switch (u->hdr.type) {
-	case LS_REC_WAIT_BEGIN:
-	case LS_REC_WAIT_END:
-	case LS_REC_HOLD:
-		hist__rename(e, u->lock.mm.tgid, u->lock.mm.comm);
-		break;
-	case LS_REC_EXIT:
-		if (u->exit.task.tid == u->exit.task.tgid)
-			hist__rename(e, u->exit.task.tgid, u->exit.task.comm);
-		break;
-	}
-}
-
-static __u64 sat_sub(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
-/* The difference since the previous interval, to the sink; then remember. */
-static int hist__interval(struct engine *e, __u64 ts)
-{
-	const struct ls_hist *cur, *old;
-	struct ls_hist_entry *d, *v;
-	size_t i, k;
-
-	if (e->ival.alloc < e->cum.n) {
-		v = realloc(e->ival.v, e->cum.alloc * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		e->ival.v = v;
-		e->ival.alloc = e->cum.alloc;
-	}
-	e->ival.n = 0;
-	for (i = 0; i < e->cum.n; i++) {
-		cur = &e->cum.v[i].hist;
-		old = &e->prev[i];
-		if (cur->count == old->count)
-			continue;
-		d = &e->ival.v[e->ival.n++];
-		d->key = e->cum.v[i].key;
-		d->hist = *cur;
-		/* Counts went back: the kernel map was reset, all of it is new. */
-		if (cur->count > old->count) {
-			d->hist.count = cur->count - old->count;
-			d->hist.sum_ns = sat_sub(cur->sum_ns, old->sum_ns);
-			for (k = 0; k < LS_HIST_SLOTS; k++)
-				d->hist.slots[k] = sat_sub(cur->slots[k], old->slots[k]);
-		}
-		e->prev[i] = *cur;
-	}
-	e->ival.start_ns = e->ival_start ? e->ival_start : e->cum.start_ns;
-	e->ival.end_ns = ts;
-	e->ival_start = ts;
-	return sink__interval(e->sink, &e->ival);
-}
-
 static int engine__mark(struct engine *e, const struct ls_rec_mark *r)
 {
 	switch (r->kind) {
@@ -349,7 +209,7 @@ static int engine__mark(struct engine *e, const struct ls_rec_mark *r)
 			e->ival_start = r->hdr.ts;
 		break;
 	case LS_MARK_INTERVAL:
-		return hist__interval(e, r->hdr.ts);
+		return hists__interval(e, r->hdr.ts);
 	case LS_MARK_END:
 		e->have_end = true;
 		e->end_ts = r->hdr.ts;
@@ -385,6 +245,22 @@ static void engine__sweep(struct engine *e)
 	}
 }
 
+/* The records that name a process: a lock record's, its leader's exit. */
+static void engine__note_name(struct engine *e, const union any_rec *u)
+{
+	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+	case LS_REC_WAIT_END:
+	case LS_REC_HOLD:
+		hists__rename(e, u->lock.mm.tgid, u->lock.mm.comm);
+		break;
+	case LS_REC_EXIT:
+		if (u->exit.task.tid == u->exit.task.tgid)
+			hists__rename(e, u->exit.task.tgid, u->exit.task.comm);
+		break;
+	}
+}
+
 int engine__feed(struct engine *e, const void *rec, size_t len)
 {
 	union any_rec u;
@@ -414,7 +290,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
-	hist__note_name(e, &u);
+	engine__note_name(e, &u);
 	switch (u.hdr.type) {
 	case LS_REC_WAIT_BEGIN:
 		err = locks__wait_begin(e, &u.lock);
@@ -441,7 +317,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		err = locks__owner(e, &u.owner);
 		break;
 	case LS_REC_HIST:
-		hist__update(e, &u.hist);
+		hists__update(e, &u.hist);
 		break;
 	case LS_REC_MARK:
 		err = engine__mark(e, &u.mark);
@@ -464,6 +340,24 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 bad:
 	e->sum.bad_records++;
 	return 0;
+}
+
+int engine__feed_aside(struct engine *e, const void *rec, size_t len)
+{
+	union any_rec u;
+
+	if (!rec || len < sizeof(u.hdr) || len > sizeof(u))
+		return -EINVAL;
+	memcpy(&u, rec, len);
+	if (u.hdr.size != len || rec__size(u.hdr.type) != len || !rec__valid(&u))
+		return -EINVAL;
+	if (u.hdr.type == LS_REC_HIST) {
+		hists__update(e, &u.hist);
+		return 0;
+	}
+	if (u.hdr.type == LS_REC_MARK && u.mark.kind == LS_MARK_INTERVAL)
+		return hists__interval(e, u.hdr.ts);
+	return -EINVAL;
 }
 
 /* ---- life cycle --------------------------------------------------------- */
@@ -497,7 +391,7 @@ void engine__summary(const struct engine *e, struct ls_summary *out)
 	*out = e->sum;
 	out->start_ns = e->cum.start_ns;
 	out->end_ns = e->cum.end_ns;
-	out->duration_ns = sat_sub(out->end_ns, out->start_ns);
+	out->duration_ns = u64_sat_sub(out->end_ns, out->start_ns);
 	out->hists = &e->cum;
 }
 
@@ -521,11 +415,8 @@ void engine__free(struct engine *e)
 	tasks__free_all(e);
 	mms__free_all(e);
 	cpus__free_all(e);
-	map__free(&e->hist_idx);
+	hists__free(e);
 	ring__free(&e->lossy);
-	free(e->cum.v);
-	free(e->prev);
-	free(e->ival.v);
 	free(e->cands);
 	free(e->order);
 	free(e->tally);

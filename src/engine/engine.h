@@ -234,6 +234,12 @@ struct ls_stall {
 	const char *advice;
 	__u64 lost_in_window;	/* records lost while this wait went on */
 	/*
+	 * Memory bounds overwrote part of what this stall needed (who ran
+	 * instead of a holder, a holder's spells off CPU): off-CPU time may
+	 * be missing, who ran instead unnamed.
+	 */
+	bool history_short;
+	/*
 	 * A pending stall (the sinks' stall op with pending set): the wait had
 	 * not ended at end_ns, the time of the TICK that reported it; wait_ns
 	 * is the wait so far, acquired false, the holders and verdict as they
@@ -250,10 +256,17 @@ struct ls_stall {
 	const struct ls_frames *waiter_frames;
 };
 
-/* Histograms as the sinks see them (from LS_REC_HIST records). */
+/*
+ * Histograms as the sinks see them (from LS_REC_HIST records): one
+ * process's (key.tgid), or, procs > 0, the sum of that many exited
+ * processes of the command hist.comm (key.tgid 0; comm "" for all commands
+ * past ENGINE_HIST_CMDS).
+ */
 struct ls_hist_entry {
 	struct ls_hist_key key;
 	struct ls_hist hist;
+	__u32 procs;
+	bool exited;		/* one process's, final */
 };
 
 struct ls_hist_set {
@@ -277,6 +290,7 @@ struct ls_summary {
 	__u64 lost_events;	/* lost_before + LS_REC_LOST */
 	__u64 bad_records;	/* malformed records skipped */
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
+	__u64 stalls_short;	/* final stalls with history_short */
 	/*
 	 * SLO rules (src/alert/slo.c) and their hooks (src/alert/hooks.c): filled in by
 	 * the session, never by the engine; printed only when slo is set.
@@ -315,6 +329,14 @@ struct engine *engine__new(const struct engine_opts *opts, struct sink *sink);
  * (e.g. -EPIPE): malformed records are counted and skipped, never fatal.
  */
 int engine__feed(struct engine *e, const void *rec, size_t len);
+/*
+ * A HIST record or an INTERVAL mark read for the metrics only, not part of
+ * the run's stream (nor of its recording): it updates the histograms and
+ * sends an interval, but is not counted and moves neither the clock nor the
+ * run's span, so the analysis is the same as a replay without it.  Other
+ * records are refused (-EINVAL); otherwise as engine__feed.
+ */
+int engine__feed_aside(struct engine *e, const void *rec, size_t len);
 /* End of stream: send the summary (with cumulative histograms) to the sink. */
 int engine__finish(struct engine *e);
 void engine__summary(const struct engine *e, struct ls_summary *out);

@@ -7,7 +7,8 @@
  * Who owns what:
  *	containers.c	struct map (u64 -> pointer hash) and struct ring (bounded deque)
  *	engine.c	engine__feed: validation, dispatch, lost spans, sweeps,
- *			histograms, summary
+ *			summary
+ *	hists.c		histograms: the run's, per interval, exited processes summed
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
  *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
  *			runner history the preemptor tally is read from
@@ -30,7 +31,8 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
-#define ENGINE_SPELL_RING	4096	/* closed spells kept per task, at most (grown on demand) */
+#define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
+#define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
 #define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
 #define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
@@ -41,6 +43,13 @@
 #define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
 #define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
 #define ENGINE_MAX_HIST_KEYS	65536
+/*
+ * Exited processes whose histograms are kept apart; past it the half with
+ * the least time is summed per command, in at most ENGINE_HIST_CMDS entries
+ * (then one for all other commands).
+ */
+#define ENGINE_HIST_EXITED	4096
+#define ENGINE_HIST_CMDS	1024
 #define ENGINE_MAX_TALLY	64	/* distinct preemptors per holder; rest summed */
 #define ENGINE_MAX_CANDS	8192	/* holds judged per stall; rest counted as dropped */
 /*
@@ -68,6 +77,7 @@
 
 static inline __u64 u64_min(__u64 a, __u64 b) { return a < b ? a : b; }
 static inline __u64 u64_max(__u64 a, __u64 b) { return a > b ? a : b; }
+static inline __u64 u64_sat_sub(__u64 a, __u64 b) { return a > b ? a - b : 0; }
 
 /* ts lies more than age before now (false if it is not before now at all). */
 static inline bool ts_older(__u64 now, __u64 ts, __u64 age)
@@ -262,7 +272,8 @@ struct task {
 	__u8 cpu_state;		/* enum task_cpu_state */
 	bool spell_open;
 	struct spell open;
-	struct ring spells;	/* closed spells, oldest first, at most ENGINE_SPELL_RING */
+	struct ring spells;	/* closed spells, oldest first (ENGINE_SPELL_RING*) */
+	__u64 spells_lost_to;	/* spells ending up to here were overwritten */
 
 	/* The wait in progress (WAIT_BEGIN seen, no WAIT_END yet). */
 	bool waiting;
@@ -378,6 +389,7 @@ struct hold {
 	bool downgraded;
 	bool released;		/* false: an open hold copied for one stall */
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
+	__u64 spells_lost_to;	/* its task's spells before this were overwritten; 0: none */
 	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
@@ -476,6 +488,16 @@ int pending__tick(struct engine *e, const struct ls_rec_tick *r);
 /* A pending holder as it is now: state, since when, its latest LS_STACK_NOW. */
 void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless);
 
+/* ---- hists.c --------------------------------------------------------- */
+
+/* A HIST record: the latest cumulative counts of its key. */
+void hists__update(struct engine *e, const struct ls_rec_hist *r);
+/* Process tgid is named comm by a newer record: its histograms take the name. */
+void hists__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN]);
+/* An INTERVAL mark: what changed since the previous one, to the sink. */
+int hists__interval(struct engine *e, __u64 ts);
+void hists__free(struct engine *e);
+
 /* ---- engine.c -------------------------------------------------------- */
 
 struct lossy_span {
@@ -529,6 +551,8 @@ struct engine {
 	struct ls_hist *prev;
 	size_t prev_alloc;
 	struct map hist_idx;	/* packed key -> index + 1 */
+	__u32 hist_exited;	/* entries of one exited process: ENGINE_HIST_EXITED */
+	__u32 hist_cmds;	/* entries that sum a command's: ENGINE_HIST_CMDS */
 	struct ls_hist_set ival;
 	__u64 ival_start;
 
@@ -540,7 +564,7 @@ struct engine {
 	__u32 n_tally, tally_alloc;
 	__u8 tally_idx[2 * ENGINE_MAX_TALLY];	/* tid hash -> tally index + 1 */
 	__u32 run_budget;	/* left for this stall: ENGINE_STALL_RUN_BUDGET */
-	bool stall_history_short;	/* this stall needed runs that were overwritten */
+	bool stall_history_short;	/* this stall needed runs or spells that were overwritten */
 	__u64 tally_other;
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];

@@ -306,6 +306,8 @@ struct hold *hold__new(const struct task *tk, __u64 start, __u64 end)
 	h->start = start;
 	h->end = end;
 	h->released = true;
+	if (tk && tk->spells_lost_to > start)
+		h->spells_lost_to = tk->spells_lost_to;
 	if (tk)
 		tasks__for_each_spell(tk, start, end, hold__copy_spell, h);
 	hold__keep_throttle(h, tk);

@@ -437,6 +437,9 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 	tally__reset(e);
 	for (i = 0; i < lead->n_group; i++) {
 		c = &lead[i];
+		/* Spells of its, inside this wait, were overwritten to bound memory. */
+		if (c->h->spells_lost_to > c->from)
+			e->stall_history_short = true;
 		for (k = 0; k < c->h->n_spells; k++) {
 			sp = &c->h->spells[k];
 			s = u64_max(sp->start, c->from);
@@ -739,9 +742,10 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 			pending__holder_now(e, &e->holders[i], r->mm.id, !st.lost_in_window);
 	}
 	st.holders = e->holders;
-	/* One count per stall whose preemptors could not all be named. */
-	if (e->stall_history_short)
-		e->sum.evicted++;
+	/* The stall says it lost detail; the summary counts such stalls once each. */
+	st.history_short = e->stall_history_short;
+	if (st.history_short && !p->pending)
+		e->sum.stalls_short++;
 	stall__chain(e, &st, &x.qw);
 	st.verdict = stall__verdict(&st);
 	st.cause = st.n_holders ? st.holders[0].cause : LS_CAUSE_NONE;

@@ -222,6 +222,26 @@ static void spell__leave_cpu(struct engine *e, const struct spell *sp, __u64 end
 	c->last_close = u64_max(c->last_close, end);
 }
 
+/*
+ * The oldest spell may still be asked for: a HOLD may come a little out of
+ * order (retain), and an open hold's stall reads its spells from its start.
+ */
+static bool spell__oldest_needed(const struct engine *e, const struct task *tk)
+{
+	const struct spell *sp;
+	int i;
+
+	if (!tk->spells.n)
+		return false;
+	sp = ring__at(&tk->spells, 0);
+	if (!ts_older(e->now, sp->end, e->retain))
+		return true;
+	for (i = 0; i < TASK_OPEN_HOLDS; i++)
+		if (tk->oh[i].used && sp->end > tk->oh[i].start)
+			return true;
+	return (tk->flags & LS_TASK_F_HOLDS) != 0;
+}
+
 static void spell__close(struct engine *e, struct task *tk, __u64 ts)
 {
 	struct spell *sp = &tk->open, *slot;
@@ -241,22 +261,23 @@ static void spell__close(struct engine *e, struct task *tk, __u64 ts)
 		return;
 	/*
 	 * A task that holds and sleeps often (a reader of /proc/PID/environ
-	 * goes off CPU once a page) needs hundreds of spells per retain
-	 * window; grow while the budget over all tasks allows.
+	 * goes off CPU once a page) needs hundreds of spells per hold; grow
+	 * while they may still be needed and the budget over all tasks allows.
+	 * Overwritten spells are noted: a stall that needed them says so.
 	 */
 	old_cap = tk->spells.cap;
 	max = old_cap;
 	if (e->n_spells + (old_cap ? old_cap : 8) <= ENGINE_MAX_SPELLS)
-		max = ENGINE_SPELL_RING;
-	err = ring__reserve(&tk->spells, max ? max : 8);
+		max = tk->spells.n == old_cap && spell__oldest_needed(e, tk) ?
+		      ENGINE_SPELL_RING_MAX : ENGINE_SPELL_RING;
+	err = ring__reserve(&tk->spells, u64_max(max, 8));
 	e->n_spells += tk->spells.cap - old_cap;
 	if (err && tk->spells.n) {
 		slot = ring__at(&tk->spells, 0);
-		if (!ts_older(e->now, slot->end, e->retain))
-			e->sum.evicted++;
+		tk->spells_lost_to = u64_max(tk->spells_lost_to, slot->end);
 		ring__pop_front(&tk->spells);
 	} else if (err) {
-		e->sum.evicted++;
+		tk->spells_lost_to = u64_max(tk->spells_lost_to, sp->end);
 		return;
 	}
 	slot = ring__push(&tk->spells);

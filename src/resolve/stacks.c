@@ -103,6 +103,11 @@ void stacks__free(struct stacks *sk)
 	free(sk);
 }
 
+int stacks__kernel_probe(const struct stacks *sk)
+{
+	return sk->opts.no_kernel ? -ENOENT : ksyms__probe(sk->opts.kallsyms);
+}
+
 /* ---- processes --------------------------------------------------------- */
 
 static struct proc_entry *stacks__proc(struct stacks *sk, __u32 tgid)
@@ -437,6 +442,8 @@ static void stacks__kernel(struct stacks *sk, const struct ls_rec_stack *r, stru
 		skip = ksyms__skip_bpf_frames(ks, r->kernel, r->nr_kernel);
 	else if (sk->opts.no_kernel)
 		out->fr.note = "kernel frames recorded on another boot: not named";
+	else if (err == -EPERM)
+		out->fr.note = "/proc/kallsyms hides its addresses (kptr_restrict, or no CAP_SYSLOG): kernel frames not named";
 	else
 		out->fr.note = "kernel symbols unavailable (/proc/kallsyms): kernel frames not named";
 	for (i = skip; i < r->nr_kernel && out->fr.n < STACKS_MAX_FRAMES; i++) {

@@ -53,7 +53,14 @@ struct stacks;
 
 /* NULL: no memory.  Nothing is read until it is needed. */
 struct stacks *stacks__new(const struct stacks_opts *opts);
+/*
+ * Whether kernel frames can be named, from the start of kallsyms (cheap: the
+ * whole file is read at the first kernel stack): 0, -EPERM when its
+ * addresses are hidden (kptr_restrict, no CAP_SYSLOG), else why not.
+ */
+int stacks__kernel_probe(const struct stacks *sk);
 void stacks__free(struct stacks *sk);
+
 
 /*
  * Live: a STACK record went by; have its process's mappings read (by a

@@ -68,12 +68,15 @@ static void view__add(struct hist_view *v, const struct ls_hist_entry *e)
 {
 	unsigned int i;
 
-	if (!v->processes) {
+	if (!v->processes || (!v->n_pids && !e->procs)) {
+		/* key.tgid: a live process's, the one with most time */
 		v->key = e->key;
 		memcpy(v->hist.comm, e->hist.comm, sizeof(v->hist.comm));
 	}
-	v->processes++;
-	if (v->n_pids < HIST_VIEW_PIDS)
+	/* an entry with procs is the engine's sum of exited processes of one name */
+	v->processes += e->procs ? e->procs : 1;
+	v->exited += e->procs;
+	if (!e->procs && v->n_pids < HIST_VIEW_PIDS)
 		v->pids[v->n_pids++] = e->key.tgid;
 	v->hist.count += e->hist.count;
 	v->hist.sum_ns += e->hist.sum_ns;

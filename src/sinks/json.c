@@ -299,6 +299,8 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 		json_strv(f, "advice", st->advice);
 	}
 	json_u64(f, "lost_in_window", st->lost_in_window);
+	if (st->history_short)
+		json_bool(f, "history_short", true);
 	putc('}', f);
 }
 
@@ -331,6 +333,8 @@ static void json_hist(FILE *f, const struct hist_view *v)
 	fprintf(f, "{\"pid\":%u,\"comm\":", v->key.tgid);
 	ls_json_str(f, v->hist.comm, LS_COMM_LEN);
 	json_u64(f, "processes", v->processes);
+	if (v->exited)
+		json_u64(f, "exited_processes", v->exited);
 	fprintf(f, ",\"pids\":[");
 	for (j = 0; j < v->n_pids; j++)
 		fprintf(f, "%s%u", j ? "," : "", v->pids[j]);
@@ -434,6 +438,8 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 	json_u64(f, "lost_events", sum->lost_events);
 	json_u64(f, "bad_records", sum->bad_records);
 	json_u64(f, "evicted", sum->evicted);
+	if (sum->stalls_short)
+		json_u64(f, "stalls_short", sum->stalls_short);
 	if (sum->slo) {
 		fprintf(f, ",\"slo\":{\"violations\":%llu", (unsigned long long)sum->slo_violations);
 		json_u64(f, "suppressed", sum->slo_suppressed);

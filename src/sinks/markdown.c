@@ -326,7 +326,7 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 	unsigned int i, k, bars;
 
 	fprintf(f, "#### %s, mmap\\_lock%s, ", m->title, m->mode);
-	if (m->view->processes > 1) {
+	if (m->view->processes > 1 && m->view->exited < m->view->processes) {
 		md_name(f, m->comm);
 		fprintf(f, " (%u processes)", m->view->processes);
 	} else {

@@ -216,10 +216,14 @@ static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 	m->mode = v->key.write == 1 ? " write" : v->key.write == 0 ? " read" : "";
 	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
 	m->tgid = v->key.tgid;
-	if (v->processes > 1)
-		snprintf(m->who, sizeof(m->who), "%s (%u processes)", m->comm, v->processes);
-	else
+	if (v->n_pids == 1 && v->processes == 1)
 		snprintf(m->who, sizeof(m->who), "%s[%u]", m->comm, m->tgid);
+	else if (v->exited == v->processes)
+		snprintf(m->who, sizeof(m->who), "%s (%u exited process%s)",
+			 m->comm[0] ? m->comm : "other commands", v->processes,
+			 v->processes == 1 ? "" : "es");
+	else
+		snprintf(m->who, sizeof(m->who), "%s (%u processes)", m->comm, v->processes);
 	m->avg_ns = h->count ? h->sum_ns / h->count : 0;
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!h->slots[i])

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "engine/sink.h"
+#include "util.h"
 
 /*
  * One histogram as the outputs show it: by default the sum of every process
@@ -20,7 +21,8 @@
 struct hist_view {
 	struct ls_hist_key key;	/* key.tgid: the process with most time in it */
 	struct ls_hist hist;	/* summed over the processes; comm their name */
-	__u32 processes;	/* how many were summed */
+	__u32 processes;	/* how many were summed (exited ones included) */
+	__u32 exited;		/* of them, exited ones the engine summed by name (procs) */
 	__u32 pids[HIST_VIEW_PIDS];	/* the first n_pids of them, most time first */
 	unsigned int n_pids;
 };

@@ -432,6 +432,9 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	if (st->lost_in_window)
 		fprintf(f, "  lost     %llu events during this wait: holders may be missing, so the verdict is unknown\n",
 			(unsigned long long)st->lost_in_window);
+	if (st->history_short)
+		fputs("  partial  memory bounds overwrote part of this wait's history: time off CPU may be missing, who ran instead unnamed\n",
+		      f);
 	putc('\n', f);
 	/* someone may be watching this live: do not sit in a buffer */
 	return sink__flush(f);
@@ -573,9 +576,14 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 			(unsigned long long)sum->slo_suppressed, (unsigned long long)sum->hook_runs,
 			(unsigned long long)sum->hook_failures, (unsigned long long)sum->hook_timeouts,
 			(unsigned long long)sum->hook_skipped);
+	/* a warning only for what a reported stall lost; each of them says "partial" */
 	if (sum->evicted)
-		fprintf(f, "  WARNING  %llu entries evicted to bound memory: some holders may be missing\n",
+		fprintf(f, "  memory   %llu entries dropped at the engine's bounds\n",
 			(unsigned long long)sum->evicted);
+	if (sum->stalls_short)
+		fprintf(f, "  WARNING  %llu stall%s lost detail to memory bounds: see \"partial\" in %s\n",
+			(unsigned long long)sum->stalls_short, sum->stalls_short == 1 ? "" : "s",
+			sum->stalls_short == 1 ? "it" : "each");
 	if (sum->lost_events)
 		fprintf(f, "  WARNING  %llu records lost (ring buffer full): findings in those spans are marked unknown\n",
 			(unsigned long long)sum->lost_events);

@@ -5,9 +5,11 @@
  * binary search.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "symbols/internal.h"
 #include "util.h"
 
@@ -228,6 +230,29 @@ int ksyms__load(struct ksyms **out, const char *path)
 		return err;
 	err = ksyms__parse(out, text, len);
 	free(text);
+	return err;
+}
+
+int ksyms__probe(const char *path)
+{
+	struct ksyms *ks = NULL;
+	char *buf, *nl;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(KSYMS_PROBE_BYTES);
+	n = buf ? read(fd, buf, KSYMS_PROBE_BYTES) : -1;
+	err = !buf ? -ENOMEM : n < 0 ? -errno : 0;
+	close(fd);
+	/* whole lines only: the last one may be cut */
+	nl = !err && n > 0 ? memrchr(buf, '\n', (size_t)n) : NULL;
+	if (!err)
+		err = nl ? ksyms__parse(&ks, buf, (size_t)(nl + 1 - buf)) : -ENOENT;
+	ksyms__free(ks);
+	free(buf);
 	return err;
 }
 

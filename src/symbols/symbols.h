@@ -107,6 +107,15 @@ struct ksyms;
  */
 int ksyms__load(struct ksyms **out, const char *path);
 
+/* The start of kallsyms a probe reads: past the per-CPU symbols, into the text ones. */
+#define KSYMS_PROBE_BYTES	(64u << 10)
+/*
+ * Whether path (NULL: /proc/kallsyms) would name kernel frames, from its
+ * first KSYMS_PROBE_BYTES only (the whole file is loaded at the first
+ * kernel stack): 0, or ksyms__load's errors (-EPERM: addresses hidden).
+ */
+int ksyms__probe(const char *path);
+
 /*
  * The same from len bytes of kallsyms text (NULs allowed, treated as
  * garbage).  Lines that are not "ADDR TYPE NAME[\t[MODULE]]" are skipped;

@@ -5,6 +5,7 @@
  * lockstall was frozen, fooled or made to lose data, run for real.  Needs
  * root and BPF for the tracing ones (see e2e_require()).
  */
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 #include "lib/tmpdir.h"
@@ -123,8 +125,8 @@ Test(hostile, sighup_onto_a_fifo)
 	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
 }
 
-/* SIGINT in pid's pending set (the process's or its main thread's): two would merge. */
-static bool sigint_pending(pid_t pid)
+/* sig in pid's pending set (the process's or its main thread's): two would merge. */
+static bool signal_pending(pid_t pid, int sig)
 {
 	char path[64], line[256];
 	unsigned long long mask;
@@ -137,7 +139,7 @@ static bool sigint_pending(pid_t pid)
 		return false;
 	while (fgets(line, sizeof(line), f))
 		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (SIGINT - 1))))
+		    (mask & (1ULL << (sig - 1))))
 			pending = true;
 	fclose(f);
 	return pending;
@@ -149,9 +151,9 @@ static void sigint_first(struct e2e_watch *run, void *ctx)
 	int i;
 
 	cr_assert_eq(e2e_proc__signal(&run->lockstall, SIGINT), 0);
-	for (i = 0; i < 1000000 && sigint_pending(run->lockstall.pid); i++)
+	for (i = 0; i < 1000000 && signal_pending(run->lockstall.pid, SIGINT); i++)
 		sched_yield();
-	cr_assert(!sigint_pending(run->lockstall.pid), "the first SIGINT is still pending");
+	cr_assert(!signal_pending(run->lockstall.pid, SIGINT), "the first SIGINT is still pending");
 }
 
 /*
@@ -225,4 +227,87 @@ Test(hostile, cgroup_rule_refused_without_cap_dac_read_search)
 	cr_assert(strstr(p.err.data, "rule 'cgroup=/ wait>=1ms'") &&
 		  strstr(p.err.data, "it needs CAP_DAC_READ_SEARCH"), "stderr:\n%s", p.err.data);
 	cr_assert_eq(count_of(p.err.data, "cgroups are shown as null"), 1, "stderr:\n%s", p.err.data);
+}
+
+/* pid sleeps in a write(2) (/proc/PID/syscall: its number first, "running" when not in one). */
+static bool blocked_in_write(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	FILE *f;
+	long nr;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return state == 'S' && sscanf(buf, "%ld", &nr) == 1 && nr == 1 /* x86_64 write */;
+}
+
+/*
+ * A signal while the output waits on a full pipe (a slow reader, a paused
+ * pager) must not turn the write into EINTR and an error: report prints all
+ * of it and exits 0.  The pipe is one page, so the report blocks in write.
+ */
+Test(hostile, signal_during_a_blocked_write)
+{
+	const char *bin = e2e_require(false);
+	const char *data_dir = getenv("LOCKSTALL_TEST_DATA") ?: "test/data";
+	char lst[256], golden[256], buf[4096];
+	char *argv[] = { (char *)bin, "report", lst, "--format", "html", NULL };
+	char *want, *got = NULL;
+	size_t want_len, got_len = 0;
+	int fds[2], status, i;
+	ssize_t n;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(lst, sizeof(lst), "%s/golden.lst", data_dir);
+	snprintf(golden, sizeof(golden), "%s/golden.html", data_dir);
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	cr_assert_eq(fcntl(fds[1], F_SETPIPE_SZ, 4096), 4096);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		dup2(fds[1], STDOUT_FILENO);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (i = 0; i < 10000000 && !blocked_in_write(pid); i++)
+		sched_yield();
+	cr_assert(blocked_in_write(pid), "report never blocked on the full pipe");
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(kill(pid, SIGHUP), 0);
+		while (signal_pending(pid, SIGHUP))
+			sched_yield();
+	}
+	while ((n = read(fds[0], buf, sizeof(buf))) > 0) {
+		got = realloc(got, got_len + (size_t)n);
+		cr_assert_not_null(got);
+		memcpy(got + got_len, buf, (size_t)n);
+		got_len += (size_t)n;
+	}
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "report: status %#x", status);
+	f = fopen(golden, "r");
+	cr_assert_not_null(f);
+	want = malloc(1 << 20);
+	cr_assert_not_null(want);
+	want_len = fread(want, 1, 1 << 20, f);
+	fclose(f);
+	cr_assert_eq(got_len, want_len, "report printed %zu bytes of %zu", got_len, want_len);
+	cr_assert(!memcmp(got, want, want_len), "report's output differs from %s", golden);
+	free(want);
+	free(got);
 }

@@ -84,6 +84,35 @@ Test(record, report_prints_what_watch_printed)
 	cr_assert(strstr(p.out.data, "SUMMARY"), "no summary in the text report");
 }
 
+/*
+ * With metrics on, watch reads the histograms for them every
+ * --metrics-interval; those readings are not in the recording, and the
+ * report of it must still print what watch printed, events count included.
+ */
+Test(record, report_with_metrics_prints_what_watch_printed)
+{
+	const char *const wl_args[] = { NULL };
+	char file[128], prom[128];
+	const char *const watch_args[] = { "-o", in_dir(file, sizeof(file), "run.lst"), "--no-stacks",
+					   "--metrics-file", in_dir(prom, sizeof(prom), "m.prom"),
+					   "--metrics-interval", "100ms", NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	struct stat st;
+
+	e2e_watch__run_with(&w, "proc_reader", wl_args, watch_args);
+	cr_assert_gt(json_array_size(w.stalls), 0, "watch found no stall to compare");
+	cr_assert_eq(stat(prom, &st), 0, "no metrics file at %s", prom);
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: status %#x; stderr:\n%s", p.status,
+		     p.err.data);
+	cr_assert_eq(p.out.len, w.lockstall.out.len,
+		     "report printed %zu bytes, watch %zu; watch's last line:\n%s\nreport's:\n%s",
+		     p.out.len, w.lockstall.out.len, strrchr(w.lockstall.out.data, '{'),
+		     strrchr(p.out.data, '{'));
+	cr_assert(!memcmp(p.out.data, w.lockstall.out.data, p.out.len),
+		  "report differs from what watch printed");
+}
+
 Test(record, record_then_report)
 {
 	char file[128];

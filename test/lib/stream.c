@@ -299,8 +299,8 @@ void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t
 	stream__append(s, &r, sizeof(r), LS_REC_EXIT, cpu, ts);
 }
 
-void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
-		  const struct ls_hist *h)
+static void stream__hist_flags(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
+			       __u8 flags, const struct ls_hist *h)
 {
 	struct ls_rec_hist r;
 
@@ -308,8 +308,21 @@ void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 	r.key.tgid = tgid;
 	r.key.kind = kind;
 	r.key.write = write;
+	r.key.flags = flags;
 	r.hist = *h;
 	stream__append(s, &r, sizeof(r), LS_REC_HIST, 0, ts);
+}
+
+void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
+		  const struct ls_hist *h)
+{
+	stream__hist_flags(s, ts, tgid, kind, write, 0, h);
+}
+
+void stream__hist_exited(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
+			 const struct ls_hist *h)
+{
+	stream__hist_flags(s, ts, tgid, kind, write, LS_HIST_F_EXITED, h);
 }
 
 void stream__mark(struct stream *s, __u64 ts, __u32 kind, __u32 features)

@@ -93,6 +93,9 @@ void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lo
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);
 void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
 		  const struct ls_hist *h);
+/* The final histogram of a process that exited (LS_HIST_F_EXITED). */
+void stream__hist_exited(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
+			 const struct ls_hist *h);
 void stream__mark(struct stream *s, __u64 ts, __u32 kind, __u32 features);
 void stream__lost(struct stream *s, __u64 ts, __u64 count, __u64 first_ns, __u64 last_ns);
 void stream__tick(struct stream *s, __u64 ts, __u32 kind);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <criterion/criterion.h>
+#include "engine/internal.h"
 #include "lib/engine_fixture.h"
 
 TestSuite(hist, .init = fixture__setup, .fini = fixture__teardown);
@@ -136,6 +137,193 @@ Test(hist, finish_sends_summary_once)
 	cr_assert_eq(sum.stalls_by_verdict[LS_VERDICT_HOLDER_OFF_CPU], 1);
 }
 
+/* Counts over a set: what a fold must keep. */
+static __u64 set_count(const struct ls_hist_set *set)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		n += set->v[i].hist.count;
+	return n;
+}
+
+static const struct ls_hist_entry *find_cmd(const struct ls_hist_set *set, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].procs && !strcmp(set->v[i].hist.comm, comm))
+			return &set->v[i];
+	return NULL;
+}
+
+/*
+ * n short-lived processes, each seen live then exited, comm from name(i):
+ * one lock wait of 1000 + i ns each, an interval every 1000.
+ */
+static void churn(unsigned int n, void (*name)(unsigned int i, char comm[LS_COMM_LEN]))
+{
+	struct ls_hist h = hist_of(1, 0, 0);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(h.comm, 0, sizeof(h.comm));
+		name(i, h.comm);
+		h.sum_ns = 1000 + i;
+		stream__hist(&efx.s, T(10 + i), 1000 + i, LS_HIST_WAIT, 1, &h);
+		stream__hist_exited(&efx.s, T(10 + i), 1000 + i, LS_HIST_WAIT, 1, &h);
+		if (i % 1000 == 999)
+			stream__mark(&efx.s, T(10 + i), LS_MARK_INTERVAL, 0);
+	}
+	stream__mark(&efx.s, T(10 + n), LS_MARK_INTERVAL, 0);
+}
+
+static void two_names(unsigned int i, char comm[LS_COMM_LEN])
+{
+	strcpy(comm, i % 2 ? "sh" : "ps");
+}
+
+static void all_names(unsigned int i, char comm[LS_COMM_LEN])
+{
+	snprintf(comm, LS_COMM_LEN, "c%u", i);
+}
+
+static __u64 intervals_count(void)
+{
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < efx.cs->n_intervals; i++)
+		n += set_count(&efx.cs->intervals[i]);
+	return n;
+}
+
+/*
+ * Process churn: the histograms of exited processes stay bounded; the one
+ * with the most time keeps its own, the rest are summed per command, and no
+ * count is lost from the summary nor from the intervals.
+ */
+Test(hist, exited_processes_are_summed_past_a_bound)
+{
+	const unsigned int n = 3 * ENGINE_HIST_EXITED;
+	struct ls_hist heavy = hist_of(1, MS(900), 19);
+	const struct ls_hist_entry *ent, *sh, *ps;
+	struct engine_debug d;
+
+	stream__hist_exited(&efx.s, T(1), 7, LS_HIST_WAIT, 1, &heavy);
+	churn(n, two_names);
+	cr_assert_eq(fixture__run(), 0);
+	engine__debug(efx.e, &d);
+	cr_assert_leq(d.hist_keys, ENGINE_HIST_EXITED + 2, "%u histograms kept after %u exits",
+		      d.hist_keys, n + 1);
+	cr_assert_eq(set_count(efx.cs->summary.hists), n + 1);
+	cr_assert_eq(intervals_count(), n + 1);
+	ent = capture_sink__find(efx.cs->summary.hists, 7, LS_HIST_WAIT, 1);
+	cr_assert_not_null(ent, "the process with the most time lost its own histogram");
+	cr_assert_eq(ent->procs, 0);
+	cr_assert_eq(ent->hist.sum_ns, MS(900));
+	sh = find_cmd(efx.cs->summary.hists, "sh");
+	ps = find_cmd(efx.cs->summary.hists, "ps");
+	cr_assert(sh && ps, "no per-command sums");
+	cr_assert_eq(sh->key.tgid, 0);
+	cr_assert_eq(sh->hist.count, sh->procs);
+	cr_assert_gt(sh->procs + ps->procs, n - ENGINE_HIST_EXITED - 1);
+	cr_assert_eq(efx.cs->summary.evicted, 0);
+}
+
+/* A process naming itself anew each time: the commands are bounded too. */
+Test(hist, command_sums_are_bounded)
+{
+	const unsigned int n = ENGINE_HIST_EXITED + 4 * ENGINE_HIST_CMDS;
+	const struct ls_hist_entry *others;
+	struct engine_debug d;
+
+	churn(n, all_names);
+	cr_assert_eq(fixture__run(), 0);
+	engine__debug(efx.e, &d);
+	cr_assert_leq(d.hist_keys, ENGINE_HIST_EXITED + ENGINE_HIST_CMDS + 1, "%u histograms",
+		      d.hist_keys);
+	cr_assert_eq(set_count(efx.cs->summary.hists), n);
+	others = find_cmd(efx.cs->summary.hists, "");
+	cr_assert_not_null(others, "no sum of the other commands");
+	cr_assert_eq(efx.cs->summary.evicted, 0);
+}
+
+/* A pid that comes back after its process exited is another process: both are counted. */
+Test(hist, reused_pid_keeps_both_processes)
+{
+	struct ls_hist old = hist_of(5, MS(5), 13), fresh = hist_of(2, MS(2), 12);
+	const struct ls_hist_entry *ent;
+
+	stream__hist_exited(&efx.s, T(1), 50, LS_HIST_WAIT, 0, &old);
+	stream__mark(&efx.s, T(2), LS_MARK_INTERVAL, 0);
+	stream__hist(&efx.s, T(3), 50, LS_HIST_WAIT, 0, &fresh);
+	stream__mark(&efx.s, T(4), LS_MARK_INTERVAL, 0);
+	cr_assert_eq(fixture__run(), 0);
+	ent = capture_sink__find(efx.cs->summary.hists, 50, LS_HIST_WAIT, 0);
+	cr_assert_not_null(ent);
+	cr_assert_eq(ent->hist.count, 2);
+	ent = find_cmd(efx.cs->summary.hists, "app");
+	cr_assert_not_null(ent, "the first process's counts are gone");
+	cr_assert_eq(ent->procs, 1);
+	cr_assert_eq(ent->hist.count, 5);
+	cr_assert_eq(efx.cs->n_intervals, 2);
+	cr_assert_eq(set_count(&efx.cs->intervals[1]), 2, "the second interval counts the new process");
+}
+
+/*
+ * The metrics' own readings of the histograms (not recorded) update them but
+ * leave the run as its replay sees it: not counted, no time moved.
+ */
+Test(hist, aside_records_are_not_counted)
+{
+	struct ls_hist wait5 = hist_of(5, MS(50), 14);
+	struct ls_rec_hist h = { .hdr = { .type = LS_REC_HIST, .size = sizeof(h), .ts = T(500) },
+				 .key = { .tgid = 100, .kind = LS_HIST_WAIT, .write = 0 } };
+	struct ls_rec_mark m = { .hdr = { .type = LS_REC_MARK, .size = sizeof(m), .ts = T(500) },
+				 .kind = LS_MARK_INTERVAL };
+	struct ls_rec_mark end = m;
+	struct ls_summary sum;
+
+	h.hist = wait5;
+	end.kind = LS_MARK_END;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
+	stream__mark(&efx.s, T(10), LS_MARK_END, 0);
+	cr_assert_eq(engine__feed_aside(fixture__engine(), &h, sizeof(h)), 0);
+	cr_assert_eq(engine__feed_aside(efx.e, &m, sizeof(m)), 0);
+	cr_assert_eq(engine__feed_aside(efx.e, &end, sizeof(end)), -EINVAL, "only histograms");
+	cr_assert_eq(efx.cs->n_intervals, 1);
+	cr_assert_eq(efx.cs->intervals[0].v[0].hist.count, 5);
+	cr_assert_eq(fixture__run(), 0);
+	engine__summary(efx.e, &sum);
+	cr_assert_eq(sum.events, 2, "aside records were counted");
+	cr_assert_eq(sum.end_ns, T(10), "aside records moved the run's end");
+	cr_assert_eq(sum.hists->n, 1);
+}
+
+TestSuite(sink_error, .init = fixture__setup, .fini = fixture__teardown);
+
+Test(sink_error, stall_error_returned_from_feed)
+{
+	scenario__preempted_holder(&efx.holder, true, &efx.waiter, true, &efx.hog);
+	efx.cs->fail = -EPIPE;
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), -EPIPE);
+}
+
+Test(sink_error, interval_error_returned_from_feed)
+{
+	stream__mark(&efx.s, T(1), LS_MARK_INTERVAL, 0);
+	efx.cs->fail = -EIO;
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), -EIO);
+}
+
+Test(sink_error, summary_error_returned_from_finish)
+{
+	efx.cs->fail = -EPIPE;
+	cr_assert_eq(engine__finish(fixture__engine()), -EPIPE);
+}
+
 /*
  * The kernel names a histogram when it makes it: a shell's child that
  * exec'd "ps" came as "bash".  The newest name the stream gives for the
@@ -194,26 +382,4 @@ Test(hist, leader_exit_names_the_process)
 	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT, 1);
 	cr_assert_not_null(ent);
 	cr_assert_str_eq(ent->hist.comm, "proc_reader");
-}
-
-TestSuite(sink_error, .init = fixture__setup, .fini = fixture__teardown);
-
-Test(sink_error, stall_error_returned_from_feed)
-{
-	scenario__preempted_holder(&efx.holder, true, &efx.waiter, true, &efx.hog);
-	efx.cs->fail = -EPIPE;
-	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), -EPIPE);
-}
-
-Test(sink_error, interval_error_returned_from_feed)
-{
-	stream__mark(&efx.s, T(1), LS_MARK_INTERVAL, 0);
-	efx.cs->fail = -EIO;
-	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), -EIO);
-}
-
-Test(sink_error, summary_error_returned_from_finish)
-{
-	efx.cs->fail = -EPIPE;
-	cr_assert_eq(engine__finish(fixture__engine()), -EPIPE);
 }

@@ -4,6 +4,7 @@
  * timeline the HTML and Perfetto reports draw, with who ran instead.
  */
 #include <criterion/criterion.h>
+#include "engine/internal.h"
 #include "lib/engine_fixture.h"
 
 #define HOLDING LS_TASK_F_HOLDING
@@ -69,12 +70,14 @@ Test(spells, each_spell_names_its_own_runner)
 	cr_assert_eq(h->offcpu_ns, MS(8 + 15 + 8));
 }
 
-/* More spells than LS_MAX_SPELLS: the first kept, the rest counted, totals whole. */
-Test(spells, bounded_and_counted)
+/*
+ * A holder preempted n times in one hold, 1 ms each: the stall it causes
+ * (returned for the checks); the wait covers the whole hold.
+ */
+static const struct ls_stall *hold_with_spells(unsigned int n)
 {
 	struct stream_lock hold = { .start = T(0), .acquired = T(0), .write = true };
-	const struct ls_holder *h;
-	unsigned int i, n = LS_MAX_SPELLS + 4;
+	unsigned int i;
 
 	stream__switch(&efx.s, 0, T(1), &efx.holder, HOLDING, true, &efx.hog, 0);
 	scenario__wait_begin(&efx.waiter, true, T(1.5));
@@ -86,8 +89,15 @@ Test(spells, bounded_and_counted)
 	stream__hold(&efx.s, 0, T(3 + 2 * n), &efx.holder, &efx.mm, &hold);
 	scenario__wait_end(&efx.waiter, true, T(1.5), T(5 + 2 * n), &efx.holder);
 	cr_assert_eq(fixture__run(), 0);
+	return fixture__stall(0);
+}
 
-	h = &fixture__stall(0)->holders[0];
+/* More spells than LS_MAX_SPELLS: the first kept, the rest counted, totals whole. */
+Test(spells, bounded_and_counted)
+{
+	unsigned int n = LS_MAX_SPELLS + 4;
+	const struct ls_holder *h = &hold_with_spells(n)->holders[0];
+
 	cr_assert_eq(h->n_spells, LS_MAX_SPELLS);
 	cr_assert_eq(h->n_spells_dropped, n + 1 - LS_MAX_SPELLS);
 	assert_spell(h, 0, T(1.5), T(2), LS_STATE_PREEMPTED, efx.hog.tid);
@@ -96,32 +106,51 @@ Test(spells, bounded_and_counted)
 }
 
 /*
- * A holder that goes off CPU once a page (a reader of /proc/PID/environ)
- * has hundreds of spells in one wait: all are kept while the budget over
- * all tasks allows, so its off-CPU time is whole and nothing is reported
- * evicted on a host where nothing was short of memory.
+ * A holder off CPU hundreds of times in one hold (a reader of
+ * /proc/PID/environ sleeps once a page): every spell is kept while the hold
+ * may need it, nothing is evicted, nothing warns.
  */
-Test(spells, a_busy_holder_keeps_every_spell)
+Test(spells, a_busy_hold_keeps_all_its_spells)
 {
-	struct stream_lock hold = { .start = T(0), .acquired = T(0), .write = true };
-	const struct ls_holder *h;
-	unsigned int i, n = 1000;
+	const unsigned int n = 3 * ENGINE_SPELL_RING;
+	const struct ls_stall *st = hold_with_spells(n);
 
-	stream__switch(&efx.s, 0, T(1), &efx.holder, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, true, T(1.5));
-	for (i = 0; i < n; i++) {
-		stream__switch(&efx.s, 0, T(2 + 0.5 * i), &efx.hog, 0, true, &efx.holder, HOLDING);
-		stream__switch(&efx.s, 0, T(2.25 + 0.5 * i), &efx.holder, HOLDING, true, &efx.hog, 0);
-	}
-	stream__switch(&efx.s, 0, T(2 + 0.5 * n), &efx.hog, 0, true, &efx.holder, HOLDING);
-	stream__hold(&efx.s, 0, T(3 + 0.5 * n), &efx.holder, &efx.mm, &hold);
-	scenario__wait_end(&efx.waiter, true, T(1.5), T(5 + 0.5 * n), &efx.holder);
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(0.5) + n * MS(1), "spells lost");
+	cr_assert(!st->history_short);
+	cr_assert_eq(efx.cs->summary.evicted, 0);
+	cr_assert_eq(efx.cs->summary.stalls_short, 0);
+}
+
+/* Past ENGINE_SPELL_RING_MAX the oldest go, and the stall that needed them says so. */
+Test(spells, overwritten_spells_mark_the_stall)
+{
+	const unsigned int n = ENGINE_SPELL_RING_MAX + 64;
+	const struct ls_stall *st = hold_with_spells(n);
+	struct engine_debug d;
+
+	engine__debug(efx.e, &d);
+	cr_assert_leq(d.spells, ENGINE_SPELL_RING_MAX);
+	cr_assert(st->history_short, "the stall does not say it lost spells");
+	cr_assert_eq(efx.cs->summary.stalls_short, 1);
+	cr_assert_lt(st->holders[0].offcpu_ns, MS(0.5) + n * MS(1));
+}
+
+/* Spells overwritten in an earlier hold do not mark a later stall. */
+Test(spells, old_overwritten_spells_do_not_mark_later_stalls)
+{
+	struct stream_lock hold = { .start = T(20000), .acquired = T(20000), .write = true };
+	const struct ls_stall *st;
+
+	hold_with_spells(ENGINE_SPELL_RING_MAX + 64);
+	stream__clear(&efx.s);
+	stream__switch(&efx.s, 0, T(20001), &efx.holder, HOLDING, true, &efx.hog, 0);
+	scenario__wait_begin(&efx.waiter, true, T(20001.5));
+	stream__switch(&efx.s, 0, T(20030), &efx.hog, 0, true, &efx.holder, HOLDING);
+	stream__hold(&efx.s, 0, T(20031), &efx.holder, &efx.mm, &hold);
+	scenario__wait_end(&efx.waiter, true, T(20001.5), T(20033), &efx.holder);
 	cr_assert_eq(fixture__run(), 0);
-
-	h = &fixture__stall(0)->holders[0];
-	cr_assert_eq(h->n_spells + h->n_spells_dropped, n + 1);
-	cr_assert_eq(h->offcpu_ns, MS(0.5) + n * MS(0.25), "off CPU %llu",
-		     (unsigned long long)h->offcpu_ns);
-	cr_assert_eq(efx.cs->summary.evicted, 0, "%llu evicted",
-		     (unsigned long long)efx.cs->summary.evicted);
+	cr_assert_eq(efx.cs->n_stalls, 2);
+	st = fixture__stall(1);
+	cr_assert(!st->history_short);
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(28.5));
 }

@@ -234,6 +234,12 @@ Test(sink_text, not_acquired_and_lost)
 	text = text_of_stall(&st, &default_opts);
 	cr_assert_not_null(strstr(text, "verdict: UNKNOWN  (gave up without the lock)\n"), "%s", text);
 	assert_line(text, "  lost     4 events during this wait: holders may be missing, so the verdict is unknown");
+	cr_assert_null(strstr(text, "partial"), "%s", text);
+	free(text);
+
+	st.history_short = true;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "  partial  memory bounds overwrote part of this wait's history: time off CPU may be missing, who ran instead unnamed");
 	free(text);
 }
 
@@ -570,7 +576,14 @@ Test(sink_text, summary)
 	text = text_of_summary(&sum);
 	assert_line(text, "  records  12345 received, 77 lost, 2 malformed");
 	assert_line(text, "  WARNING  77 records lost (ring buffer full): findings in those spans are marked unknown");
-	assert_line(text, "  WARNING  3 entries evicted to bound memory: some holders may be missing");
+	/* state dropped that no reported stall is known to miss: said, not a warning */
+	assert_line(text, "  memory   3 entries dropped at the engine's bounds");
+	cr_assert_null(strstr(text, "memory bounds"), "%s", text);
+	free(text);
+
+	sum.stalls_short = 2;
+	text = text_of_summary(&sum);
+	assert_line(text, "  WARNING  2 stalls lost detail to memory bounds: see \"partial\" in each");
 	free(text);
 }
 

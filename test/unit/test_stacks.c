@@ -160,6 +160,35 @@ Test(stacks, another_boot_leaves_kernel_frames_unnamed)
 	stacks__free(sk);
 }
 
+/* kallsyms as an unprivileged reader sees it: names, every address 0. */
+Test(stacks, hidden_kallsyms_addresses_are_told)
+{
+	static const char zeros[] = "0000000000000000 T vm_mmap_pgoff\n"
+				    "0000000000000000 T do_syscall_64\n";
+	struct stacks_opts o = { .kallsyms = kallsyms };
+	struct ls_rec_stack r = rec(LS_USTACK_NONE, 0);
+	const struct ls_frames *fr;
+	struct stacks *sk;
+	FILE *f = fopen(kallsyms, "w");
+
+	cr_assert_not_null(f);
+	fputs(zeros, f);
+	fclose(f);
+	sk = stacks__new(&o);
+	cr_assert_not_null(sk);
+	cr_assert_eq(stacks__kernel_probe(sk), -EPERM, "what watch tells once on stderr");
+	fr = stacks__resolve(sk, &r);
+	cr_assert_not_null(fr);
+	cr_assert_null(fr->v[0].sym);
+	cr_assert(fr->note && strstr(fr->note, "hides its addresses"), "%s", fr->note);
+	stacks__free(sk);
+
+	o.kallsyms = "/nonexistent/kallsyms";
+	sk = stacks__new(&o);
+	cr_assert_eq(stacks__kernel_probe(sk), -ENOENT);
+	stacks__free(sk);
+}
+
 /* 5.10's unwinder stops at kretprobe_trampoline: said, not left to guess. */
 Test(stacks, cut_at_kretprobe_trampoline)
 {

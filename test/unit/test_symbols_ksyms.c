@@ -206,6 +206,46 @@ Test(ksyms, load_from_a_file)
 	cr_assert_null(ks);
 }
 
+/* text written to a temporary file, then probed */
+static int probe_text(const char *text, size_t len)
+{
+	char path[] = "/tmp/ksyms-probe-XXXXXX";
+	int fd = mkstemp(path), err;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	err = ksyms__probe(path);
+	unlink(path);
+	return err;
+}
+
+/*
+ * kptr_restrict, or a reader without CAP_SYSLOG: the names are there, every
+ * address reads 0.  The probe tells from the start of the file, which the
+ * real one begins with thousands of per-CPU symbols.
+ */
+Test(ksyms, probe_tells_hidden_addresses)
+{
+	static const char hidden[] = "0000000000000000 A fixed_percpu_data\n"
+				     "0000000000000000 T _stext\n"
+				     "0000000000000000 T schedule\n"
+				     "0000000000000000 t do_one_initcall\n";
+	char *big;
+	size_t i, n = 2 * KSYMS_PROBE_BYTES;
+
+	cr_assert_eq(probe_text(hidden, strlen(hidden)), -EPERM);
+	cr_assert_eq(probe_text(kallsyms_text, strlen(kallsyms_text)), 0);
+	/* a line cut at the probe's end is not read as a symbol at a short address */
+	big = malloc(n);
+	cr_assert_not_null(big);
+	for (i = 0; i + strlen(hidden) <= n; i += strlen(hidden))
+		memcpy(big + i, hidden, strlen(hidden));
+	cr_assert_eq(probe_text(big, i), -EPERM);
+	free(big);
+	cr_assert_eq(ksyms__probe("/nonexistent/kallsyms"), -ENOENT);
+}
+
 /* The stack a tp_btf/sched_switch program got from bpf_get_stack() on 6.18. */
 static const __u64 tp_btf_stack[] = {
 	0xffffffffc0023a3d,	/* bpf_prog_ae44d35154decf45_on_switch [bpf] */

@@ -4,9 +4,11 @@
  * terminals and JSON.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <jansson.h>
@@ -501,4 +503,28 @@ Test(util, now_is_monotonic)
 
 	cr_assert_gt(a, 0);
 	cr_assert_geq(b, a);
+}
+
+/*
+ * What ls_read_file returns is kept (a process's maps, for as long as it
+ * lives): a small file must not hold the read's whole growing buffer.
+ */
+Test(util, read_file_keeps_no_slack)
+{
+	char path[] = "/tmp/util-read-XXXXXX";
+	static const char text[] = "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/true\n";
+	int fd = mkstemp(path);
+	size_t len;
+	char *buf;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	cr_assert_eq(ls_read_file(path, 1 << 20, &buf, &len), 0);
+	unlink(path);
+	cr_assert_eq(len, strlen(text));
+	cr_assert_str_eq(buf, text);
+	cr_assert_lt(malloc_usable_size(buf), 4096, "%zu bytes kept for a %zu-byte file",
+		     malloc_usable_size(buf), len);
+	free(buf);
 }
