@@ -282,3 +282,30 @@ Test(hist_select, empty_and_no_time)
 	cr_assert_eq(sel.n + sel.n_quiet + sel.n_more, 0);
 	hist_sel__release(&sel);
 }
+
+/* The engine's sum of a name's exited processes (procs) counts as that many, with no pid listed. */
+Test(hist_select, exited_processes_count_in_their_name)
+{
+	struct sink_opts opts = { 0 };
+	struct ls_hist_entry e[3];
+	struct ls_hist_set set;
+	struct hist_sel sel;
+
+	entry(&e[0], 0, LS_HIST_WAIT, 0, "ps", 9 * MS, 12);
+	e[0].procs = 40;
+	entry(&e[1], 77, LS_HIST_WAIT, 0, "ps", 1 * MS, 12);
+	entry(&e[2], 0, LS_HIST_WAIT, 0, "cc1", 5 * MS, 12);
+	e[2].procs = 3;
+	set_of(&set, e, 3);
+	cr_assert_eq(hist__select(&set, LS_HIST_WAIT, &opts, &sel), 0);
+	cr_assert_eq(sel.n, 2);
+	cr_assert_str_eq(sel.v[0].hist.comm, "ps");
+	cr_assert_eq(sel.v[0].processes, 41);
+	cr_assert_eq(sel.v[0].exited, 40);
+	cr_assert_eq(sel.v[0].n_pids, 1);
+	cr_assert_eq(sel.v[0].key.tgid, 77, "the live process, not the sum's 0");
+	cr_assert_eq(sel.v[1].processes, 3);
+	cr_assert_eq(sel.v[1].exited, 3);
+	cr_assert_eq(sel.v[1].n_pids, 0);
+	hist_sel__release(&sel);
+}
