@@ -97,12 +97,17 @@ static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_
 	}
 }
 
-/* A futex wait's lock: the user address in the waiter's process. */
+/*
+ * A futex or kernel lock wait's lock: a futex is a user address in the
+ * waiter's process; a kernel lock's address is its identity (tgid 0).
+ */
 static __always_inline void ls_lock_fill(struct ls_mm *out, const struct ls_wait_state *w,
 					 struct task_struct *t)
 {
 	out->id = w->mm;
 	out->kind = w->kind;
+	if (w->kind != LS_LOCK_FUTEX && w->kind != LS_LOCK_PI_FUTEX)
+		return;
 	out->tgid = LS_TASK_READ(t, tgid);
 	ls_process_comm(out->comm, t);
 }

@@ -113,8 +113,14 @@ static __always_inline __u32 ls_futex_owner(const struct ls_futex_args *ctx, __u
 /* Where the owner is now, for the engine; 0..2 as enum ls_owner_state. */
 static __always_inline __u8 ls_owner_state(struct task_struct *t)
 {
+	/*
+	 * On CPU but not TASK_RUNNING: on its way to sleep, its switch-out
+	 * perhaps already past the tracepoint (while it was not followed),
+	 * its on_cpu not yet cleared.  Told as running, the engine would
+	 * never see it leave.
+	 */
 	if (t->on_cpu)
-		return LS_OWNER_RUNNING;
+		return ls_task_sched_state(t) == TASK_RUNNING ? LS_OWNER_RUNNING : LS_OWNER_BLOCKED;
 	if (t->on_rq)
 		return LS_OWNER_RUNNABLE;
 	return LS_OWNER_BLOCKED;
@@ -185,6 +191,20 @@ static __always_inline void ls_owner_end(__u32 tid)
 	bpf_task_release(t);
 }
 
+/* A futex or kernel lock wait of cur (current) ends: WAIT_END by the rules, its owner let go. */
+static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *st,
+					      struct task_struct *cur, bool success)
+{
+	__u32 owner = st->wait.owner_tid;
+
+	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), success);
+	st->wait.kind = LS_LOCK_MMAP;
+	st->wait.owner_tid = 0;
+	st->wait.owner_how = LS_OWNER_NONE;
+	if (owner)
+		ls_owner_end(owner);
+}
+
 static __always_inline int ls_futex_enter(struct pt_regs *regs)
 {
 	struct task_struct *cur = ls_current();
@@ -223,17 +243,11 @@ static __always_inline int ls_futex_exit(void *ctx, long ret)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
-	__u32 owner;
 
-	if (!st || !(st->wait.flags & LS_W_ACTIVE) || !st->wait.kind)
+	if (!st || !(st->wait.flags & LS_W_ACTIVE) ||
+	    (st->wait.kind != LS_LOCK_FUTEX && st->wait.kind != LS_LOCK_PI_FUTEX))
 		return 0;
-	owner = st->wait.owner_tid;
-	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), ret == 0);
-	st->wait.kind = LS_LOCK_MMAP;
-	st->wait.owner_tid = 0;
-	st->wait.owner_how = LS_OWNER_NONE;
-	if (owner)
-		ls_owner_end(owner);
+	ls_owned_wait_end(ctx, st, cur, ret == 0);
 	return 0;
 }
 

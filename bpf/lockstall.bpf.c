@@ -423,3 +423,4 @@ int BPF_PROG(ls_sched_process_exec, struct task_struct *p)
 /* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
 #include "backend_rwsem.bpf.h"
 #include "futex.bpf.h"
+#include "klock.bpf.h"

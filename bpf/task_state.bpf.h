@@ -30,7 +30,7 @@ struct ls_wait_state {
 	__u64 start_ns;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */
-	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (bpf/futex.bpf.h) */
+	__u8 kind;		/* enum ls_lock_kind: 0 an mmap_lock (futex.bpf.h, klock.bpf.h) */
 	__u8 owner_how;		/* enum ls_owner_how */
 	__u32 owner_tid;
 };

@@ -131,6 +131,25 @@ struct mm_struct {
 	struct task_struct *owner;	/* CONFIG_MEMCG only: check with bpf_core_field_exists */
 };
 
+/* The kernel's sleeping locks, as bpf/klock.bpf.h reads their owners. */
+typedef struct {
+	__s64 counter;
+} atomic64_t;
+typedef atomic64_t atomic_long_t;
+
+struct mutex {
+	atomic_long_t owner;	/* the owner's task_struct, flag bits low */
+};
+
+struct rw_semaphore {
+	atomic_long_t count;
+	atomic_long_t owner;	/* the writer, or the last reader with RWSEM_READER_OWNED */
+};
+
+struct rt_mutex_base {
+	struct task_struct *owner;	/* bit 0: RT_MUTEX_HAS_WAITERS */
+};
+
 #pragma clang attribute pop
 
 /* include/linux/sched.h */

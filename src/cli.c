@@ -270,7 +270,7 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->top = LS_DEFAULT_TOP;
 	cfg->hist_min_ns = LS_DEFAULT_HIST_MIN_NS;
 	cfg->stacks = true;
-	cfg->locks = LS_LOCKS_MMAP | LS_LOCKS_FUTEX;	/* all this lockstall can trace */
+	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 }
@@ -1092,9 +1092,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --locks LIST          which locks to trace, comma-separated: mmap\n"
 "                            (always), futex (pthread mutexes and other\n"
 "                            user-space locks: every syscall then costs a\n"
-"                            little more), kernel (not yet), all (default:\n"
-"                            all the kernel supports; what cannot be traced\n"
-"                            is said on stderr)\n"
+"                            little more), kernel (the kernel's mutexes,\n"
+"                            rwsems, rt_mutexes and percpu-rwsems, 5.19+),\n"
+"                            all (default: all the kernel supports; what\n"
+"                            cannot be traced is said on stderr)\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"

@@ -962,8 +962,12 @@ static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t ma
 static void watch__say_tracing(const struct watch *w)
 {
 	const struct ls_config *cfg = w->cfg;
-	bool futex = loader__features(w->loader) & LS_FEAT_FUTEX;
-	const char *locks = futex ? "mmap_lock and futexes" : "mmap_lock";
+	static const char *const names[] = {
+		"mmap_lock", "mmap_lock and futexes", "mmap_lock and kernel locks",
+		"mmap_lock, futexes and kernel locks",
+	};
+	__u32 feat = loader__features(w->loader);
+	const char *locks = names[((feat & LS_FEAT_FUTEX) ? 1 : 0) | ((feat & LS_FEAT_KLOCK) ? 2 : 0)];
 	char thr[32], dur[32], until[48];
 
 	if (cfg->duration_ns)

@@ -112,6 +112,7 @@ struct loader {
 	bool hash;		/* the hash object: per-task state in a hash map (LS_FEAT_TASK_STATE_HASH) */
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
+	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool said_locks;	/* what --locks cannot trace was said */
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
@@ -266,6 +267,8 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	}
 	l->has_rwsem_funcs = btf__find_by_name_kind(btf, "down_read", BTF_KIND_FUNC) > 0;
 	l->has_task_from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	l->has_contention_tp = loader_btf_tp_nargs(btf, "contention_begin") == 3 &&
+			       loader_btf_tp_nargs(btf, "contention_end") == 3;
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
@@ -407,31 +410,44 @@ static void loader_backend_select(struct loader *l)
 
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
 /*
- * --locks: the futex programs only where the kernel has what they need,
- * else said on stderr (once: the retries of other backends come back here).
+ * Why one --locks word cannot be traced here: NULL it can, "" it was not
+ * asked for.  Both need task storage and bpf_task_from_pid() for owners.
+ */
+static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8 bit)
+{
+	if (!(locks & bit))
+		return "";
+	if (l->hash)
+		return "no task storage";
+	if (bit == LS_LOCKS_KERNEL && !l->has_contention_tp)
+		return "the kernel has no lock:contention_begin/end tracepoints (5.19+)";
+	if (!l->has_task_from_pid)
+		return "the kernel lacks bpf_task_from_pid() (6.2+)";
+	return NULL;
+}
+
+/*
+ * --locks: the futex and kernel lock programs only where the kernel has
+ * what they need, else said on stderr (once: the retries of other
+ * backends come back here).
  */
 static void loader_select_locks(struct loader *l, __u8 locks)
 {
 	struct lockstall_bpf *s = l->skel;
-	const char *why = NULL;
+	const char *futex = loader_locks_why_not(l, locks, LS_LOCKS_FUTEX);
+	const char *klock = loader_locks_why_not(l, locks, LS_LOCKS_KERNEL);
 
-	if (!(locks & LS_LOCKS_FUTEX))
-		why = "";
-	else if (l->hash)
-		why = "no task storage";
-	else if (!l->has_task_from_pid)
-		why = "the kernel lacks bpf_task_from_pid() (6.2+)";
-	if (why && *why && !l->said_locks)
-		fprintf(stderr, "lockstall: futex waits are not traced: %s\n", why);
-	if ((locks & LS_LOCKS_KERNEL) && !l->said_locks)
-		fprintf(stderr, "lockstall: kernel locks (lock:contention_begin) are not traced yet\n");
+	if (futex && *futex && !l->said_locks)
+		fprintf(stderr, "lockstall: futex waits are not traced: %s\n", futex);
+	if (klock && *klock && !l->said_locks)
+		fprintf(stderr, "lockstall: kernel locks are not traced: %s\n", klock);
 	l->said_locks = true;
-	bpf_program__set_autoload(s->progs.ls_sys_enter, !why);
-	bpf_program__set_autoload(s->progs.ls_sys_exit, !why);
-	if (why)
-		l->features &= ~LS_FEAT_FUTEX;
-	else
-		l->features |= LS_FEAT_FUTEX;
+	bpf_program__set_autoload(s->progs.ls_sys_enter, !futex);
+	bpf_program__set_autoload(s->progs.ls_sys_exit, !futex);
+	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
+	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
+	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_KLOCK);
+	l->features |= (futex ? 0 : LS_FEAT_FUTEX) | (klock ? 0 : LS_FEAT_KLOCK);
 }
 
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
@@ -541,6 +557,9 @@ static int loader_attach(struct loader *l)
 		/* futex waits: the end before the start, as for mmap_lock */
 		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
 		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
+		/* kernel locks: likewise */
+		{ s->progs.ls_contention_end, &s->links.ls_contention_end },
+		{ s->progs.ls_contention_begin, &s->links.ls_contention_begin },
 	};
 	const struct bpf_object_skeleton *sk = s->skeleton;
 	int i, pass, err;

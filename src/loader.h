@@ -32,7 +32,7 @@ enum ls_task_state {
 /* watch, record --locks: which kinds of lock are traced (bits) */
 #define LS_LOCKS_MMAP	0x1	/* mmap_lock: always */
 #define LS_LOCKS_FUTEX	0x2	/* user-space futex waits */
-#define LS_LOCKS_KERNEL	0x4	/* the kernel's sleeping locks: not yet traced */
+#define LS_LOCKS_KERNEL	0x4	/* the kernel's sleeping locks (lock:contention_*) */
 #define LS_LOCKS_ALL	(LS_LOCKS_MMAP | LS_LOCKS_FUTEX | LS_LOCKS_KERNEL)
 
 /* --backend's word for an enum ls_backend ("auto", "tracepoint", ...); NULL past the last. */

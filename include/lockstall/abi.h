@@ -32,6 +32,8 @@
  * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
  * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
  * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
+ * 4 (kernel locks): LS_FEAT_KLOCK; kernel locks are ls_mm kinds 3-6 with
+ * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
  * LS_HIST_F_EXITED on the final histograms of a process that ended.
  */
@@ -411,6 +413,7 @@ enum ls_mark_kind {
 #define LS_FEAT_BACKEND_KPROBE	0x08	/* ... kprobes/kretprobes */
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
+#define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSES	LS_FEAT_CAUSE_THROTTLE	/* causes were looked for: stalls get advice */

@@ -254,6 +254,14 @@ struct ls_stall {
 	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
 	const struct ls_rec_stack *waiter_stack;
 	const struct ls_frames *waiter_frames;
+	/*
+	 * A kernel lock's names, set with the frames by the stack resolver
+	 * (NULL: not known): the data symbol it is or lies in (cgroup_mutex,
+	 * init_mm+0x68), and the first function of the waiter's kernel stack
+	 * outside the locking code (anon_pipe_write).  Kernel text: escape it.
+	 */
+	const char *lock_name;
+	const char *lock_caller;
 };
 
 /*

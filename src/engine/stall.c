@@ -640,8 +640,12 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 {
 	const struct ls_holder *h = &st->holders[0];
 
-	/* A releaser only woke the waiter: whether it held the lock is not known. */
-	if (st->lost_in_window || !st->n_holders || h->how == LS_OWNER_RELEASER)
+	/*
+	 * A releaser only woke the waiter, a reader hint is the last reader
+	 * that took an rwsem: whether either held the lock is not known.
+	 */
+	if (st->lost_in_window || !st->n_holders || h->how == LS_OWNER_RELEASER ||
+	    h->how == LS_OWNER_HINT)
 		return LS_VERDICT_UNKNOWN;
 	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->lock_wait_ns)
 		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?

@@ -636,6 +636,57 @@ const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_s
 	return &out->fr;
 }
 
+/* ---- kernel lock names ------------------------------------------------- */
+
+/* Is this kernel function part of taking a lock or of sleeping for one? */
+static bool stacks__is_lock_code(const char *sym)
+{
+	static const char *const prefixes[] = {
+		"mutex_", "__mutex_", "ww_mutex_", "__ww_mutex_", "rt_mutex_", "__rt_mutex_",
+		"rtlock_", "rwbase_", "down_", "__down_", "rwsem_", "__rwsem_",
+		"percpu_down_", "__percpu_down_", "percpu_rwsem_", "__percpu_rwsem_",
+		"schedule", "__schedule", "_raw_", "queued_", "lock_", "__lock_",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(sym, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return !strcmp(sym, "down") || !strcmp(sym, "mutex_lock");
+}
+
+/*
+ * A kernel lock's names for c: the data symbol at its address (a static
+ * lock), and the first caller outside the locking code in the waiter's
+ * kernel frames.  Not for recordings of another boot (no_kernel).
+ */
+static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
+{
+	const struct ls_frames *fr = c->waiter_frames;
+	const struct ksyms *ks;
+	struct ls_sym s;
+	char name[KSYMS_NAME_MAX + 24];
+	unsigned int i;
+	int err = 0;
+
+	if (c->mm.kind < LS_LOCK_MUTEX || sk->opts.no_kernel)
+		return;
+	ks = symbolizer__ksyms(sk->sym, &err);
+	if (ks && !ksyms__find_data(ks, c->mm.id, &s)) {
+		if (s.off)
+			snprintf(name, sizeof(name), "%s+0x%llx", s.name, (unsigned long long)s.off);
+		else
+			snprintf(name, sizeof(name), "%s", s.name);
+		c->lock_name = arena__strdup(sk, name);
+	}
+	for (i = 0; fr && i < fr->n_kernel; i++) {
+		if (fr->v[i].sym && !stacks__is_lock_code(fr->v[i].sym)) {
+			c->lock_caller = fr->v[i].sym;
+			break;
+		}
+	}
+}
+
 /* ---- the sink ---------------------------------------------------------- */
 
 struct stacks_sink {
@@ -653,6 +704,7 @@ static int stacks_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 
 	if (st->waiter_stack)
 		c.waiter_frames = stacks__resolve(ss->sk, st->waiter_stack);
+	stacks__name_lock(ss->sk, &c);
 	memcpy(ss->holders, st->holders, n * sizeof(st->holders[0]));
 	for (i = 0; i < n; i++)
 		if (ss->holders[i].stack)

@@ -374,7 +374,7 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = hs->base.out;
-	char when[64], rel[32], op[32], sched[64], role[32];
+	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -391,9 +391,16 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
 	html_timeline(f, st);
 	html_stacks(f, st);
-	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n<li>waiter <b>",
+	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n",
 		rm_when(hs->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
+	/* a futex or kernel lock: which one */
+	if (st->mm.kind != LS_LOCK_MMAP) {
+		fputs("<li>lock ", f);
+		html_text(f, sink__stall_lock_text(st, lock, sizeof(lock)), sizeof(lock));
+		fputs("</li>\n", f);
+	}
+	fputs("<li>waiter <b>", f);
 	html_task(f, &st->waiter);
 	fprintf(f, "</b> (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		ls_op_name(&st->op, op, sizeof(op)),

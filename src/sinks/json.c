@@ -58,11 +58,14 @@ static void json_task(FILE *f, const struct ls_task *t)
 }
 
 /*
- * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..}: a lock other than an
- * mmap_lock (whose identity stays in "mm", as before there were others).
- * pid/comm: the process a futex belongs to; absent for kernel locks.
+ * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..,"name":..,"caller":..}:
+ * a lock other than an mmap_lock (whose identity stays in "mm", as before
+ * there were others).  pid/comm: the process a futex belongs to; absent
+ * for kernel locks.  name/caller: a kernel lock's data symbol and first
+ * caller outside the locking code, when known (st: NULL for a chain hop).
  */
-static void json_lock(FILE *f, const char *key, const struct ls_mm *lock)
+static void json_lock(FILE *f, const char *key, const struct ls_mm *lock,
+		      const struct ls_stall *st)
 {
 	fprintf(f, ",\"%s\":{\"kind\":", key);
 	ls_json_str(f, ls_lock_kind_name(lock->kind), (size_t)-1);
@@ -71,6 +74,10 @@ static void json_lock(FILE *f, const char *key, const struct ls_mm *lock)
 		fprintf(f, ",\"pid\":%u,\"comm\":", lock->tgid);
 		ls_json_str(f, lock->comm, LS_COMM_LEN);
 	}
+	if (st && st->lock_name)
+		json_strv(f, "name", st->lock_name);
+	if (st && st->lock_caller)
+		json_strv(f, "caller", st->lock_caller);
 	putc('}', f);
 }
 
@@ -235,7 +242,7 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		    hop->role == LS_ROLE_HOLDER)
 			json_strv(f, "mode", mode_name(hop->write));
 		if (hop->has_lock)
-			json_lock(f, "lock", &hop->lock);
+			json_lock(f, "lock", &hop->lock, NULL);
 		json_u64(f, "ns", hop->ns);
 		putc('}', f);
 	}
@@ -262,7 +269,7 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	}
 	json_strv(f, "lock", ls_lock_kind_name(st->mm.kind));
 	if (st->mm.kind != LS_LOCK_MMAP)
-		json_lock(f, "lock_id", &st->mm);
+		json_lock(f, "lock_id", &st->mm, st);
 	json_strv(f, "mode", mode_name(st->write));
 	json_bool(f, "acquired", st->acquired);
 	json_u64(f, "start_ns", st->start_ns);

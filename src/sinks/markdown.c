@@ -273,7 +273,7 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = m->base.out;
-	char when[64], rel[32], op[32], sched[64];
+	char when[64], rel[32], op[32], sched[64], lock[600];
 	unsigned int i;
 
 	if (st->pending)
@@ -288,6 +288,12 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	fprintf(f, "- When: %s (%s into the run)\n",
 		rm_when(m->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
+	/* a futex or kernel lock: which one (mmap_lock's mm is in the title's process) */
+	if (st->mm.kind != LS_LOCK_MMAP) {
+		fputs("- Lock: ", f);
+		md_text(f, sink__stall_lock_text(st, lock, sizeof(lock)));
+		fputc('\n', f);
+	}
 	fputs("- Waiter ", f);
 	md_task(f, &st->waiter);
 	fprintf(f, " (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),

@@ -124,6 +124,24 @@ const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
 	return buf;
 }
 
+const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len)
+{
+	char name[256], caller[256];
+
+	if (st->mm.kind < LS_LOCK_MUTEX)
+		return sink__lock_text(&st->mm, buf, len);
+	if (st->lock_name)
+		ls_text(st->lock_name, (size_t)-1, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)st->mm.id);
+	if (st->lock_caller && !st->lock_name)
+		snprintf(buf, len, "%s %s in %s", ls_lock_kind_name(st->mm.kind), name,
+			 ls_text(st->lock_caller, (size_t)-1, caller, sizeof(caller)));
+	else
+		snprintf(buf, len, "%s %s", ls_lock_kind_name(st->mm.kind), name);
+	return buf;
+}
+
 bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v)
 {
 	return v != LS_VERDICT_DEADLOCK || sum->stalls_by_verdict[v];
@@ -248,14 +266,16 @@ void stall_copy__release(struct stall_copy *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The cgroup paths of c->st and its holders, moved into one block of c's own. */
+/* The strings of c->st (cgroup paths, lock names), moved into one block of c's own. */
 static void stall_copy__paths(struct stall_copy *c)
 {
-	const char **path[1 + LS_MAX_HOLDERS];
+	const char **path[3 + LS_MAX_HOLDERS];
 	size_t n = 0, need = 0, i;
 	char *at;
 
 	path[n++] = &c->st.waiter_cgroup;
+	path[n++] = &c->st.lock_name;
+	path[n++] = &c->st.lock_caller;
 	for (i = 0; i < c->st.n_holders; i++)
 		path[n++] = &c->holders[i].cgroup;
 	for (i = 0; i < n; i++)

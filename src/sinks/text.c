@@ -272,6 +272,8 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	/* how a waiter named the holder of a futex or kernel lock */
 	if (ls_owner_how_name(h->how))
 		fprintf(f, ", found by %s", ls_owner_how_name(h->how));
+	if (h->how == LS_OWNER_HINT)
+		fputs(" (the last reader to take it: it may have let go, others may hold it)", f);
 	putc('\n', f);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
@@ -377,7 +379,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	struct text_sink *t = to_text(s);
 	FILE *f = s->out;
 	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
-	char lock[160];
+	char lock[600];
 	unsigned int i, shown, more;
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
@@ -389,7 +391,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		fprintf(f, "%s STALL #%llu  %s  ", text__time(t, st->start_ns, when, sizeof(when)),
 			(unsigned long long)st->seq, ls_format_duration(st->wait_ns, wait, sizeof(wait)));
 	if (st->mm.kind != LS_LOCK_MMAP)
-		fputs(sink__lock_text(&st->mm, lock, sizeof(lock)), f);
+		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
 	else if (st->mm.tgid)
 		fprintf(f, "mmap_lock %s  of %s[%u]", mode_name(st->write),
 			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);

@@ -25,6 +25,8 @@ struct ksym {
 struct ksyms {
 	struct ksym *v;
 	size_t n;
+	struct ksym *dv;	/* data symbols (d, D, b, B): static locks are named by them */
+	size_t dn;
 	char *names;
 };
 
@@ -40,14 +42,30 @@ static int type_rank(char type)
 	}
 }
 
+/* Data and bss symbols, the same way: globals first. */
+static int data_rank(char type)
+{
+	switch (type) {
+	case 'D': case 'B': return 0;
+	case 'd': case 'b': return 1;
+	default: return -1;
+	}
+}
+
+/* A vector of ksym: text or data. */
+struct kvec {
+	struct ksym *v;
+	size_t n, alloc;
+};
+
 static bool is_name_byte(char c)
 {
 	return (unsigned char)c > ' ' && c != 0x7f;
 }
 
 struct kparse {
-	struct ksym *v;
-	size_t n, alloc;
+	struct kvec text;
+	struct kvec data;
 	char *names;
 	size_t nlen;
 	__u32 last_mod;		/* modules repeat line after line: stored once per run */
@@ -57,17 +75,43 @@ struct kparse {
 	int err;		/* -ENOMEM, -E2BIG: stop */
 };
 
+/* Room for one more; NULL: out of memory or past KSYMS_MAX_SYMS (*err says). */
+static struct ksym *kvec__push(struct kvec *kv, int *err)
+{
+	if (kv->n == KSYMS_MAX_SYMS) {
+		*err = -E2BIG;
+		return NULL;
+	}
+	if (kv->n == kv->alloc) {
+		size_t alloc = kv->alloc ? kv->alloc * 2 : 4096;
+		void *nv = realloc(kv->v, alloc * sizeof(*kv->v));
+
+		if (!nv) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		kv->v = nv;
+		kv->alloc = alloc;
+	}
+	return &kv->v[kv->n++];
+}
+
 static int kparse__line(struct kparse *kp, const char *s, const char *end)
 {
 	const char *name, *mod = NULL;
 	size_t name_len, mod_len = 0;
+	struct kvec *kv = &kp->text;
 	struct ksym *k;
 	__u64 addr;
-	int rank;
+	int rank, err = 0;
 
 	if (sym_parse_hex(&s, end, &addr) || end - s < 3 || s[0] != ' ' || s[2] != ' ')
 		return -EINVAL;
 	rank = type_rank(s[1]);
+	if (rank < 0) {
+		rank = data_rank(s[1]);
+		kv = &kp->data;
+	}
 	s += 3;
 	name = s;
 	while (s < end && is_name_byte(*s))
@@ -89,23 +133,14 @@ static int kparse__line(struct kparse *kp, const char *s, const char *end)
 		}
 	}
 	if (rank < 0)
-		return 0;	/* data: fine, but not ours */
+		return 0;	/* read-only data, absolute symbols: fine, but not ours */
 	if (!addr) {
-		kp->zero++;
+		kp->zero += kv == &kp->text;
 		return 0;
 	}
-	if (kp->n == KSYMS_MAX_SYMS)
-		return -E2BIG;
-	if (kp->n == kp->alloc) {
-		size_t alloc = kp->alloc ? kp->alloc * 2 : 4096;
-		void *nv = realloc(kp->v, alloc * sizeof(*kp->v));
-
-		if (!nv)
-			return -ENOMEM;
-		kp->v = nv;
-		kp->alloc = alloc;
-	}
-	k = &kp->v[kp->n++];
+	k = kvec__push(kv, &err);
+	if (!k)
+		return err;
 	k->o = (struct sym_order){
 		.addr = addr,
 		.seq = kp->seq,
@@ -153,6 +188,39 @@ static bool same_module(const struct ksyms *ks, const struct ksym *a, const stru
 	return !strcmp(ma, mb) && strcmp(ma, "bpf");
 }
 
+/*
+ * Sort kv, drop aliases (the best name comes first), and give each symbol
+ * its end: code runs on to the next function of its module, at most
+ * KSYMS_TAIL_MAX past the last; data ends at the next symbol, at most
+ * KSYMS_DATA_TAIL_MAX past its start (kallsyms has no sizes: a lock
+ * inside a static struct is named, the heap after the image is not).
+ * Returns how many are kept.
+ */
+static size_t kvec__finish(const struct ksyms *ks, struct kvec *kv, bool code)
+{
+	__u64 tail_max = code ? KSYMS_TAIL_MAX : KSYMS_DATA_TAIL_MAX;
+	size_t i, kept;
+
+	if (!kv->n)
+		return 0;
+	qsort(kv->v, kv->n, sizeof(*kv->v), sym_order_cmp);
+	for (i = 0, kept = 0; i < kv->n; i++) {
+		if (kept && kv->v[kept - 1].o.addr == kv->v[i].o.addr)
+			continue;
+		kv->v[kept++] = kv->v[i];
+	}
+	for (i = 0; i < kept; i++) {
+		struct ksym *k = &kv->v[i], *next = i + 1 < kept ? &kv->v[i + 1] : NULL;
+		__u64 tail = k->o.addr + tail_max < k->o.addr ? ~0ULL : k->o.addr + tail_max;
+
+		if (code && next && same_module(ks, k, next))
+			k->end = next->o.addr;
+		else
+			k->end = next && next->o.addr < tail ? next->o.addr : tail;
+	}
+	return kept;
+}
+
 /* Garbage lines are skipped; only running out of memory or room stops. */
 static int kparse__each(void *ctx, const char *line, const char *end)
 {
@@ -167,7 +235,6 @@ int ksyms__parse(struct ksyms **out, const char *text, size_t len)
 {
 	struct kparse kp = { .last_mod = NO_MODULE };
 	struct ksyms *ks = NULL;
-	size_t i, kept;
 	int err = 0;
 
 	*out = NULL;
@@ -183,36 +250,25 @@ int ksyms__parse(struct ksyms **out, const char *text, size_t len)
 	err = ls_for_each_line(text, len, kparse__each, &kp);
 	if (err)
 		goto cleanup;
-	if (!kp.n) {
+	if (!kp.text.n) {
 		/* kptr_restrict: the names are there, the addresses read 0 */
 		err = kp.zero ? -EPERM : -ENOENT;
 		goto cleanup;
 	}
-	qsort(kp.v, kp.n, sizeof(*kp.v), sym_order_cmp);
-	for (i = 0, kept = 0; i < kp.n; i++) {
-		if (kept && kp.v[kept - 1].o.addr == kp.v[i].o.addr)
-			continue;	/* an alias: the best name came first */
-		kp.v[kept++] = kp.v[i];
-	}
-	ks->v = kp.v;
-	ks->n = kept;
-	/* the arena was sized for the whole text; data symbols took none of it */
+	ks->names = kp.names;
+	ks->n = kvec__finish(ks, &kp.text, true);
+	ks->v = kp.text.v;
+	ks->dn = kvec__finish(ks, &kp.data, false);
+	ks->dv = kp.data.v;
+	/* the arena was sized for the whole text */
 	ks->names = realloc(kp.names, kp.nlen) ?: kp.names;
-	for (i = 0; i < kept; i++) {
-		struct ksym *k = &ks->v[i], *next = i + 1 < kept ? &ks->v[i + 1] : NULL;
-		__u64 tail = k->o.addr + KSYMS_TAIL_MAX < k->o.addr ? ~0ULL : k->o.addr + KSYMS_TAIL_MAX;
-
-		if (next && same_module(ks, k, next))
-			k->end = next->o.addr;
-		else
-			k->end = next && next->o.addr < tail ? next->o.addr : tail;
-	}
 	*out = ks;
-	kp.v = NULL;
+	kp.text.v = kp.data.v = NULL;
 	kp.names = NULL;
 	ks = NULL;
 cleanup:
-	free(kp.v);
+	free(kp.text.v);
+	free(kp.data.v);
 	free(kp.names);
 	free(ks);
 	return err;
@@ -261,6 +317,7 @@ void ksyms__free(struct ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->v);
+	free(ks->dv);
 	free(ks->names);
 	free(ks);
 }
@@ -270,19 +327,18 @@ size_t ksyms__count(const struct ksyms *ks)
 	return ks ? ks->n : 0;
 }
 
-static const struct ksym *ksyms__lookup(const struct ksyms *ks, __u64 addr)
+static const struct ksym *ksyms__lookup(const struct ksym *v, size_t n, __u64 addr)
 {
-	size_t i = ks ? sym_upper_bound(ks->v, ks->n, sizeof(*ks->v), addr) : 0;
+	size_t i = v ? sym_upper_bound(v, n, sizeof(*v), addr) : 0;
 
-	if (!i || addr >= ks->v[i - 1].end)
+	if (!i || addr >= v[i - 1].end)
 		return NULL;
-	return &ks->v[i - 1];
+	return &v[i - 1];
 }
 
-int ksyms__find(const struct ksyms *ks, __u64 addr, struct ls_sym *out)
+static int ksyms__fill(const struct ksyms *ks, const struct ksym *k, __u64 addr,
+		       struct ls_sym *out)
 {
-	const struct ksym *k = ksyms__lookup(ks, addr);
-
 	if (!k) {
 		ls_sym__unknown(out, ks ? LS_SYM_NO_SYMBOL : LS_SYM_NO_MAPPING);
 		return -ENOENT;
@@ -293,6 +349,16 @@ int ksyms__find(const struct ksyms *ks, __u64 addr, struct ls_sym *out)
 	out->module = ksym_mod(ks, k);
 	out->resolved = true;
 	return 0;
+}
+
+int ksyms__find_data(const struct ksyms *ks, __u64 addr, struct ls_sym *out)
+{
+	return ksyms__fill(ks, ks ? ksyms__lookup(ks->dv, ks->dn, addr) : NULL, addr, out);
+}
+
+int ksyms__find(const struct ksyms *ks, __u64 addr, struct ls_sym *out)
+{
+	return ksyms__fill(ks, ks ? ksyms__lookup(ks->v, ks->n, addr) : NULL, addr, out);
 }
 
 static bool is_bpf_sym(const struct ls_sym *sym)

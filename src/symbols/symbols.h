@@ -97,6 +97,8 @@ struct ls_sym {
  * since, or memory after a module, must not become "last_symbol+0x5ee0".
  */
 #define KSYMS_TAIL_MAX		0x4000
+/* A data symbol (a static lock, a struct holding one) covers at most this much. */
+#define KSYMS_DATA_TAIL_MAX	0x1000
 
 struct ksyms;
 
@@ -119,7 +121,8 @@ int ksyms__probe(const char *path);
 /*
  * The same from len bytes of kallsyms text (NULs allowed, treated as
  * garbage).  Lines that are not "ADDR TYPE NAME[\t[MODULE]]" are skipped;
- * only text symbols (t, T, w, W) are kept, those at address 0 dropped.
+ * text symbols (t, T, w, W) are kept for ksyms__find, data and bss ones (d,
+ * D, b, B) for ksyms__find_data, those at address 0 dropped.
  * Several names at one address: a global (T) beats a local (t) beats a
  * weak one (W, w); then the fewest leading underscores; then the first
  * in the text.
@@ -138,6 +141,14 @@ size_t ksyms__count(const struct ksyms *ks);
  * Strings live as long as ks.
  */
 int ksyms__find(const struct ksyms *ks, __u64 addr, struct ls_sym *out);
+
+/*
+ * The same for a data address, among the data and bss symbols (d, D, b,
+ * B), each covering up to the next, at most KSYMS_DATA_TAIL_MAX: a static
+ * lock's name (cgroup_mutex), or the static struct that holds it
+ * (init_mm+0x68).
+ */
+int ksyms__find_data(const struct ksyms *ks, __u64 addr, struct ls_sym *out);
 
 /*
  * True when the frame at addr is BPF or tracing machinery: a BPF program,

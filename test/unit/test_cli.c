@@ -61,7 +61,7 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " interval=%llu", (unsigned long long)c->interval_ns);
 	if (c->count)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
-	if (c->locks != (LS_LOCKS_MMAP | LS_LOCKS_FUTEX))
+	if (c->locks != LS_LOCKS_ALL)
 		fprintf(f, " locks=%u", c->locks);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
@@ -240,10 +240,11 @@ ParameterizedTestParameters(cli, parse)
 		{ "report r.lst -t 0s", 2, "invalid threshold '0s' for -t", "report" },
 		/* --locks: mmap_lock always; the default is all that can be traced */
 		{ "watch --locks mmap", 0, "watch locks=1", "" },
-		{ "watch --locks futex", 0, "watch", "" },
-		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record locks=7 o=r.lst", "" },
-		{ "watch --locks all", 0, "watch locks=7", "" },
-		{ "watch --locks futex,,", 0, "watch", "" },
+		{ "watch --locks futex", 0, "watch locks=3", "" },
+		{ "watch --locks kernel", 0, "watch locks=5", "" },
+		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record o=r.lst", "" },
+		{ "watch --locks all", 0, "watch", "" },
+		{ "watch --locks futex,,", 0, "watch locks=3", "" },
 		{ "watch --locks mutex", 2, "invalid lock list 'mutex' for --locks", "watch" },
 		{ "report r.lst --locks futex", 2, "unknown option '--locks'", "report" },
 	};

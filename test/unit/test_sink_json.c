@@ -699,6 +699,38 @@ Test(sink_json, stall_refers_to_pending_reports)
 	free(text);
 }
 
+/* A kernel lock's lock_id: no process, its names (any bytes) as JSON strings. */
+Test(sink_json, kernel_lock_names)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *lock;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.how = LS_OWNER_KLOCK;
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_MUTEX;
+	st.mm.id = 0xffffffff83a0c2e0ULL;
+	st.mm.tgid = 0;
+	st.lock_name = "cgroup_mutex\n\"x";
+	st.lock_caller = "cgroup_mkdir";
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1);
+	expect_s(l.v[0], "lock", "mutex");
+	lock = field(l.v[0], "lock_id", JSON_OBJECT);
+	expect_s(lock, "kind", "mutex");
+	expect_s(lock, "addr", "0xffffffff83a0c2e0");
+	expect_s(lock, "name", "cgroup_mutex\n\"x");
+	expect_s(lock, "caller", "cgroup_mkdir");
+	expect_absent(lock, "pid");
+	expect_s(json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0), "found_by", "lock_owner");
+	free_lines(&l);
+	free(text);
+}
+
 /* By name: "processes" and "pids" say whose; what was left out is counted per kind. */
 Test(sink_json, histograms_by_name_say_whose_and_what_was_left_out)
 {

@@ -765,3 +765,39 @@ Test(sink_text, throttled_holder_and_advice)
 	assert_terminal_safe(text);
 	free(text);
 }
+
+/*
+ * A kernel lock by its names: the static symbol, else the address and the
+ * first caller outside the locking code; both are kernel text, escaped.
+ */
+Test(sink_text, kernel_lock_names)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.how = LS_OWNER_HINT;
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_RWSEM;
+	st.mm.id = 0xffff8881cbd564e8ULL;
+	st.mm.tgid = 0;
+	st.lock_caller = "path_openat";
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "STALL #3  23.4ms  rwsem 0xffff8881cbd564e8 in path_openat  verdict"),
+			   "%s", text);
+	cr_assert_not_null(strstr(text, "found by reader_hint (the last reader to take it"), "%s", text);
+	free(text);
+
+	st.mm.kind = LS_LOCK_MUTEX;
+	st.lock_name = "cgroup_mutex";
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_not_null(strstr(text, "STALL #3  23.4ms  mutex cgroup_mutex  verdict"), "%s", text);
+	free(text);
+
+	st.lock_name = "evil\n\x1b[2J";
+	text = text_of_stall(&st, &default_opts);
+	assert_terminal_safe(text);
+	cr_assert_not_null(strstr(text, "mutex evil\\x0a\\x1b[2J  verdict"), "%s", text);
+	free(text);
+}

@@ -318,3 +318,43 @@ Test(ksyms, real_kallsyms_when_readable)
 	cr_assert_gt(ksyms__count(ks), 1000);
 	ksyms__free(ks);
 }
+
+/*
+ * Static locks are data: found among d, D, b, B symbols only, each up to
+ * the next, at most KSYMS_DATA_TAIL_MAX; text addresses are not data.
+ */
+Test(ksyms, find_data_names_static_locks)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff83a0c2e0 D cgroup_mutex\n"
+		"ffffffff83a0c300 d event_mutex\n"
+		"ffffffff83b00000 B init_mm\n"
+		"ffffffff83c00000 b last_bss\n"
+		"ffffffff83d00000 r some_rodata\n";
+	struct ksyms *ks = load(text);
+	struct ls_sym s;
+
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff83a0c2e0ULL, &s), 0);
+	cr_assert_str_eq(s.name, "cgroup_mutex");
+	cr_assert_eq(s.off, 0);
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff83a0c308ULL, &s), 0);
+	cr_assert_str_eq(s.name, "event_mutex");
+	cr_assert_eq(s.off, 8);
+	/* a lock inside a static struct */
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff83b00068ULL, &s), 0);
+	cr_assert_str_eq(s.name, "init_mm");
+	cr_assert_eq(s.off, 0x68);
+	/* past the tail of the last: the heap is not last_bss+0x... */
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff83c00000ULL + KSYMS_DATA_TAIL_MAX, &s),
+		     -ENOENT);
+	cr_assert_not(s.resolved);
+	cr_assert_eq(ksyms__find_data(ks, 0xffff888106ca8780ULL, &s), -ENOENT);
+	/* code and read-only data are not where locks live */
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff81000000ULL, &s), -ENOENT);
+	cr_assert_eq(ksyms__find_data(ks, 0xffffffff83d00000ULL, &s), -ENOENT);
+	/* and data is never a frame's name */
+	cr_assert_eq(ksyms__find(ks, 0xffffffff83a0c2e0ULL, &s), -ENOENT);
+	cr_assert_eq(ksyms__count(ks), 1);
+	ksyms__free(ks);
+}
