@@ -396,6 +396,31 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * An exec renames the process (p leads it by now, under its new name): its
+ * histograms take the name too, so a shell's child that exec'd "ps" counts
+ * as ps whether user space reads it live or after it exited.  Four lookups
+ * per exec, nothing per lock event.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ls_sched_process_exec, struct task_struct *p)
+{
+	struct ls_hist_key key = {};
+	struct ls_hist_slot *s;
+	__u32 ci, *idx;
+
+	for (ci = 0; ci < 4; ci++) {
+		ls_hist_key_of(&key, ci, p);
+		idx = bpf_map_lookup_elem(&hist_index, &key);
+		if (!idx)
+			continue;
+		s = bpf_map_lookup_elem(&hist_slots, idx);
+		if (s)
+			ls_process_comm(s->hist.comm, p);
+	}
+	return 0;
+}
+
 /* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
 #include "backend_rwsem.bpf.h"
 #include "futex.bpf.h"

@@ -62,6 +62,8 @@ enum opt_id {
 	OPT_ITERATIONS,
 	OPT_BATCH,
 	OPT_LOCKS,
+	OPT_PER_PID,
+	OPT_HIST_MIN,
 };
 
 struct opt_def {
@@ -84,6 +86,8 @@ static const struct opt_def watch_opts[] = {
 	{ 'p', "pid", true, OPT_PID },
 	{ 0, "json", false, OPT_JSON },
 	{ 0, "top", true, OPT_TOP },
+	{ 0, "per-pid", false, OPT_PER_PID },
+	{ 0, "hist-min", true, OPT_HIST_MIN },
 	{ 'v', "verbose", false, OPT_VERBOSE },
 	{ 'o', "output", true, OPT_OUTPUT },
 	{ 0, "force", false, OPT_FORCE },
@@ -158,6 +162,8 @@ static const struct opt_def report_opts[] = {
 	{ 't', "threshold", true, OPT_THRESHOLD },
 	{ 'p', "pid", true, OPT_PID },
 	{ 0, "top", true, OPT_TOP },
+	{ 0, "per-pid", false, OPT_PER_PID },
+	{ 0, "hist-min", true, OPT_HIST_MIN },
 	{ 0, "from", true, OPT_FROM },
 	{ 0, "to", true, OPT_TO },
 	{ 0, "slo", true, OPT_SLO },
@@ -262,6 +268,7 @@ static void config__defaults(struct ls_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->threshold_ns = LS_DEFAULT_THRESHOLD_NS;
 	cfg->top = LS_DEFAULT_TOP;
+	cfg->hist_min_ns = LS_DEFAULT_HIST_MIN_NS;
 	cfg->stacks = true;
 	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
 	cfg->ustack_mode = LS_USTACK_DWARF;
@@ -373,6 +380,9 @@ static int apply_switch(struct ls_config *cfg, FILE *err, enum opt_id id, const 
 		return 0;
 	case OPT_NO_CMDLINE:
 		cfg->no_cmdline = true;
+		return 0;
+	case OPT_PER_PID:
+		cfg->per_pid = true;
 		return 0;
 	case OPT_EXEC:
 		/* parse_command() takes its words up to ';' */
@@ -490,6 +500,15 @@ static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, co
 					   val, opt);
 		cfg->top = (unsigned int)v;
 		cfg->top_set = true;
+		return 0;
+	case OPT_HIST_MIN:
+		/* a unit is required, as for -t: "1" is no more seconds than microseconds */
+		if (strcmp(val, "0") && ls_parse_duration(val, 0, &cfg->hist_min_ns))
+			return usage_error(err, cfg->cmd,
+					   "invalid duration '%s' for %s: expected a duration like 500us, 1ms, or 0 for every histogram",
+					   val, opt);
+		if (!strcmp(val, "0"))
+			cfg->hist_min_ns = 0;
 		return 0;
 	case OPT_FORMAT:
 		if (name_index(val, format_word, &format))
@@ -982,6 +1001,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 	if (cmd == LS_CMD_WATCH) {
 		fprintf(f,
 "Usage: lockstall watch [-d DURATION] [-t THRESHOLD] [-p PID] [--json] [--top N]\n"
+"                       [--per-pid] [--hist-min DURATION]\n"
 "                       [-o FILE [--force] [--no-cmdline]]\n"
 "                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
 "                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
@@ -1010,6 +1030,12 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            a summary\n"
 "      --top N               histograms printed per kind, most total time first\n"
 "                            (default 10, 0 for all)\n"
+"      --per-pid             a histogram per process (default: one per command\n"
+"                            name, summed over its processes)\n"
+"      --hist-min DURATION   only histograms with a sample that may reach\n"
+"                            DURATION, and hold and off-CPU ones only when a\n"
+"                            lock wait did (default 1ms; 0: all); the others\n"
+"                            are counted in one line\n"
 "  -o, --output FILE         also record everything to FILE, for 'lockstall\n"
 "                            report' later (see 'lockstall record --help')\n"
 "      --force               replace FILE if it exists (never through a symlink)\n"
@@ -1193,7 +1219,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 	if (cmd == LS_CMD_REPORT) {
 		fprintf(f,
 "Usage: lockstall report FILE [--format FORMAT] [-o OUT [--force]]\n"
-"                        [-t THRESHOLD] [-p PID] [--top N] [--from T] [--to T]\n"
+"                        [-t THRESHOLD] [-p PID] [--top N] [--per-pid]\n"
+"                        [--hist-min DURATION] [--from T] [--to T]\n"
 "                        [--slo RULE]... [--rules FILE]\n"
 "                        [--pending-after DURATION] [--pending-every DURATION]\n"
 "\n"
@@ -1223,6 +1250,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            recording's -p, if any)\n"
 "      --top N               histograms printed per kind (default: the\n"
 "                            recording's, else 10; 0 for all)\n"
+"      --per-pid             a histogram per process, not per command name\n"
+"      --hist-min DURATION   only histograms with a sample that may reach\n"
+"                            DURATION (default 1ms; 0: all)\n"
 "      --slo RULE, --rules FILE\n"
 "                            judge the stalls reported by SLO rules, as\n"
 "                            'watch --slo' does, and print the violations\n"

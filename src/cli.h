@@ -21,6 +21,8 @@
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
+/* Histograms whose every sample stayed under this are only counted: they say "all was well". */
+#define LS_DEFAULT_HIST_MIN_NS	(1000 * 1000ULL)
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP_INTERVAL_NS	(1000 * 1000 * 1000ULL)
 #define LS_MIN_TOP_INTERVAL_NS	(100 * 1000 * 1000ULL)	/* a screen a tenth of a second at most */
@@ -61,6 +63,8 @@ struct ls_config {
 	bool json;		/* --json */
 	enum ls_report_format report_format;	/* report --format; json also sets json */
 	unsigned int top;	/* --top: histograms per kind, 0 all */
+	bool per_pid;		/* --per-pid: a histogram per process, not per command name */
+	__u64 hist_min_ns;	/* --hist-min: histograms reaching this only; 0 all */
 	bool verbose;		/* -v */
 	__u64 interval_ns;	/* positional interval; 0: histograms only in the summary */
 	__u64 count;		/* positional count; 0: until stopped */

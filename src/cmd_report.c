@@ -115,7 +115,12 @@ static int report__sink(struct trace_reader *r, const struct ls_config *cfg,
 			struct session_opts *so, struct report_meta *meta, FILE *f)
 {
 	const char *v = trace_reader__meta(r, "clock.realtime_minus_monotonic_ns", NULL);
-	struct sink_opts o = { .top = so->top, .filter_pid = so->pid };
+	struct sink_opts o = {
+		.top = so->top,
+		.filter_pid = so->pid,
+		.per_pid = so->per_pid,
+		.hist_min_ns = so->hist_min_ns,
+	};
 	char *end;
 
 	if (cfg->report_format == LS_FORMAT_TEXT || cfg->report_format == LS_FORMAT_JSON)
@@ -376,6 +381,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	struct session_opts so = {
 		.format = cfg->json ? SESSION_JSON : SESSION_TEXT,
 		.top = LS_DEFAULT_TOP,
+		.per_pid = cfg->per_pid,
+		.hist_min_ns = cfg->hist_min_ns,
 		.threshold_ns = LS_DEFAULT_THRESHOLD_NS,
 		.window = cfg->has_from || cfg->has_to,
 		.from_ns = cfg->from_ns,

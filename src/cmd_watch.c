@@ -1264,6 +1264,8 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct session_opts so = {
 		.format = cfg->json ? SESSION_JSON : SESSION_TEXT,
 		.top = cfg->top,
+		.per_pid = cfg->per_pid,
+		.hist_min_ns = cfg->hist_min_ns,
 		.pid = cfg->pid,
 		.threshold_ns = cfg->threshold_ns,
 		/* without "interval" arguments, the metrics' intervals print nothing */

@@ -72,6 +72,7 @@ LOADER_SAME_MEMBER(progs.ls_sched_waking);
 LOADER_SAME_MEMBER(progs.ls_sched_wakeup);
 LOADER_SAME_MEMBER(progs.ls_sched_migrate_task);
 LOADER_SAME_MEMBER(progs.ls_sched_process_exit);
+LOADER_SAME_MEMBER(progs.ls_sched_process_exec);
 LOADER_SAME_MEMBER(progs.ls_page_fault_user);
 LOADER_SAME_MEMBER(progs.ls_start_locking);
 LOADER_SAME_MEMBER(progs.ls_start_locking_memcg);
@@ -565,6 +566,7 @@ static int loader_attach(struct loader *l)
 		{ s->progs.ls_sched_wakeup, &s->links.ls_sched_wakeup },
 		{ s->progs.ls_sched_migrate_task, &s->links.ls_sched_migrate_task },
 		{ s->progs.ls_sched_process_exit, &s->links.ls_sched_process_exit },
+		{ s->progs.ls_sched_process_exec, &s->links.ls_sched_process_exec },
 		{ s->progs.ls_page_fault_user, &s->links.ls_page_fault_user },
 		{ memcg ? s->progs.ls_released_memcg : s->progs.ls_released,
 		  memcg ? &s->links.ls_released_memcg : &s->links.ls_released },

@@ -32,6 +32,8 @@ static struct sink *output__new(struct session *s, const struct session_opts *o,
 	struct sink_opts so = {
 		.top = o->top,
 		.filter_pid = o->pid,
+		.per_pid = o->per_pid,
+		.hist_min_ns = o->hist_min_ns,
 	};
 	struct sink *n;
 

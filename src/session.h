@@ -29,6 +29,8 @@ enum session_format {
 struct session_opts {
 	enum session_format format;
 	unsigned int top;
+	bool per_pid;		/* sink_opts' */
+	__u64 hist_min_ns;
 	__u32 pid;		/* 0: all */
 	__u64 threshold_ns;
 	__u64 pending_after_ns;	/* engine_opts' */

@@ -427,8 +427,9 @@ struct ls_hist_key {
 
 struct ls_hist {
 	/*
-	 * The process's name: its leader's comm when the entry was made; the
-	 * loader renames it after an exec (from /proc/PID/comm).
+	 * The process's name: its leader's comm when the entry was made,
+	 * renamed at each exec (sched_process_exec) and by the loader (from
+	 * /proc/PID/comm); the engine takes newer names from lock records.
 	 */
 	char comm[LS_COMM_LEN];
 	__u64 count;		/* in the kernel map: 0, the loader sums the slots */

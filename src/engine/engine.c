@@ -315,6 +315,22 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 	return err;
 }
 
+/* The records that name a process: a lock record's, its leader's exit. */
+static void engine__note_name(struct engine *e, const union any_rec *u)
+{
+	switch (u->hdr.type) {
+	case LS_REC_WAIT_BEGIN:
+	case LS_REC_WAIT_END:
+	case LS_REC_HOLD:
+		hists__rename(e, u->lock.mm.tgid, u->lock.mm.comm);
+		break;
+	case LS_REC_EXIT:
+		if (u->exit.task.tid == u->exit.task.tgid)
+			hists__rename(e, u->exit.task.tgid, u->exit.task.comm);
+		break;
+	}
+}
+
 int engine__feed(struct engine *e, const void *rec, size_t len)
 {
 	union any_rec u;
@@ -344,6 +360,7 @@ int engine__feed(struct engine *e, const void *rec, size_t len)
 		goto bad;
 	engine__note_time(e, &u.hdr, rec__from_kernel(u.hdr.type));
 
+	engine__note_name(e, &u);
 	err = engine__dispatch(e, &u);
 	engine__sweep(e);
 	return err < 0 ? err : 0;

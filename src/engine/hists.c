@@ -208,6 +208,37 @@ static void hist__fold_least(struct engine *e)
 	free(v);
 }
 
+/*
+ * A record naming process tgid as comm (a lock record's process, a leader's
+ * exit): its histograms take that name.  The kernel names a histogram when
+ * it makes it, so a shell's child that exec'd "ps" would otherwise count
+ * as "bash"; the newest name the stream gave wins, from either side.
+ */
+void hists__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN])
+{
+	static const struct {
+		__u8 kind, write;
+	} keys[] = {
+		{ LS_HIST_WAIT, 0 },
+		{ LS_HIST_WAIT, 1 },
+		{ LS_HIST_HOLD, LS_HIST_ANY_MODE },
+		{ LS_HIST_OFFCPU, LS_HIST_ANY_MODE },
+	};
+	struct ls_hist_key k = { .tgid = tgid };
+	__u32 idx;
+	size_t i;
+
+	if (!tgid || !comm[0] || !e->cum.n)
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		k.kind = keys[i].kind;
+		k.write = keys[i].write;
+		idx = hist__find(e, &k);
+		if (idx && !e->cum.v[idx - 1].procs)
+			memcpy(e->cum.v[idx - 1].hist.comm, comm, LS_COMM_LEN);
+	}
+}
+
 void hists__update(struct engine *e, const struct ls_rec_hist *r)
 {
 	__u32 idx = hist__find(e, &r->key);

@@ -514,6 +514,8 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool 
 
 /* A HIST record: the latest cumulative counts of its key. */
 void hists__update(struct engine *e, const struct ls_rec_hist *r);
+/* Process tgid is named comm by a newer record: its histograms take the name. */
+void hists__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN]);
 /* An INTERVAL mark: what changed since the previous one, to the sink. */
 int hists__interval(struct engine *e, __u64 ts);
 void hists__free(struct engine *e);

@@ -33,6 +33,9 @@ struct sink_ops {
 struct sink_opts {
 	unsigned int top;	/* histograms printed per kind, most total time first; 0: all */
 	__u32 filter_pid;	/* histograms of this tgid only; 0: all */
+	bool per_pid;		/* a histogram per process; false: per command name (comm) */
+	/* histograms with no sample that may reach this are left out (counted); 0: all */
+	__u64 hist_min_ns;
 	__u64 t0_ns;		/* text time column counts from here (run start); 0: first record seen */
 };
 

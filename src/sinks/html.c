@@ -383,7 +383,7 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = hs->base.out;
-	char when[64], rel[32], op[32], sched[64], lock[600];
+	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -435,7 +435,8 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		hop = &st->chain[i];
 		fputs(i ? " &larr; <b>" : "<b>", f);
 		html_comm(f, &hop->task);
-		fprintf(f, "/%u</b> (%s", hop->task.tid, ls_role_name(hop->role));
+		fprintf(f, "/%u</b> (%s", hop->task.tid,
+			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");
 		if (hop->ns) {
@@ -498,9 +499,9 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	fputs("</p>\n", f);
 }
 
-static void html_hists_more(void *ctx, unsigned int kind, size_t n)
+static void html_hists_more(void *ctx, const char *text)
 {
-	fprintf(ctx, "<p>and %zu more %s histograms (--top)</p>\n", n, rm_hist_title(kind));
+	fprintf(ctx, "<p>%s</p>\n", text);
 }
 
 static int html_hists(struct html_sink *hs, const struct ls_hist_set *set)

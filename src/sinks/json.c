@@ -357,49 +357,72 @@ static const char *kind_key(unsigned int kind)
 	return "other";
 }
 
+/* One histogram view: its process(es), mode, totals and slots. */
+static void json_hist(FILE *f, const struct hist_view *v)
+{
+	unsigned int j;
+
+	fprintf(f, "{\"pid\":%u,\"comm\":", v->key.tgid);
+	ls_json_str(f, v->hist.comm, LS_COMM_LEN);
+	json_u64(f, "processes", v->processes);
+	if (v->exited)
+		json_u64(f, "exited_processes", v->exited);
+	fprintf(f, ",\"pids\":[");
+	for (j = 0; j < v->n_pids; j++)
+		fprintf(f, "%s%u", j ? "," : "", v->pids[j]);
+	putc(']', f);
+	if (v->key.write == 0 || v->key.write == 1)
+		json_strv(f, "mode", mode_name(v->key.write));
+	json_u64(f, "count", v->hist.count);
+	json_u64(f, "sum_ns", v->hist.sum_ns);
+	fprintf(f, ",\"log2_usecs\":[");
+	for (j = 0; j < LS_HIST_SLOTS; j++)
+		fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)v->hist.slots[j]);
+	fprintf(f, "]}");
+}
+
 /*
  * "histograms":{"wait":[...],"hold":[...],"offcpu":[...]}, the same
- * selection and order as the text sink.  "mode" only where the kernel keyed
- * the histogram by lock mode (waits); hold and off-CPU ones cover both.
+ * selection and order as the text sink: by command name unless --per-pid
+ * ("processes" and "pids" say whose), then how they were picked and how
+ * many each kind left out ("histograms_not_shown").  "mode" only where the kernel keyed the histogram by lock
+ * mode (waits); hold and off-CPU ones cover both.
  */
 static int json_hists(FILE *f, const struct sink_opts *opts, const struct ls_hist_set *set)
 {
-	const struct ls_hist_entry **v[LS_HIST_KIND_N] = { NULL };
-	size_t n[LS_HIST_KIND_N], more, i;
-	unsigned int kind, j;
+	struct hist_sel sel[LS_HIST_KIND_N] = { 0 };
+	unsigned int kind;
+	size_t i;
 	int err = 0;
 
 	/* select everything first: never leave half a line behind on ENOMEM */
 	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
-		err = hist__select(set, kind, opts, &v[kind], &n[kind], &more);
+		err = hist__select(set, kind, opts, &sel[kind]);
 		if (err)
 			goto cleanup;
 	}
 	fprintf(f, ",\"histograms\":{");
 	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
 		fprintf(f, "%s\"%s\":[", kind ? "," : "", kind_key(kind));
-		for (i = 0; i < n[kind]; i++) {
-			const struct ls_hist_entry *e = v[kind][i];
-
-			fprintf(f, "%s{\"pid\":%u,\"comm\":", i ? "," : "", e->key.tgid);
-			ls_json_str(f, e->hist.comm, LS_COMM_LEN);
-			if (e->procs)
-				json_u64(f, "exited_processes", e->procs);
-			if (e->key.write == 0 || e->key.write == 1)
-				json_strv(f, "mode", mode_name(e->key.write));
-			json_u64(f, "count", e->hist.count);
-			json_u64(f, "sum_ns", e->hist.sum_ns);
-			fprintf(f, ",\"log2_usecs\":[");
-			for (j = 0; j < LS_HIST_SLOTS; j++)
-				fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)e->hist.slots[j]);
-			fprintf(f, "]}");
+		for (i = 0; i < sel[kind].n; i++) {
+			if (i)
+				putc(',', f);
+			json_hist(f, &sel[kind].v[i]);
 		}
 		putc(']', f);
 	}
 	putc('}', f);
+	json_bool(f, "histograms_per_pid", opts->per_pid);
+	json_u64(f, "histograms_min_ns", opts->hist_min_ns);
+	fprintf(f, ",\"histograms_not_shown\":{");
+	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
+		fprintf(f, "%s\"%s\":{\"top\":%zu", kind ? "," : "", kind_key(kind), sel[kind].n_more);
+		fprintf(f, ",\"under_min\":%zu}", sel[kind].n_quiet);
+	}
+	putc('}', f);
 cleanup:
 	for (kind = 0; kind < LS_HIST_KIND_N; kind++)
-		free(v[kind]);
+		hist_sel__release(&sel[kind]);
 	return err;
 }
 

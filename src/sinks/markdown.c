@@ -341,7 +341,12 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 	unsigned int i, k, bars;
 
 	fprintf(f, "#### %s, mmap\\_lock%s, ", m->title, m->mode);
-	md_name(f, m->who);
+	if (m->view->processes > 1 && m->view->exited < m->view->processes) {
+		md_name(f, m->comm);
+		fprintf(f, " (%u processes)", m->view->processes);
+	} else {
+		md_name(f, m->who);
+	}
 	fputs("\n\n", f);
 	if (m->any) {
 		fputs("| usecs | count | distribution (log scale) |\n|---:|---:|---|\n", f);
@@ -362,9 +367,9 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 	fputs("\n\n", f);
 }
 
-static void md_hists_more(void *ctx, unsigned int kind, size_t n)
+static void md_hists_more(void *ctx, const char *text)
 {
-	fprintf(ctx, "and %zu more %s histograms (--top)\n\n", n, rm_hist_title(kind));
+	fprintf(ctx, "%s\n\n", text);
 }
 
 static int md_hists(struct md_sink *m, const struct ls_hist_set *set)

@@ -203,17 +203,27 @@ const char *rm_count_noun(unsigned int kind, __u64 n)
 	return "";
 }
 
-static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
+static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 {
-	const struct ls_hist *h = &e->hist;
+	const struct ls_hist *h = &v->hist;
 	unsigned int i;
 
 	memset(m, 0, sizeof(*m));
 	m->h = h;
-	m->title = rm_hist_title(e->key.kind);
-	m->kind = e->key.kind;
-	m->mode = e->key.write == 1 ? " write" : e->key.write == 0 ? " read" : "";
-	hist__who(e, m->who, sizeof(m->who));
+	m->view = v;
+	m->title = rm_hist_title(v->key.kind);
+	m->kind = v->key.kind;
+	m->mode = v->key.write == 1 ? " write" : v->key.write == 0 ? " read" : "";
+	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
+	m->tgid = v->key.tgid;
+	if (v->n_pids == 1 && v->processes == 1)
+		snprintf(m->who, sizeof(m->who), "%s[%u]", m->comm, m->tgid);
+	else if (v->exited == v->processes)
+		snprintf(m->who, sizeof(m->who), "%s (%u exited process%s)",
+			 m->comm[0] ? m->comm : "other commands", v->processes,
+			 v->processes == 1 ? "" : "es");
+	else
+		snprintf(m->who, sizeof(m->who), "%s (%u processes)", m->comm, v->processes);
 	m->avg_ns = h->count ? h->sum_ns / h->count : 0;
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		if (!h->slots[i])
@@ -227,27 +237,68 @@ static void rm_hist__init(struct rm_hist *m, const struct ls_hist_entry *e)
 	}
 }
 
+/* What one sample of a histogram of this kind is, in "every ... under 1ms". */
+static const char *rm_sample_noun(unsigned int kind)
+{
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return "wait";
+	case LS_HIST_HOLD:
+		return "hold";
+	case LS_HIST_OFFCPU:
+		return "off-CPU spell";
+	}
+	return "sample";
+}
+
+/* "not shown: 3 more wait histograms (--top 0 shows all); 40 ..." */
+static const char *rm_cut_text(unsigned int kind, const struct hist_sel *sel,
+			       const struct sink_opts *opts, char *buf, size_t len)
+{
+	const char *noun = rm_sample_noun(kind);
+	char min[32];
+	int n;
+
+	n = snprintf(buf, len, "not shown:");
+	if (sel->n_more && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, " %zu more %s histogram%s (--top 0 shows all)%s",
+			      sel->n_more, noun, sel->n_more == 1 ? "" : "s",
+			      sel->n_quiet ? ";" : "");
+	if (sel->no_wait && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " %zu %s histogram%s, as no lock wait reached %s (--hist-min 0 shows %s)",
+			 sel->n_quiet, noun, sel->n_quiet == 1 ? "" : "s",
+			 ls_format_duration(opts->hist_min_ns, min, sizeof(min)),
+			 sel->n_quiet == 1 ? "it" : "them");
+	else if (sel->n_quiet && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " %zu %s histogram%s with every %s under %s (--hist-min 0 shows %s)",
+			 sel->n_quiet, noun, sel->n_quiet == 1 ? "" : "s", noun,
+			 ls_format_duration(opts->hist_min_ns, min, sizeof(min)),
+			 sel->n_quiet == 1 ? "it" : "them");
+	return buf;
+}
+
 int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
 		   void (*fn)(void *ctx, const struct rm_hist *m),
-		   void (*more)(void *ctx, unsigned int kind, size_t n), void *ctx)
+		   void (*cut)(void *ctx, const char *text), void *ctx)
 {
-	const struct ls_hist_entry **v;
+	struct hist_sel sel;
 	struct rm_hist m;
-	size_t n, cut, i;
 	unsigned int kind;
+	char text[256];
+	size_t i;
 	int err;
 
 	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
-		err = hist__select(set, kind, opts, &v, &n, &cut);
+		err = hist__select(set, kind, opts, &sel);
 		if (err)
 			return err;
-		for (i = 0; i < n; i++) {
-			rm_hist__init(&m, v[i]);
+		for (i = 0; i < sel.n; i++) {
+			rm_hist__init(&m, &sel.v[i]);
 			fn(ctx, &m);
 		}
-		if (cut)
-			more(ctx, kind, cut);
-		free(v);
+		if (sel.n_more || sel.n_quiet)
+			cut(ctx, rm_cut_text(kind, &sel, opts, text, sizeof(text)));
+		hist_sel__release(&sel);
 	}
 	return 0;
 }

@@ -72,13 +72,17 @@ const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool wit
 /* "wait time", "hold time", "off-CPU time while holding" */
 const char *rm_hist_title(unsigned int kind);
 
-/* One histogram as both reports draw it: its heading, its used slots, its totals. */
+/* One histogram as the reports and the text draw it: its heading, its used slots, its totals. */
 struct rm_hist {
 	const struct ls_hist *h;	/* slots, count, sum_ns */
+	const struct hist_view *view;	/* whose: processes, pids */
 	const char *title;		/* rm_hist_title() */
 	unsigned int kind;		/* enum ls_hist_kind */
 	const char *mode;		/* " write", " read" or "" */
-	char who[HIST_WHO_LEN];		/* hist__who(): escape it for the format too */
+	char comm[LS_COMM_TEXT_LEN];	/* printable (ls_comm_text): escape it for the format too */
+	__u32 tgid;			/* the process (with most time in it, of several) */
+	/* "bash[123]", or "bash (37 processes)": printable, escape it for the format too */
+	char who[LS_COMM_TEXT_LEN + 32];
 	bool any;			/* a slot is used: first..last are drawn */
 	unsigned int first, last;	/* the used slots' span */
 	__u64 max;			/* the fullest slot's count: the bars' scale */
@@ -87,11 +91,13 @@ struct rm_hist {
 
 /*
  * Every histogram of set a report shows, kind by kind, as hist__select()
- * picks them: fn for each, more for a kind with n cut by --top.  0 or -ENOMEM.
+ * picks them: fn for each, then cut for a kind with some left out, with
+ * the sentence that says so ("and 3 more wait histograms (--top 0 shows
+ * all)...": plain ASCII).  0 or -ENOMEM.
  */
 int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
 		   void (*fn)(void *ctx, const struct rm_hist *m),
-		   void (*more)(void *ctx, unsigned int kind, size_t n), void *ctx);
+		   void (*cut)(void *ctx, const char *text), void *ctx);
 /* What a histogram of this kind counts, for n of them: "lock operations", "holds"... */
 const char *rm_count_noun(unsigned int kind, __u64 n);
 /* The lower and upper bound of slot i, in microseconds. */

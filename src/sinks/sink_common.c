@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Histogram selection and stream errors, shared by the text and JSON sinks
- * so both print the same histograms in the same order.
+ * What the sinks share: stream errors, task and lock text, stalls kept past
+ * their callback (histogram selection is in hist_select.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,76 +9,6 @@
 #include <string.h>
 #include "sinks/sink_common.h"
 #include "util.h"
-
-/*
- * Most total time first: that is where the time went.  Ties fall back to
- * count, then pid and mode, so the order never depends on map iteration.
- */
-static int hist_cmp(const void *a, const void *b)
-{
-	const struct ls_hist_entry *x = *(const struct ls_hist_entry *const *)a;
-	const struct ls_hist_entry *y = *(const struct ls_hist_entry *const *)b;
-
-	if (x->hist.sum_ns != y->hist.sum_ns)
-		return x->hist.sum_ns > y->hist.sum_ns ? -1 : 1;
-	if (x->hist.count != y->hist.count)
-		return x->hist.count > y->hist.count ? -1 : 1;
-	if (x->key.tgid != y->key.tgid)
-		return x->key.tgid < y->key.tgid ? -1 : 1;
-	if (x->key.write != y->key.write)
-		return x->key.write < y->key.write ? -1 : 1;
-	return 0;
-}
-
-int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct sink_opts *opts,
-		 const struct ls_hist_entry ***out, size_t *n, size_t *n_more)
-{
-	const struct ls_hist_entry **v = NULL;
-	size_t i, k = 0;
-
-	*out = NULL;
-	*n = 0;
-	*n_more = 0;
-	if (!h || !h->n)
-		return 0;
-	v = calloc(h->n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < h->n; i++) {
-		const struct ls_hist_entry *e = &h->v[i];
-
-		/*
-		 * No time in it says nothing: the kernel counts every hold in
-		 * the off-CPU histogram, also those that never left the CPU.
-		 */
-		if (e->key.kind != kind || !e->hist.count || !e->hist.sum_ns)
-			continue;
-		if (opts->filter_pid && e->key.tgid != opts->filter_pid)
-			continue;
-		v[k++] = e;
-	}
-	qsort(v, k, sizeof(*v), hist_cmp);
-	if (opts->top && k > opts->top) {
-		*n_more = k - opts->top;
-		k = opts->top;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-const char *hist__who(const struct ls_hist_entry *e, char *buf, size_t len)
-{
-	char comm[LS_COMM_TEXT_LEN];
-
-	ls_comm_text(e->hist.comm, comm, sizeof(comm));
-	if (!e->procs)
-		snprintf(buf, len, "%s[%u]", comm, e->key.tgid);
-	else
-		snprintf(buf, len, "%s (%u exited process%s)", comm[0] ? comm : "other commands",
-			 e->procs, e->procs == 1 ? "" : "es");
-	return buf;
-}
 
 int sink__error(FILE *f)
 {

@@ -12,23 +12,41 @@
 #include "util.h"
 
 /*
- * The histograms of one kind worth printing, most total time (sum_ns) first:
- * of opts->filter_pid only (if set), those without time in them (count or
- * sum_ns 0) left out, at most opts->top
- * (0: all).  *out is malloc'd, the caller frees it; *n_more counts those
- * cut by top.  Returns 0 or -ENOMEM.
+ * One histogram as the outputs show it: by default the sum of every process
+ * of one command name (the churn of short-lived "ps" and "bash" processes
+ * reads as one line each), with opts->per_pid one process's.
+ */
+#define HIST_VIEW_PIDS 32	/* pids listed per view, most time first */
+
+struct hist_view {
+	struct ls_hist_key key;	/* key.tgid: the process with most time in it */
+	struct ls_hist hist;	/* summed over the processes; comm their name */
+	__u32 processes;	/* how many were summed (exited ones included) */
+	__u32 exited;		/* of them, exited ones the engine summed by name (procs) */
+	__u32 pids[HIST_VIEW_PIDS];	/* the first n_pids of them, most time first */
+	unsigned int n_pids;
+};
+
+/* What hist__select() picked for one kind, and what it left out. */
+struct hist_sel {
+	struct hist_view *v;	/* most total time (sum_ns) first */
+	size_t n;
+	size_t n_more;		/* cut by opts->top */
+	size_t n_quiet;		/* under opts->hist_min_ns (all of them when no_wait) */
+	bool no_wait;		/* no lock wait reached opts->hist_min_ns: holds are not shown */
+};
+
+/*
+ * The histograms of one kind worth printing, as views: of opts->filter_pid
+ * only (if set), those without time in them (count or sum_ns 0) left out,
+ * grouped by comm unless opts->per_pid, those whose longest slot stays under
+ * opts->hist_min_ns counted in n_quiet (hold and off-CPU ones all, when no
+ * lock wait reached it), at most opts->top (0: all).  The
+ * order never depends on the set's.  0 or -ENOMEM (*sel empty).
  */
 int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct sink_opts *opts,
-		 const struct ls_hist_entry ***out, size_t *n, size_t *n_more);
-
-/* Room for hist__who(): an escaped comm and the words around it. */
-#define HIST_WHO_LEN (LS_COMM_TEXT_LEN + 48)
-/*
- * Whose histogram, printable: "comm[tgid]", or for the sum of a command's
- * exited processes "comm (N exited processes)" ("other commands" when no
- * comm).  Escaped for a terminal; escape it again for the format.
- */
-const char *hist__who(const struct ls_hist_entry *e, char *buf, size_t len);
+		 struct hist_sel *sel);
+void hist_sel__release(struct hist_sel *sel);
 
 /* An enum's name for people: "granted_not_running" -> "granted not running" (upper: upper-cased). */
 const char *sink__words(const char *name, bool upper, char *buf, size_t len);

@@ -34,6 +34,13 @@ struct text_sink {
 	unsigned int explained;	/* 1 << enum text_jargon: said once already */
 };
 
+/* What text__hists() printed. */
+struct text_hists {
+	FILE *f;
+	size_t printed;
+	bool cut;	/* some were left out, and a line said so */
+};
+
 /* Words of ours a newcomer cannot guess, explained the first time they are printed. */
 enum text_jargon {
 	JARGON_PREEMPTED,
@@ -438,91 +445,57 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	return sink__flush(f);
 }
 
-static const char *kind_noun(unsigned int kind)
-{
-	switch (kind) {
-	case LS_HIST_WAIT:
-		return "wait";
-	case LS_HIST_HOLD:
-		return "hold";
-	case LS_HIST_OFFCPU:
-		return "off-CPU";
-	}
-	return "";
-}
-
 /*
  * Slot i counts [2^(i-1), 2^i) us, slot 0 [0, 1) us: "low -> high" gives
  * that range.  Only the slots from the first to the last non-empty one.
  */
-static void text__hist(FILE *f, const struct ls_hist_entry *e)
+static void text__hist(void *ctx, const struct rm_hist *m)
 {
-	const struct ls_hist *h = &e->hist;
-	char who[HIST_WHO_LEN], sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
-	unsigned int i, first = LS_HIST_SLOTS, last = 0;
-	__u64 max = 0;
+	struct text_hists *th = ctx;
+	const struct ls_hist *h = m->h;
+	char sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
+	FILE *f = th->f;
+	unsigned int i;
 
-	fprintf(f, "%s, mmap_lock", rm_hist_title(e->key.kind));
-	if (e->key.write == 0 || e->key.write == 1)
-		fprintf(f, " %s", mode_name(e->key.write));
-	fprintf(f, ", %s:\n", hist__who(e, who, sizeof(who)));
-
-	for (i = 0; i < LS_HIST_SLOTS; i++) {
-		if (!h->slots[i])
-			continue;
-		if (first == LS_HIST_SLOTS)
-			first = i;
-		last = i;
-		if (h->slots[i] > max)
-			max = h->slots[i];
-	}
-	if (first < LS_HIST_SLOTS) {
+	fprintf(f, "%s, mmap_lock%s, %s:\n", m->title, m->mode, m->who);
+	if (m->any) {
 		fprintf(f, "%10s%-14s : count    distribution (log scale)\n", "usecs", "");
-		for (i = first; i <= last; i++) {
-			unsigned int stars = sink__bar_len(h->slots[i], max, HIST_BAR_WIDTH);
+		for (i = m->first; i <= m->last; i++) {
+			unsigned int stars = sink__bar_len(h->slots[i], m->max, HIST_BAR_WIDTH);
 
 			memset(bar, '*', stars);
 			bar[stars] = '\0';
 			fprintf(f, "%10llu -> %-10llu : %-8llu |%-*s|\n",
-				i ? 1ULL << (i - 1) : 0ULL, 1ULL << i,
+				(unsigned long long)rm_slot_lo(i), (unsigned long long)rm_slot_hi(i),
 				(unsigned long long)h->slots[i], HIST_BAR_WIDTH, bar);
 		}
 	}
 	fprintf(f, "%10s %llu %s  total %s  avg %s\n\n", "", (unsigned long long)h->count,
-		rm_count_noun(e->key.kind, h->count),
-		ls_format_duration(h->sum_ns, sum, sizeof(sum)),
-		ls_format_duration(h->count ? h->sum_ns / h->count : 0, avg, sizeof(avg)));
+		rm_count_noun(m->kind, h->count), ls_format_duration(h->sum_ns, sum, sizeof(sum)),
+		ls_format_duration(m->avg_ns, avg, sizeof(avg)));
+	th->printed++;
 }
 
-/* Every kind, most total time first, at most opts.top each; *printed: how many. */
-static int text__hists(struct sink *s, const struct ls_hist_set *set, size_t *printed)
+static void text__hists_cut(void *ctx, const char *text)
 {
-	const struct ls_hist_entry **v;
-	size_t n, more, i;
-	unsigned int kind;
-	int err;
+	struct text_hists *th = ctx;
 
-	*printed = 0;
-	for (kind = 0; kind < LS_HIST_KIND_N; kind++) {
-		err = hist__select(set, kind, &s->opts, &v, &n, &more);
-		if (err)
-			return err;
-		for (i = 0; i < n; i++)
-			text__hist(s->out, v[i]);
-		if (more)
-			fprintf(s->out, "(%zu more %s histogram%s not shown: --top 0 shows all)\n\n",
-				more, kind_noun(kind), more == 1 ? "" : "s");
-		*printed += n;
-		free(v);
-	}
-	return 0;
+	fprintf(th->f, "(%s)\n\n", text);
+	th->cut = true;
+}
+
+/* Every kind, most total time first, at most opts.top each. */
+static int text__hists(struct sink *s, const struct ls_hist_set *set, struct text_hists *th)
+{
+	*th = (struct text_hists){ .f = s->out };
+	return rm_hists__each(set, &s->opts, text__hist, text__hists_cut, th);
 }
 
 static int text__interval(struct sink *s, const struct ls_hist_set *h)
 {
 	struct text_sink *t = to_text(s);
+	struct text_hists th;
 	char a[32], b[32], d[32];
-	size_t printed;
 	int err;
 
 	/* start first: it is what t0 falls back to */
@@ -530,10 +503,10 @@ static int text__interval(struct sink *s, const struct ls_hist_set *h)
 	text__time(t, h->end_ns, b, sizeof(b));
 	fprintf(s->out, "%s INTERVAL  since %s (%s)\n", b, a,
 		ls_format_duration(h->end_ns - h->start_ns, d, sizeof(d)));
-	err = text__hists(s, h, &printed);
+	err = text__hists(s, h, &th);
 	if (err)
 		return err;
-	if (!printed)
+	if (!th.printed && !th.cut)
 		fprintf(s->out, "  no mmap_lock activity recorded\n\n");
 	return sink__flush(s->out);
 }
@@ -569,14 +542,14 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 	struct text_sink *t = to_text(s);
 	FILE *f = s->out;
 	char when[32], dur[32];
+	struct text_hists th;
 	unsigned int v;
-	size_t printed;
 	int err;
 
 	fprintf(f, "%s SUMMARY  traced %s\n", text__time(t, sum->end_ns, when, sizeof(when)),
 		ls_format_duration(sum->duration_ns, dur, sizeof(dur)));
 	if (sum->hists) {
-		err = text__hists(s, sum->hists, &printed);
+		err = text__hists(s, sum->hists, &th);
 		if (err)
 			return err;
 	}

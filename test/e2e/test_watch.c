@@ -528,8 +528,11 @@ static json_int_t hist_total(const json_t *summary, const char *kind, json_int_t
 Test(watch, histograms_count_every_lock_op, .fini = teardown, .timeout = 120)
 {
 	const char *const args[] = { "-n", "5000", NULL };
-	/* every histogram: on a busy machine the children need not be in the top ten */
-	const char *const all_hists[] = { "--top", "0", NULL };
+	/*
+	 * every histogram, per process: on a busy machine the children need not be
+	 * in the top ten, and they share a name
+	 */
+	const char *const all_hists[] = { "--per-pid", "--hist-min", "0", "--top", "0", NULL };
 	json_int_t n, p0, pn, holds0;
 
 	e2e_watch__run_with(&w, "hist_count", args, all_hists);
@@ -552,6 +555,37 @@ Test(watch, histograms_count_every_lock_op, .fini = teardown, .timeout = 120)
 	cr_expect_eq(hist_total(w.summary, "wait", pn, "read"),
 		     hist_total(w.summary, "wait", p0, "read"),
 		     "read waits differ between the children, which made no read-locked call");
+}
+
+/*
+ * A process is named by its newest name: the child of exec_rename made its
+ * histograms before it exec'd and exited before lockstall read them, so
+ * only the exec hook can have renamed them (test/workloads/exec_rename.c).
+ */
+Test(watch, histograms_named_after_exec, .fini = teardown, .timeout = 120)
+{
+	const char *const args[] = { "-n", "1000", NULL };
+	const char *const ls_args[] = { "--per-pid", "--hist-min", "0", "--top", "0", NULL };
+	const char *kinds[] = { "wait", "hold" };
+	const json_t *all, *h;
+	json_int_t pid;
+	size_t i, k, found = 0;
+
+	e2e_watch__run_with(&w, "exec_rename", args, ls_args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "exec_rename");
+	pid = e2e_int(w.truth, "pid");
+	check_summary(&w);
+	for (k = 0; k < 2; k++) {
+		all = e2e_array(e2e_object(w.summary, "histograms"), kinds[k]);
+		json_array_foreach(all, i, h) {
+			if (e2e_int(h, "pid") != pid)
+				continue;
+			cr_expect_str_eq(e2e_str(h, "comm"), e2e_str(w.truth, "after"),
+					 "%s histogram of pid %lld", kinds[k], pid);
+			found++;
+		}
+	}
+	cr_assert_gt(found, 0, "no histogram of the child (pid %lld)", pid);
 }
 
 /*

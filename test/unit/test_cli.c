@@ -51,6 +51,10 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " perfetto");
 	if (c->top != LS_DEFAULT_TOP)
 		fprintf(f, " top=%u", c->top);
+	if (c->per_pid)
+		fprintf(f, " per-pid");
+	if (c->hist_min_ns != LS_DEFAULT_HIST_MIN_NS)
+		fprintf(f, " hist-min=%llu", (unsigned long long)c->hist_min_ns);
 	if (c->verbose)
 		fprintf(f, " v");
 	if (c->interval_ns)
@@ -95,6 +99,11 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --json", 0, "watch json", "" },
 		{ "watch --top 3", 0, "watch top=3", "" },
 		{ "watch --top=0", 0, "watch top=0", "" },
+		{ "watch --per-pid", 0, "watch per-pid", "" },
+		{ "watch --hist-min 500us", 0, "watch hist-min=500000", "" },
+		{ "watch --hist-min=0", 0, "watch hist-min=0", "" },
+		{ "watch --hist-min 1ms", 0, "watch", "" },
+		{ "report x.lst --per-pid --hist-min 2ms", 0, "report in=x.lst per-pid hist-min=2000000", "" },
 		{ "watch -v", 0, "watch v", "" },
 		{ "watch --verbose", 0, "watch v", "" },
 		{ "watch 1 10", 0, "watch interval=1000000000 count=10", "" },
@@ -146,6 +155,9 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch -p 4194305", 2, "invalid PID '4194305' for -p", "watch" },
 		{ "watch --pid=12x", 2, "invalid PID '12x' for --pid", "watch" },
 		{ "watch --top abc", 2, "invalid number 'abc' for --top", "watch" },
+		{ "watch --hist-min 1", 2, "invalid duration '1' for --hist-min", "watch" },
+		{ "watch --hist-min -1ms", 2, "invalid duration '-1ms' for --hist-min", "watch" },
+		{ "record -o x --per-pid", 2, "unknown option '--per-pid'", "record" },
 		{ "watch --top -1", 2, "invalid number '-1' for --top", "watch" },
 		{ "watch --json=1", 2, "option '--json' takes no value", "watch" },
 		{ "watch 0", 2, "invalid interval '0'", "watch" },

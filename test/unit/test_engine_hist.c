@@ -323,3 +323,63 @@ Test(sink_error, summary_error_returned_from_finish)
 	efx.cs->fail = -EPIPE;
 	cr_assert_eq(engine__finish(fixture__engine()), -EPIPE);
 }
+
+/*
+ * The kernel names a histogram when it makes it: a shell's child that
+ * exec'd "ps" came as "bash".  The newest name the stream gives for the
+ * process wins: a lock record of its mm, its leader's exit, a later HIST.
+ */
+Test(hist, process_named_by_its_newest_name)
+{
+	struct ls_hist wait = hist_of(5, MS(50), 14), hold = hist_of(2, MS(4), 12);
+	struct ls_task ps = stream__task(100, 100, LS_POLICY_NORMAL, 0, 0, "ps");
+	struct ls_task thread = stream__task(101, 100, LS_POLICY_NORMAL, 0, 0, "worker");
+	struct ls_mm mm_ps = stream__mm(0xaa, 100, "ps");
+	struct stream_lock l = { .start = T(11), .acquired = T(11) };
+	const struct ls_hist_entry *ent;
+
+	memcpy(wait.comm, "bash", 5);
+	memcpy(hold.comm, "bash", 5);
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT, 0, &wait);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_HOLD, LS_HIST_ANY_MODE, &hold);
+	stream__mark(&efx.s, T(10), LS_MARK_INTERVAL, 0);
+	/* a thread's exit names the thread, not the process: no rename */
+	stream__exit(&efx.s, 0, T(12), &thread, 0);
+	stream__mark(&efx.s, T(13), LS_MARK_INTERVAL, 0);
+	stream__hold(&efx.s, 0, T(14), &ps, &mm_ps, &l);
+	wait.count++;
+	wait.slots[14]++;
+	stream__hist(&efx.s, T(20), 100, LS_HIST_WAIT, 0, &wait);
+	stream__mark(&efx.s, T(20), LS_MARK_INTERVAL, 0);
+	stream__mark(&efx.s, T(30), LS_MARK_END, 0);
+	cr_assert_eq(fixture__run(), 0);
+
+	cr_assert_eq(efx.cs->n_intervals, 3);
+	ent = capture_sink__find(&efx.cs->intervals[0], 100, LS_HIST_WAIT, 0);
+	cr_assert_str_eq(ent->hist.comm, "bash");
+	/* the hold record renamed both; the later HIST record (bash) came after it */
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_HOLD, LS_HIST_ANY_MODE);
+	cr_assert_not_null(ent);
+	cr_assert_str_eq(ent->hist.comm, "ps", "hold: %s", ent->hist.comm);
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT, 0);
+	cr_assert_str_eq(ent->hist.comm, "bash", "the newest record named it bash again");
+}
+
+/* The leader's exit carries the process's last name. */
+Test(hist, leader_exit_names_the_process)
+{
+	struct ls_hist wait = hist_of(5, MS(50), 14);
+	struct ls_task leader = stream__task(100, 100, LS_POLICY_NORMAL, 0, 0, "proc_reader");
+	const struct ls_hist_entry *ent;
+
+	memcpy(wait.comm, "sh", 3);
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT, 1, &wait);
+	stream__exit(&efx.s, 0, T(12), &leader, 0);
+	stream__mark(&efx.s, T(30), LS_MARK_END, 0);
+	cr_assert_eq(fixture__run(), 0);
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT, 1);
+	cr_assert_not_null(ent);
+	cr_assert_str_eq(ent->hist.comm, "proc_reader");
+}

@@ -797,3 +797,50 @@ Test(sink_json, kernel_lock_names)
 	free_lines(&l);
 	free(text);
 }
+
+/* By name: "processes" and "pids" say whose; what was left out is counted per kind. */
+Test(sink_json, histograms_by_name_say_whose_and_what_was_left_out)
+{
+	struct sink_opts opts = { .top = 1, .hist_min_ns = 1000000 };
+	struct ls_hist_entry e[5];
+	struct ls_hist_set set;
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *wait, *h, *pids, *cut;
+
+	fx_hist(&e[0], 7, LS_HIST_WAIT, 0, "ps", 2000000);
+	e[0].hist.slots[12] = 1;
+	fx_hist(&e[1], 9, LS_HIST_WAIT, 0, "ps", 3000000);
+	fx_hist(&e[2], 8, LS_HIST_WAIT, 0, "bash", 1000000);
+	e[2].hist.slots[12] = 1;
+	fx_hist(&e[3], 5, LS_HIST_WAIT, 1, "quiet", 1000);
+	fx_hist(&e[4], 5, LS_HIST_HOLD, LS_HIST_ANY_MODE, "quiet", 1000);
+	hist_set(&set, e, 5);
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &opts);
+	cr_assert_eq(sink__interval(s, &set), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+
+	wait = field(field(l.v[0], "histograms", JSON_OBJECT), "wait", JSON_ARRAY);
+	cr_assert_eq(json_array_size(wait), 1);
+	h = json_array_get(wait, 0);
+	expect_s(h, "comm", "ps");
+	expect_u(h, "pid", 9);		/* the one with most time */
+	expect_u(h, "processes", 2);
+	expect_u(h, "sum_ns", 5000000);
+	pids = field(h, "pids", JSON_ARRAY);
+	cr_assert_eq(json_array_size(pids), 2);
+	cr_assert_eq(json_integer_value(json_array_get(pids, 0)), 9);
+	cr_assert_eq(json_integer_value(json_array_get(pids, 1)), 7);
+	cr_assert(json_is_false(json_object_get(l.v[0], "histograms_per_pid")));
+	expect_u(l.v[0], "histograms_min_ns", 1000000);
+	cut = field(l.v[0], "histograms_not_shown", JSON_OBJECT);
+	expect_u(field(cut, "wait", JSON_OBJECT), "top", 1);		/* bash */
+	expect_u(field(cut, "wait", JSON_OBJECT), "under_min", 1);	/* quiet */
+	expect_u(field(cut, "hold", JSON_OBJECT), "under_min", 1);
+	expect_u(field(cut, "offcpu", JSON_OBJECT), "top", 0);
+	free_lines(&l);
+	fx_out_free(&o);
+}

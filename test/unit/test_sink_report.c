@@ -391,3 +391,40 @@ Test(sink_report, markdown_keeps_the_worst_stalls)
 			   "%s", out);
 	fx_out_free(&o);
 }
+
+/* Prose says words, never the enum names JSON uses ("queued_writer", "granted_not_running"). */
+Test(sink_report, reports_say_words_not_enum_names)
+{
+	struct sink_opts opts = { 0 };
+	struct sink *(*make[2])(FILE *, const struct sink_opts *, const struct report_meta *) = {
+		sink_html__new, sink_markdown__new,
+	};
+	struct ls_summary sum = { .start_ns = FX_T0, .end_ns = FX_T0 + FX_MS(2000),
+				  .duration_ns = FX_MS(2000), .stalls = 1, .events = 10 };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct fx_out o;
+	const char *out;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sink *s;
+
+		fx_holder_reader(&h);
+		h.state = LS_STATE_GRANTED_NOT_RUNNING;
+		fx_stall(&st, &h, 1);
+		st.chain[1].role = LS_ROLE_QUEUED_WRITER;
+		sum.stalls_by_verdict[st.verdict] = 1;
+		fx_out_open(&o);
+		s = make[i](o.f, &opts, &hostile_meta);
+		cr_assert_eq(sink__stall(s, &st), 0);
+		cr_assert_eq(sink__summary(s, &sum), 0);
+		sink__free(s);
+		out = fx_out_close(&o);
+		cr_assert_not_null(strstr(out, "queued writer"), "%s", out);
+		cr_assert_null(strstr(out, "queued_writer"), "%s", out);
+		cr_assert_not_null(strstr(out, "granted not running"), "%s", out);
+		cr_assert_null(strstr(out, "granted_not_running"), "%s", out);
+		fx_out_free(&o);
+	}
+}

@@ -443,7 +443,7 @@ Test(sink_text, histograms_ordered_by_total_time_and_capped)
 	cr_assert_null(strstr(text, "never-off[7]"), "histogram without time printed");
 	cr_assert_null(strstr(text, "off-CPU"), "%s", text);
 	/* small and tiny were cut; empty ones do not count */
-	assert_line(text, "(2 more wait histograms not shown: --top 0 shows all)");
+	assert_line(text, "(not shown: 2 more wait histograms (--top 0 shows all))");
 	free(text);
 
 	opts.top = 0;
@@ -452,6 +452,51 @@ Test(sink_text, histograms_ordered_by_total_time_and_capped)
 	cr_assert(strstr(text, "small[1]") < strstr(text, "tiny[6]"));
 	cr_assert_null(strstr(text, "not shown"));
 	cr_assert_null(strstr(text, "never-off[7]"));
+	free(text);
+}
+
+/* A churn of short-lived processes reads as one histogram per name, with the quiet ones counted. */
+Test(sink_text, histograms_by_name_with_a_floor)
+{
+	struct sink_opts opts = { .top = 10, .t0_ns = FX_T0, .hist_min_ns = 1000000 };
+	struct ls_hist_entry e[5];
+	struct ls_hist_set set;
+	char *text;
+
+	fx_hist(&e[0], 11, LS_HIST_WAIT, 0, "ps", 3000000);
+	e[0].hist.slots[12] = 1;	/* [2.048ms, 4.096ms) */
+	e[0].hist.count++;
+	fx_hist(&e[1], 12, LS_HIST_WAIT, 0, "ps", 1000);
+	fx_hist(&e[2], 13, LS_HIST_WAIT, 0, "ps", 1000);
+	fx_hist(&e[3], 14, LS_HIST_WAIT, 0, "quiet", 1000);
+	fx_hist(&e[4], 15, LS_HIST_HOLD, LS_HIST_ANY_MODE, "solo", 2000000);
+	e[4].hist.slots[11] = 1;
+	hist_set(&set, e, 5);
+	text = text_of_interval(&set, &opts);
+	assert_line(text, "wait time, mmap_lock read, ps (3 processes):");
+	/* the three summed: 9 + 9 + 10 operations */
+	cr_assert_not_null(strstr(text, " 28 lock operations  total 3.00ms  avg 107us\n"), "%s", text);
+	assert_line(text, "hold time, mmap_lock, solo[15]:");
+	assert_line(text, "(not shown: 1 wait histogram with every wait under 1ms (--hist-min 0 shows it))");
+	cr_assert_null(strstr(text, "quiet"), "%s", text);
+	free(text);
+
+	/* no wait at the floor: one line per kind says what is hidden, and why */
+	e[0].hist.slots[12] = 0;
+	text = text_of_interval(&set, &opts);
+	assert_line(text, "(not shown: 2 wait histograms with every wait under 1ms (--hist-min 0 shows them))");
+	assert_line(text, "(not shown: 1 hold histogram, as no lock wait reached 1ms (--hist-min 0 shows it))");
+	cr_assert_null(strstr(text, "no mmap_lock activity"), "%s", text);
+	cr_assert_null(strstr(text, "distribution"), "%s", text);
+	free(text);
+
+	opts.per_pid = true;
+	opts.hist_min_ns = 0;
+	text = text_of_interval(&set, &opts);
+	assert_line(text, "wait time, mmap_lock read, ps[11]:");
+	assert_line(text, "wait time, mmap_lock read, ps[13]:");
+	cr_assert_null(strstr(text, "processes"), "%s", text);
+	cr_assert_null(strstr(text, "not shown"), "%s", text);
 	free(text);
 }
 

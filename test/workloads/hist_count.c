@@ -29,16 +29,7 @@
 
 static void child_run(unsigned long n)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *p;
-	unsigned long i;
-
-	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		wl_die("mmap: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (mprotect(p, page, (i & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
-			wl_die("mprotect: %s", strerror(errno));
+	wl_mprotect_n(n);
 	exit(0);
 }
 

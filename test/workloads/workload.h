@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -48,6 +49,21 @@ static inline void wl_die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* n mprotect() calls on a page of its own: exactly n write waits and n holds of mmap_lock. */
+static inline void wl_mprotect_n(unsigned long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long i;
+	char *p;
+
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		wl_die("mmap: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mprotect(p, page, (i & 1) ? PROT_READ | PROT_WRITE : PROT_READ))
+			wl_die("mprotect: %s", strerror(errno));
 }
 
 static inline uint64_t wl_now_ns(void)
