@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -245,6 +247,16 @@ static json_int_t check_reclaim_stall(const json_t *st, const json_t *h, json_in
 	return ns;
 }
 
+/* A writable directory on a file system with writeback (not tmpfs, ramfs or 9p). */
+static bool disk_dir(const char *dir)
+{
+	struct statfs fs;
+
+	if (access(dir, W_OK) || statfs(dir, &fs))
+		return false;
+	return fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC && fs.f_type != V9FS_MAGIC;
+}
+
 Test(watch, reclaim_holder, .fini = teardown, .timeout = 180)
 {
 	const char *args[] = { "--cgroup", cg_dir, "-d", "3", NULL };
@@ -253,6 +265,9 @@ Test(watch, reclaim_holder, .fini = teardown, .timeout = 180)
 	size_t i;
 
 	e2e_require(true);
+	/* its page cache must be on a disk (tmpfs pages never need writeback): not in the guests */
+	if (!disk_dir("/var/tmp"))
+		cr_skip_test("no disk-backed /var/tmp for the workload's file here");
 	if (!memcg_make("/sys/fs/cgroup/memory", 1) && !memcg_make("/sys/fs/cgroup", 2) &&
 	    !memcg_make("/sys/fs/cgroup/unified", 2))
 		cr_skip_test("no cgroup v1 memory controller nor cgroup v2 with memory here");
