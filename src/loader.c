@@ -182,6 +182,15 @@ static int loader_check_privileges(void)
 	return -EPERM;
 }
 
+/* CAP_SYS_ADMIN in the effective set (false when it cannot be told). */
+static bool loader_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	return !syscall(SYS_capget, &hdr, data) && loader_has_cap(data, CAP_SYS_ADMIN);
+}
+
 static void loader_say_root(void)
 {
 	/* capabilities, not uid 0: a hardened service runs with just these two */
@@ -308,6 +317,20 @@ static int loader_pick_object(struct loader *l, __u8 asked)
 {
 	bool storage = asked == LS_TASK_STATE_HASH ? false : loader_has_task_storage();
 
+	/*
+	 * The storage object calls the bpf_task_from_pid() kfunc (weak): on a
+	 * kernel without it libbpf looks for it in the modules' BTF, which
+	 * needs CAP_SYS_ADMIN (libbpf 1.1 fails the load without it), as in
+	 * the hardened unit.  The hash object has no kfunc.
+	 */
+	if (storage && asked == LS_TASK_STATE_AUTO && !l->has_task_from_pid &&
+	    !loader_sys_admin()) {
+		fprintf(stderr, "lockstall: without CAP_SYS_ADMIN on a kernel without bpf_task_from_pid() (6.2+): per-task state in a hash map, at most %u tasks at once (--task-state=auto)\n",
+			LS_TASK_STATE_MAX);
+		l->hash = true;
+		l->features |= LS_FEAT_TASK_STATE_HASH;
+		return 0;
+	}
 	if (asked == LS_TASK_STATE_STORAGE && !storage) {
 		fprintf(stderr, "lockstall: cannot keep per-task state in BPF task storage: this kernel lacks it or bpf_get_current_task_btf() (5.11) or bpf_task_pt_regs() (5.15): use --task-state=hash or auto\n");
 		return -ENOTSUP;
