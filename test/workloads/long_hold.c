@@ -14,7 +14,8 @@
  *           a small region: each needs the write lock, and waits.
  *
  * Besides the usual ground truth at the end, it prints a line once the
- * victim has been inside one call for -w milliseconds (default 1500):
+ * victim has been inside one mmap() + munmap() pair for -w milliseconds
+ * (default 1500), in one wait or two:
  *	{"workload":"long_hold","waiting":true,"victim_tid":..,"call_start_ns":..,
  *	 "holder_tid":..,"hog_tid":..,"now_ns":..}
  * a test stops lockstall on that line to see a wait still open at its exit.
