@@ -5,6 +5,7 @@
  * record; the releaser when no owner is known; chains across locks;
  * deadlocks reported while they last; lock identities by kind.
  */
+#include <string.h>
 #include <criterion/criterion.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
@@ -119,6 +120,7 @@ Test(owners, releaser_is_named_but_not_judged)
 	struct ls_mm lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
 	futex_wait(&lock, NULL, LS_OWNER_NONE, 0);
 	futex_wait_end(&lock, NULL, LS_OWNER_NONE, &signaller);
 	cr_assert_eq(fixture__run(), 0);
@@ -127,6 +129,9 @@ Test(owners, releaser_is_named_but_not_judged)
 	cr_assert_eq(st->holders[0].task.tid, 105);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
 	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+	/* nothing was lost: the advice must not say so */
+	cr_assert_eq(st->lost_in_window, 0);
+	cr_assert(strstr(st->advice, "released the lock"), "advice: %s", st->advice);
 }
 
 /* A futex wait that failed (a timeout, a signal) is not known to have waited for a lock. */
