@@ -52,11 +52,7 @@ static void *holder__run(void *arg)
 	struct shared *s = arg;
 	uint64_t t0;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	s->holder_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_LOW))
-		wl_die("holder: pin to CPU %d", WL_CPU_LOW);
-	wl_set_class(WL_CLASS_LOW);
+	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &s->holder_tid);
 	wl_gate__wait(&s->go_holder);
 	while (!s->stop) {
 		pthread_mutex_lock(&s->mutex);
@@ -75,11 +71,7 @@ static void *victim__run(void *arg)
 	struct shared *s = arg;
 	uint64_t t0, t1;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	s->victim_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_LOW))
-		wl_die("victim: pin to CPU %d", WL_CPU_LOW);
-	s->victim_policy = wl_set_class(WL_CLASS_HIGH);
+	s->victim_policy = wl_thread_begin("wl-victim", WL_CPU_LOW, WL_CLASS_HIGH, &s->victim_tid);
 	wl_gate__wait(&s->go_victim);
 	s->start_ns = wl_now_ns();
 	do {
