@@ -232,7 +232,7 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	size_t i;
 
 	prom__family(f, "lockstall_stalls_total", "counter",
-		     "Stalls on mmap_lock found, by verdict.");
+		     "Stalls found, on every lock followed, by verdict.");
 	for (i = 0; i < LS_VERDICT_N; i++)
 		prom__sample(f, "lockstall_stalls_total", "verdict",
 			     ls_verdict_name((enum ls_verdict)i), p->stalls[i]);
