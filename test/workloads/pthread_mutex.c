@@ -39,14 +39,6 @@ struct shared {
 	uint64_t holds;
 };
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void *holder__run(void *arg)
 {
 	struct shared *s = arg;
@@ -60,8 +52,8 @@ static void *holder__run(void *arg)
 	wl_gate__wait(&s->go_holder);
 	while (!s->stop) {
 		pthread_mutex_lock(&s->mutex);
-		t0 = thread_cpu_ns();
-		while (thread_cpu_ns() - t0 < HOLD_CPU_NS)
+		t0 = wl_thread_cpu_ns();
+		while (wl_thread_cpu_ns() - t0 < HOLD_CPU_NS)
 			;
 		s->holds++;
 		pthread_mutex_unlock(&s->mutex);
@@ -94,28 +86,11 @@ static void *victim__run(void *arg)
 	return NULL;
 }
 
-/* --pi is ours; the rest are every workload's options. */
-static bool take_pi_option(int *argc, char **argv)
-{
-	bool pi = false;
-	int i, j;
-
-	for (i = j = 0; i < *argc; i++) {
-		if (!strcmp(argv[i], "--pi"))
-			pi = true;
-		else
-			argv[j++] = argv[i];
-	}
-	*argc = j;
-	argv[j] = NULL;
-	return pi;
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
 	struct shared s = { .opts = &opts };
-	bool pi = take_pi_option(&argc, argv);
+	bool pi = wl_take_flag(&argc, argv, "--pi");
 	pthread_mutexattr_t attr;
 	pthread_t victim, holder;
 	struct wl_hog hog = { 0 };
