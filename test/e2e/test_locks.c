@@ -110,6 +110,24 @@ Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 18
 }
 
 /*
+ * An event, not a lock: the victim waits (FUTEX_WAIT with 3, what a rwlock
+ * waiter passes) on a word that is no rwlock, as long as it waited on the
+ * rwlock above: no holder to name, so no lock stall at all.
+ */
+Test(locks, futex_event_with_rwlock_value_is_no_stall, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", "--event", NULL };
+	const json_t *st;
+
+	e2e_watch__run(&w, "pthread_rwlock", args);
+	cr_assert_geq(e2e_int(w.truth, "worst_ns"), 100000000,
+		      "the victim never waited 100 ms: nothing was checked");
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_null(st, "a stall on an event word (lock_wait_ns %lld)",
+		       st ? e2e_int(st, "lock_wait_ns") : 0);
+}
+
+/*
  * PTHREAD_PRIO_INHERIT: the kernel boosts the holder while the victim
  * waits, so the hog cannot keep it off its CPU: the victim's waits (seen
  * with a low threshold) are no inversion, and their holder ran boosted.

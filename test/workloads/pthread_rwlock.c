@@ -6,7 +6,7 @@
  *
  *  victim   "wl-victim" (SCHED_FIFO 10): every 5 ms (-i) takes the rwlock
  *           for reading (--write: for writing) and lets go, timing the
- *           pthread_rwlock_rdlock() (wrlock) call.
+ *           pthread_rwlock_rdlock() (wrlock) call, or waits on --event.
  *  holder   "wl-holder" (SCHED_IDLE): loops taking the rwlock for writing,
  *           burning 1 ms of its own CPU time under it, letting go, sleeping
  *           1 ms.
@@ -18,19 +18,31 @@
  * rwlock's __wrphase_futex, or __writers_futex with --write; glibc's
  * __cur_writer names the writer).
  *
+ * --event: no rwlock, an event: the holder raises a word to 3 (the value
+ * a rwlock waiter passes) for its 1 ms of work and the victim waits
+ * (FUTEX_WAIT with 3) until it drops: as long a wait, but on no lock, so
+ * it must be no lock stall.
+ *
  * Ground truth: one JSON line on stdout (workload.h), with the rwlock's
  * address and the victim's slowest lock call.
  */
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include "workload.h"
 
 #define HOLD_CPU_NS	1000000ULL	/* the writer's work under the rwlock */
 #define HOLDER_PAUSE_US	1000
+#define EVENT_BUSY	3	/* what glibc's rwlock waiters pass to FUTEX_WAIT */
+
+enum mode { MODE_READ, MODE_WRITE, MODE_EVENT };
+static const char *const mode_names[] = { "read", "write", "event" };
 
 struct shared {
 	const struct wl_opts *opts;
-	bool victim_writes;
+	enum mode mode;
 	pthread_rwlock_t rwlock;
+	_Atomic unsigned int event;	/* --event: EVENT_BUSY while the holder works */
 	struct wl_gate go_holder, go_victim;	/* a gate lets one thread through */
 	volatile int stop;
 	pid_t victim_tid, holder_tid;
@@ -39,6 +51,34 @@ struct shared {
 	uint64_t start_ns, end_ns;
 	uint64_t holds;
 };
+
+static void event__wait(_Atomic unsigned int *word)
+{
+	while (*word == EVENT_BUSY)
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, EVENT_BUSY, NULL, NULL, 0);
+}
+
+static void event__clear(_Atomic unsigned int *word)
+{
+	*word = 0;
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void holder__take(struct shared *s)
+{
+	if (s->mode == MODE_EVENT)
+		s->event = EVENT_BUSY;
+	else
+		pthread_rwlock_wrlock(&s->rwlock);
+}
+
+static void holder__release(struct shared *s)
+{
+	if (s->mode == MODE_EVENT)
+		event__clear(&s->event);
+	else
+		pthread_rwlock_unlock(&s->rwlock);
+}
 
 static void *holder__run(void *arg)
 {
@@ -52,12 +92,12 @@ static void *holder__run(void *arg)
 	wl_set_class(WL_CLASS_LOW);
 	wl_gate__wait(&s->go_holder);
 	while (!s->stop) {
-		pthread_rwlock_wrlock(&s->rwlock);
+		holder__take(s);
 		t0 = wl_thread_cpu_ns();
 		while (wl_thread_cpu_ns() - t0 < HOLD_CPU_NS)
 			;
 		s->holds++;
-		pthread_rwlock_unlock(&s->rwlock);
+		holder__release(s);
 		wl_pause(HOLDER_PAUSE_US);
 	}
 	return NULL;
@@ -77,12 +117,15 @@ static void *victim__run(void *arg)
 	s->start_ns = wl_now_ns();
 	do {
 		t0 = wl_now_ns();
-		if (s->victim_writes)
+		if (s->mode == MODE_EVENT)
+			event__wait(&s->event);
+		else if (s->mode == MODE_WRITE)
 			pthread_rwlock_wrlock(&s->rwlock);
 		else
 			pthread_rwlock_rdlock(&s->rwlock);
 		t1 = wl_now_ns();
-		pthread_rwlock_unlock(&s->rwlock);
+		if (s->mode != MODE_EVENT)
+			pthread_rwlock_unlock(&s->rwlock);
 		wl_worst__add(&s->worst, t0, t1, 0);
 		wl_pause(s->opts->pause_us);
 	} while (!wl_done(s->opts, &s->worst, s->start_ns, t1));
@@ -98,7 +141,10 @@ int main(int argc, char **argv)
 	struct wl_hog hog = { 0 };
 	int err;
 
-	s.victim_writes = wl_take_flag(&argc, argv, "--write");
+	if (wl_take_flag(&argc, argv, "--write"))
+		s.mode = MODE_WRITE;
+	if (wl_take_flag(&argc, argv, "--event"))
+		s.mode = MODE_EVENT;
 	wl_parse_opts(argc, argv, &opts);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pthread_rwlock_init(&s.rwlock, NULL);
@@ -120,13 +166,13 @@ int main(int argc, char **argv)
 	wl_child__stop(&hog.c);
 	pthread_join(holder, NULL);
 
-	printf("{\"workload\":\"pthread_rwlock\",\"victim_writes\":%s,\"rwlock\":\"0x%llx\","
+	printf("{\"workload\":\"pthread_rwlock\",\"mode\":\"%s\",\"rwlock\":\"0x%llx\","
 	       "\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\",\"holds\":%llu,"
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
 	       "\"worst_ns\":%llu}\n",
-	       s.victim_writes ? "true" : "false", (unsigned long long)(uintptr_t)&s.rwlock,
+	       mode_names[s.mode], (unsigned long long)(uintptr_t)&s.rwlock,
 	       (int)getpid(), (int)s.victim_tid, s.victim_policy, (int)getpid(),
 	       (int)s.holder_tid, (unsigned long long)s.holds, (int)hog.c.pid, (int)hog.c.tid,
 	       (unsigned long long)s.start_ns, (unsigned long long)s.end_ns,
