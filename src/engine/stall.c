@@ -764,6 +764,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		st.advice = ls_advice(&st);
 
 	stall__count(e, &st, p);
+	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
 	err = err < 0 ? err : 1;
 cleanup:
@@ -846,5 +847,6 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.seq = ++e->sum.stalls;
 	e->sum.stalls_by_verdict[st.verdict]++;
 	e->sum.stalls_by_cause[st.cause]++;
+	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);
 }
