@@ -229,9 +229,10 @@ struct ls_rename {
 	__u32 tid;
 	char comm[LS_COMM_LEN];		/* the name the stall gives it */
 	/*
-	 * was: its name before the rename, which the records showed inside
-	 * the stall's span (start_ns .. end_ns); else its newest name, taken
-	 * after the record the stall names it from.
+	 * was: its name before the rename, under which records showed it
+	 * within the stall's history (from max(threshold, 1 s) before
+	 * start_ns); else its newest name, taken after the record the stall
+	 * names it from.
 	 */
 	char other[LS_COMM_LEN];
 	bool was;

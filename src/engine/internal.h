@@ -279,12 +279,13 @@ struct task {
 	__u64 last_ts;		/* latest record naming it */
 	/*
 	 * Its names (src/engine/renames.c): the newest and the latest record
-	 * under it, the one before and the first record under the newest
-	 * (renamed_ns 0: no rename seen).
+	 * under it; the one before, the latest record under that one, and
+	 * the first under the newest (renamed_ns 0: no rename seen).
 	 */
 	char comm[LS_COMM_LEN];
 	__u64 comm_ts;
 	char comm_was[LS_COMM_LEN];
+	__u64 comm_was_ts;
 	__u64 renamed_ns;
 	__u8 flags;		/* latest LS_TASK_F_* seen */
 	__u8 cpu_state;		/* enum task_cpu_state */

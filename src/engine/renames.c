@@ -23,9 +23,13 @@ void task__note_comm(struct task *tk, const char comm[LS_COMM_LEN], __u64 ts)
 		return;
 	}
 	/* CPUs' streams interleave: a late record under an older name is no rename. */
-	if (ts < tk->comm_ts)
+	if (ts < tk->comm_ts) {
+		if (!memcmp(tk->comm_was, comm, LS_COMM_LEN))
+			tk->comm_was_ts = u64_max(tk->comm_was_ts, ts);
 		return;
+	}
 	memcpy(tk->comm_was, tk->comm, LS_COMM_LEN);
+	tk->comm_was_ts = tk->comm_ts;
 	memcpy(tk->comm, comm, LS_COMM_LEN);
 	tk->comm_ts = ts;
 	tk->renamed_ns = ts;
@@ -44,7 +48,10 @@ const struct ls_rename *ls_stall__rename(const struct ls_stall *st, __u32 tid,
 
 /*
  * st names tid (of process tgid) comm: a rename if the task table knows a
- * newer name, or saw this one replace another inside the stall's span.
+ * newer name ("now"), or if this one replaced another that records showed
+ * within the stall's history, retain before its start ("was"): a process
+ * that exec'd an hour ago is no news, one that was "bash" a moment before
+ * its stall is the same process as the "bash" of the stalls just printed.
  */
 static void renames__add(struct engine *e, struct ls_stall *st, __u32 tid, __u32 tgid,
 			 const char comm[LS_COMM_LEN])
@@ -59,7 +66,7 @@ static void renames__add(struct engine *e, struct ls_stall *st, __u32 tid, __u32
 	if (!tk || tk->tgid != tgid || !tk->renamed_ns)
 		return;
 	was = !memcmp(tk->comm, comm, LS_COMM_LEN);
-	if (was && (tk->renamed_ns < st->start_ns || tk->renamed_ns > st->end_ns))
+	if (was && tk->comm_was_ts < u64_sat_sub(st->start_ns, e->retain))
 		return;
 	r = &e->renames[st->n_renames++];
 	r->tid = tid;

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include <criterion/criterion.h>
+#include "engine/internal.h"
 #include "lib/engine_fixture.h"
 
 #define HOLDING LS_TASK_F_HOLDING
@@ -81,8 +82,11 @@ Test(renames, renamed_after_its_record_says_now)
 	cr_assert_not_null(ls_stall__rename(st, st->chain[1].task.tid, st->chain[1].task.comm));
 }
 
-/* A rename long before the wait began is old news: the stall gives its one name. */
-Test(renames, renamed_before_the_wait_says_nothing)
+/*
+ * Seen as "bash" just before the wait (within retain of its start): the
+ * stall says so, it is the "bash" of whatever was printed a moment ago.
+ */
+Test(renames, renamed_just_before_the_wait_says_was)
 {
 	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49), .write = true };
 	const struct ls_stall *st;
@@ -97,7 +101,43 @@ Test(renames, renamed_before_the_wait_says_nothing)
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
 	cr_assert_str_eq(st->holders[0].task.comm, "proc_reader");
+	assert_rename(st, &st->holders[0].task, true, "bash");
+	cr_assert_eq(st->renames[0].renamed_ns, T(1));
+}
+
+/*
+ * Last seen as "bash" more than retain (1 s here) before the wait began:
+ * old news, the stall gives its one name, though the engine knows both.
+ */
+Test(renames, renamed_long_before_the_wait_says_nothing)
+{
+	struct stream_lock h = { .start = T(1500), .acquired = T(1500), .offcpu = MS(49),
+				 .write = true };
+	struct stream_lock wb = { .start = T(1502) };
+	struct stream_lock we = { .start = T(1502), .flags = LS_LOCK_F_BEGIN_SENT };
+	const struct ls_stall *st;
+	const struct task *tk;
+
+	stream__switch(&efx.s, 0, T(0), &bash, HOLDING, false, NULL, 0);
+	stream__switch(&efx.s, 0, T(1400), NULL, 0, false, &reader, HOLDING);
+	stream__switch(&efx.s, 0, T(1501), &reader, HOLDING, true, &efx.hog, 0);
+	stream__wait_begin(&efx.s, 1, T(1503), &efx.waiter, &efx.mm, &wb);
+	stream__switch(&efx.s, 1, T(1503), &efx.waiter, LS_TASK_F_WAITING, false, NULL, 0);
+	stream__switch(&efx.s, 0, T(1550), &efx.hog, 0, true, &reader, HOLDING);
+	stream__hold(&efx.s, 0, T(1551), &reader, &efx.mm, &h);
+	stream__wakeup(&efx.s, 0, T(1551), &efx.waiter, LS_TASK_F_WAITING, &reader, 1, NULL);
+	stream__switch(&efx.s, 1, T(1552), NULL, 0, false, &efx.waiter, LS_TASK_F_WAITING);
+	stream__wait_end(&efx.s, 1, T(1553), &efx.waiter, &efx.mm, &we);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_str_eq(st->holders[0].task.comm, "proc_reader");
 	cr_assert_eq(st->n_renames, 0);
+	/* not for want of knowing: the task table has both names */
+	tk = map__get(&efx.e->tasks, reader.tid);
+	cr_assert_not_null(tk);
+	cr_assert_eq(tk->renamed_ns, T(1400));
+	cr_assert_str_eq(tk->comm_was, "bash");
 }
 
 /*
