@@ -18,6 +18,30 @@ TestSuite(renames, .init = fixture__setup, .fini = fixture__teardown);
 static const struct ls_task bash = FX_NORMAL(101, 100, 0, "bash");
 static const struct ls_task reader = FX_NORMAL(101, 100, 0, "proc_reader");
 
+/*
+ * The inversion of scenario__preempted_holder() with the holder named
+ * before at T(first), runs again at T(50) and lets go at T(51) as
+ * at_release; after (NULL: none) is a record of it at T(51.5), before the
+ * waiter's WAIT_END at T(53).
+ */
+static void holder_renamed(const struct ls_task *before, double first,
+			   const struct ls_task *at_release, const struct ls_task *after)
+{
+	static const struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49),
+					      .write = true };
+
+	if (first < 1)
+		stream__switch(&efx.s, 0, T(first), before, HOLDING, false, NULL, 0);
+	stream__switch(&efx.s, 0, T(1), first < 1 ? at_release : before, HOLDING, true,
+		       &efx.hog, 0);
+	scenario__wait_begin(&efx.waiter, false, T(2));
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, at_release, HOLDING);
+	stream__hold(&efx.s, 0, T(51), at_release, &efx.mm, &h);
+	if (after)
+		stream__switch(&efx.s, 0, T(51.5), after, 0, false, &efx.hog, 0);
+	scenario__wait_end(&efx.waiter, false, T(2), T(53), at_release);
+}
+
 static void assert_rename(const struct ls_stall *st, const struct ls_task *t, bool was,
 			  const char *other)
 {
@@ -36,14 +60,9 @@ static void assert_rename(const struct ls_stall *st, const struct ls_task *t, bo
  */
 Test(renames, renamed_inside_the_wait_says_was)
 {
-	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49), .write = true };
 	const struct ls_stall *st;
 
-	stream__switch(&efx.s, 0, T(1), &bash, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, false, T(2));
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &reader, HOLDING);
-	stream__hold(&efx.s, 0, T(51), &reader, &efx.mm, &h);
-	scenario__wait_end(&efx.waiter, false, T(2), T(53), &reader);
+	holder_renamed(&bash, 1, &reader, NULL);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -62,15 +81,9 @@ Test(renames, renamed_inside_the_wait_says_was)
  */
 Test(renames, renamed_after_its_record_says_now)
 {
-	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49), .write = true };
 	const struct ls_stall *st;
 
-	stream__switch(&efx.s, 0, T(1), &bash, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, false, T(2));
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &bash, HOLDING);
-	stream__hold(&efx.s, 0, T(51), &bash, &efx.mm, &h);
-	stream__switch(&efx.s, 0, T(51.5), &reader, 0, false, &efx.hog, 0);
-	scenario__wait_end(&efx.waiter, false, T(2), T(53), &bash);
+	holder_renamed(&bash, 1, &bash, &reader);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -88,15 +101,9 @@ Test(renames, renamed_after_its_record_says_now)
  */
 Test(renames, renamed_just_before_the_wait_says_was)
 {
-	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49), .write = true };
 	const struct ls_stall *st;
 
-	stream__switch(&efx.s, 0, T(0.5), &bash, HOLDING, false, NULL, 0);
-	stream__switch(&efx.s, 0, T(1), &reader, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, false, T(2));
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &reader, HOLDING);
-	stream__hold(&efx.s, 0, T(51), &reader, &efx.mm, &h);
-	scenario__wait_end(&efx.waiter, false, T(2), T(53), &reader);
+	holder_renamed(&bash, 0.5, &reader, NULL);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -188,17 +195,12 @@ Test(renames, pending_report_says_was)
 /* Replayed, the same records give the same renames: nothing but record times decides. */
 Test(renames, replay_is_identical)
 {
-	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49), .write = true };
 	struct ls_rename first;
 	const struct ls_stall *st;
 	struct engine *e2;
 	struct capture_sink *cs2;
 
-	stream__switch(&efx.s, 0, T(1), &bash, HOLDING, true, &efx.hog, 0);
-	scenario__wait_begin(&efx.waiter, false, T(2));
-	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &reader, HOLDING);
-	stream__hold(&efx.s, 0, T(51), &reader, &efx.mm, &h);
-	scenario__wait_end(&efx.waiter, false, T(2), T(53), &reader);
+	holder_renamed(&bash, 1, &reader, NULL);
 	cr_assert_eq(fixture__run(), 0);
 	st = fixture__stall(0);
 	cr_assert_eq(st->n_renames, 1);

@@ -119,12 +119,11 @@ static int after__run(char **argv)
 
 int main(int argc, char **argv)
 {
-	char self[4096], dir[] = "/tmp/exec_stall-XXXXXX", link[64], a_n[24], a_s[24];
+	char dir[] = "/tmp/exec_stall-XXXXXX", link[64], a_n[24], a_s[24];
 	char a_exec[24], a_worst[24], before[17];
 	char *const next[] = { AFTER_NAME, "--after", dir, a_n, a_s, a_exec, a_worst, before, NULL };
 	unsigned long n = 20, thousands = 24;
 	uint64_t worst;
-	ssize_t len;
 	int opt;
 
 	if (argc == 8 && !strcmp(argv[1], "--after"))
@@ -141,15 +140,7 @@ int main(int argc, char **argv)
 	}
 	if (!n || !thousands || thousands > 60)
 		wl_die("-n and -s must be positive, -s at most 60 (vm.max_map_count)");
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0)
-		wl_die("readlink /proc/self/exe: %s", strerror(errno));
-	self[len] = '\0';
-	if (!mkdtemp(dir))
-		wl_die("mkdtemp: %s", strerror(errno));
-	snprintf(link, sizeof(link), "%s/" AFTER_NAME, dir);
-	if (symlink(self, link))
-		wl_die("symlink %s: %s", link, strerror(errno));
+	wl_self_link(dir, AFTER_NAME, link, sizeof(link));
 	comm__get(before);
 	worst = phase__run(n, thousands);
 	snprintf(a_n, sizeof(a_n), "%lu", n);

@@ -86,6 +86,27 @@ static inline char *wl_unmergeable_map(size_t n, size_t page)
 	return base + page;
 }
 
+/*
+ * A symlink to this program named name in a new directory made from dir
+ * (a mkdtemp() template, changed in place), its path in link: executed
+ * through it, the process takes name (the kernel names a process by the
+ * file it executes).  The caller removes link, then dir.
+ */
+static inline void wl_self_link(char *dir, const char *name, char *link, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		wl_die("readlink /proc/self/exe: %s", strerror(errno));
+	self[n] = '\0';
+	if (!mkdtemp(dir))
+		wl_die("mkdtemp: %s", strerror(errno));
+	snprintf(link, len, "%s/%s", dir, name);
+	if (symlink(self, link))
+		wl_die("symlink %s: %s", link, strerror(errno));
+}
+
 static inline uint64_t wl_now_ns(void)
 {
 	struct timespec ts;
