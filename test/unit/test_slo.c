@@ -106,6 +106,8 @@ static struct parse_case cases[] = {
 	  "wait limit=1000000 every=10000000000 cause=throttled text=[cause=throttled wait>=1ms]", 0 },
 	{ "cause=reclaim wait>=1ms", 0,
 	  "wait limit=1000000 every=10000000000 cause=reclaim text=[cause=reclaim wait>=1ms]", 0 },
+	{ "cause=rt_throttled wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cause=rt_throttled text=[cause=rt_throttled wait>=1ms]", 0 },
 	{ "cause=slow wait>=1ms", -EINVAL, "unknown cause 'slow': expected one of none, throttled, reclaim, rt_throttled", 7 },
 	{ "cause=none cause=none wait>=1ms", -EINVAL, "cause= given twice", 18 },
 	{ "every=0s wait>=1ms", -EINVAL, "invalid duration '0s' for every=", 7 },
