@@ -47,42 +47,6 @@ struct shared {
 	uint64_t first_throttle_ns, last_throttle_end_ns;
 };
 
-#define RT_GROUP_RUNTIME "/sys/fs/cgroup/cpu/cpu.rt_runtime_us"
-
-/* A value in microseconds, as ns; -1 (no limit) or a file that cannot be read: -1. */
-static int64_t file_us(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (f && fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v < 0 ? -1 : v * 1000;
-}
-
-/* The RT budget per period of the root group: the system's, or its group's if lower. */
-static void rt_budget(struct shared *s)
-{
-	int64_t sys = file_us("/proc/sys/kernel/sched_rt_runtime_us");
-	int64_t group = file_us(RT_GROUP_RUNTIME);
-
-	s->period_ns = file_us("/proc/sys/kernel/sched_rt_period_us");
-	if (s->period_ns == (uint64_t)-1)
-		wl_die("cannot read /proc/sys/kernel/sched_rt_period_us");
-	s->runtime_ns = sys < 0 ? s->period_ns : (uint64_t)sys;
-	if (group >= 0 && (uint64_t)group < s->runtime_ns)
-		s->runtime_ns = group;
-}
-
-/* The throttle gap that ends a hold: a fifth of the time a period leaves unbudgeted. */
-static uint64_t throttle_min_ns(const struct shared *s)
-{
-	uint64_t gap = s->runtime_ns < s->period_ns ? (s->period_ns - s->runtime_ns) / 5 : 0;
-
-	return gap > GAP_MIN_NS ? gap : GAP_MIN_NS;
-}
 
 /* Spin until a gap of at least min_ns ends; returns the time it ended (0: told to stop). */
 static uint64_t spin_to_gap(struct shared *s, uint64_t min_ns, uint64_t *gaps)
@@ -119,7 +83,7 @@ static void spin_until(struct shared *s, uint64_t until)
 static void *holder__run(void *arg)
 {
 	struct shared *s = arg;
-	uint64_t budget_start, min_ns = throttle_min_ns(s);
+	uint64_t budget_start, min_ns = wl_rt_throttle_min_ns(s->runtime_ns, s->period_ns);
 
 	prctl(PR_SET_NAME, "wl-rt-holder");
 	s->holder_tid = gettid();
@@ -197,7 +161,7 @@ int main(int argc, char **argv)
 
 	wl_parse_opts(argc, argv, &opts);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	rt_budget(&s);
+	wl_rt_budget(&s.runtime_ns, &s.period_ns);
 	pthread_mutex_init(&s.mutex, NULL);
 	wl_gate__init(&s.go_holder);
 	wl_gate__init(&s.go_victim);
