@@ -396,7 +396,10 @@ const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
 /* "mmap_lock", "futex", "pi_futex", "mutex", ...; "unknown" past the enum. */
 const char *ls_lock_kind_name(unsigned int kind);
-/* "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser"; NULL for none. */
+/*
+ * "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser",
+ * "rwlock_writer"; NULL for none.
+ */
 const char *ls_owner_how_name(unsigned int how);
 /* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);
