@@ -205,6 +205,9 @@ Test(watch, rt_throttled_holder, .fini = teardown, .timeout = 180)
 
 	if (!run_lowered("rt_holder", args, "rt_holder"))
 		return;
+	if (strstr(w.lockstall.err.data, "futex waits are not traced"))
+		cr_skip_test("lockstall follows no futex owner here (before 6.2): "
+			     "rt_throttled_reader tests this kernel");
 	cr_assert_gt(e2e_int(w.truth, "throttles"), 0,
 		     "the holder was never off CPU for a throttle: nothing was tested");
 	check_rt_throttled(e2e_int(w.truth, "victim_pid"), e2e_int(w.truth, "holder_tid"),
