@@ -15,6 +15,16 @@
  *    A holder of a kernel lock therefore is never throttled while it holds.
  * The first model is told by throttle_count at the holder's switch-out or
  * wakeup; the second by task->throttled (the field exists only there).
+ *
+ * RT throttling (kernel/sched/rt.c): an RT run queue that ran its tasks for
+ * its budget in a period (sched_rt_runtime_us of sched_rt_period_us, or its
+ * group's cpu.rt_runtime_us) is taken off the CPU with rt_throttled set,
+ * until the period timer refills it.  With CONFIG_RT_GROUP_SCHED each task
+ * group has its rt_rq per CPU (the root group's is rq->rt), a task's
+ * rt.rt_rq, and a group's entity sits on its parent's; without it only
+ * rq->rt throttles, and from 6.12 (commit 5f6bd380c7bd, "sched/rt: Remove
+ * default bandwidth control") it never does: the fair server (dl_server)
+ * keeps fair tasks from starving instead, and rt_throttled stays 0.
  */
 #ifndef LOCKSTALL_CAUSES_BPF_H
 #define LOCKSTALL_CAUSES_BPF_H
@@ -68,8 +78,28 @@ struct sched_entity {
 	struct cfs_rq *cfs_rq;
 };
 
+struct rt_rq {
+	int rt_throttled;
+	unsigned int rt_nr_boosted;	/* CONFIG_RT_GROUP_SCHED: PI-boosted tasks run on */
+};
+
+struct rq {
+	struct rt_rq rt;
+};
+
+/* cfs_rq.rq: CONFIG_FAIR_GROUP_SCHED (the CPU's rq for kernels without RT groups) */
+struct cfs_rq___rq {
+	struct rq *rq;
+};
+
+struct sched_rt_entity {
+	struct sched_rt_entity *parent;	/* CONFIG_RT_GROUP_SCHED, as rt_rq */
+	struct rt_rq *rt_rq;		/* the rt_rq it is queued on */
+};
+
 struct task_struct___causes {
 	struct sched_entity se;
+	struct sched_rt_entity rt;
 	bool throttled;		/* 6.18+: dequeued by the throttle task work */
 };
 
@@ -192,12 +222,7 @@ static __always_inline bool ls_emit_throttle(struct task_struct *p, struct cfs_r
 	return true;
 }
 
-/*
- * Why the holder p, runnable and off CPU from now on, cannot run:
- * LS_CAUSE_F_* for the SWITCH or WAKEUP about to be sent (after the
- * THROTTLE record that names the cgroup).  A few loads; called only for
- * holders that went off CPU runnable or were woken.
- */
+/* This cfs_rq's throttled time so far (6.5+), else 0. */
 static __always_inline __u64 ls_cfs_rq_self_time(struct cfs_rq *cfs_rq)
 {
 	if (!bpf_core_field_exists(cfs_rq->throttled_clock_self_time))
@@ -220,7 +245,8 @@ static __always_inline void ls_throttle_open(struct task_struct *p, struct cfs_r
 		__sync_fetch_and_add(&throttle_open_n, 1);
 }
 
-static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+/* LS_CAUSE_F_THROTTLED if fair task p's cgroup is out of CFS quota (its THROTTLE sent). */
+static __always_inline __u8 ls_cfs_cause_of(struct task_struct *p, __u64 now)
 {
 	struct task_struct___causes *t = (void *)p;
 	bool task_model = bpf_core_field_exists(t->throttled);
@@ -233,6 +259,64 @@ static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
 		return 0;
 	ls_throttle_open(p, cfs_rq);
 	return LS_CAUSE_F_THROTTLED;
+}
+
+/* rt_rq_throttled(): out of budget, and no PI-boosted task in it that may run on. */
+static __always_inline bool ls_rt_rq_throttled(struct rt_rq *rt_rq)
+{
+	if (!rt_rq || !bpf_core_field_exists(rt_rq->rt_throttled) ||
+	    !BPF_CORE_READ(rt_rq, rt_throttled))
+		return false;
+	return !bpf_core_field_exists(rt_rq->rt_nr_boosted) || !BPF_CORE_READ(rt_rq, rt_nr_boosted);
+}
+
+/*
+ * Whether the RT run queue of RT task p on its CPU, or one above it, is
+ * throttled: its group's rt_rq and its ancestors' (CONFIG_RT_GROUP_SCHED),
+ * else the CPU's (rq->rt, found through its cfs_rq: the per-CPU runqueues
+ * ksym needs CONFIG_KALLSYMS_ALL).
+ */
+static __always_inline bool ls_rt_throttled(struct task_struct___causes *t)
+{
+	struct sched_rt_entity *rt_se = &t->rt;
+	struct cfs_rq___rq *cfs_rq;
+	struct rq *rq;
+	int i;
+
+	if (bpf_core_field_exists(rt_se->rt_rq)) {
+		for (i = 0; i < LS_CG_WALK && rt_se; i++) {
+			if (ls_rt_rq_throttled(BPF_CORE_READ(rt_se, rt_rq)))
+				return true;
+			rt_se = BPF_CORE_READ(rt_se, parent);
+		}
+		return false;
+	}
+	cfs_rq = (void *)BPF_CORE_READ(t, se.cfs_rq);
+	if (!bpf_core_field_exists(cfs_rq->rq) || !cfs_rq)
+		return false;
+	rq = BPF_CORE_READ(cfs_rq, rq);
+	return rq && ls_rt_rq_throttled(&rq->rt);
+}
+
+/* Priorities below this are SCHED_FIFO/SCHED_RR (the kernel's MAX_RT_PRIO); -1 is deadline. */
+#define LS_MAX_RT_PRIO 100
+
+/*
+ * Why the holder p, runnable and off CPU from now on, cannot run:
+ * LS_CAUSE_F_* for the SWITCH or WAKEUP about to be sent (after the
+ * THROTTLE record that names the cgroup).  A few loads; called only for
+ * holders that went off CPU runnable or were woken.
+ */
+static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+{
+	int prio = BPF_CORE_READ(p, prio);
+
+	if (prio < 0)
+		return 0;	/* SCHED_DEADLINE: neither budget applies */
+	/* An RT task is on no cfs_rq: its cgroup's CFS quota does not stop it. */
+	if (prio >= LS_MAX_RT_PRIO)
+		return ls_cfs_cause_of(p, now);
+	return ls_rt_throttled((void *)p) ? LS_CAUSE_F_RT_THROTTLED : 0;
 }
 
 /*

@@ -288,6 +288,11 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 		l->features |= LS_FEAT_CAUSE_THROTTLE;
 	if (loader_btf_struct_has(btf, "task_struct", "throttle_node"))
 		l->features |= LS_FEAT_THROTTLE_TASK;
+	/* RT throttling: bpf/causes.bpf.h finds the rt_rq through RT groups or cfs_rq.rq. */
+	if (loader_btf_struct_has(btf, "rt_rq", "rt_throttled") &&
+	    (loader_btf_struct_has(btf, "sched_rt_entity", "rt_rq") ||
+	     loader_btf_struct_has(btf, "cfs_rq", "rq")))
+		l->features |= LS_FEAT_CAUSE_RT_THROTTLE;
 	*has_fault_tp = loader_btf_tp_nargs(btf, "page_fault_user") > 0;
 	l->has_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_direct_reclaim_begin") > 0;
 	l->has_memcg_reclaim_tp = loader_btf_tp_nargs(btf, "mm_vmscan_memcg_reclaim_begin") > 0;

@@ -38,6 +38,8 @@
  * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
  * LS_HIST_F_EXITED on the final histograms of a process that ended.
+ * 4 (RT throttling): LS_CAUSE_F_RT_THROTTLED in prev_cause/wakee_cause and
+ * LS_FEAT_CAUSE_RT_THROTTLE; no new record type, no new layout.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
  */
 #define LS_ABI_VERSION 4
@@ -223,6 +225,12 @@ enum ls_owner_how {
  * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
+/*
+ * An RT task whose CPU's RT run queue (its group's, or one above it) used up
+ * its budget (sched_rt_runtime_us per sched_rt_period_us, cpu.rt_runtime_us):
+ * rt_rq->rt_throttled.  Off CPU until the period timer refills it.
+ */
+#define LS_CAUSE_F_RT_THROTTLED	0x04
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -473,11 +481,12 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
-#define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS/RT throttling of holders is looked for */
+#define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
+#define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 /* causes were looked for: stalls get advice */
-#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM)
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;

@@ -49,6 +49,7 @@ enum ls_cause {
 	LS_CAUSE_NONE = 0,
 	LS_CAUSE_THROTTLED = 1,	/* runnable, its cgroup's CFS quota spent (LS_CAUSE_F_THROTTLED) */
 	LS_CAUSE_RECLAIM = 2,	/* in direct reclaim or compaction (LS_REC_RECLAIM .. _END) */
+	LS_CAUSE_RT_THROTTLED = 3,	/* runnable RT task, its CPU's RT budget spent (LS_CAUSE_F_RT_THROTTLED) */
 	LS_CAUSE_N,
 };
 
@@ -164,8 +165,8 @@ struct ls_holder {
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
 	/*
 	 * The part of the hold inside the wait the kernel gave a cause for
-	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED is off-CPU
-	 * time; RECLAIM is time in reclaim, on CPU or off.
+	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED and
+	 * RT_THROTTLED are off-CPU time; RECLAIM is time in reclaim, on CPU or off.
 	 */
 	__u64 cause_ns[LS_CAUSE_N];
 	enum ls_cause cause;

@@ -316,6 +316,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		if (spell__runnable(sp))
 			c->by_cause[LS_CAUSE_THROTTLED] +=
 				span_overlap(sp->start, spell__throttled_end(sp), s, t);
+		/* No counter tells when the refill came: the whole spell, as the kernel said. */
+		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
+			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;

@@ -6,6 +6,7 @@
  * lockstall's stderr in the message; no step waits for time to pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,4 +418,40 @@ const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
 			return h;
 	}
 	return NULL;
+}
+
+json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause)
+{
+	const json_t *st, *h, *c;
+	json_int_t n = 0;
+	size_t i, j;
+
+	json_array_foreach(stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != pid)
+			continue;
+		n++;
+		cr_expect_str_neq(e2e_str(st, "cause"), cause, "a stall said %s: %s", cause,
+				  json_dumps(st, JSON_COMPACT));
+		json_array_foreach(e2e_array(st, "holders"), j, h) {
+			c = json_object_get(h, "causes");
+			cr_expect_null(c ? json_object_get(c, cause) : NULL, "a holder said %s: %s",
+				       cause, json_dumps(h, JSON_COMPACT));
+		}
+	}
+	return n;
+}
+
+int e2e_write_file(const char *path, const char *text)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n != (ssize_t)strlen(text))
+		err = n < 0 ? -errno : -EIO;
+	close(fd);
+	return err;
 }

@@ -86,6 +86,15 @@ const json_t *e2e_object(const json_t *obj, const char *key);
 /* The holder of a "stall" object with this tid, or NULL. */
 const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
 
+/*
+ * Expect that no stall of process pid in stalls names cause (a stall's
+ * "cause", a holder's "causes" key); returns how many stalls it had.
+ */
+json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause);
+
+/* Write text into the existing file path (a sysctl, a cgroup file): 0 or -errno. */
+int e2e_write_file(const char *path, const char *text);
+
 /* Stacks (JSON "stack" arrays, innermost first). */
 /* The index of the first frame of kind ("kernel", "user") whose symbol starts with prefix, or -1. */
 int e2e_frame_index(const json_t *stack, const char *kind, const char *prefix);

@@ -282,6 +282,37 @@ Test(sink_json, causes_throttled_and_reclaim)
 	free(text);
 }
 
+/* rt_throttled: its time only (no limit is known), as the stall's cause with its advice. */
+Test(sink_json, cause_rt_throttled)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *h0, *c, *t;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_RT_THROTTLED] = FX_MS(200);
+	h.cause = LS_CAUSE_RT_THROTTLED;
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RT_THROTTLED;
+	st.advice = ls_advice(&st);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "cause", "rt_throttled");
+	expect_s(l.v[0], "advice", st.advice);
+	cr_assert(strstr(st.advice, "sched_rt_runtime_us"), "advice: %s", st.advice);
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	expect_s(h0, "cause", "rt_throttled");
+	c = field(h0, "causes", JSON_OBJECT);
+	cr_assert_eq(json_object_size(c), 1);
+	t = field(c, "rt_throttled", JSON_OBJECT);
+	expect_u(t, "ns", FX_MS(200));
+	cr_assert_eq(json_object_size(t), 1, "nothing but its time");
+	free_lines(&l);
+	free(text);
+}
+
 Test(sink_json, stall_no_holders)
 {
 	struct ls_stall st;

@@ -315,6 +315,8 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"none\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"reclaim\""), 2);
+	/* every cause has its series from the start: fixed cardinality */
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"rt_throttled\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"mmap_lock\""), 3);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"rwsem\""), 0);

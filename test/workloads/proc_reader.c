@@ -29,6 +29,14 @@
  * adds DIR's cpu.stat throttle counts over the run.  Before 6.18 a reader
  * out of quota is stopped wherever it is, lock held or not; from 6.18 only
  * on its way back to user space (the task-based throttle model).
+ *
+ * --rt: no hog; the reader is SCHED_FIFO 20 and reads on until its CPU's
+ * RT budget runs out (sched_rt_runtime_us), so the kernel throttles it,
+ * often inside access_remote_vm() with the victim's mmap_lock held (the
+ * lock a holder is followed by on every kernel, unlike a futex owner before
+ * 6.2).  The ground truth adds the budget and the reads that took at least
+ * a throttle's time (wl_rt_throttle_min_ns()), whose sum bounds the time
+ * the reader was throttled inside them.
  */
 #include <pthread.h>
 #include <fcntl.h>
@@ -149,11 +157,42 @@ static void cg_stat__read(const char *dir, struct cg_stat *st)
 	fclose(f);
 }
 
+/* --rt: the reads as long as a throttle, counted by the reader for the parent (shared memory). */
+struct slow_reads {
+	uint64_t min_ns;
+	volatile uint64_t n, ns;
+};
+
+static void reader__set_class(const struct wl_opts *o)
+{
+	if (o->rt) {
+		if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ 20 }))
+			wl_die("reader: SCHED_FIFO 20: %s", strerror(errno));
+		return;
+	}
+	wl_set_class(o->control || o->cgroup ? WL_CLASS_NORMAL : WL_CLASS_LOW);
+}
+
+/* Read forever, counting the reads at least slow->min_ns long. */
+static void reader__loop(int fd, char *buf, struct slow_reads *slow)
+{
+	uint64_t t0, d;
+
+	for (;;) {
+		t0 = wl_now_ns();
+		reader__read_environ(fd, buf);
+		d = wl_now_ns() - t0;
+		if (slow && d >= slow->min_ns) {
+			slow->ns += d;
+			slow->n++;
+		}
+	}
+}
+
 /* The child that plays the monitoring daemon.  Never returns: SIGKILL ends it. */
 __attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_opts *o,
-						  int ready_fd)
+						  int ready_fd, struct slow_reads *slow)
 {
-	bool control = o->control || o->cgroup;
 	struct reader_ready r = { .tid = gettid() };
 	char path[64];
 	char *buf;
@@ -165,7 +204,7 @@ __attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_
 	err = wl_pin_cpu(WL_CPU_LOW);
 	if (err)
 		wl_die("reader: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(control ? WL_CLASS_NORMAL : WL_CLASS_LOW);
+	reader__set_class(o);
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)victim);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -182,8 +221,7 @@ __attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_
 		wl_die("reader: read %s: too short", path);
 	wl_send(ready_fd, &r, sizeof(r));
 	close(ready_fd);
-	for (;;)
-		reader__read_environ(fd, buf);
+	reader__loop(fd, buf, slow);
 }
 
 struct victim {
@@ -243,6 +281,8 @@ int main(int argc, char **argv)
 	struct wl_hog hog = { 0 };
 	struct reader_ready rr;
 	struct cg_stat cg0 = { 0 }, cg1 = { 0 };
+	struct slow_reads *slow = NULL, slow_at_end = { 0 };
+	uint64_t rt_runtime = 0, rt_period = 0;
 	pthread_t thread;
 	int ready[2], err;
 
@@ -261,6 +301,14 @@ int main(int argc, char **argv)
 	 * would take seconds to even get going.  It is reading when it says
 	 * it is ready.
 	 */
+	if (opts.rt) {
+		slow = mmap(NULL, sizeof(*slow), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+		if (slow == MAP_FAILED)
+			wl_die("mmap: %s", strerror(errno));
+		wl_rt_budget(&rt_runtime, &rt_period);
+		slow->min_ns = wl_rt_throttle_min_ns(rt_runtime, rt_period);
+	}
 	if (pipe(ready))
 		wl_die("pipe: %s", strerror(errno));
 	reader.pid = fork();
@@ -269,14 +317,14 @@ int main(int argc, char **argv)
 	if (reader.pid == 0) {
 		close(ready[0]);
 		wl_child_setup(getppid());
-		reader__run(getppid(), &opts, ready[1]);
+		reader__run(getppid(), &opts, ready[1], slow);
 	}
 	close(ready[1]);
 	wl_recv(ready[0], &rr, sizeof(rr), "the reader");
 	close(ready[0]);
 	reader.tid = rr.tid;
 
-	if (!opts.control && !opts.cgroup) {
+	if (!opts.control && !opts.cgroup && !opts.rt) {
 		wl_hog__fork(&hog, WL_CPU_LOW);
 		wl_hog__go(&hog);
 	}
@@ -288,6 +336,8 @@ int main(int argc, char **argv)
 	pthread_join(thread, NULL);
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg1);
+	if (slow)
+		slow_at_end = (struct slow_reads){ .min_ns = slow->min_ns, .n = slow->n, .ns = slow->ns };
 
 	/* The hog first: the reader needs a CPU to die on. */
 	wl_child__stop(&hog.c);
@@ -298,14 +348,20 @@ int main(int argc, char **argv)
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"environ_bytes\":%zd,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,\"over_5ms\":%llu,"
 	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
-	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu}\n",
-	       opts.control ? "control" : opts.cgroup ? "throttled" : "proc_reader", (int)getpid(), (int)v.tid, v.policy,
-	       (int)reader.pid, (int)reader.tid, opts.control || opts.cgroup ? "normal" : "idle",
+	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu,"
+	       "\"rt_runtime_ns\":%llu,\"rt_period_ns\":%llu,\"slow_reads\":%llu,"
+	       "\"slow_read_ns\":%llu}\n",
+	       opts.control ? "control" : opts.cgroup ? "throttled" : opts.rt ? "rt_throttled" :
+	       "proc_reader", (int)getpid(), (int)v.tid, v.policy,
+	       (int)reader.pid, (int)reader.tid,
+	       opts.rt ? "fifo" : opts.control || opts.cgroup ? "normal" : "idle",
 	       (int)hog.c.pid, (int)hog.c.tid, rr.bytes,
 	       (unsigned long long)v.start_ns, (unsigned long long)v.end_ns,
 	       (unsigned long long)v.worst.calls, (unsigned long long)v.worst.over_5ms,
 	       v.worst_op, (unsigned long long)v.worst.start_ns,
 	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
-	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns);
+	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns,
+	       (unsigned long long)rt_runtime, (unsigned long long)rt_period,
+	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns);
 	return 0;
 }

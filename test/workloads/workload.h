@@ -385,6 +385,7 @@ struct wl_opts {
 	bool swap_exe;		/* --swap-exe: see swap_exe.h (mprotect_fault) */
 	/* --cgroup: the holder's CPU-limited (proc_reader) or memory-limited (reclaim_holder) cgroup */
 	const char *cgroup;
+	bool rt;		/* --rt: no hog, the holder SCHED_FIFO until its RT budget runs out */
 };
 
 /*
@@ -416,6 +417,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
 		"               before and after goes into the ground truth (proc_reader);\n"
 		"               the memory cgroup the process runs in (reclaim_holder)\n"
+		"  --rt         no hog, the reader SCHED_FIFO, spinning until its CPU's RT\n"
+		"               budget runs out (proc_reader)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
@@ -436,6 +439,9 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 			continue;
 		} else if (!strcmp(a, "--swap-exe")) {
 			o->swap_exe = true;
+			continue;
+		} else if (!strcmp(a, "--rt")) {
+			o->rt = true;
 			continue;
 		} else if (!strcmp(a, "--cgroup") && v) {
 			o->cgroup = v;
@@ -500,6 +506,46 @@ static inline void wl_pause(unsigned int us)
 
 	if (us)
 		nanosleep(&ts, NULL);
+}
+
+/* A value in microseconds, as ns; -1 (no limit) or a file that cannot be read: -1. */
+static inline int64_t wl_file_us(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (f && fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v < 0 ? -1 : v * 1000;
+}
+
+/*
+ * The RT budget per period of the root group's tasks, in ns: the system's
+ * (kernel.sched_rt_runtime_us), or the root cpu cgroup's if lower (with RT
+ * groups, cgroup v1); no limit: the whole period.
+ */
+static inline void wl_rt_budget(uint64_t *runtime_ns, uint64_t *period_ns)
+{
+	int64_t sys = wl_file_us("/proc/sys/kernel/sched_rt_runtime_us");
+	int64_t group = wl_file_us("/sys/fs/cgroup/cpu/cpu.rt_runtime_us");
+	int64_t period = wl_file_us("/proc/sys/kernel/sched_rt_period_us");
+
+	if (period < 0)
+		wl_die("cannot read /proc/sys/kernel/sched_rt_period_us");
+	*period_ns = period;
+	*runtime_ns = sys < 0 ? (uint64_t)period : (uint64_t)sys;
+	if (group >= 0 && (uint64_t)group < *runtime_ns)
+		*runtime_ns = group;
+}
+
+/* An RT throttle is a gap of at least a fifth of what a period leaves unbudgeted (>= 2 ms). */
+static inline uint64_t wl_rt_throttle_min_ns(uint64_t runtime_ns, uint64_t period_ns)
+{
+	uint64_t gap = runtime_ns < period_ns ? (period_ns - runtime_ns) / 5 : 0;
+
+	return gap > 2000000ULL ? gap : 2000000ULL;
 }
 
 #endif /* LOCKSTALL_WORKLOAD_H */
