@@ -298,6 +298,16 @@ int elf_file__bias(const struct elf_file *ef, const struct proc_map *m, __u64 *b
  */
 int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
 
+/*
+ * The data symbol covering ELF virtual address vaddr: sized STT_OBJECTs in
+ * writable allocated sections (.data, .bss; not TLS), from the table the
+ * function symbols came from, read at the first call.  vaddr must lie in
+ * [st_value, st_value + st_size): a lock inside a struct is its offset in
+ * it, an address past every object is no name.  0, or -ENOENT (out:
+ * LS_SYM_NO_SYMBOL).  Names live as long as ef.
+ */
+int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
+
 /* The file as opened: path ("" for elf_file__open_debug), fd and libelf handle; -1/NULL if none. */
 const char *elf_file__path(const struct elf_file *ef);
 int elf_file__fd(const struct elf_file *ef);
@@ -359,6 +369,22 @@ int symbolizer__kernel(struct symbolizer *s, __u64 addr, struct ls_sym *out);
  * out->module points into maps.  Copy what you keep.
  */
 int symbolizer__user(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, struct ls_sym *out);
+
+/*
+ * A data address of the process whose mappings are maps (a futex: a lock
+ * in user memory): the data symbol of the file mapped there
+ * (elf_file__find_data), out->module the file's path.  Its .bss may lie
+ * in the anonymous mapping right after the file's last one: that counts
+ * as the file's, the symbol extents decide.  Other anonymous memory (heap,
+ * stack, mmap) has no name.  A process that is gone (maps->pid 0, a
+ * recording) gets a name only from the build-id recorded for the file (on
+ * any of its mappings, see proc_maps__set_build_id): nothing else says
+ * the file on disk is the one that was mapped.  Returns 0 with out filled
+ * (resolved or not, out->status says why not); -EINVAL for NULL
+ * arguments.  Strings live as for symbolizer__user().
+ */
+int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+		     struct ls_sym *out);
 
 /* What the DWARF unwinder needs for one ip. */
 struct ls_file_info {
