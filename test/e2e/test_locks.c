@@ -77,6 +77,44 @@ Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
 	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+	/* on main()'s stack: no symbol is the mutex's, so no name */
+	cr_assert_null(json_object_get(lock, "name"), "a mutex on the stack got a name: %s",
+		       json_string_value(json_object_get(lock, "name")));
+}
+
+/*
+ * A mutex in the program's data is named by its symbol, the one the
+ * workload prints: --global in .bss (g_wl_mutex), --in-struct a member of
+ * a struct in .data (g_wl_queue+0x10), with the program as its file.
+ */
+static void named_mutex(const char *where)
+{
+	const char *const args[] = { "-d", "1", "-u", "100", where, NULL };
+	const char *module;
+	const json_t *st, *lock;
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	cr_assert(json_is_string(json_object_get(w.truth, "mutex_name")), "no name in the truth");
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
+			   e2e_int(w.truth, "victim_tid"));
+	lock = e2e_object(st, "lock_id");
+	cr_assert_str_eq(e2e_str(lock, "addr"), e2e_str(w.truth, "mutex"));
+	cr_assert_str_eq(e2e_str(lock, "name"), e2e_str(w.truth, "mutex_name"));
+	module = e2e_str(lock, "module");
+	cr_assert(strlen(module) > strlen("/pthread_mutex") &&
+		  !strcmp(module + strlen(module) - strlen("/pthread_mutex"), "/pthread_mutex"),
+		  "module %s is not the workload", module);
+}
+
+Test(locks, global_mutex_named, .fini = teardown, .timeout = 180)
+{
+	named_mutex("--global");
+}
+
+Test(locks, mutex_in_global_struct_named, .fini = teardown, .timeout = 180)
+{
+	named_mutex("--in-struct");
 }
 
 /*

@@ -18,18 +18,39 @@
  * the holder to the victim's priority while the victim waits, so the hog
  * cannot keep it off its CPU, and the waits stay short: no inversion.
  *
+ * Where the mutex lives, which is how lockstall names it: on main()'s
+ * stack (default: no name, only its address); --global: the global
+ * g_wl_mutex (in .bss); --in-struct: the lock member of the global
+ * g_wl_queue (in .data), named "g_wl_queue+0xOFF".
+ *
  * Ground truth: one JSON line on stdout (workload.h), with the mutex's
- * address and the victim's slowest pthread_mutex_lock().
+ * address and name ("mutex_name", null on the stack) and the victim's
+ * slowest pthread_mutex_lock().
  */
+#include <stddef.h>
 #include <pthread.h>
 #include "workload.h"
 
 #define HOLD_CPU_NS	1000000ULL	/* the holder's work under the mutex */
 #define HOLDER_PAUSE_US	1000
 
+enum where {
+	WHERE_STACK,
+	WHERE_GLOBAL,
+	WHERE_IN_STRUCT,
+};
+
+/* Names lockstall finds in this binary's symbol table: keep them. */
+pthread_mutex_t g_wl_mutex;
+struct wl_queue {
+	const char *name;
+	unsigned long len;
+	pthread_mutex_t lock;
+} g_wl_queue = { .name = "wl-queue" };
+
 struct shared {
 	const struct wl_opts *opts;
-	pthread_mutex_t mutex;
+	pthread_mutex_t *mutex;
 	struct wl_gate go_holder, go_victim;	/* a gate lets one thread through */
 	volatile int stop;
 	pid_t victim_tid, holder_tid;
@@ -59,12 +80,12 @@ static void *holder__run(void *arg)
 	wl_set_class(WL_CLASS_LOW);
 	wl_gate__wait(&s->go_holder);
 	while (!s->stop) {
-		pthread_mutex_lock(&s->mutex);
+		pthread_mutex_lock(s->mutex);
 		t0 = thread_cpu_ns();
 		while (thread_cpu_ns() - t0 < HOLD_CPU_NS)
 			;
 		s->holds++;
-		pthread_mutex_unlock(&s->mutex);
+		pthread_mutex_unlock(s->mutex);
 		wl_pause(HOLDER_PAUSE_US);
 	}
 	return NULL;
@@ -84,9 +105,9 @@ static void *victim__run(void *arg)
 	s->start_ns = wl_now_ns();
 	do {
 		t0 = wl_now_ns();
-		pthread_mutex_lock(&s->mutex);
+		pthread_mutex_lock(s->mutex);
 		t1 = wl_now_ns();
-		pthread_mutex_unlock(&s->mutex);
+		pthread_mutex_unlock(s->mutex);
 		wl_worst__add(&s->worst, t0, t1, 0);
 		wl_pause(s->opts->pause_us);
 	} while (!wl_done(s->opts, &s->worst, s->start_ns, t1));
@@ -94,8 +115,8 @@ static void *victim__run(void *arg)
 	return NULL;
 }
 
-/* --pi is ours; the rest are every workload's options. */
-static bool take_pi_option(int *argc, char **argv)
+/* --pi, --global, --in-struct are ours; the rest are every workload's options. */
+static bool take_own_options(int *argc, char **argv, enum where *where)
 {
 	bool pi = false;
 	int i, j;
@@ -103,6 +124,10 @@ static bool take_pi_option(int *argc, char **argv)
 	for (i = j = 0; i < *argc; i++) {
 		if (!strcmp(argv[i], "--pi"))
 			pi = true;
+		else if (!strcmp(argv[i], "--global"))
+			*where = WHERE_GLOBAL;
+		else if (!strcmp(argv[i], "--in-struct"))
+			*where = WHERE_IN_STRUCT;
 		else
 			argv[j++] = argv[i];
 	}
@@ -111,12 +136,27 @@ static bool take_pi_option(int *argc, char **argv)
 	return pi;
 }
 
+/* The mutex's name as a symbolizer should give it: JSON, null where it has none. */
+static const char *mutex_name(enum where where, char *buf, size_t len)
+{
+	if (where == WHERE_GLOBAL)
+		return "\"g_wl_mutex\"";
+	if (where == WHERE_IN_STRUCT) {
+		snprintf(buf, len, "\"g_wl_queue+0x%zx\"", offsetof(struct wl_queue, lock));
+		return buf;
+	}
+	return "null";
+}
+
 int main(int argc, char **argv)
 {
 	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
 	struct shared s = { .opts = &opts };
-	bool pi = take_pi_option(&argc, argv);
+	enum where where = WHERE_STACK;
+	bool pi = take_own_options(&argc, argv, &where);
+	pthread_mutex_t on_stack;
 	pthread_mutexattr_t attr;
+	char name[64];
 	pthread_t victim, holder;
 	struct wl_hog hog = { 0 };
 	int err;
@@ -126,7 +166,9 @@ int main(int argc, char **argv)
 	pthread_mutexattr_init(&attr);
 	if (pi && pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT))
 		wl_die("PTHREAD_PRIO_INHERIT not supported");
-	pthread_mutex_init(&s.mutex, &attr);
+	s.mutex = where == WHERE_GLOBAL ? &g_wl_mutex :
+		  where == WHERE_IN_STRUCT ? &g_wl_queue.lock : &on_stack;
+	pthread_mutex_init(s.mutex, &attr);
 	wl_gate__init(&s.go_holder);
 	wl_gate__init(&s.go_victim);
 
@@ -145,13 +187,14 @@ int main(int argc, char **argv)
 	wl_child__stop(&hog.c);
 	pthread_join(holder, NULL);
 
-	printf("{\"workload\":\"pthread_mutex\",\"pi\":%s,\"mutex\":\"0x%llx\","
+	printf("{\"workload\":\"pthread_mutex\",\"pi\":%s,\"mutex\":\"0x%llx\",\"mutex_name\":%s,"
 	       "\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\",\"holds\":%llu,"
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
 	       "\"worst_ns\":%llu}\n",
-	       pi ? "true" : "false", (unsigned long long)(uintptr_t)&s.mutex,
+	       pi ? "true" : "false", (unsigned long long)(uintptr_t)s.mutex,
+	       mutex_name(where, name, sizeof(name)),
 	       (int)getpid(), (int)s.victim_tid, s.victim_policy, (int)getpid(),
 	       (int)s.holder_tid, (unsigned long long)s.holds, (int)hog.c.pid, (int)hog.c.tid,
 	       (unsigned long long)s.start_ns, (unsigned long long)s.end_ns,
