@@ -336,6 +336,23 @@ static void hostile_free(struct hostile *h)
 	rmdir(h->dir);
 }
 
+#define HOSTILE_SINKS 6
+static const char *const hostile_sink_names[HOSTILE_SINKS] = {
+	"text", "json", "markdown", "html", "folded", "perfetto",
+};
+
+/* Sink i of hostile_sink_names, writing to f. */
+static struct sink *hostile_sink(int i, FILE *f)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+
+	return i == 0 ? sink_text__new(f, &opts) :
+	       i == 1 ? sink_json__new(f, &opts) :
+	       i == 2 ? sink_markdown__new(f, &opts, &meta) :
+	       i == 3 ? sink_html__new(f, &opts, &meta) :
+	       i == 4 ? sink_folded__new(f, &opts) : sink_perfetto__new(f, &opts);
+}
+
 static void assert_no_injection(const char *what, const char *out)
 {
 	cr_assert_null(strchr(out, '\033'), "%s wrote an ESC byte:\n%s", what, out);
@@ -344,28 +361,20 @@ static void assert_no_injection(const char *what, const char *out)
 
 Test(hostile, symbol_and_file_names_escaped_in_every_sink, .timeout = 30)
 {
-	static const struct report_meta meta = { .input = "x.lst" };
 	struct hostile h = { 0 };
 	struct fx_out o;
-	struct sink *s;
 	char *out;
 	json_t *j;
 	int i;
 
 	hostile_run(&h);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < HOSTILE_SINKS; i++) {
 		setup();
 		st.waiter_frames = &h.fr;
 		holder.frames = &h.fr;
 		fx_out_open(&o);
-		s = i == 0 ? sink_text__new(o.f, &opts) :
-		    i == 1 ? sink_json__new(o.f, &opts) :
-		    i == 2 ? sink_markdown__new(o.f, &opts, &meta) :
-		    i == 3 ? sink_html__new(o.f, &opts, &meta) :
-		    i == 4 ? sink_folded__new(o.f, &opts) : sink_perfetto__new(o.f, &opts);
-		out = run(s, &o, 1);
-		assert_no_injection((const char *[]){ "text", "json", "markdown", "html", "folded",
-						      "perfetto" }[i], out);
+		out = run(hostile_sink(i, o.f), &o, 1);
+		assert_no_injection(hostile_sink_names[i], out);
 		if (i == 0)
 			cr_assert(strstr(out, "evil\\x1b[2J\\x0aforged line+0x0 [evil\\x1b[2J name]"),
 				  "%s", out);
@@ -387,31 +396,24 @@ Test(hostile, symbol_and_file_names_escaped_in_every_sink, .timeout = 30)
 /* The same for a futex named by the hostile object, in the hostile file. */
 Test(hostile, lock_name_and_file_escaped_in_every_sink, .timeout = 30)
 {
-	static const struct report_meta meta = { .input = "x.lst" };
 	struct hostile h = { 0 };
 	char name[128];
 	struct fx_out o;
-	struct sink *s;
 	char *out;
 	json_t *j, *lock;
 	int i;
 
 	hostile_run(&h);
 	snprintf(name, sizeof(name), "%s+0x4", h.lock.name);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < HOSTILE_SINKS; i++) {
 		setup();
 		st.mm.kind = LS_LOCK_FUTEX;
 		st.mm.id = h.data + 4;
 		st.lock_name = name;
 		st.lock_module = h.lock.module;
 		fx_out_open(&o);
-		s = i == 0 ? sink_text__new(o.f, &opts) :
-		    i == 1 ? sink_json__new(o.f, &opts) :
-		    i == 2 ? sink_markdown__new(o.f, &opts, &meta) :
-		    i == 3 ? sink_html__new(o.f, &opts, &meta) : sink_perfetto__new(o.f, &opts);
-		out = run(s, &o, 1);
-		assert_no_injection((const char *[]){ "text", "json", "markdown", "html",
-						      "perfetto" }[i], out);
+		out = run(hostile_sink(i, o.f), &o, 1);
+		assert_no_injection(hostile_sink_names[i], out);
 		cr_assert_null(strstr(out, "\nforged data"), "a lock name started a line:\n%s", out);
 		if (i == 0)
 			cr_assert(strstr(out, "futex evil\\x1b[2J\\x0aforged data+0x4 [evil\\x1b[2J name] of "),

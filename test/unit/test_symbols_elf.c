@@ -22,12 +22,14 @@
 #define FIX_MAX_FNS 16
 #define NO_DEBUG "/nonexistent-debug-root"
 
+struct fix_addr {
+	char name[64];
+	__u64 addr;
+};
+
 struct fixture {
 	char dir[PATH_MAX];
-	struct {
-		char name[64];
-		__u64 addr;
-	} fn[FIX_MAX_FNS], data[FIX_MAX_FNS];
+	struct fix_addr fn[FIX_MAX_FNS], data[FIX_MAX_FNS];
 	int nfn, ndata;
 	char *maps_text;
 	size_t maps_len;
@@ -95,28 +97,27 @@ static void fixture_free(struct fixture *fx)
 	free(fx->maps_text);
 }
 
-static __u64 fn_addr(const struct fixture *fx, const char *name)
+/* The address the fixture printed for name in v (its "fn" or its "data" lines). */
+static __u64 fix_addr(const struct fix_addr *v, int n, const char *name)
 {
 	int i;
 
-	for (i = 0; i < fx->nfn; i++) {
-		if (!strcmp(fx->fn[i].name, name))
-			return fx->fn[i].addr;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v[i].name, name))
+			return v[i].addr;
 	}
 	cr_assert_fail("fixture printed no %s", name);
 	return 0;
 }
 
+static __u64 fn_addr(const struct fixture *fx, const char *name)
+{
+	return fix_addr(fx->fn, fx->nfn, name);
+}
+
 static __u64 data_addr(const struct fixture *fx, const char *name)
 {
-	int i;
-
-	for (i = 0; i < fx->ndata; i++) {
-		if (!strcmp(fx->data[i].name, name))
-			return fx->data[i].addr;
-	}
-	cr_assert_fail("fixture printed no data %s", name);
-	return 0;
+	return fix_addr(fx->data, fx->ndata, name);
 }
 
 static struct symbolizer *new_symbolizer(const char *debug_root, unsigned int max_files)
@@ -128,12 +129,10 @@ static struct symbolizer *new_symbolizer(const char *debug_root, unsigned int ma
 	return s;
 }
 
-static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, const char *name,
-		       __u64 off, const char *module_suffix)
+/* sym, the symbolizer's answer for addr, is name+off in a file ending in module_suffix. */
+static void expect_named(const struct ls_sym sym, __u64 addr, const char *name, __u64 off,
+			 const char *module_suffix)
 {
-	struct ls_sym sym;
-
-	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
 	cr_assert(sym.resolved, "%s+%llx at %llx: unresolved, status %u", name, (unsigned long long)off,
 		  (unsigned long long)addr, sym.status);
 	cr_assert_str_eq(sym.name, name);
@@ -144,6 +143,24 @@ static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64
 		  "module %s", sym.module);
 }
 
+static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, const char *name,
+		       __u64 off, const char *module_suffix)
+{
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+	expect_named(sym, addr, name, off, module_suffix);
+}
+
+/* sym, the symbolizer's answer for addr, names nothing, for the reason status. */
+static void expect_nameless(const struct ls_sym sym, __u64 addr, enum ls_sym_status status)
+{
+	cr_assert_not(sym.resolved, "%llx resolved as %s+%llx", (unsigned long long)addr, sym.name,
+		      (unsigned long long)sym.off);
+	cr_assert_null(sym.name);
+	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+}
+
 static void expect_unknown(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
 			   enum ls_sym_status status)
 {
@@ -151,10 +168,7 @@ static void expect_unknown(struct symbolizer *s, const struct proc_maps *maps, _
 	struct ls_sym sym;
 
 	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
-	cr_assert_not(sym.resolved, "%llx resolved as %s+%llx", (unsigned long long)addr, sym.name,
-		      (unsigned long long)sym.off);
-	cr_assert_null(sym.name);
-	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+	expect_nameless(sym, addr, status);
 	if (m && m->path[0]) {
 		cr_assert_str_eq(sym.module, m->path);
 		cr_assert_eq(sym.module_off, addr - m->start + m->pgoff);
@@ -598,14 +612,7 @@ static void expect_data(struct symbolizer *s, const struct proc_maps *maps, __u6
 	struct ls_sym sym;
 
 	cr_assert_eq(symbolizer__data(s, maps, addr, &sym), 0);
-	cr_assert(sym.resolved, "%s+%llx at %llx: unresolved, status %u", name,
-		  (unsigned long long)off, (unsigned long long)addr, sym.status);
-	cr_assert_str_eq(sym.name, name);
-	cr_assert_eq(sym.off, off, "%s: off %llx", name, (unsigned long long)sym.off);
-	cr_assert_not_null(sym.module);
-	cr_assert(strlen(sym.module) >= strlen(module_suffix) &&
-		  !strcmp(sym.module + strlen(sym.module) - strlen(module_suffix), module_suffix),
-		  "module %s", sym.module);
+	expect_named(sym, addr, name, off, module_suffix);
 }
 
 static void expect_no_data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
@@ -614,10 +621,7 @@ static void expect_no_data(struct symbolizer *s, const struct proc_maps *maps, _
 	struct ls_sym sym;
 
 	cr_assert_eq(symbolizer__data(s, maps, addr, &sym), 0);
-	cr_assert_not(sym.resolved, "%llx named %s+%llx", (unsigned long long)addr, sym.name,
-		      (unsigned long long)sym.off);
-	cr_assert_null(sym.name);
-	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+	expect_nameless(sym, addr, status);
 }
 
 struct data_case {
