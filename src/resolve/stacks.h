@@ -17,6 +17,10 @@
  * STACKS_MAPS_WAIT_NS for them, then prints its user frames unnamed, saying
  * why.  Recordings store each process's mappings as they are read
  * (stacks_opts.on_maps), so a report can name frames after it is gone.
+ *
+ * The same sink names each stall's lock: a kernel lock from kallsyms, a
+ * futex from the data symbols of the file mapped at its address in its
+ * process (symbolizer__data), through the same mappings.
  */
 #ifndef LOCKSTALL_STACKS_H
 #define LOCKSTALL_STACKS_H
