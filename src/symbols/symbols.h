@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Addresses to names: "symbol+offset (module)" for kernel and user frames.
+ * Addresses to names: "symbol+offset (module)" for kernel and user frames,
+ * and for the data a lock lies in (a static kernel lock, a futex).
  *
  *	ksyms		/proc/kallsyms (or text in its format): text symbols,
  *			sorted once, found by binary search        (ksyms.c)
  *	proc_maps	/proc/<pid>/maps text: the mappings of a process, also
  *			after it exited (recordings keep the text) (proc_maps.c)
  *	elf_file	one ELF file: build-id, PT_LOAD segments, function
- *			symbols (.symtab, else a debug file's, else .dynsym)
+ *			and data symbols (.symtab, else a debug file's, else
+ *			.dynsym)
  *							           (elf_file.c)
  *	symbolizer	the facade: a lazily loaded ksyms and a bounded cache of
  *			elf_files keyed by (build-id, path)       (symbolizer.c)
