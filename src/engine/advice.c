@@ -45,8 +45,13 @@ const char *ls_advice(const struct ls_stall *st)
 		return a;
 	if (!st->n_holders)
 		return "no holder was seen: nothing to point at";
-	if (st->verdict == LS_VERDICT_UNKNOWN)
+	if (st->lost_in_window)
 		return "events were lost during the wait: nothing to point at for certain";
+	/* an unknown verdict without drops: who held the lock is not known */
+	if (st->holders[0].how == LS_OWNER_RELEASER)
+		return "only the task that released the lock and woke the waiter is known, not who held it all along: see where the lock is taken";
+	if (st->holders[0].how == LS_OWNER_HINT)
+		return "only the last reader to take the rwsem is known, not all its readers: see where it is taken for read";
 	if (st->verdict == LS_VERDICT_CONTENTION)
 		return "the holders ran under the lock: shorten what they do under it, or take the lock less often";
 	return advice__state(st->holders[0].state);

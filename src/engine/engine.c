@@ -297,7 +297,9 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 		engine__lost(e, &u->lost);
 		break;
 	case LS_REC_TICK:
-		err = pending__tick(e, &u->tick);
+		err = locks__deadlocks(e, e->now);
+		if (!err)
+			err = pending__tick(e, &u->tick);
 		break;
 	case LS_REC_THROTTLE:
 		tasks__throttle(e, &u->throttle);

@@ -320,6 +320,7 @@ struct ls_summary {
 	__u64 stalls;		/* emitted (after the pid filter) */
 	__u64 stalls_by_verdict[LS_VERDICT_N];
 	__u64 stalls_by_cause[LS_CAUSE_N];	/* by ls_stall.cause */
+	__u64 stalls_by_lock[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
 	__u64 events;		/* records fed, of every type */
 	__u64 pending_reports;	/* pending records sent, at exit included (after the pid filter) */
 	__u64 pending_at_exit;	/* waits still open when the run ended */

@@ -467,6 +467,8 @@ void locks__end_wait(struct engine *e, struct task *tk);
 void locks__end_open_hold(struct engine *e, struct open_hold *oh);
 /* OWNER: the waiter names its lock's owner; a cycle of such waits is a deadlock. */
 int locks__owner(struct engine *e, const struct ls_rec_owner *r);
+/* At a tick: report each cycle of owners whose every wait has lasted the threshold, once. */
+int locks__deadlocks(struct engine *e, __u64 now);
 
 /* ---- stacks.c -------------------------------------------------------- */
 

@@ -454,8 +454,6 @@ void locks__end_wait(struct engine *e, struct task *tk)
 	tk->wait_mm = NULL;
 }
 
-static bool locks__in_cycle(struct engine *e, struct task *tk);
-
 int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 {
 	struct task *tk = tasks__get(e, &r->task);
@@ -492,9 +490,6 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	}
 	list__add(&mm->open_waits, &tk->wait_node);
 	mm->n_open_waits++;
-	/* Its OWNER record may have been lost: the cycle shows here too. */
-	if (tk->wait_owner_tid && locks__in_cycle(e, tk))
-		return stall__deadlock(e, tk);
 	return 0;
 }
 
@@ -604,26 +599,61 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 
 /* ---- owners and deadlocks ---------------------------------------------- */
 
-/*
- * Does following owners from tk come back to tk?  Only waits that name
- * their owner count, and at most LS_MAX_HOPS of them: a longer cycle is
- * not told from a long chain.
- */
-static bool locks__in_cycle(struct engine *e, struct task *tk)
+/* An owner read from the lock itself: a hint or a releaser may hold nothing. */
+static bool owner__exact(__u8 how)
 {
-	struct task *cur = tk;
+	return how == LS_OWNER_FUTEX_WORD || how == LS_OWNER_PTHREAD || how == LS_OWNER_KLOCK;
+}
+
+/* tk waits on an exact owner, named at least the threshold before now. */
+static bool locks__waits_on_owner(const struct engine *e, const struct task *tk, __u64 now)
+{
+	return tk->wait_owner_tid && !tk->deadlock_reported && owner__exact(tk->wait_owner_how) &&
+	       tk->wait_owner_start + e->opts.threshold_ns <= now;
+}
+
+/*
+ * Does following owners from tk come back to tk?  The task of the cycle
+ * whose wait began last (it closed the cycle), or NULL.  An owner is read
+ * as a wait begins and may have let go since: only a cycle whose every
+ * wait has lasted the threshold counts.  At most LS_MAX_HOPS hops: a
+ * longer cycle is not told from a long chain.
+ */
+static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now)
+{
+	struct task *cur = tk, *last = tk;
 	int depth;
 
 	for (depth = 0; depth < LS_MAX_HOPS - 1; depth++) {
-		if (!cur->wait_owner_tid || cur->deadlock_reported)
-			return false;
+		if (!locks__waits_on_owner(e, cur, now))
+			return NULL;
+		if (cur->wait_owner_start > last->wait_owner_start ||
+		    (cur->wait_owner_start == last->wait_owner_start && cur->tid > last->tid))
+			last = cur;
 		cur = map__get(&e->tasks, cur->wait_owner_tid);
 		if (!cur)
-			return false;
+			return NULL;
 		if (cur == tk)
-			return true;
+			return depth ? last : NULL;	/* not its own owner: a stale read */
 	}
-	return false;
+	return NULL;
+}
+
+int locks__deadlocks(struct engine *e, __u64 now)
+{
+	struct task *tk, *last;
+	__u32 i;
+	int err;
+
+	for (i = 0; i < e->tasks.cap; i++) {
+		tk = map__slot(&e->tasks, i);
+		if (!tk || !(last = locks__cycle(e, tk, now)))
+			continue;
+		err = stall__deadlock(e, last);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 int locks__owner(struct engine *e, const struct ls_rec_owner *r)
@@ -638,7 +668,5 @@ int locks__owner(struct engine *e, const struct ls_rec_owner *r)
 	/* A new wait: what the last one named is over. */
 	task__forget_owner(tk, NULL);
 	task__name_owner(tk, &r->lock, r->start_ns, r->owner.tid, r->how);
-	if (r->owner.tid == tk->tid || !locks__in_cycle(e, tk))
-		return 0;
-	return stall__deadlock(e, tk);
+	return 0;
 }

@@ -688,6 +688,8 @@ static void stall__count(struct engine *e, struct ls_stall *st, const struct sta
 		st->seq = ++e->sum.stalls;
 		e->sum.stalls_by_verdict[st->verdict]++;
 		e->sum.stalls_by_cause[st->cause]++;
+		if (st->mm.kind < LS_LOCK_KIND_N)
+			e->sum.stalls_by_lock[st->mm.kind]++;
 	}
 }
 
@@ -846,5 +848,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.seq = ++e->sum.stalls;
 	e->sum.stalls_by_verdict[st.verdict]++;
 	e->sum.stalls_by_cause[st.cause]++;
+	if (st.mm.kind < LS_LOCK_KIND_N)
+		e->sum.stalls_by_lock[st.mm.kind]++;
 	return sink__stall(e->sink, &st);
 }
