@@ -324,6 +324,15 @@ void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 	maps_reader__ask(sk->mr, r->tgid);
 }
 
+void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r)
+{
+	if (!sk->opts.live || !ls_lock_is_futex(r->mm.kind) || !r->mm.tgid)
+		return;
+	stacks__collect(sk);
+	if (!stacks__proc(sk, r->mm.tgid))
+		maps_reader__ask(sk->mr, r->mm.tgid);
+}
+
 int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len)
 {
 	struct proc_entry *p = stacks__proc(sk, tgid);

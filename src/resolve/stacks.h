@@ -73,6 +73,13 @@ void stacks__free(struct stacks *sk);
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
 
 /*
+ * Live: a WAIT_BEGIN record went by; for a futex, have its process's
+ * mappings read while the wait lasts (its name comes from them), not only
+ * as it ends, when the process may be gone.
+ */
+void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r);
+
+/*
  * Live, at the end: take in what the worker has read, waiting up to wait_ns
  * for reads still going (a recording gets them through on_maps).
  */

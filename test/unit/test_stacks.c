@@ -423,3 +423,28 @@ Test(stacks, recorded_futex_named_only_with_build_ids)
 	free(k.maps);
 	free(k.ids);
 }
+
+/* Live: a futex's WAIT_BEGIN has its process's mappings read while it waits. */
+Test(stacks, futex_wait_begin_reads_the_mappings)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms, .live = true };
+	struct stacks *sk = stacks__new(&o);
+	struct ls_rec_lock r = { .hdr = { .type = LS_REC_WAIT_BEGIN, .size = sizeof(r) } };
+	struct kept_maps k = { 0 };
+
+	cr_assert_not_null(sk);
+	r.mm.kind = LS_LOCK_MMAP;
+	r.mm.tgid = (__u32)getpid();
+	stacks__note_wait(sk, &r);
+	stacks__drain(sk, 2000000000ULL);
+	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
+	cr_assert_null(k.maps, "an mmap_lock wait had the mappings read");
+	r.mm.kind = LS_LOCK_FUTEX;
+	stacks__note_wait(sk, &r);
+	stacks__drain(sk, 2000000000ULL);
+	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
+	cr_assert_not_null(k.maps, "a futex wait did not have the mappings read");
+	stacks__free(sk);
+	free(k.maps);
+	free(k.ids);
+}
