@@ -38,6 +38,7 @@
  * tgid 0, in the same records: no new record type, no new layout.
  * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
  * LS_HIST_F_EXITED on the final histograms of a process that ended.
+ * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -204,6 +205,7 @@ enum ls_owner_how {
 	LS_OWNER_KLOCK = 3,	/* the owner field of a kernel mutex, writer-owned rwsem */
 	LS_OWNER_HINT = 4,	/* a reader-owned rwsem's last reader: a hint, not the readers */
 	LS_OWNER_RELEASER = 5,	/* the task whose wake ended the wait, not seen holding */
+	LS_OWNER_RWLOCK_WRITER = 6,	/* a glibc pthread_rwlock_t's __cur_writer, read at the wait */
 	LS_OWNER_HOW_N,
 };
 

@@ -406,7 +406,10 @@ static inline bool ls_lock_is_futex(unsigned int kind)
 {
 	return kind == LS_LOCK_FUTEX || kind == LS_LOCK_PI_FUTEX;
 }
-/* "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser"; NULL for none. */
+/*
+ * "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser",
+ * "rwlock_writer"; NULL for none.
+ */
 const char *ls_owner_how_name(unsigned int how);
 /* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);
