@@ -23,6 +23,7 @@
 #include "resolve/stacks.h"
 #include "sinks/report.h"
 #include "sinks/sinks.h"
+#include "record/meta.h"
 #include "record/trace_file.h"
 #include "util.h"
 
@@ -201,16 +202,9 @@ static int report__wall_window(struct trace_reader *r, const struct ls_config *c
 static bool report__same_boot(struct trace_reader *r)
 {
 	const char *then = trace_reader__meta(r, "boot_id", NULL);
-	char now[64] = "";
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	bool same = false;
+	char now[64];
 
-	if (f) {
-		same = then && fgets(now, sizeof(now), f) && !strncmp(now, then, strlen(then)) &&
-		       strlen(then) == strcspn(now, "\n");
-		fclose(f);
-	}
-	return same;
+	return then && !record_meta__boot_id(now, sizeof(now)) && !strcmp(now, then);
 }
 
 /* maps.TGID comes before buildids.TGID: see record_meta__maps() */

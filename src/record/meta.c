@@ -72,6 +72,20 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return got;
 }
 
+int record_meta__boot_id(char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!len)
+		return -EINVAL;
+	n = read_small("/proc/sys/kernel/random/boot_id", buf, len - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return *buf ? 0 : -ENODATA;
+}
+
 int record_meta__start(struct trace_writer *w, const struct record_run *run)
 {
 	struct utsname u;
@@ -93,8 +107,8 @@ int record_meta__start(struct trace_writer *w, const struct record_run *run)
 	err = err ?: trace_writer__meta_str(w, "machine", u.machine);
 	err = err ?: trace_writer__meta_u64(w, "cpus", (__u64)sysconf(_SC_NPROCESSORS_ONLN));
 	/* kernel addresses mean something only on this boot: report checks it */
-	if (read_small("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id) - 1) > 0)
-		err = err ?: trace_writer__meta_str(w, "boot_id", strtok(boot_id, "\n"));
+	if (!record_meta__boot_id(boot_id, sizeof(boot_id)))
+		err = err ?: trace_writer__meta_str(w, "boot_id", boot_id);
 	err = err ?: trace_writer__meta_u64(w, "stacks", run->stacks);
 	err = err ?: trace_writer__meta_u64(w, "stacks.user_mode", run->ustack_mode);
 	err = err ?: meta__command(w, run);

@@ -38,6 +38,8 @@ struct record_run {
 	__u32 features;		/* LS_FEAT_* of the loaded BPF programs */
 };
 
+/* This boot's id (boot_id), without its newline, into buf (at most len - 1 bytes).  0 or -errno. */
+int record_meta__boot_id(char *buf, size_t len);
 /* Host, kernel, options and clocks, flushed.  0 or a negative errno. */
 int record_meta__start(struct trace_writer *w, const struct record_run *run);
 /* One process's mappings and build-ids (queued: trace_writer__meta_flush). */

@@ -253,11 +253,29 @@ static int cgroups__put(struct cgroups *cg, __u64 id, char *path, bool pinned)
 	return 0;
 }
 
+/*
+ * path is text as ls_cgroup_text() writes it: printable ASCII, no space,
+ * a backslash only in \xNN.  A recording's may be anything: outputs print
+ * these paths as they are, so a raw control byte must not get in.
+ */
+static bool cgroups__is_text(const char *path)
+{
+	char raw[LS_CGROUP_TEXT_MAX];
+	const char *c;
+	size_t len;
+
+	for (c = path; *c; c++) {
+		if ((unsigned char)*c <= 0x20 || (unsigned char)*c >= 0x7f)
+			return false;
+	}
+	return !ls_cgroup_raw(path, raw, sizeof(raw), &len);
+}
+
 int cgroups__add(struct cgroups *cg, __u64 id, const char *path)
 {
 	char *p;
 
-	if (!id || !path || path[0] != '/')
+	if (!id || !path || path[0] != '/' || !cgroups__is_text(path))
 		return -EINVAL;
 	p = strdup(path);
 	if (!p)

@@ -9,7 +9,8 @@
  *   [mmap_lock read|write wait]  a stall's lock wait (lock_wait_ns), on the
  *                                waiter's stack;
  *   [off CPU holding mmap_lock]  a holder's off-CPU time inside that wait,
- *                                on the holder's stack.
+ *                                on the holder's stack;
+ * a futex or kernel lock by its kind's name in place of mmap_lock.
  * Values are microseconds.  Stalls without a stack still count, on
  * "comm;[no stack]".  Kernel frames carry the usual "_[k]" suffix.
  *
@@ -176,19 +177,21 @@ static void folded__stack(struct folded_sink *fs, const struct ls_task *task,
 static int folded__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct folded_sink *fs = to_folded(s);
+	const char *lock = ls_lock_kind_name(st->mm.kind);
+	char wait[48], held[48];
 	unsigned int i;
 
 	/* Stall time is counted once, when the wait ends: not per report. */
 	if (st->pending)
 		return 0;
-	folded__stack(fs, &st->waiter, st->waiter_frames,
-		      st->write ? "[mmap_lock write wait]" : "[mmap_lock read wait]", st->lock_wait_ns);
+	snprintf(wait, sizeof(wait), "[%s %s wait]", lock, st->write ? "write" : "read");
+	snprintf(held, sizeof(held), "[off CPU holding %s]", lock);
+	folded__stack(fs, &st->waiter, st->waiter_frames, wait, st->lock_wait_ns);
 	for (i = 0; i < st->n_holders; i++) {
 		const struct ls_holder *h = &st->holders[i];
 
 		if (h->offcpu_ns)
-			folded__stack(fs, &h->task, h->frames, "[off CPU holding mmap_lock]",
-				      h->offcpu_ns);
+			folded__stack(fs, &h->task, h->frames, held, h->offcpu_ns);
 	}
 	return 0;
 }

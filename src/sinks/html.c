@@ -264,7 +264,8 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 	fprintf(f, "<text x=\"4\" y=\"%d\">waiter ", y + TL_ROW / 2);
 	html_comm(f, &st->waiter);
 	fprintf(f, "/%u</text>\n", st->waiter.tid);
-	snprintf(tip, sizeof(tip), "waiting for mmap_lock (%s)", st->write ? "write" : "read");
+	snprintf(tip, sizeof(tip), "waiting for %s (%s)", ls_lock_kind_name(st->mm.kind),
+		 st->write ? "write" : "read");
 	tl_band(f, tl_x(st->start_ns, lo, hi), tl_x(lock_end, lo, hi), y, "#ff7f0e", tip, st, NULL);
 	if (st->run_delay_ns)
 		tl_band(f, tl_x(lock_end, lo, hi), tl_x(st->end_ns, lo, hi), y, "#f2c744",
@@ -276,7 +277,8 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 		fprintf(f, "<text x=\"4\" y=\"%d\">holder ", y + TL_ROW / 2);
 		html_comm(f, &h->task);
 		fprintf(f, "/%u</text>\n", h->task.tid);
-		snprintf(tip, sizeof(tip), "holding mmap_lock (%s), on CPU", h->write ? "write" : "read");
+		snprintf(tip, sizeof(tip), "holding %s (%s), on CPU",
+			 ls_lock_kind_name(st->mm.kind), h->write ? "write" : "read");
 		tl_band(f, tl_x(h->hold_start_ns, lo, hi), tl_x(h->hold_end_ns, lo, hi), y,
 			"#98df8a", tip, st, NULL);
 		for (k = 0; k < h->n_spells && k < LS_MAX_SPELLS; k++) {

@@ -118,7 +118,8 @@ static bool pf_fits(const struct perfetto_sink *p, __u32 tid, __u64 ts, __u64 du
 }
 
 /* A flow from (tid_a, ts_a) to (tid_b, ts_b): both ends lie in slices already added. */
-static void pf_flow(struct perfetto_sink *p, __u32 tid_a, __u64 ts_a, __u32 tid_b, __u64 ts_b)
+static void pf_flow(struct perfetto_sink *p, const char *lock, __u32 tid_a, __u64 ts_a,
+		    __u32 tid_b, __u64 ts_b)
 {
 	struct pf_event *s, *f;
 
@@ -127,8 +128,8 @@ static void pf_flow(struct perfetto_sink *p, __u32 tid_a, __u64 ts_a, __u32 tid_
 	s = pf_add(p, 's', tid_a, ts_a, 0);
 	f = pf_add(p, 'f', tid_b, ts_b, 0);
 	s->flow = f->flow = ++p->next_flow;
-	strcpy(s->name, "mmap_lock");
-	strcpy(f->name, "mmap_lock");
+	snprintf(s->name, sizeof(s->name), "%s", lock);
+	snprintf(f->name, sizeof(f->name), "%s", lock);
 }
 
 static bool pf_is_party(const struct ls_stall *st, __u32 tid)
@@ -146,6 +147,7 @@ static bool pf_is_party(const struct ls_stall *st, __u32 tid)
 static void pf_holder(struct perfetto_sink *p, const struct ls_stall *st, const struct ls_holder *h)
 {
 	char who[LS_COMM_TEXT_LEN + 32], by[LS_COMM_TEXT_LEN + 32];
+	const char *lock = ls_lock_kind_name(st->mm.kind);
 	const struct ls_spell *sp;
 	struct pf_event *e;
 	__u64 meet;
@@ -155,10 +157,10 @@ static void pf_holder(struct perfetto_sink *p, const struct ls_stall *st, const 
 	e = pf_add(p, 'X', h->task.tid, h->hold_start_ns, h->held_ns);
 	if (!e)
 		return;
-	snprintf(e->name, sizeof(e->name), "holding mmap_lock (%s)", pf_mode(h->write));
+	snprintf(e->name, sizeof(e->name), "holding %s (%s)", lock, pf_mode(h->write));
 	meet = h->hold_start_ns > st->start_ns ? h->hold_start_ns : st->start_ns;
 	if (meet < h->hold_end_ns)
-		pf_flow(p, st->waiter.tid, st->start_ns, h->task.tid, meet);
+		pf_flow(p, lock, st->waiter.tid, st->start_ns, h->task.tid, meet);
 
 	pf_task(&h->task, who, sizeof(who));
 	for (i = 0; i < h->n_spells && i < LS_MAX_SPELLS; i++) {
@@ -184,7 +186,7 @@ static void pf_holder(struct perfetto_sink *p, const struct ls_stall *st, const 
 		if (!e)
 			return;
 		snprintf(e->name, sizeof(e->name), "ran instead of %s", who);
-		pf_flow(p, h->task.tid, sp->start_ns, sp->ran_instead.tid, sp->start_ns);
+		pf_flow(p, lock, h->task.tid, sp->start_ns, sp->ran_instead.tid, sp->start_ns);
 	}
 }
 
@@ -259,7 +261,8 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 	pf_begin(p);
 	pf_thread(p, &st->waiter);
 	e = pf_add(p, 'X', st->waiter.tid, st->start_ns, st->lock_wait_ns);
-	snprintf(e->name, sizeof(e->name), "waiting for mmap_lock (%s)", pf_mode(st->write));
+	snprintf(e->name, sizeof(e->name), "waiting for %s (%s)", ls_lock_kind_name(st->mm.kind),
+		 pf_mode(st->write));
 	if (st->run_delay_ns) {
 		e = pf_add(p, 'X', st->waiter.tid, st->granted_ns, st->run_delay_ns);
 		strcpy(e->name, "runnable after the handoff");

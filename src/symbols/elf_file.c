@@ -640,8 +640,3 @@ const char *elf_file__sym_source(const struct elf_file *ef)
 {
 	return ef->sym_source;
 }
-
-size_t elf_file__nsyms(const struct elf_file *ef)
-{
-	return ef->nsyms;
-}

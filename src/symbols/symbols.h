@@ -318,7 +318,6 @@ struct Elf *elf_file__elf(const struct elf_file *ef);
 struct Elf *elf_file__debug_elf(const struct elf_file *ef);
 /* Where the symbols came from: "symtab", "dynsym", "debug", "none". */
 const char *elf_file__sym_source(const struct elf_file *ef);
-size_t elf_file__nsyms(const struct elf_file *ef);
 
 /* ---- The facade ---------------------------------------------------------- */
 

@@ -30,6 +30,7 @@ struct top_fact {
 	struct ls_rename waiter_rename;	/* tid 0: none */
 	__u64 waiter_cgroup_id;
 	__u32 lock_tgid;
+	__u8 lock_kind;		/* LS_LOCK_* */
 	unsigned int n_blame;
 	struct top_blame blame[TOP_MAX_BLAME];
 };
@@ -269,6 +270,7 @@ static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_s
 	rename__copy(&x->waiter_rename, st, &st->waiter);
 	x->waiter_cgroup_id = st->waiter_cgroup_id;
 	x->lock_tgid = st->mm.tgid;
+	x->lock_kind = st->mm.kind;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
 	if (n_holders) {
 		const struct ls_holder *h = &st->holders[0];
@@ -344,6 +346,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	p->waiter_cgroup_id = st->waiter_cgroup_id;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
 	p->lock_tgid = st->mm.tgid;
+	p->lock_kind = st->mm.kind;
 	p->start_ns = st->start_ns;
 	p->reported_ns = st->end_ns;
 	p->verdict = st->verdict;
@@ -464,6 +467,7 @@ static int agg__fact(struct agg *a, const struct top_fact *x, bool in_interval)
 		return -ENOMEM;
 	row__add(row, &x->waiter, &x->waiter_rename, x->wait_ns, in_interval);
 	row->lock_tgid = x->lock_tgid;
+	row->lock_kind = x->lock_kind;
 	for (i = 0; i < x->n_blame; i++) {
 		const struct top_blame *b = &x->blame[i];
 		enum agg_kind kind = b->role == TOP_ROLE_HOLDER ? AGG_HOLDER : AGG_PREEMPTOR;

@@ -74,6 +74,7 @@ struct top_row {
 	enum top_role role;	/* culprits only */
 	enum ls_holder_state state;	/* holders: the state of its latest stall */
 	__u32 lock_tgid;	/* victims: the owner of the lock of its latest stall */
+	__u8 lock_kind;		/* victims: that lock's LS_LOCK_* */
 	__u64 iv_stalls, iv_ns;	/* in the last interval */
 	__u64 all_stalls, all_ns;	/* in the history */
 	__u64 max_ns;		/* the longest single wait (victims) or credit (culprits) */
@@ -86,6 +87,7 @@ struct top_pending {
 	struct ls_rename waiter_rename, holder_rename, preemptor_rename;
 	__u64 waiter_cgroup_id;
 	__u32 lock_tgid;
+	__u8 lock_kind;		/* LS_LOCK_* */
 	__u64 start_ns;
 	__u64 reported_ns;	/* the report's time */
 	bool has_holder;

@@ -115,12 +115,17 @@ static const char *state_text(enum ls_holder_state st)
 	return st == LS_STATE_GRANTED_NOT_RUNNING ? "granted" : ls_state_name(st);
 }
 
-static const char *lock_text(__u32 tgid, char *buf, size_t len)
+/* "mmap 1234", "futex 1234" (the process whose lock it is), "rwsem" (the kernel's). */
+static const char *lock_text(__u8 kind, __u32 tgid, char *buf, size_t len)
 {
+	const char *name = kind == LS_LOCK_MMAP ? "mmap" : ls_lock_kind_name(kind);
+
 	if (tgid)
-		snprintf(buf, len, "mmap %u", tgid);
-	else
+		snprintf(buf, len, "%s %u", name, tgid);
+	else if (kind == LS_LOCK_MMAP)
 		snprintf(buf, len, "mmap ?");
+	else
+		snprintf(buf, len, "%s", name);
 	return buf;
 }
 
@@ -191,7 +196,8 @@ static void screen__pending(struct screen *s, size_t rows)
 		cell(s, l, ls_format_duration(a, age, sizeof(age)), s->w->age, true);
 		cell(s, l, task_text(&p->waiter, &p->waiter_rename, waiter, sizeof(waiter)),
 		     s->w->task, false);
-		cell(s, l, lock_text(p->lock_tgid, lock, sizeof(lock)), s->w->lock, false);
+		cell(s, l, lock_text(p->lock_kind, p->lock_tgid, lock, sizeof(lock)), s->w->lock,
+		     false);
 		cell(s, l, p->has_holder ?
 		     task_text(&p->holder, &p->holder_rename, holder, sizeof(holder)) : "?",
 		     s->w->task, false);
@@ -263,7 +269,8 @@ static void screen__victims(struct screen *s, size_t rows)
 		struct top_line *l = screen__line(s, TOP_LINE_TEXT);
 
 		cell(s, l, task_text(&r->task, &r->rename, task, sizeof(task)), s->w->task, false);
-		cell(s, l, lock_text(r->lock_tgid, lock, sizeof(lock)), s->w->lock, false);
+		cell(s, l, lock_text(r->lock_kind, r->lock_tgid, lock, sizeof(lock)), s->w->lock,
+		     false);
 		table__counts(s, l, r);
 		snprintf(last, sizeof(last), "%-8s %s", dur(r->max_ns, worst, sizeof(worst)),
 			 s->w == &wide ? class_text(&r->task, cls, sizeof(cls)) : "");

@@ -144,6 +144,25 @@ static inline void fx_stall(struct ls_stall *st, const struct ls_holder *holders
 	}
 }
 
+/*
+ * The same wait still open at +4.234s, reported twice: the holder still
+ * holds (which mm, not confirmed yet), preempted since +1s.
+ */
+static inline void fx_stall_pending(struct ls_stall *st, struct ls_holder *h)
+{
+	fx_holder_reader(h);
+	h->released = false;
+	h->mm_unconfirmed = true;
+	h->state_now = LS_STATE_PREEMPTED;
+	h->state_since_ns = FX_T0 + FX_MS(1000);
+	fx_stall(st, h, 1);
+	st->seq = 0;
+	st->pending = true;
+	st->acquired = false;
+	st->pending_reports = 2;
+	st->pending_first_ns = FX_T0 + FX_MS(2234);
+}
+
 static inline void fx_hist(struct ls_hist_entry *e, __u32 tgid, __u8 kind, __u8 write,
 			   const char *comm, __u64 sum_ns)
 {

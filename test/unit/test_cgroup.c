@@ -136,6 +136,22 @@ static void count_one(void *ctx, __u64 id, const char *path)
 	(*(size_t *)ctx)++;
 }
 
+/* A recording's paths are printed as they are: only text form gets in. */
+Test(cgroup, table_text_only)
+{
+	struct cgroups *cg = cgroups__new();
+
+	cr_assert_eq(cgroups__add(cg, 6, "/a\033[2J"), -EINVAL, "a raw ESC: not text");
+	cr_assert_eq(cgroups__add(cg, 6, "/a\nforged"), -EINVAL, "a raw newline: not text");
+	cr_assert_eq(cgroups__add(cg, 6, "/a b"), -EINVAL, "a raw space: not text");
+	cr_assert_eq(cgroups__add(cg, 6, "/a\xe9"), -EINVAL, "a raw non-ASCII byte: not text");
+	cr_assert_eq(cgroups__add(cg, 6, "/a\\q"), -EINVAL, "a backslash not in \\xNN");
+	cr_assert_null(cgroups__path(cg, 6));
+	cr_assert_eq(cgroups__add(cg, 7, "/a\\x1b"), 0, "an escaped ESC is text");
+	cr_assert_str_eq(cgroups__path(cg, 7), "/a\\x1b");
+	cgroups__free(cg);
+}
+
 /* A recording's table: what it was told, nothing else; bounded. */
 Test(cgroup, table)
 {

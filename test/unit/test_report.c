@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
+#include "record/meta.h"
 #include "record/trace_file.h"
 #include "util.h"
 
@@ -413,4 +414,17 @@ Test(report, truncated_recording)
 	rmdir(tmp);
 	free(buf);
 	run_free(&r);
+}
+
+/* The boot id a recording keeps and report compares: this boot's, bare. */
+Test(report, boot_id_is_bare)
+{
+	char id[64], small[8];
+
+	cr_assert_eq(record_meta__boot_id(id, sizeof(id)), 0);
+	cr_expect_eq(strlen(id), 36, "a UUID: '%s'", id);
+	cr_expect_null(strchr(id, '\n'), "no newline: '%s'", id);
+	cr_expect_eq(record_meta__boot_id(small, 0), -EINVAL);
+	cr_assert_eq(record_meta__boot_id(small, sizeof(small)), 0, "cut to fit");
+	cr_expect_eq(strlen(small), sizeof(small) - 1);
 }

@@ -743,18 +743,8 @@ Test(sink_json, pending_contract)
 	json_t *o, *h0;
 	char *text;
 
-	fx_holder_reader(&h);
-	h.released = false;
-	h.mm_unconfirmed = true;
-	h.state_now = LS_STATE_PREEMPTED;
-	h.state_since_ns = FX_T0 + FX_MS(1000);
-	fx_stall(&st, &h, 1);
-	st.seq = 0;
-	st.pending = true;
+	fx_stall_pending(&st, &h);
 	st.at_exit = true;
-	st.acquired = false;
-	st.pending_reports = 2;
-	st.pending_first_ns = FX_T0 + FX_MS(2234);
 	text = json_of_stall(&st);
 	parse_lines(text, &l);
 	cr_assert_eq(l.n, 1);

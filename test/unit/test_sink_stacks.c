@@ -212,6 +212,44 @@ Test(sink_stacks, folded_without_stacks)
 	fx_out_free(&o);
 }
 
+/* A futex stall's time is the futex's, not an mmap_lock's. */
+Test(sink_stacks, folded_names_the_lock_kind)
+{
+	struct fx_out o;
+	char *out;
+
+	st.mm.kind = LS_LOCK_FUTEX;
+	fx_out_open(&o);
+	out = run(sink_folded__new(o.f, &opts), &o, 1);
+	cr_assert(strstr(out, ";[futex write wait] 23400\n"), "%s", out);
+	cr_assert(strstr(out, ";[off CPU holding futex] 23000\n"), "%s", out);
+	cr_assert_null(strstr(out, "mmap_lock"), "%s", out);
+	fx_out_free(&o);
+}
+
+/* The same in Perfetto's slice names and the HTML timeline's tips. */
+Test(sink_stacks, perfetto_and_html_name_the_lock_kind)
+{
+	static const struct report_meta meta = { .input = "t" };
+	struct fx_out o;
+	char *out;
+
+	st.mm.kind = LS_LOCK_RWSEM;
+	st.mm.tgid = 0;
+	fx_out_open(&o);
+	out = run(sink_perfetto__new(o.f, &opts), &o, 1);
+	cr_assert(strstr(out, "waiting for rwsem (write)"), "%s", out);
+	cr_assert(strstr(out, "holding rwsem (read)"), "%s", out);
+	cr_assert_null(strstr(out, "mmap_lock"), "%s", out);
+	fx_out_free(&o);
+
+	fx_out_open(&o);
+	out = run(sink_html__new(o.f, &opts, &meta), &o, 1);
+	cr_assert(strstr(out, "waiting for rwsem (write)"), "%s", out);
+	cr_assert(strstr(out, "holding rwsem (read), on CPU"), "%s", out);
+	fx_out_free(&o);
+}
+
 Test(sink_stacks, frames_dup_is_whole)
 {
 	struct ls_frames *c = ls_frames__dup(&holder_fr);

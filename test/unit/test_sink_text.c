@@ -732,19 +732,9 @@ Test(sink_text, pending)
 	struct ls_stall st;
 	char *text;
 
-	fx_holder_reader(&h);
-	h.released = false;
-	h.mm_unconfirmed = true;
-	h.state_now = LS_STATE_PREEMPTED;
-	h.state_since_ns = FX_T0 + FX_MS(1000);
-	fx_stall(&st, &h, 1);
-	st.seq = 0;
-	st.pending = true;
-	st.acquired = false;
+	fx_stall_pending(&st, &h);
 	st.end_ns = FX_T0 + FX_MS(4234);
 	st.wait_ns = st.lock_wait_ns = FX_MS(3000);
-	st.pending_reports = 2;
-	st.pending_first_ns = FX_T0 + FX_MS(2234);
 	text = text_of_stall(&st, &default_opts);
 	assert_line(text, "+1.234s PENDING  3s so far  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
 	assert_line(text, "  pending  report 2 at +4.234s, first at +2.234s");

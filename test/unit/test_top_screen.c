@@ -112,6 +112,39 @@ out:
 	fx_screen__fini(&s);
 }
 
+/* The LOCK column names the kind of lock: a futex or a kernel lock is no mmap_lock. */
+Test(top_screen, lock_kind_shown)
+{
+	struct top_query q = { .now_ns = NOW, .interval_ns = NSEC_PER_SEC };
+	struct fx_screen s = { 0 };
+	struct ls_holder h;
+	struct ls_stall st;
+	size_t n;
+	int pend, vic;
+
+	s.m = top_model__new(0);
+	cr_assert_not_null(s.m);
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_FUTEX;
+	st.end_ns = NOW - NSEC_PER_SEC / 2;
+	top_model__stall(s.m, &st);
+	st.mm.kind = LS_LOCK_RWSEM;
+	st.mm.tgid = 0;
+	st.start_ns = NOW - 8 * NSEC_PER_SEC;
+	st.end_ns = NOW;
+	top_model__pending(s.m, &st);
+	cr_assert_eq(top_model__query(s.m, &q, &s.v), 0);
+	n = fx_render(&s, 100, 30, false);
+	pend = line_of(&s, n, "victim[1234/1240]");
+	vic = line_of(&s, n, "futex 1234");
+	cr_assert(pend >= 0 && strstr(s.lines[pend].text, "rwsem"), "the kernel lock in progress");
+	cr_expect_null(strstr(s.lines[pend].text, "mmap"), "%s", s.lines[pend].text);
+	cr_assert(vic > pend, "the victim's futex under WORST VICTIMS: %d %d", pend, vic);
+	cr_expect_lt(line_of(&s, n, "mmap"), 0, "no mmap_lock in this run");
+	fx_screen__fini(&s);
+}
+
 /* A comm with ESC, newline and a non-ASCII byte is shown escaped, never raw. */
 Test(top_screen, hostile_comm_escaped)
 {

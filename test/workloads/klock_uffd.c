@@ -63,11 +63,7 @@ static void *holder__run(void *arg)
 	ssize_t n;
 	int i;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	s->holder_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_LOW))
-		wl_die("holder: pin to CPU %d", WL_CPU_LOW);
-	wl_set_class(WL_CLASS_LOW);
+	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &s->holder_tid);
 	for (i = 0; i < ROUNDS; i++) {
 		if (s->kind == LOCK_DIR) {
 			lseek(s->dirfd, 0, SEEK_SET);
@@ -108,11 +104,7 @@ static void *victim__run(void *arg)
 	uint64_t t0, t1;
 	int i;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	s->victim_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_VICTIM))
-		wl_die("victim: pin to CPU %d", WL_CPU_VICTIM);
-	s->victim_policy = wl_set_class(WL_CLASS_HIGH);
+	s->victim_policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM, WL_CLASS_HIGH, &s->victim_tid);
 	for (i = 0; i < ROUNDS; i++) {
 		wl_gate__wait(&s->go_victim[i]);
 		t0 = wl_now_ns();

@@ -49,11 +49,7 @@ static inline void *wl_inversion__holder(void *arg)
 	struct wl_inversion *x = arg;
 	uint64_t t0;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	x->holder_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_LOW))
-		wl_die("holder: pin to CPU %d", WL_CPU_LOW);
-	wl_set_class(WL_CLASS_LOW);
+	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &x->holder_tid);
 	wl_gate__wait(&x->go_holder);
 	while (!x->stop) {
 		x->ops->hold(x->lock);
@@ -72,11 +68,7 @@ static inline void *wl_inversion__victim(void *arg)
 	struct wl_inversion *x = arg;
 	uint64_t t0, t1;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	x->victim_tid = gettid();
-	if (wl_pin_cpu(WL_CPU_LOW))
-		wl_die("victim: pin to CPU %d", WL_CPU_LOW);
-	x->victim_policy = wl_set_class(WL_CLASS_HIGH);
+	x->victim_policy = wl_thread_begin("wl-victim", WL_CPU_LOW, WL_CLASS_HIGH, &x->victim_tid);
 	wl_gate__wait(&x->go_victim);
 	x->start_ns = wl_now_ns();
 	do {

@@ -61,14 +61,8 @@ static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
 	const int prot[2] = { PROT_READ, PROT_READ | PROT_WRITE };
-	int err;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	h->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_LOW);
-	if (err)
-		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(WL_CLASS_LOW);
+	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &h->tid);
 	/* Ready as it goes in: the hog comes while it is at work under the lock. */
 	wl_send(h->ready_fd, &h->tid, sizeof(h->tid));
 	close(h->ready_fd);
@@ -101,14 +95,8 @@ static void victim__call(struct victim *v)
 static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(WL_CLASS_HIGH);
+	v->policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM, WL_CLASS_HIGH, &v->tid);
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
 	do {

@@ -64,14 +64,8 @@ static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
 	const int prot[2] = { PROT_READ, PROT_READ | PROT_WRITE };
-	int err;
 
-	prctl(PR_SET_NAME, "wl-mprotect");
-	h->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_LOW);
-	if (err)
-		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(WL_CLASS_LOW);
+	wl_thread_begin("wl-mprotect", WL_CPU_LOW, WL_CLASS_LOW, &h->tid);
 	while (!atomic_load_explicit(&h->stop, memory_order_relaxed)) {
 		holder__flip(h, prot[h->calls & 1]);
 		/* Ready once a full read-only + read-write round went through. */
@@ -100,14 +94,8 @@ static void *victim__run(void *arg)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t t0, t1;
 	size_t off = 0;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(WL_CLASS_HIGH);
+	v->policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM, WL_CLASS_HIGH, &v->tid);
 	wl_gate__wait(&v->go);
 
 	v->start_ns = wl_now_ns();

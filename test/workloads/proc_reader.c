@@ -200,14 +200,9 @@ static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
 	uint64_t t0, t1;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(v->opts->control ? WL_CLASS_NORMAL : WL_CLASS_HIGH);
+	v->policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM,
+				    v->opts->control ? WL_CLASS_NORMAL : WL_CLASS_HIGH, &v->tid);
 	wl_gate__wait(&v->go);
 
 	v->start_ns = wl_now_ns();

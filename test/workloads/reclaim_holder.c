@@ -166,14 +166,8 @@ static void holder__populate(struct holder *h)
 static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	h->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_LOW);
-	if (err)
-		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(WL_CLASS_NORMAL);
+	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_NORMAL, &h->tid);
 	if (setpriority(PRIO_PROCESS, h->tid, HOLDER_NICE))
 		wl_die("holder: nice %d: %s", HOLDER_NICE, strerror(errno));
 	holder__dirty(h);
@@ -192,14 +186,8 @@ static void *victim__run(void *arg)
 	struct victim *v = arg;
 	uint64_t t0, t1;
 	void *p;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
-	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(WL_CLASS_HIGH);
+	v->policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM, WL_CLASS_HIGH, &v->tid);
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
 	do {

@@ -167,6 +167,22 @@ static inline const char *wl_set_class(enum wl_class c)
 	return "unknown";
 }
 
+/*
+ * The start of a workload thread: its name (what lockstall shows), its tid
+ * into *tid, pinned to cpu, in class c.  Returns the policy name it got.
+ */
+static inline const char *wl_thread_begin(const char *name, int cpu, enum wl_class c, pid_t *tid)
+{
+	int err;
+
+	prctl(PR_SET_NAME, name);
+	*tid = gettid();
+	err = wl_pin_cpu(cpu);
+	if (err)
+		wl_die("%s: pin to CPU %d: %s", name, cpu, strerror(-err));
+	return wl_set_class(c);
+}
+
 /* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
 static inline void wl_send(int fd, const void *msg, size_t len)
 {
