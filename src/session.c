@@ -421,6 +421,8 @@ int session__feed(void *data, const void *rec, size_t len)
 
 	if (s->stacks && len >= sizeof(struct ls_rec_stack) && hdr->type == LS_REC_STACK)
 		stacks__note(s->stacks, rec);
+	if (s->stacks && len >= sizeof(struct ls_rec_lock) && hdr->type == LS_REC_WAIT_BEGIN)
+		stacks__note_wait(s->stacks, rec);
 
 	err = engine__feed(s->engine, rec, len);
 	if (err < 0)

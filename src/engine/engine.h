@@ -308,6 +308,12 @@ struct ls_stall {
 	 */
 	const char *lock_name;
 	const char *lock_caller;
+	/*
+	 * A futex's name (lock_name: the data symbol of the file mapped at its
+	 * address, g_queue_lock or queue+0x40) comes with that file's path, as
+	 * the process mapped it.  The traced host's bytes: escape them.
+	 */
+	const char *lock_module;
 	/* The tasks it names whose name changed (ls_stall__rename() finds one). */
 	const struct ls_rename *renames;
 	unsigned int n_renames;
@@ -426,6 +432,11 @@ const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
 /* "mmap_lock", "futex", "pi_futex", "mutex", ...; "unknown" past the enum. */
 const char *ls_lock_kind_name(unsigned int kind);
+/* A user-space lock: its id is an address in the process ls_mm.tgid. */
+static inline bool ls_lock_is_futex(unsigned int kind)
+{
+	return kind == LS_LOCK_FUTEX || kind == LS_LOCK_PI_FUTEX;
+}
 /*
  * "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser",
  * "rwlock_writer"; NULL for none.

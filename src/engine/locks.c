@@ -18,11 +18,6 @@
 
 #define LOCK_KEY_PROBES 8	/* keys tried per identity: hash collisions */
 
-static bool lock__is_futex(__u8 kind)
-{
-	return kind == LS_LOCK_FUTEX || kind == LS_LOCK_PI_FUTEX;
-}
-
 /*
  * The table key of a lock's identity, probe p.  An mm is keyed by its
  * address, as before locks had kinds; other locks by a hash of (kind, id,
@@ -43,7 +38,7 @@ static struct mm *mms__lookup(struct engine *e, __u8 kind, __u64 id, __u32 tgid)
 	struct mm *mm;
 	__u32 p;
 
-	if (!lock__is_futex(kind))
+	if (!ls_lock_is_futex(kind))
 		tgid = 0;
 	for (p = 0; p < LOCK_KEY_PROBES; p++) {
 		mm = map__get(&e->mms, lock__key(kind, id, tgid, p));
@@ -82,7 +77,7 @@ struct mm *mms__get(struct engine *e, const struct ls_mm *info)
 		goto evict;
 	mm->id = info->id;
 	mm->kind = kind;
-	mm->key_tgid = lock__is_futex(kind) ? info->tgid : 0;
+	mm->key_tgid = ls_lock_is_futex(kind) ? info->tgid : 0;
 	if (mms__insert(e, mm)) {
 		free(mm);
 		goto evict;

@@ -324,6 +324,15 @@ void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 	maps_reader__ask(sk->mr, r->tgid);
 }
 
+void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r)
+{
+	if (!sk->opts.live || !ls_lock_is_futex(r->mm.kind) || !r->mm.tgid)
+		return;
+	stacks__collect(sk);
+	if (!stacks__proc(sk, r->mm.tgid))
+		maps_reader__ask(sk->mr, r->mm.tgid);
+}
+
 int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len)
 {
 	struct proc_entry *p = stacks__proc(sk, tgid);
@@ -655,36 +664,83 @@ static bool stacks__is_lock_code(const char *sym)
 	return !strcmp(sym, "down") || !strcmp(sym, "mutex_lock");
 }
 
+/* "sym" or "sym+0xOFF" into the arena; NULL when it does not fit (never a cut name). */
+static const char *stacks__sym_name(struct stacks *sk, const struct ls_sym *s)
+{
+	char name[KSYMS_NAME_MAX + 24];
+	int n;
+
+	if (s->off)
+		n = snprintf(name, sizeof(name), "%s+0x%llx", s->name, (unsigned long long)s->off);
+	else
+		n = snprintf(name, sizeof(name), "%s", s->name);
+	return n > 0 && (size_t)n < sizeof(name) ? arena__strdup(sk, name) : NULL;
+}
+
 /*
  * A kernel lock's names for c: the data symbol at its address (a static
  * lock), and the first caller outside the locking code in the waiter's
  * kernel frames.  Not for recordings of another boot (no_kernel).
  */
-static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
+static void stacks__name_klock(struct stacks *sk, struct ls_stall *c)
 {
 	const struct ls_frames *fr = c->waiter_frames;
 	const struct ksyms *ks;
 	struct ls_sym s;
-	char name[KSYMS_NAME_MAX + 24];
 	unsigned int i;
 	int err = 0;
 
-	if (c->mm.kind < LS_LOCK_MUTEX || sk->opts.no_kernel)
-		return;
 	ks = symbolizer__ksyms(sk->sym, &err);
-	if (ks && !ksyms__find_data(ks, c->mm.id, &s)) {
-		if (s.off)
-			snprintf(name, sizeof(name), "%s+0x%llx", s.name, (unsigned long long)s.off);
-		else
-			snprintf(name, sizeof(name), "%s", s.name);
-		c->lock_name = arena__strdup(sk, name);
-	}
+	if (ks && !ksyms__find_data(ks, c->mm.id, &s))
+		c->lock_name = stacks__sym_name(sk, &s);
 	for (i = 0; fr && i < fr->n_kernel; i++) {
 		if (fr->v[i].sym && !stacks__is_lock_code(fr->v[i].sym)) {
 			c->lock_caller = fr->v[i].sym;
 			break;
 		}
 	}
+}
+
+/*
+ * A futex's name: the data symbol of the file mapped at its address in its
+ * process (g_queue_lock, or queue+0x40 for a mutex in a struct), and that
+ * file; none for anonymous memory (heap, stack).  Live, the process's
+ * mappings are asked for if no stack of it asked yet (--user-stacks=none),
+ * and asked again when the address is in none of them (mapped since).
+ */
+static void stacks__name_futex(struct stacks *sk, struct ls_stall *c)
+{
+	__u32 tgid = c->mm.tgid;
+	struct proc_entry *p;
+	bool late = false;
+	struct ls_sym s;
+
+	if (!tgid)
+		return;
+	stacks__collect(sk);
+	if (sk->mr && !stacks__proc(sk, tgid))
+		maps_reader__ask(sk->mr, tgid);
+	p = stacks__proc_wait(sk, tgid, &late);
+	if (!p)
+		return;
+	if (!proc_maps__find(p->maps, c->mm.id)) {
+		if (sk->mr)
+			maps_reader__ask(sk->mr, tgid);
+		return;
+	}
+	if (symbolizer__data(sk->sym, p->maps, c->mm.id, &s) || !s.resolved)
+		return;
+	c->lock_name = stacks__sym_name(sk, &s);
+	if (c->lock_name)
+		c->lock_module = arena__strdup(sk, s.module);
+}
+
+static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
+{
+	if (ls_lock_is_futex(c->mm.kind))
+		stacks__name_futex(sk, c);
+	else if (c->mm.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
+		stacks__name_klock(sk, c);
 }
 
 /* ---- the sink ---------------------------------------------------------- */

@@ -17,6 +17,10 @@
  * STACKS_MAPS_WAIT_NS for them, then prints its user frames unnamed, saying
  * why.  Recordings store each process's mappings as they are read
  * (stacks_opts.on_maps), so a report can name frames after it is gone.
+ *
+ * The same sink names each stall's lock: a kernel lock from kallsyms, a
+ * futex from the data symbols of the file mapped at its address in its
+ * process (symbolizer__data), through the same mappings.
  */
 #ifndef LOCKSTALL_STACKS_H
 #define LOCKSTALL_STACKS_H
@@ -67,6 +71,13 @@ void stacks__free(struct stacks *sk);
  * worker thread: reading them may wait for the process's mmap_lock).
  */
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
+
+/*
+ * Live: a WAIT_BEGIN record went by; for a futex, have its process's
+ * mappings read while the wait lasts (its name comes from them), not only
+ * as it ends, when the process may be gone.
+ */
+void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r);
 
 /*
  * Live, at the end: take in what the worker has read, waiting up to wait_ns

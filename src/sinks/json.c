@@ -70,11 +70,12 @@ static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *
 }
 
 /*
- * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..,"name":..,"caller":..}:
+ * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..,"name":..,"module":..,"caller":..}:
  * a lock other than an mmap_lock (whose identity stays in "mm", as before
  * there were others).  pid/comm: the process a futex belongs to; absent
  * for kernel locks.  name/caller: a kernel lock's data symbol and first
- * caller outside the locking code, when known (st: NULL for a chain hop).
+ * caller outside the locking code; name/module: a futex's data symbol and
+ * the file mapped there; when known (st: NULL for a chain hop).
  */
 static void json_lock(FILE *f, const char *key, const struct ls_mm *lock,
 		      const struct ls_stall *st)
@@ -88,6 +89,8 @@ static void json_lock(FILE *f, const char *key, const struct ls_mm *lock,
 	}
 	if (st && st->lock_name)
 		json_strv(f, "name", st->lock_name);
+	if (st && st->lock_name && st->lock_module)
+		json_strv(f, "module", st->lock_module);
 	if (st && st->lock_caller)
 		json_strv(f, "caller", st->lock_caller);
 	putc('}', f);

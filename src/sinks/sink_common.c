@@ -137,10 +137,27 @@ const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
 	return buf;
 }
 
+/* A futex by its data symbol: "futex g_queue_lock [app] of app[1234]". */
+static const char *sink__futex_text(const struct ls_stall *st, char *buf, size_t len)
+{
+	char name[256], mod[256], comm[LS_COMM_TEXT_LEN];
+	const char *base = sink__basename(st->lock_module);
+
+	ls_text(st->lock_name, (size_t)-1, name, sizeof(name));
+	if (base)
+		ls_text(base, (size_t)-1, mod, sizeof(mod));
+	snprintf(buf, len, "%s %s%s%s%s of %s[%u]", ls_lock_kind_name(st->mm.kind), name,
+		 base ? " [" : "", base ? mod : "", base ? "]" : "",
+		 ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+	return buf;
+}
+
 const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len)
 {
 	char name[256], caller[256];
 
+	if (ls_lock_is_futex(st->mm.kind) && st->lock_name && st->mm.tgid)
+		return sink__futex_text(st, buf, len);
 	if (st->mm.kind < LS_LOCK_MUTEX)
 		return sink__lock_text(&st->mm, buf, len);
 	if (st->lock_name)
@@ -282,13 +299,14 @@ void stall_copy__release(struct stall_copy *c)
 /* The strings of c->st (cgroup paths, lock names), moved into one block of c's own. */
 static void stall_copy__paths(struct stall_copy *c)
 {
-	const char **path[3 + LS_MAX_HOLDERS];
+	const char **path[4 + LS_MAX_HOLDERS];
 	size_t n = 0, need = 0, i;
 	char *at;
 
 	path[n++] = &c->st.waiter_cgroup;
 	path[n++] = &c->st.lock_name;
 	path[n++] = &c->st.lock_caller;
+	path[n++] = &c->st.lock_module;
 	for (i = 0; i < c->st.n_holders; i++)
 		path[n++] = &c->holders[i].cgroup;
 	for (i = 0; i < n; i++)

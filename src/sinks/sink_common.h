@@ -73,9 +73,10 @@ const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
 const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len);
 
 /*
- * A stall's lock for people: as sink__lock_text(), and a kernel lock by
- * its names when the resolver found them: "mutex cgroup_mutex", "rwsem
- * 0xffff8881... in free_pgtables".  Escaped.
+ * A stall's lock for people: as sink__lock_text(), and a lock by its names
+ * when the resolver found them: "mutex cgroup_mutex", "rwsem
+ * 0xffff8881... in free_pgtables", "futex g_queue_lock [app] of
+ * app[1234]" (the data symbol and the file's basename).  Escaped.
  */
 const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len);
 

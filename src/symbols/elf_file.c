@@ -30,6 +30,11 @@ struct elf_seg {
 	__u64 memsz;
 };
 
+enum elf_sym_kind {
+	ELF_SYM_FUNC,
+	ELF_SYM_DATA,
+};
+
 struct elf_sym {
 	struct sym_order o;	/* first: sorted and searched by it */
 	__u64 end;		/* exclusive */
@@ -51,6 +56,10 @@ struct elf_file {
 	struct elf_sym *syms;
 	size_t nsyms;
 	const char *sym_source;
+	/* data symbols, read at the first elf_file__find_data (few files are asked) */
+	struct elf_sym *dsyms;
+	size_t ndsyms;
+	bool dsyms_read;
 };
 
 /*
@@ -178,11 +187,49 @@ static Elf_Scn *find_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 }
 
 /*
- * Function symbols of one table into ef->syms, sorted, one per address,
- * each with its end: st_size when it has one, else the next symbol or the
- * end of its section, whichever comes first.
+ * What a table of kind keeps: functions in executable sections, or sized
+ * data objects in writable, allocated, non-TLS ones (.data, .bss: where a
+ * lock can be).  STT_TLS has a per-thread address: no name from its value.
  */
-static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
+static bool sym_wanted(const GElf_Sym *sym, const GElf_Shdr *ssh, enum elf_sym_kind kind)
+{
+	int st = GELF_ST_TYPE(sym->st_info);
+
+	if (kind == ELF_SYM_DATA)
+		return st == STT_OBJECT && sym->st_size &&
+		       (ssh->sh_flags & (SHF_ALLOC | SHF_WRITE)) == (SHF_ALLOC | SHF_WRITE) &&
+		       !(ssh->sh_flags & (SHF_EXECINSTR | SHF_TLS));
+	return (st == STT_FUNC || st == STT_GNU_IFUNC) && (ssh->sh_flags & SHF_EXECINSTR);
+}
+
+/* One name per address, the best first after the sort; each unsized one ends at the next. */
+static size_t syms_dedup(struct elf_sym *v, size_t n)
+{
+	size_t i, kept;
+
+	for (i = 0, kept = 0; i < n; i++) {
+		if (kept && v[kept - 1].o.addr == v[i].o.addr) {
+			/* sized beats size 0 */
+			if (!v[kept - 1].sized && v[i].sized)
+				v[kept - 1] = v[i];
+			continue;
+		}
+		v[kept++] = v[i];
+	}
+	for (i = 0; i < kept; i++) {
+		if (!v[i].sized && i + 1 < kept && v[i + 1].o.addr < v[i].end)
+			v[i].end = v[i + 1].o.addr;
+	}
+	return kept;
+}
+
+/*
+ * The symbols of kind of one table into *out (malloc'd), sorted, one per
+ * address, each with its end: st_size when it has one, else the next
+ * symbol or the end of its section, whichever comes first.
+ */
+static int read_symbols_of(Elf *elf, Elf64_Word type, enum elf_sym_kind kind,
+			   struct elf_sym **out, size_t *nout)
 {
 	size_t i, n, kept, nsec = 0;
 	struct elf_sym *v = NULL;
@@ -192,7 +239,6 @@ static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
 	GElf_Sym sym;
 	const char *name;
 	__u64 sec_end;
-	int st;
 
 	scn = find_symtab(elf, type, &sh);
 	if (!scn)
@@ -210,15 +256,13 @@ static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
 	for (i = 0, kept = 0; i < n; i++) {
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
-		st = GELF_ST_TYPE(sym.st_info);
-		if ((st != STT_FUNC && st != STT_GNU_IFUNC) || !sym.st_value ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= nsec)
+		if (!sym.st_value || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= nsec)
+			continue;
+		sscn = elf_getscn(elf, sym.st_shndx);
+		if (!sscn || !gelf_getshdr(sscn, &ssh) || !sym_wanted(&sym, &ssh, kind))
 			continue;
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name)
-			continue;
-		sscn = elf_getscn(elf, sym.st_shndx);
-		if (!sscn || !gelf_getshdr(sscn, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
 			continue;
 		v[kept] = (struct elf_sym){
 			.o = {
@@ -240,24 +284,24 @@ static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
 			v[kept].end = sec_end;
 		kept++;
 	}
-	n = kept;
-	qsort(v, n, sizeof(*v), sym_order_cmp);
-	/* one name per address: the sorted order put the best first; sized beats size 0 */
-	for (i = 0, kept = 0; i < n; i++) {
-		if (kept && v[kept - 1].o.addr == v[i].o.addr) {
-			if (!v[kept - 1].sized && v[i].sized)
-				v[kept - 1] = v[i];
-			continue;
-		}
-		v[kept++] = v[i];
-	}
-	for (i = 0; i < kept; i++) {
-		if (!v[i].sized && i + 1 < kept && v[i + 1].o.addr < v[i].end)
-			v[i].end = v[i + 1].o.addr;
-	}
+	qsort(v, kept, sizeof(*v), sym_order_cmp);
+	*out = v;
+	*nout = syms_dedup(v, kept);
+	return 0;
+}
+
+/* The function symbols of one table into ef->syms. */
+static int read_symbols(struct elf_file *ef, Elf *elf, Elf64_Word type)
+{
+	struct elf_sym *v;
+	size_t n;
+	int err = read_symbols_of(elf, type, ELF_SYM_FUNC, &v, &n);
+
+	if (err)
+		return err;
 	free(ef->syms);
 	ef->syms = v;
-	ef->nsyms = kept;
+	ef->nsyms = n;
 	return 0;
 }
 
@@ -489,6 +533,7 @@ void elf_file__free(struct elf_file *ef)
 	elf_close(ef->dfd, ef->delf);
 	free(ef->segs);
 	free(ef->syms);
+	free(ef->dsyms);
 	free(ef->path);
 	free(ef);
 }
@@ -524,12 +569,13 @@ int elf_file__bias(const struct elf_file *ef, const struct proc_map *m, __u64 *b
 	return -ENOENT;
 }
 
-int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
+/* The symbol of v (n, sorted) covering vaddr, or a nested one in an earlier, bigger one. */
+static int syms_find(const struct elf_sym *v, size_t n, __u64 vaddr, struct ls_sym *out)
 {
-	size_t lo = sym_upper_bound(ef->syms, ef->nsyms, sizeof(*ef->syms), vaddr), i;
+	size_t lo = sym_upper_bound(v, n, sizeof(*v), vaddr), i;
 
 	for (i = lo; i > 0 && lo - i < NESTED_LOOKBACK; i--) {
-		const struct elf_sym *s = &ef->syms[i - 1];
+		const struct elf_sym *s = &v[i - 1];
 
 		if (vaddr < s->end) {
 			ls_sym__unknown(out, LS_SYM_OK);
@@ -544,6 +590,30 @@ int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
 	}
 	ls_sym__unknown(out, LS_SYM_NO_SYMBOL);
 	return -ENOENT;
+}
+
+int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
+{
+	return syms_find(ef->syms, ef->nsyms, vaddr, out);
+}
+
+/* The data symbols, from the table the function symbols came from. */
+static void read_data_symbols(struct elf_file *ef)
+{
+	ef->dsyms_read = true;
+	if (ef->delf)
+		read_symbols_of(ef->delf, SHT_SYMTAB, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
+	else if (ef->elf && has_symtab(ef->elf))
+		read_symbols_of(ef->elf, SHT_SYMTAB, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
+	else if (ef->elf)
+		read_symbols_of(ef->elf, SHT_DYNSYM, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
+}
+
+int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
+{
+	if (!ef->dsyms_read)
+		read_data_symbols(ef);
+	return syms_find(ef->dsyms, ef->ndsyms, vaddr, out);
 }
 
 const char *elf_file__path(const struct elf_file *ef)

@@ -313,20 +313,15 @@ static const struct proc_map *first_mapping(const struct proc_maps *maps, const 
 	return NULL;
 }
 
-/* ip to mapping, cache entry and bias; the status when it cannot. */
-static int resolve(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *info,
-		   enum ls_sym_status *status)
+/* Mapping m's cache entry and bias; the status when it cannot. */
+static int resolve_map(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
+		       struct ls_file_info *info, enum ls_sym_status *status)
 {
-	const struct proc_map *m, *base;
+	const struct proc_map *base;
 	struct cache_ent *e;
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	m = proc_maps__find(maps, ip);
-	if (!m) {
-		*status = LS_SYM_NO_MAPPING;
-		return -ENOENT;
-	}
 	info->map = m;
 	*status = LS_SYM_NO_FILE;
 	if (!proc_map__is_file(m))
@@ -345,6 +340,91 @@ static int resolve(struct symbolizer *s, const struct proc_maps *maps, __u64 ip,
 	}
 	info->elf = e->ef;
 	*status = LS_SYM_OK;
+	return 0;
+}
+
+/* ip to mapping, cache entry and bias; the status when it cannot. */
+static int resolve(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *info,
+		   enum ls_sym_status *status)
+{
+	const struct proc_map *m = proc_maps__find(maps, ip);
+
+	if (!m) {
+		memset(info, 0, sizeof(*info));
+		*status = LS_SYM_NO_MAPPING;
+		return -ENOENT;
+	}
+	return resolve_map(s, maps, m, info, status);
+}
+
+/*
+ * The file mapping whose data m holds: m itself, or for the anonymous
+ * mapping right after a file's writable one, that one (the kernel maps a
+ * segment's .bss past the file's last page as anonymous memory).  NULL:
+ * heap, stack, other anonymous memory.
+ */
+static const struct proc_map *data_mapping(const struct proc_maps *maps, const struct proc_map *m)
+{
+	const struct proc_map *prev = m > maps->v ? m - 1 : NULL;
+
+	if (proc_map__is_file(m))
+		return m;
+	if (m->path[0] || m->inode || !prev || prev->end != m->start || !proc_map__is_file(prev) ||
+	    !(prev->perms & PROC_MAP_W) || !(m->perms & PROC_MAP_W))
+		return NULL;
+	return prev;
+}
+
+/* m, or a copy of it with the build-id another mapping of its file carries. */
+static const struct proc_map *with_build_id(const struct proc_maps *maps, const struct proc_map *m,
+					    struct proc_map *copy)
+{
+	size_t i;
+
+	if (m->build_id_len)
+		return m;
+	for (i = 0; i < maps->n; i++) {
+		const struct proc_map *f = &maps->v[i];
+
+		if (f->build_id_len && f->inode == m->inode && f->dev_major == m->dev_major &&
+		    f->dev_minor == m->dev_minor && !strcmp(f->path, m->path)) {
+			*copy = *m;
+			memcpy(copy->build_id, f->build_id, f->build_id_len);
+			copy->build_id_len = f->build_id_len;
+			return copy;
+		}
+	}
+	return m;
+}
+
+int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+		     struct ls_sym *out)
+{
+	const struct proc_map *m, *fm;
+	enum ls_sym_status status;
+	struct ls_file_info info;
+	struct proc_map copy;
+
+	if (!s || !maps || !out)
+		return -EINVAL;
+	m = proc_maps__find(maps, addr);
+	fm = m ? data_mapping(maps, m) : NULL;
+	ls_sym__unknown(out, m ? LS_SYM_NO_FILE : LS_SYM_NO_MAPPING);
+	if (!fm)
+		return 0;
+	out->module = fm->path;
+	out->module_off = addr - fm->start + fm->pgoff;
+	m = with_build_id(maps, fm, &copy);
+	/* gone: the path may hold another build by now, only a build-id says it does not */
+	if (!maps->pid && !m->build_id_len)
+		return 0;
+	if (resolve_map(s, maps, m, &info, &status)) {
+		out->status = (__u8)status;
+		return 0;
+	}
+	elf_file__find_data(info.elf, addr - info.bias, out);
+	out->module = fm->path;
+	out->module_off = addr - fm->start + fm->pgoff;
 	return 0;
 }
 

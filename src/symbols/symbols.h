@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Addresses to names: "symbol+offset (module)" for kernel and user frames.
+ * Addresses to names: "symbol+offset (module)" for kernel and user frames,
+ * and for the data a lock lies in (a static kernel lock, a futex).
  *
  *	ksyms		/proc/kallsyms (or text in its format): text symbols,
  *			sorted once, found by binary search        (ksyms.c)
  *	proc_maps	/proc/<pid>/maps text: the mappings of a process, also
  *			after it exited (recordings keep the text) (proc_maps.c)
  *	elf_file	one ELF file: build-id, PT_LOAD segments, function
- *			symbols (.symtab, else a debug file's, else .dynsym)
+ *			and data symbols (.symtab, else a debug file's, else
+ *			.dynsym)
  *							           (elf_file.c)
  *	symbolizer	the facade: a lazily loaded ksyms and a bounded cache of
  *			elf_files keyed by (build-id, path)       (symbolizer.c)
@@ -298,6 +300,16 @@ int elf_file__bias(const struct elf_file *ef, const struct proc_map *m, __u64 *b
  */
 int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
 
+/*
+ * The data symbol covering ELF virtual address vaddr: sized STT_OBJECTs in
+ * writable allocated sections (.data, .bss; not TLS), from the table the
+ * function symbols came from, read at the first call.  vaddr must lie in
+ * [st_value, st_value + st_size): a lock inside a struct is its offset in
+ * it, an address past every object is no name.  0, or -ENOENT (out:
+ * LS_SYM_NO_SYMBOL).  Names live as long as ef.
+ */
+int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
+
 /* The file as opened: path ("" for elf_file__open_debug), fd and libelf handle; -1/NULL if none. */
 const char *elf_file__path(const struct elf_file *ef);
 int elf_file__fd(const struct elf_file *ef);
@@ -358,6 +370,22 @@ int symbolizer__kernel(struct symbolizer *s, __u64 addr, struct ls_sym *out);
  * out->module points into maps.  Copy what you keep.
  */
 int symbolizer__user(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, struct ls_sym *out);
+
+/*
+ * A data address of the process whose mappings are maps (a futex: a lock
+ * in user memory): the data symbol of the file mapped there
+ * (elf_file__find_data), out->module the file's path.  Its .bss may lie
+ * in the anonymous mapping right after the file's last one: that counts
+ * as the file's, the symbol extents decide.  Other anonymous memory (heap,
+ * stack, mmap) has no name.  A process that is gone (maps->pid 0, a
+ * recording) gets a name only from the build-id recorded for the file (on
+ * any of its mappings, see proc_maps__set_build_id): nothing else says
+ * the file on disk is the one that was mapped.  Returns 0 with out filled
+ * (resolved or not, out->status says why not); -EINVAL for NULL
+ * arguments.  Strings live as for symbolizer__user().
+ */
+int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+		     struct ls_sym *out);
 
 /* What the DWARF unwinder needs for one ip. */
 struct ls_file_info {

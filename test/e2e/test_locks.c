@@ -5,15 +5,27 @@
  * pthread_rwlock: the victim's slowest lock call, the holder and the hog.  Needs root, BPF
  * and a kernel with bpf_task_from_pid() (6.2+).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 
 static struct e2e_watch w = E2E_WATCH_INIT;
+static struct e2e_proc rp = E2E_PROC_INIT;
+static char dir[64];
 
 static void teardown(void)
 {
+	char cmd[128];
+
 	e2e_watch__release(&w);
+	e2e_proc__release(&rp);
+	if (!dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		cr_log_warn("could not remove %s", dir);
 }
 
 /* The stall whose waiter is the victim and whose wait is the longest; NULL: none. */
@@ -77,6 +89,92 @@ static void check_inversion(const char *lock_key, const char *found_by)
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
 	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+	/* on main()'s stack: no symbol is the mutex's, so no name */
+	cr_assert_null(json_object_get(lock, "name"), "a mutex on the stack got a name: %s",
+		       json_string_value(json_object_get(lock, "name")));
+}
+
+/*
+ * A stall printed after its process exited, or while its mappings were
+ * still being read (the reader waits on that process's mmap_lock, at most
+ * 50 ms), has no mappings to name the lock from: its stack says so.
+ */
+static bool maps_known(const json_t *st)
+{
+	const json_t *note = json_object_get(e2e_object(st, "waiter"), "stack_note");
+	const char *text = json_is_string(note) ? json_string_value(note) : "";
+
+	return !strstr(text, "were not captured") && !strstr(text, "still being read");
+}
+
+/*
+ * Every stall of stalls on the workload's mutex: named as the workload
+ * says (with the program as its file) where its mappings were known, never
+ * named otherwise.  How many were named.
+ */
+static size_t count_mutex_names(const json_t *stalls)
+{
+	const char *addr = e2e_str(w.truth, "mutex"), *want = e2e_str(w.truth, "mutex_name");
+	const char *module, *self = "/pthread_mutex";
+	const json_t *st, *lock, *name;
+	size_t i, named = 0;
+
+	json_array_foreach(stalls, i, st) {
+		lock = json_object_get(st, "lock_id");
+		if (!lock || strcmp(e2e_str(lock, "addr"), addr))
+			continue;
+		name = json_object_get(lock, "name");
+		if (!name) {
+			cr_assert_not(maps_known(st), "stall #%lld on the mutex has no name",
+				      e2e_int(st, "seq"));
+			continue;
+		}
+		cr_assert_str_eq(json_string_value(name), want);
+		module = e2e_str(lock, "module");
+		cr_assert(strlen(module) > strlen(self) &&
+			  !strcmp(module + strlen(module) - strlen(self), self),
+			  "module %s is not the workload", module);
+		named++;
+	}
+	return named;
+}
+
+/*
+ * The same for a live run.  On a loaded machine lockstall may print every
+ * stall only after the workload exited, when its mappings cannot be read
+ * any more: none named, nothing to check (skipped, saying so).
+ */
+static void check_mutex_names(const json_t *stalls)
+{
+	if (!count_mutex_names(stalls))
+		cr_skip_test("every stall on the mutex was printed after the workload exited "
+			     "(a loaded machine): no name to check");
+}
+
+/*
+ * A mutex in the program's data is named by its symbol, the one the
+ * workload prints: --global in .bss (g_wl_mutex), --in-struct a member of
+ * a struct in .data (g_wl_queue+0x10), with the program as its file.
+ */
+static void named_mutex(const char *where)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", where, NULL };
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	cr_assert(json_is_string(json_object_get(w.truth, "mutex_name")), "no name in the truth");
+	cr_assert_not_null(victim_stall(e2e_int(w.truth, "victim_tid")),
+			   "no futex stall of the victim (tid %lld)", e2e_int(w.truth, "victim_tid"));
+	check_mutex_names(w.stalls);
+}
+
+Test(locks, global_mutex_named, .fini = teardown, .timeout = 180)
+{
+	named_mutex("--global");
+}
+
+Test(locks, mutex_in_global_struct_named, .fini = teardown, .timeout = 180)
+{
+	named_mutex("--in-struct");
 }
 
 /* A plain mutex: the holder named by glibc's __owner. */
@@ -199,4 +297,45 @@ Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
 			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
 	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 2), "lock"), "addr"),
 			 e2e_str(w.truth, waiter == b ? "mutex_b" : "mutex_a"));
+}
+
+/* The report's stalls (JSON Lines in out, cut up). */
+static json_t *report_stalls(char *out)
+{
+	json_t *stalls = json_array(), *j;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		j = json_loads(line, 0, NULL);
+		cr_assert_not_null(j, "not JSON: %s", line);
+		if (json_is_string(json_object_get(j, "type")) && !strcmp(e2e_str(j, "type"), "stall"))
+			json_array_append(stalls, j);
+		json_decref(j);
+	}
+	return stalls;
+}
+
+/*
+ * A report names the futex as the live run did: the recording keeps the
+ * process's mappings and its files' build-ids.
+ */
+Test(locks, mutex_named_in_a_report, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", "--in-struct", NULL };
+	char file[128];
+	const char *const watch_args[] = { "-o", file, NULL };
+	const char *const report[] = { "report", file, "--format", "json", NULL };
+	json_t *stalls;
+
+	strcpy(dir, "/tmp/lockstall-e2e-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/run.lst", dir);
+	e2e_watch__run_with(&w, "pthread_mutex", args, watch_args);
+	check_mutex_names(w.stalls);
+	e2e_run_cli(&rp, report);
+	cr_assert_eq(e2e_proc__exit_code(&rp), 0, "report: stderr:\n%s", rp.err.data);
+	stalls = report_stalls(rp.out.data);
+	/* the live run read the mappings: the recording has them, and so names it */
+	cr_assert_gt(count_mutex_names(stalls), 0, "no stall named the mutex in the report");
+	json_decref(stalls);
 }

@@ -285,6 +285,7 @@ Test(sink_stacks, stack_seen)
  * newline in a file name comes by a frame of its own.)
  */
 #define HOSTILE_SYM "evil\033[2J\nforged line"
+#define HOSTILE_DATA "evil\033[2J\nforged data"
 #define HOSTILE_FILE "evil\033[2J name"
 
 struct hostile {
@@ -292,7 +293,8 @@ struct hostile {
 	char *maps_text;
 	struct proc_maps *maps;
 	struct symbolizer *sym;
-	__u64 addr;
+	__u64 addr, data;
+	struct ls_sym lock;	/* hostile_data, a futex's name */
 	struct ls_frame v[2];
 	struct ls_frames fr;
 };
@@ -336,6 +338,9 @@ static void hostile_run(struct hostile *h)
 			len += strlen(line);
 		} else if (!strcmp(line, "maps\n")) {
 			in_maps = true;
+		} else if (!strncmp(line, "data ", 5)) {
+			cr_assert_eq(sscanf(line, "data hostile_data %llx",
+					    (unsigned long long *)&h->data), 1);
 		} else {
 			cr_assert_eq(sscanf(line, "fn hostile_fn %llx", (unsigned long long *)&h->addr), 1);
 		}
@@ -348,6 +353,13 @@ static void hostile_run(struct hostile *h)
 	cr_assert_str_eq(sym.name ? sym.name : "(null)", HOSTILE_SYM, "the fixture is not hostile");
 	cr_assert(strstr(sym.module, HOSTILE_FILE), "%s", sym.module);
 	h->v[0] = (struct ls_frame){ h->addr, sym.name, sym.off, sym.module, LS_FRAME_USER };
+	/* a live process's (the copy is still there): named without a recorded build-id */
+	h->maps->pid = (__u32)getpid();
+	cr_assert_eq(symbolizer__data(h->sym, h->maps, h->data + 4, &h->lock), 0);
+	h->maps->pid = 0;
+	cr_assert_str_eq(h->lock.name ? h->lock.name : "(null)", HOSTILE_DATA,
+			 "the fixture's object is not hostile");
+	cr_assert_eq(h->lock.off, 4);
 	h->v[1] = (struct ls_frame){ h->addr + 0x1000, NULL, 0x10, "/tmp/a\nforged line",
 				     LS_FRAME_USER };
 	h->fr = (struct ls_frames){ .v = h->v, .n = 2, .user_method = "dwarf", .digest = 0x3333 };
@@ -362,6 +374,23 @@ static void hostile_free(struct hostile *h)
 	rmdir(h->dir);
 }
 
+#define HOSTILE_SINKS 6
+static const char *const hostile_sink_names[HOSTILE_SINKS] = {
+	"text", "json", "markdown", "html", "folded", "perfetto",
+};
+
+/* Sink i of hostile_sink_names, writing to f. */
+static struct sink *hostile_sink(int i, FILE *f)
+{
+	static const struct report_meta meta = { .input = "x.lst" };
+
+	return i == 0 ? sink_text__new(f, &opts) :
+	       i == 1 ? sink_json__new(f, &opts) :
+	       i == 2 ? sink_markdown__new(f, &opts, &meta) :
+	       i == 3 ? sink_html__new(f, &opts, &meta) :
+	       i == 4 ? sink_folded__new(f, &opts) : sink_perfetto__new(f, &opts);
+}
+
 static void assert_no_injection(const char *what, const char *out)
 {
 	cr_assert_null(strchr(out, '\033'), "%s wrote an ESC byte:\n%s", what, out);
@@ -370,28 +399,20 @@ static void assert_no_injection(const char *what, const char *out)
 
 Test(hostile, symbol_and_file_names_escaped_in_every_sink, .timeout = 30)
 {
-	static const struct report_meta meta = { .input = "x.lst" };
 	struct hostile h = { 0 };
 	struct fx_out o;
-	struct sink *s;
 	char *out;
 	json_t *j;
 	int i;
 
 	hostile_run(&h);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < HOSTILE_SINKS; i++) {
 		setup();
 		st.waiter_frames = &h.fr;
 		holder.frames = &h.fr;
 		fx_out_open(&o);
-		s = i == 0 ? sink_text__new(o.f, &opts) :
-		    i == 1 ? sink_json__new(o.f, &opts) :
-		    i == 2 ? sink_markdown__new(o.f, &opts, &meta) :
-		    i == 3 ? sink_html__new(o.f, &opts, &meta) :
-		    i == 4 ? sink_folded__new(o.f, &opts) : sink_perfetto__new(o.f, &opts);
-		out = run(s, &o, 1);
-		assert_no_injection((const char *[]){ "text", "json", "markdown", "html", "folded",
-						      "perfetto" }[i], out);
+		out = run(hostile_sink(i, o.f), &o, 1);
+		assert_no_injection(hostile_sink_names[i], out);
 		if (i == 0)
 			cr_assert(strstr(out, "evil\\x1b[2J\\x0aforged line+0x0 [evil\\x1b[2J name]"),
 				  "%s", out);
@@ -403,6 +424,47 @@ Test(hostile, symbol_and_file_names_escaped_in_every_sink, .timeout = 30)
 			cr_assert_str_eq(json_string_value(json_object_get(json_array_get(
 				json_object_get(json_object_get(j, "waiter"), "stack"), 0), "sym")),
 				HOSTILE_SYM);
+			json_decref(j);
+		}
+		fx_out_free(&o);
+	}
+	hostile_free(&h);
+}
+
+/* The same for a futex named by the hostile object, in the hostile file. */
+Test(hostile, lock_name_and_file_escaped_in_every_sink, .timeout = 30)
+{
+	struct hostile h = { 0 };
+	char name[128];
+	struct fx_out o;
+	char *out;
+	json_t *j, *lock;
+	int i;
+
+	hostile_run(&h);
+	snprintf(name, sizeof(name), "%s+0x4", h.lock.name);
+	for (i = 0; i < HOSTILE_SINKS; i++) {
+		setup();
+		st.mm.kind = LS_LOCK_FUTEX;
+		st.mm.id = h.data + 4;
+		st.lock_name = name;
+		st.lock_module = h.lock.module;
+		fx_out_open(&o);
+		out = run(hostile_sink(i, o.f), &o, 1);
+		assert_no_injection(hostile_sink_names[i], out);
+		cr_assert_null(strstr(out, "\nforged data"), "a lock name started a line:\n%s", out);
+		if (i == 0)
+			cr_assert(strstr(out, "futex evil\\x1b[2J\\x0aforged data+0x4 [evil\\x1b[2J name] of "),
+				  "%s", out);
+		if (i == 1) {
+			*strchr(out, '\n') = 0;
+			j = json_loads(out, 0, NULL);
+			cr_assert_not_null(j);
+			lock = json_object_get(j, "lock_id");
+			cr_assert_str_eq(json_string_value(json_object_get(lock, "name")),
+					 HOSTILE_DATA "+0x4");
+			cr_assert_str_eq(json_string_value(json_object_get(lock, "module")),
+					 h.lock.module);
 			json_decref(j);
 		}
 		fx_out_free(&o);

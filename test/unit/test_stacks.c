@@ -6,6 +6,9 @@
  * recording would give it; kernel frames from a small kallsyms text.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,4 +283,168 @@ Test(stacks, live_mappings_read_by_the_worker)
 	cr_assert_eq(fr->n, 4, "%u frames: %s", fr->n, fr->note ? fr->note : "");
 	cr_assert_str_eq(fr->v[2].sym, "stacks_test_callee");
 	stacks__free(sk);
+}
+
+/* ---- futex names ---------------------------------------------------------------------- */
+
+/* Locks in this process's data: a global in .bss, a member of a struct in .data. */
+pthread_mutex_t stacks_test_mutex;
+struct stacks_test_queue {
+	long len;
+	int lock;
+} stacks_test_queue = { 1, 0 };
+
+/* An output sink that keeps the lock's names of the last stall. */
+struct lock_cap {
+	struct sink base;
+	char name[256];
+	char module[4096];
+	bool named;
+};
+
+static int lock_cap__stall(struct sink *s, const struct ls_stall *st)
+{
+	struct lock_cap *c = (struct lock_cap *)s;
+
+	c->named = st->lock_name != NULL;
+	snprintf(c->name, sizeof(c->name), "%s", st->lock_name ? st->lock_name : "");
+	snprintf(c->module, sizeof(c->module), "%s", st->lock_module ? st->lock_module : "");
+	return 0;
+}
+
+static void lock_cap__free(struct sink *s)
+{
+	(void)s;	/* on the test's stack */
+}
+
+static const struct sink_ops lock_cap_ops = {
+	.name = "lock_cap",
+	.stall = lock_cap__stall,
+	.free = lock_cap__free,
+};
+
+/* A stall on the futex at addr of this process, through the resolver's sink. */
+static void futex_stall(struct stacks *sk, __u8 kind, const void *addr, struct lock_cap *cap)
+{
+	struct ls_stall st = { .seq = 1 };
+	struct sink *ss;
+
+	memset(cap, 0, sizeof(*cap));
+	sink__init(&cap->base, &lock_cap_ops, NULL, NULL);
+	ss = sink_stacks__new(&cap->base, sk);
+	cr_assert_not_null(ss);
+	st.mm.kind = kind;
+	st.mm.id = (__u64)(uintptr_t)addr;
+	st.mm.tgid = (__u32)getpid();
+	cr_assert_eq(sink__stall(ss, &st), 0);
+	sink__free(ss);
+}
+
+static void expect_named(const struct lock_cap *c, const char *name)
+{
+	const char *self = "/unit_tests";
+
+	cr_assert(c->named, "the futex was not named %s", name);
+	cr_assert_str_eq(c->name, name);
+	cr_assert(strlen(c->module) > strlen(self) &&
+		  !strcmp(c->module + strlen(c->module) - strlen(self), self), "module %s", c->module);
+}
+
+/* Live: the resolver asks for the mappings itself (no STACK record went by). */
+Test(stacks, futex_named_by_its_data_symbol)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms, .live = true };
+	struct stacks *sk = stacks__new(&o);
+	struct lock_cap c;
+	int on_stack = 0;
+	void *heap = malloc(64);
+	char name[64];
+
+	cr_assert_not_null(sk);
+	futex_stall(sk, LS_LOCK_FUTEX, &stacks_test_mutex, &c);
+	expect_named(&c, "stacks_test_mutex");
+	snprintf(name, sizeof(name), "stacks_test_queue+0x%zx",
+		 offsetof(struct stacks_test_queue, lock));
+	futex_stall(sk, LS_LOCK_PI_FUTEX, &stacks_test_queue.lock, &c);
+	expect_named(&c, name);
+	futex_stall(sk, LS_LOCK_FUTEX, &on_stack, &c);
+	cr_assert_not(c.named, "a stack address named %s", c.name);
+	futex_stall(sk, LS_LOCK_FUTEX, heap, &c);
+	cr_assert_not(c.named, "a heap address named %s", c.name);
+	free(heap);
+	stacks__free(sk);
+}
+
+struct kept_maps {
+	char *maps, *ids;
+	size_t maps_len, ids_len;
+};
+
+static int keep_own_maps(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
+			 const char *ids, size_t ids_len)
+{
+	struct kept_maps *k = ctx;
+
+	if (tgid != (__u32)getpid())
+		return 0;
+	k->maps = strndup(maps, maps_len);
+	k->ids = strndup(ids, ids_len);
+	k->maps_len = maps_len;
+	k->ids_len = ids_len;
+	return 0;
+}
+
+/* A recording names a futex only with the build-ids it kept of the process's files. */
+Test(stacks, recorded_futex_named_only_with_build_ids)
+{
+	struct stacks_opts live = { .kallsyms = kallsyms, .live = true };
+	struct stacks_opts report = { .kallsyms = kallsyms };
+	struct stacks *sk = stacks__new(&live), *rep;
+	struct kept_maps k = { 0 };
+	struct lock_cap c;
+
+	cr_assert_not_null(sk);
+	futex_stall(sk, LS_LOCK_FUTEX, &stacks_test_mutex, &c);
+	expect_named(&c, "stacks_test_mutex");
+	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
+	stacks__free(sk);
+	cr_assert_not_null(k.maps);
+	cr_assert_gt(k.ids_len, 0, "no build-ids kept");
+
+	rep = stacks__new(&report);
+	cr_assert_not_null(rep);
+	cr_assert_eq(stacks__add_maps(rep, (__u32)getpid(), k.maps, k.maps_len), 0);
+	futex_stall(rep, LS_LOCK_FUTEX, &stacks_test_mutex, &c);
+	cr_assert_not(c.named, "named without a build-id: %s", c.name);
+	cr_assert_eq(stacks__add_build_ids(rep, (__u32)getpid(), k.ids, k.ids_len), 0);
+	futex_stall(rep, LS_LOCK_FUTEX, &stacks_test_mutex, &c);
+	expect_named(&c, "stacks_test_mutex");
+	stacks__free(rep);
+	free(k.maps);
+	free(k.ids);
+}
+
+/* Live: a futex's WAIT_BEGIN has its process's mappings read while it waits. */
+Test(stacks, futex_wait_begin_reads_the_mappings)
+{
+	struct stacks_opts o = { .kallsyms = kallsyms, .live = true };
+	struct stacks *sk = stacks__new(&o);
+	struct ls_rec_lock r = { .hdr = { .type = LS_REC_WAIT_BEGIN, .size = sizeof(r) } };
+	struct kept_maps k = { 0 };
+
+	cr_assert_not_null(sk);
+	r.mm.kind = LS_LOCK_MMAP;
+	r.mm.tgid = (__u32)getpid();
+	stacks__note_wait(sk, &r);
+	stacks__drain(sk, 2000000000ULL);
+	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
+	cr_assert_null(k.maps, "an mmap_lock wait had the mappings read");
+	r.mm.kind = LS_LOCK_FUTEX;
+	stacks__note_wait(sk, &r);
+	stacks__drain(sk, 2000000000ULL);
+	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
+	cr_assert_not_null(k.maps, "a futex wait did not have the mappings read");
+	stacks__free(sk);
+	free(k.maps);
+	free(k.ids);
 }

@@ -22,13 +22,15 @@
 #define FIX_MAX_FNS 16
 #define NO_DEBUG "/nonexistent-debug-root"
 
+struct fix_addr {
+	char name[64];
+	__u64 addr;
+};
+
 struct fixture {
 	char dir[PATH_MAX];
-	struct {
-		char name[64];
-		__u64 addr;
-	} fn[FIX_MAX_FNS];
-	int nfn;
+	struct fix_addr fn[FIX_MAX_FNS], data[FIX_MAX_FNS];
+	int nfn, ndata;
 	char *maps_text;
 	size_t maps_len;
 	struct proc_maps *maps;
@@ -72,6 +74,11 @@ static void fixture_run_in(struct fixture *fx, const char *dir, const char *name
 			cr_assert_eq(sscanf(line, "fn %63s %llx", fx->fn[fx->nfn].name,
 					    (unsigned long long *)&fx->fn[fx->nfn].addr), 2, "%s", line);
 			fx->nfn++;
+		} else if (!strncmp(line, "data ", 5)) {
+			cr_assert_lt(fx->ndata, FIX_MAX_FNS);
+			cr_assert_eq(sscanf(line, "data %63s %llx", fx->data[fx->ndata].name,
+					    (unsigned long long *)&fx->data[fx->ndata].addr), 2, "%s", line);
+			fx->ndata++;
 		}
 	}
 	cr_assert_eq(pclose(p), 0, "%s failed", cmd);
@@ -90,16 +97,27 @@ static void fixture_free(struct fixture *fx)
 	free(fx->maps_text);
 }
 
-static __u64 fn_addr(const struct fixture *fx, const char *name)
+/* The address the fixture printed for name in v (its "fn" or its "data" lines). */
+static __u64 fix_addr(const struct fix_addr *v, int n, const char *name)
 {
 	int i;
 
-	for (i = 0; i < fx->nfn; i++) {
-		if (!strcmp(fx->fn[i].name, name))
-			return fx->fn[i].addr;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v[i].name, name))
+			return v[i].addr;
 	}
 	cr_assert_fail("fixture printed no %s", name);
 	return 0;
+}
+
+static __u64 fn_addr(const struct fixture *fx, const char *name)
+{
+	return fix_addr(fx->fn, fx->nfn, name);
+}
+
+static __u64 data_addr(const struct fixture *fx, const char *name)
+{
+	return fix_addr(fx->data, fx->ndata, name);
 }
 
 static struct symbolizer *new_symbolizer(const char *debug_root, unsigned int max_files)
@@ -111,12 +129,10 @@ static struct symbolizer *new_symbolizer(const char *debug_root, unsigned int ma
 	return s;
 }
 
-static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, const char *name,
-		       __u64 off, const char *module_suffix)
+/* sym, the symbolizer's answer for addr, is name+off in a file ending in module_suffix. */
+static void expect_named(const struct ls_sym sym, __u64 addr, const char *name, __u64 off,
+			 const char *module_suffix)
 {
-	struct ls_sym sym;
-
-	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
 	cr_assert(sym.resolved, "%s+%llx at %llx: unresolved, status %u", name, (unsigned long long)off,
 		  (unsigned long long)addr, sym.status);
 	cr_assert_str_eq(sym.name, name);
@@ -127,6 +143,24 @@ static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64
 		  "module %s", sym.module);
 }
 
+static void expect_sym(struct symbolizer *s, const struct proc_maps *maps, __u64 addr, const char *name,
+		       __u64 off, const char *module_suffix)
+{
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+	expect_named(sym, addr, name, off, module_suffix);
+}
+
+/* sym, the symbolizer's answer for addr, names nothing, for the reason status. */
+static void expect_nameless(const struct ls_sym sym, __u64 addr, enum ls_sym_status status)
+{
+	cr_assert_not(sym.resolved, "%llx resolved as %s+%llx", (unsigned long long)addr, sym.name,
+		      (unsigned long long)sym.off);
+	cr_assert_null(sym.name);
+	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+}
+
 static void expect_unknown(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
 			   enum ls_sym_status status)
 {
@@ -134,10 +168,7 @@ static void expect_unknown(struct symbolizer *s, const struct proc_maps *maps, _
 	struct ls_sym sym;
 
 	cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
-	cr_assert_not(sym.resolved, "%llx resolved as %s+%llx", (unsigned long long)addr, sym.name,
-		      (unsigned long long)sym.off);
-	cr_assert_null(sym.name);
-	cr_assert_eq(sym.status, status, "%llx: status %u", (unsigned long long)addr, sym.status);
+	expect_nameless(sym, addr, status);
 	if (m && m->path[0]) {
 		cr_assert_str_eq(sym.module, m->path);
 		cr_assert_eq(sym.module_off, addr - m->start + m->pgoff);
@@ -552,4 +583,168 @@ Test(symbols_elf, debuglink_to_the_wrong_file_is_refused)
 	symbolizer__free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- data symbols: what a futex is named by -------------------------------------------- */
+
+/*
+ * What a recording keeps: the build-id of each executable file mapping
+ * (src/resolve/stacks.c does the same live); the data mappings get none.
+ */
+static void record_build_ids(struct symbolizer *s, struct proc_maps *maps)
+{
+	struct ls_file_info info;
+	const __u8 *id;
+	size_t i, len;
+
+	for (i = 0; i < maps->n; i++) {
+		if (!(maps->v[i].perms & PROC_MAP_X) || !proc_map__is_file(&maps->v[i]) ||
+		    symbolizer__file(s, maps, maps->v[i].start, &info) ||
+		    elf_file__build_id(info.elf, &id, &len))
+			continue;
+		cr_assert_eq(proc_maps__set_build_id(maps, i, id, len), 0);
+	}
+}
+
+static void expect_data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+			const char *name, __u64 off, const char *module_suffix)
+{
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__data(s, maps, addr, &sym), 0);
+	expect_named(sym, addr, name, off, module_suffix);
+}
+
+static void expect_no_data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
+			   enum ls_sym_status status)
+{
+	struct ls_sym sym;
+
+	cr_assert_eq(symbolizer__data(s, maps, addr, &sym), 0);
+	expect_nameless(sym, addr, status);
+}
+
+struct data_case {
+	char bin[32];
+	bool statics;		/* a local object is named (not only .dynsym) */
+	char debug[32];		/* the debug file for a .build-id root; "" none */
+};
+
+ParameterizedTestParameters(symbols_elf, data)
+{
+	static struct data_case cases[] = {
+		{ "sym_nopie", true, "" },
+		{ "sym_pie", true, "" },
+		/* .dynsym: exported objects only */
+		{ "sym_stripped", false, "" },
+		/* the debug file's .symtab: its .data and .bss are NOBITS, their addresses hold */
+		{ "sym_stripped", true, "sym_stripped.debug" },
+	};
+
+	return cr_make_param_array(struct data_case, cases, ARRAY_SIZE(cases));
+}
+
+/* Each object by name; a lock in a struct as its offset; heap and stack unnamed. */
+ParameterizedTest(struct data_case *c, symbols_elf, data)
+{
+	struct symbolizer *s;
+	struct fixture fx;
+	char bin[40], root[64] = NO_DEBUG;
+	const struct proc_map *m;
+
+	fixture_run(&fx, c->bin);
+	if (c->debug[0])
+		make_debug_root(root, &fx, c->bin, c->debug);
+	s = new_symbolizer(root, 0);
+	record_build_ids(s, fx.maps);
+	snprintf(bin, sizeof(bin), "/%s", c->bin);
+	expect_data(s, fx.maps, data_addr(&fx, "fix_data_global"), "fix_data_global", 0, bin);
+	expect_data(s, fx.maps, data_addr(&fx, "fix_data_global") + 12, "fix_data_global", 12, bin);
+	expect_data(s, fx.maps, data_addr(&fx, "fix_struct.lock"), "fix_struct", 8, bin);
+	expect_data(s, fx.maps, data_addr(&fx, "fix_bss_global"), "fix_bss_global", 0, bin);
+	/* .bss past the file's last page: the anonymous mapping after it is the file's */
+	m = proc_maps__find(fx.maps, data_addr(&fx, "fix_bss_late"));
+	cr_assert(m && !m->path[0], "fix_bss_late is not in an anonymous mapping");
+	expect_data(s, fx.maps, data_addr(&fx, "fix_bss_late"), "fix_bss_late", 0, bin);
+	if (c->statics)
+		expect_data(s, fx.maps, data_addr(&fx, "fix_data_static") + 4, "fix_data_static", 4,
+			    bin);
+	else
+		expect_no_data(s, fx.maps, data_addr(&fx, "fix_data_static"), LS_SYM_NO_SYMBOL);
+	expect_data(s, fx.maps, data_addr(&fx, "fix_lib_data") + 4, "fix_lib_data", 4,
+		    "/libsymfix.so");
+	/* heap and stack: no symbol is theirs */
+	expect_no_data(s, fx.maps, data_addr(&fx, "heap"), LS_SYM_NO_FILE);
+	expect_no_data(s, fx.maps, data_addr(&fx, "stack"), LS_SYM_NO_FILE);
+	/* code is no data, and nothing maps address 0x1000 */
+	expect_no_data(s, fx.maps, fn_addr(&fx, "main"), LS_SYM_NO_SYMBOL);
+	expect_no_data(s, fx.maps, 0x1000, LS_SYM_NO_MAPPING);
+	symbolizer__free(s);
+	if (c->debug[0])
+		remove_debug_root(root);
+	fixture_free(&fx);
+}
+
+/* Past an object's st_size is not that object, even before the next one. */
+Test(symbols_elf, data_only_inside_an_object)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct fixture fx;
+
+	fixture_run(&fx, "sym_pie");
+	record_build_ids(s, fx.maps);
+	/* fix_bss_global is an int; the pad after it starts 32-byte aligned */
+	cr_assert_gt(data_addr(&fx, "fix_bss_pad"), data_addr(&fx, "fix_bss_global") + 8);
+	expect_no_data(s, fx.maps, data_addr(&fx, "fix_bss_global") + 4, LS_SYM_NO_SYMBOL);
+	/* past the end of .bss, in the same anonymous mapping */
+	expect_no_data(s, fx.maps, data_addr(&fx, "fix_bss_late") + 64, LS_SYM_NO_SYMBOL);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+/*
+ * A process that is gone: only a recorded build-id says the file on disk
+ * is the one it mapped.  Without one, no name; with another build's, no
+ * name either.
+ */
+Test(symbols_elf, data_of_a_recording_needs_the_build_id)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	__u64 addr;
+	__u8 id[LS_BUILD_ID_MAX];
+	struct fixture fx;
+	size_t len;
+
+	fixture_run(&fx, "sym_pie");
+	addr = data_addr(&fx, "fix_data_global");
+	expect_no_data(s, fx.maps, addr, LS_SYM_NO_FILE);
+	file_build_id(&fx, "sym_pie", id, &len);
+	id[0] ^= 0xff;
+	set_build_ids(fx.maps, "/sym_pie", id, len);
+	expect_no_data(s, fx.maps, addr, LS_SYM_FILE_CHANGED);
+	id[0] ^= 0xff;
+	set_build_ids(fx.maps, "/sym_pie", id, len);
+	expect_data(s, fx.maps, addr, "fix_data_global", 0, "/sym_pie");
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
+/* A live process: this test's own object, through /proc/self/maps and the inode check. */
+int symbols_elf_test_lock[2];
+
+Test(symbols_elf, data_of_a_live_process)
+{
+	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
+	struct proc_maps *maps;
+	struct ls_sym sym;
+
+	cr_assert_eq(proc_maps__load_pid(&maps, (__u32)getpid()), 0);
+	cr_assert_eq(symbolizer__data(s, maps, (__u64)(uintptr_t)&symbols_elf_test_lock[1], &sym), 0);
+	cr_assert(sym.resolved, "status %u", sym.status);
+	cr_assert_str_eq(sym.name, "symbols_elf_test_lock");
+	cr_assert_eq(sym.off, sizeof(int));
+	cr_assert_eq(symbolizer__data(s, maps, (__u64)(uintptr_t)&sym, &sym), 0);
+	cr_assert_not(sym.resolved, "a stack address got a name");
+	proc_maps__free(maps);
+	symbolizer__free(s);
 }

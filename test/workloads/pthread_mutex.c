@@ -9,10 +9,25 @@
  * the holder to the victim's priority while the victim waits, so the hog
  * cannot keep it off its CPU, and the waits stay short: no inversion.
  *
+ * Where the mutex lives, which is how lockstall names it: on main()'s
+ * stack (default: no name, only its address); --global: the global
+ * g_wl_mutex (in .bss); --in-struct: the lock member of the global
+ * g_wl_queue (in .data), named "g_wl_queue+0xOFF".
+ *
  * Ground truth: one JSON line on stdout (workload.h), with the mutex's
- * address and the victim's slowest pthread_mutex_lock().
+ * address and name ("mutex_name", null on the stack) and the victim's
+ * slowest pthread_mutex_lock().
  */
+#include <stddef.h>
 #include "lock_inversion.h"
+
+/* Names lockstall finds in this binary's symbol table: keep them. */
+pthread_mutex_t g_wl_mutex;
+struct wl_queue {
+	const char *name;
+	unsigned long len;
+	pthread_mutex_t lock;
+} g_wl_queue = { .name = "wl-queue" };
 
 static void mutex__lock(void *m)
 {
@@ -33,19 +48,28 @@ int main(int argc, char **argv)
 {
 	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
 	bool pi = wl_take_flag(&argc, argv, "--pi");
-	pthread_mutex_t mutex;
-	struct wl_inversion x = { .opts = &opts, .ops = &mutex_ops, .lock = &mutex };
+	bool global = wl_take_flag(&argc, argv, "--global");
+	bool in_struct = wl_take_flag(&argc, argv, "--in-struct");
+	pthread_mutex_t on_stack;
+	pthread_mutex_t *mutex = global ? &g_wl_mutex : in_struct ? &g_wl_queue.lock : &on_stack;
+	struct wl_inversion x = { .opts = &opts, .ops = &mutex_ops, .lock = mutex };
 	pthread_mutexattr_t attr;
-	char head[128];
+	char head[192], name[64] = "null";
 
 	wl_parse_opts(argc, argv, &opts);
 	pthread_mutexattr_init(&attr);
 	if (pi && pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT))
 		wl_die("PTHREAD_PRIO_INHERIT not supported");
-	pthread_mutex_init(&mutex, &attr);
+	pthread_mutex_init(mutex, &attr);
 	wl_inversion__run(&x);
-	snprintf(head, sizeof(head), "\"workload\":\"pthread_mutex\",\"pi\":%s,\"mutex\":\"0x%llx\"",
-		 pi ? "true" : "false", (unsigned long long)(uintptr_t)&mutex);
+	/* the name a symbolizer should give it: null where it has none */
+	if (global)
+		snprintf(name, sizeof(name), "\"g_wl_mutex\"");
+	else if (in_struct)
+		snprintf(name, sizeof(name), "\"g_wl_queue+0x%zx\"", offsetof(struct wl_queue, lock));
+	snprintf(head, sizeof(head),
+		 "\"workload\":\"pthread_mutex\",\"pi\":%s,\"mutex\":\"0x%llx\",\"mutex_name\":%s",
+		 pi ? "true" : "false", (unsigned long long)(uintptr_t)mutex, name);
 	wl_inversion__print(&x, head);
 	return 0;
 }
