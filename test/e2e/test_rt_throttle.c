@@ -23,7 +23,7 @@
  *  - a kernel that does not (6.12+ without RT groups): the fair server
  *    preempts the holder instead, and nothing may say rt_throttled.
  * A suite of its own, not watch: the kernel matrix (test/kernels) runs
- * watch/* under emulation, where these take minutes per backend; run them
+ * the watch suite under emulation, where these take minutes per backend; run them
  * in a guest with LOCKSTALL_KERNEL_SCRIPT.
  */
 #include <stdio.h>
