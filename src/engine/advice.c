@@ -14,6 +14,8 @@ static const char *advice__cause(enum ls_cause c)
 		return "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container";
 	case LS_CAUSE_RECLAIM:
 		return "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)";
+	case LS_CAUSE_IO:
+		return "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;

@@ -212,10 +212,17 @@ struct spell {
 	__u8 state;		/* enum ls_holder_state */
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
-	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open (runnable spells), SPELL_* */
+	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open, SPELL_* */
 	struct ls_task waker;
 	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
+	__u32 io_dev;		/* LS_CAUSE_F_IO: the device (LS_REC_IO_DEV); 0: not known */
 };
+
+/* A blocked spell the kernel said was an I/O wait: all of it counts as I/O. */
+static inline bool spell__io(const struct spell *sp)
+{
+	return sp->state == LS_STATE_BLOCKED && (sp->cause & LS_CAUSE_F_IO);
+}
 
 /* spell.cause: an UNTHROTTLE said how much of the throttled spell was throttled. */
 #define SPELL_THROTTLED_TOLD	0x80
@@ -377,6 +384,8 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
 void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
+/* IO_DEV: the device of the I/O wait its SWITCH or OWNER just opened. */
+void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r);
 /* OWNER: follow the owner from here on, as it was when the wait began. */
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r);
 

@@ -25,6 +25,8 @@ struct stall_cand {
 	__u64 offcpu;
 	__u64 by_state[LS_STATE_N];
 	__u64 by_cause[LS_CAUSE_N];
+	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
+	__u32 io_dev;
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
 	bool has_waker;
 	struct ls_task waker;
@@ -316,6 +318,13 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		if (spell__runnable(sp))
 			c->by_cause[LS_CAUSE_THROTTLED] +=
 				span_overlap(sp->start, spell__throttled_end(sp), s, t);
+		if (spell__io(sp)) {
+			c->by_cause[LS_CAUSE_IO] += len;
+			if (sp->io_dev && len > c->io_dev_longest) {
+				c->io_dev_longest = len;
+				c->io_dev = sp->io_dev;
+			}
+		}
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;
@@ -390,6 +399,10 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 				lead->by_state[k] += c->by_state[k];
 			for (k = 0; k < LS_CAUSE_N; k++)
 				lead->by_cause[k] += c->by_cause[k];
+			if (c->io_dev_longest > lead->io_dev_longest) {
+				lead->io_dev_longest = c->io_dev_longest;
+				lead->io_dev = c->io_dev;
+			}
 			if (c->blocked_longest > lead->blocked_longest) {
 				lead->blocked_longest = c->blocked_longest;
 				lead->has_waker = c->has_waker;
@@ -500,6 +513,8 @@ static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder
 	/* A cause that explains little of the hold must not point the advice at its knob. */
 	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
 		hd->cause = LS_CAUSE_NONE;
+	if (hd->cause_ns[LS_CAUSE_IO])
+		hd->io_dev = lead->io_dev;
 	/* The latest hold's: the limit as it was last seen. */
 	for (i = 0; i < lead->n_group; i++) {
 		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])

@@ -517,8 +517,9 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		if (r->prev_flags & LS_TASK_F_ANY) {
 			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
 				    r->hdr.cpu, ts);
-			if (r->prev_runnable)
-				p->open.cause = r->prev_cause;
+			/* IO only for a sleep, the others only for a runnable holder */
+			p->open.cause = r->prev_runnable ? r->prev_cause & ~LS_CAUSE_F_IO :
+							   r->prev_cause & LS_CAUSE_F_IO;
 		}
 	}
 
@@ -744,6 +745,18 @@ void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_
 		fn(s, to, ctx);
 }
 
+void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	/* It comes just after the SWITCH or OWNER that opened the I/O wait. */
+	if (!tk || !tk->spell_open || !spell__io(&tk->open))
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	tk->open.io_dev = r->dev;
+}
+
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)
 {
 	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
@@ -790,5 +803,7 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);
 	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :
 		    LS_STATE_BLOCKED, r->owner_cpu, ts);
+	if (r->owner_state == LS_OWNER_BLOCKED)
+		o->open.cause = r->owner_cause & LS_CAUSE_F_IO;
 	o->cpu_state = TASK_CPU_OFF;
 }

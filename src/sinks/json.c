@@ -163,6 +163,17 @@ static void json_cause_reclaim(FILE *f, const struct ls_reclaim *r)
 	json_u64(f, "usage_bytes", r->usage_bytes);
 }
 
+/* ,"device":"MAJ:MIN","major":N,"minor":N of an I/O wait's device. */
+static void json_cause_io(FILE *f, __u32 dev)
+{
+	char d[24];
+
+	snprintf(d, sizeof(d), "%u:%u", LS_DEV_MAJOR(dev), LS_DEV_MINOR(dev));
+	json_strv(f, "device", d);
+	json_u64(f, "major", LS_DEV_MAJOR(dev));
+	json_u64(f, "minor", LS_DEV_MINOR(dev));
+}
+
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
  * "reclaim":{...}}: what the kernel said of the holder's time (ABI 4 runs
@@ -190,6 +201,8 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 		}
 		if (c == LS_CAUSE_RECLAIM && h->reclaim)
 			json_cause_reclaim(f, h->reclaim);
+		if (c == LS_CAUSE_IO && h->io_dev)
+			json_cause_io(f, h->io_dev);
 		putc('}', f);
 	}
 	putc('}', f);

@@ -358,7 +358,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"               symlink all the while (mprotect_fault)\n"
 		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
 		"               before and after goes into the ground truth (proc_reader);\n"
-		"               the memory cgroup the process runs in (reclaim_holder)\n"
+		"               the memory cgroup the process runs in (reclaim_holder);\n"
+		"               the I/O-limited cgroup its holder runs in (io_holder)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
