@@ -340,7 +340,7 @@ const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *b
 	if (c == LS_CAUSE_RECLAIM && h->reclaim)
 		return sink__reclaim_text(h->reclaim, buf, len);
 	if (c == LS_CAUSE_IO && h->io_dev) {
-		snprintf(buf, len, "on device %u:%u", LS_DEV_MAJOR(h->io_dev),
+		snprintf(buf, len, "device %u:%u", LS_DEV_MAJOR(h->io_dev),
 			 LS_DEV_MINOR(h->io_dev));
 		return buf;
 	}

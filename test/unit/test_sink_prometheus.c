@@ -294,6 +294,7 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_RECLAIM;
 	cr_assert_eq(sink__stall(sink, &st), 0);
+	st.cause = LS_CAUSE_IO;
 	cr_assert_eq(sink__stall(sink, &st), 0);
 
 	wait_hist(&v[0], 10, LS_HIST_WAIT, 0, 3, 5);	/* 5 reads in (4us, 8us] */
@@ -309,7 +310,8 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"unknown\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"none\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
-	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"reclaim\""), 2);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"reclaim\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"io\""), 1);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"4e-06\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"8e-06\""), 10);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"0.001024\""),
