@@ -176,8 +176,8 @@ static void json_cause_io(FILE *f, __u32 dev)
 
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
- * "reclaim":{...}}: what the kernel said of the holder's time (ABI 4 runs
- * only: older recordings' output stays as it was).
+ * "reclaim":{...},"io":{"ns":N,"device":"M:m",...}}: what the kernel said of
+ * the holder's time (ABI 4 runs only: older recordings' output stays as it was).
  */
 static void json_causes(FILE *f, const struct ls_holder *h)
 {
