@@ -49,19 +49,6 @@ static void *block_buf(char fill)
 	return p;
 }
 
-static void join_cgroup(const char *dir)
-{
-	char path[512], pid[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
-		wl_die("join %s: %s", path, strerror(errno));
-	close(fd);
-}
-
 /* The holder process: appends until the parent closes stop_fd, then reports on out_fd. */
 static void holder__run(int fd, const char *cgroup, int ready_fd, int stop_fd, int out_fd)
 {
@@ -70,14 +57,9 @@ static void holder__run(int fd, const char *cgroup, int ready_fd, int stop_fd, i
 	uint64_t t0, d;
 	off_t off = BLOCK;	/* the victim's block comes first */
 	char b;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-holder");
-	join_cgroup(cgroup);
-	err = wl_pin_cpu(WL_CPU_LOW);
-	if (err)
-		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(WL_CLASS_NORMAL);
+	wl_join_cgroup(cgroup);
+	wl_become("holder", WL_CPU_LOW, WL_CLASS_NORMAL);
 	t.tid = gettid();
 	fcntl(stop_fd, F_SETFL, O_NONBLOCK);
 	for (;;) {
@@ -119,14 +101,9 @@ static void victim__run(struct victim *v)
 {
 	char *buf = block_buf('v');
 	uint64_t t0, t1;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
 	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(WL_CLASS_HIGH);
+	v->policy = wl_become("victim", WL_CPU_VICTIM, WL_CLASS_HIGH);
 	v->start_ns = wl_now_ns();
 	do {
 		t0 = wl_now_ns();

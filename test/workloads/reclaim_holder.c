@@ -111,19 +111,6 @@ static void mem_stat__read(const char *dir, struct mem_stat *m)
 	m->psi_some_us = file_number("", "/proc/pressure/memory", "total=");
 }
 
-static void join_cgroup(const char *dir)
-{
-	char path[512], pid[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
-		wl_die("join %s: %s", path, strerror(errno));
-	close(fd);
-}
-
 /* Dirty the cgroup's memory: write the file all over (its pages charge our cgroup). */
 static void holder__dirty(struct holder *h)
 {
@@ -166,14 +153,9 @@ static void holder__populate(struct holder *h)
 static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-holder");
 	h->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_LOW);
-	if (err)
-		wl_die("holder: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
-	wl_set_class(WL_CLASS_NORMAL);
+	wl_become("holder", WL_CPU_LOW, WL_CLASS_NORMAL);
 	if (setpriority(PRIO_PROCESS, h->tid, HOLDER_NICE))
 		wl_die("holder: nice %d: %s", HOLDER_NICE, strerror(errno));
 	holder__dirty(h);
@@ -192,14 +174,9 @@ static void *victim__run(void *arg)
 	struct victim *v = arg;
 	uint64_t t0, t1;
 	void *p;
-	int err;
 
-	prctl(PR_SET_NAME, "wl-victim");
 	v->tid = gettid();
-	err = wl_pin_cpu(WL_CPU_VICTIM);
-	if (err)
-		wl_die("victim: pin to CPU %d: %s", WL_CPU_VICTIM, strerror(-err));
-	v->policy = wl_set_class(WL_CLASS_HIGH);
+	v->policy = wl_become("victim", WL_CPU_VICTIM, WL_CLASS_HIGH);
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
 	do {
@@ -257,7 +234,7 @@ int main(int argc, char **argv)
 	if (m0.limit == ~0ULL || m0.limit < 2 * opts.size_mb << 20 || m0.limit > 1ULL << 32)
 		wl_die("%s: want a memory limit of twice -s %lu MB to 4 GB", opts.cgroup,
 		       opts.size_mb);
-	join_cgroup(opts.cgroup);
+	wl_join_cgroup(opts.cgroup);
 	h.file_fd = tmp_file();
 	h.file_len = m0.limit;
 	h.len = opts.size_mb << 20;

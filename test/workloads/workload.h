@@ -16,6 +16,7 @@
 #define LOCKSTALL_WORKLOAD_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -124,6 +125,37 @@ static inline const char *wl_set_class(enum wl_class c)
 		return "normal";
 	}
 	return "unknown";
+}
+
+/*
+ * The calling thread becomes who: its name, pinned to cpu, in class c.
+ * Returns the policy name (wl_set_class()).
+ */
+static inline const char *wl_become(const char *who, int cpu, enum wl_class c)
+{
+	char name[16];
+	int err;
+
+	snprintf(name, sizeof(name), "wl-%s", who);
+	prctl(PR_SET_NAME, name);
+	err = wl_pin_cpu(cpu);
+	if (err)
+		wl_die("%s: pin to CPU %d: %s", who, cpu, strerror(-err));
+	return wl_set_class(c);
+}
+
+/* Move the calling process into the cgroup directory dir. */
+static inline void wl_join_cgroup(const char *dir)
+{
+	char path[512], pid[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
+		wl_die("join %s: %s", path, strerror(errno));
+	close(fd);
 }
 
 /* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
