@@ -22,8 +22,13 @@ struct task_struct___io {
 	unsigned int in_iowait:1;
 };
 
+struct gendisk {
+	char disk_name[32];
+};
+
 struct block_device {
 	__u32 bd_dev;		/* dev_t */
+	struct gendisk *bd_disk;
 };
 
 /* 5.12+ (commit 309dca309fc3, "block: store a block_device pointer in struct bio"). */
@@ -63,6 +68,7 @@ static __always_inline void ls_emit_io_dev(struct task_struct *t, struct ls_task
 	r->tid = LS_TASK_READ(t, pid);
 	r->tgid = LS_TASK_READ(t, tgid);
 	r->dev = st->io_dev;
+	__builtin_memcpy(r->disk, st->io_disk, sizeof(r->disk));
 	ls_emit_submit(r);
 }
 
@@ -82,6 +88,7 @@ static __always_inline void ls_io_sleep(struct ls_task_state *st, struct task_st
 static __always_inline void ls_io_note(struct block_device *bdev)
 {
 	struct ls_task_state *st;
+	struct gendisk *disk;
 	__u32 dev;
 
 	if (!bdev)
@@ -90,8 +97,13 @@ static __always_inline void ls_io_note(struct block_device *bdev)
 	if (!st)
 		return;
 	dev = BPF_CORE_READ(bdev, bd_dev);
-	if (dev)
-		st->io_dev = dev;
+	if (!dev || dev == st->io_dev)
+		return;
+	st->io_dev = dev;
+	disk = BPF_CORE_READ(bdev, bd_disk);
+	if (!disk || bpf_probe_read_kernel_str(st->io_disk, sizeof(st->io_disk),
+					       &disk->disk_name) < 0)
+		st->io_disk[0] = '\0';
 }
 
 SEC("tp_btf/block_bio_queue")

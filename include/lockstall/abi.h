@@ -413,18 +413,23 @@ struct ls_rec_owner {
 
 /*
  * The block device a holder's I/O wait is on, when the kernel told it:
- * the device of the last bio the holder itself submitted (block_bio_queue
- * in its own context) since it last slept for anything but I/O.  Sent
- * right after the SWITCH or OWNER that says LS_CAUSE_F_IO, same hdr.ts;
- * none when the holder waits on I/O someone else submitted (a page
- * another task reads in): the device is then not known.
+ * the device the holder itself last mapped or queued I/O to (bpf/io.bpf.h)
+ * since it last slept for anything but I/O.  Sent right after the SWITCH
+ * or OWNER that says LS_CAUSE_F_IO, same hdr.ts; none when the holder
+ * waits on I/O someone else submitted (a page another task reads in): the
+ * device is then not known.  disk is the kernel's name of the whole disk
+ * (gendisk.disk_name: "vda" for 254:1 too), so a recording read elsewhere
+ * names the disk of the host it was made on.
  */
+#define LS_DISK_NAME_LEN 32	/* the kernel's DISK_NAME_LEN */
+
 struct ls_rec_io_dev {
 	struct ls_hdr hdr;
 	__u32 tid;
 	__u32 tgid;
 	__u32 dev;		/* the kernel's dev_t: major = dev >> 20, minor = dev & 0xfffff */
 	__u32 pad;
+	char disk[LS_DISK_NAME_LEN];	/* NUL-terminated unless 32 bytes long; any bytes */
 };
 
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
@@ -671,7 +676,7 @@ LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
-LS_ASSERT_SIZE(ls_rec_io_dev, 32);
+LS_ASSERT_SIZE(ls_rec_io_dev, 64);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

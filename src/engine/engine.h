@@ -175,9 +175,12 @@ struct ls_holder {
 	const struct ls_reclaim *reclaim;	/* cause_ns[RECLAIM]: the latest; else NULL */
 	/*
 	 * cause_ns[IO]: the device of its longest I/O wait that named one,
-	 * the kernel's dev_t (LS_DEV_MAJOR/MINOR); 0: not known.
+	 * the kernel's dev_t (LS_DEV_MAJOR/MINOR); 0: not known.  io_disk:
+	 * the kernel's name of its whole disk ("vda"), raw bytes, NUL-padded,
+	 * unterminated at LS_DISK_NAME_LEN; "": not known.
 	 */
 	__u32 io_dev;
+	char io_disk[LS_DISK_NAME_LEN];
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;

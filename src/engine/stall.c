@@ -499,8 +499,10 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 }
 
 /* The causes the kernel gave for the holder's spells, the largest, and the limit behind them. */
-static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder *hd)
+static void stall__holder_causes(const struct engine *e, const struct stall_cand *lead,
+				 struct ls_holder *hd)
 {
+	const char *disk;
 	unsigned int k;
 	__u32 i;
 
@@ -513,8 +515,12 @@ static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder
 	/* A cause that explains little of the hold must not point the advice at its knob. */
 	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
 		hd->cause = LS_CAUSE_NONE;
-	if (hd->cause_ns[LS_CAUSE_IO])
+	if (hd->cause_ns[LS_CAUSE_IO] && lead->io_dev) {
 		hd->io_dev = lead->io_dev;
+		disk = tasks__io_disk(e, hd->io_dev);
+		if (disk)
+			memcpy(hd->io_disk, disk, sizeof(hd->io_disk));
+	}
 	/* The latest hold's: the limit as it was last seen. */
 	for (i = 0; i < lead->n_group; i++) {
 		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])
@@ -567,7 +573,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
-	stall__holder_causes(lead, hd);
+	stall__holder_causes(e, lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)
 		hd->woken_by = lead->waker;

@@ -745,10 +745,42 @@ void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_
 		fn(s, to, ctx);
 }
 
+static struct io_disk *io_disk__find(struct engine *e, __u32 dev)
+{
+	unsigned int i;
+
+	for (i = 0; dev && i < ENGINE_IO_DISKS; i++)
+		if (e->io_disks[i].dev == dev)
+			return &e->io_disks[i];
+	return NULL;
+}
+
+const char *tasks__io_disk(const struct engine *e, __u32 dev)
+{
+	const struct io_disk *d = io_disk__find((struct engine *)e, dev);
+
+	return d ? d->name : NULL;
+}
+
+static void tasks__io_disk_set(struct engine *e, __u32 dev, const char name[LS_DISK_NAME_LEN])
+{
+	struct io_disk *d;
+
+	if (!dev || !name[0])
+		return;
+	d = io_disk__find(e, dev);
+	if (!d)
+		d = &e->io_disks[e->io_disk_next++ % ENGINE_IO_DISKS];
+	d->dev = dev;
+	memcpy(d->name, name, sizeof(d->name));
+}
+
 void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
 {
 	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
 	struct task *tk = tasks__find(e, &id);
+
+	tasks__io_disk_set(e, r->dev, r->disk);
 
 	/* It comes just after the SWITCH or OWNER that opened the I/O wait. */
 	if (!tk || !tk->spell_open || !spell__io(&tk->open))

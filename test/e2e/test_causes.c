@@ -366,6 +366,7 @@ static json_int_t check_io_stall(const json_t *st, const json_t *h, json_int_t *
 	if (json_object_get(io, "device")) {
 		(*with_dev)++;
 		cr_expect_str_eq(e2e_str(io, "device"), e2e_str(w.truth, "device"));
+		cr_expect_str_eq(e2e_str(io, "disk"), e2e_str(w.truth, "disk"));
 	}
 	if (!strcmp(e2e_str(h, "cause"), "io")) {
 		(*named)++;

@@ -284,7 +284,8 @@ void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_t
 	stream__append(s, &r, sizeof(r), LS_REC_UNTHROTTLE, cpu, ts);
 }
 
-void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev)
+void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev,
+		    const char *disk)
 {
 	struct ls_rec_io_dev r;
 
@@ -292,6 +293,7 @@ void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task 
 	r.tid = t->tid;
 	r.tgid = t->tgid;
 	r.dev = dev;
+	memcpy(r.disk, disk, strnlen(disk, sizeof(r.disk)));
 	stream__append(s, &r, sizeof(r), LS_REC_IO_DEV, cpu, ts);
 }
 

@@ -341,7 +341,7 @@ static void scenario__io(bool io, __u32 dev)
 	if (io)
 		stream__cause(&efx.s, LS_CAUSE_F_IO);
 	if (dev)
-		stream__io_dev(&efx.s, 0, T(1), &efx.holder, dev);
+		stream__io_dev(&efx.s, 0, T(1), &efx.holder, dev, "vda");
 	scenario__wait_begin(&efx.waiter, true, T(2));
 	stream__wakeup(&efx.s, 0, T(40), &efx.holder, LS_TASK_F_HOLDING, &efx.hog, 0, &efx.hog);
 	stream__switch(&efx.s, 0, T(41), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
@@ -371,6 +371,7 @@ Test(causes, io_wait_with_its_device)
 	cr_assert_eq(st->cause, LS_CAUSE_IO);
 	cr_assert_eq(LS_DEV_MAJOR(h->io_dev), 254);
 	cr_assert_eq(LS_DEV_MINOR(h->io_dev), 0);
+	cr_assert_str_eq(h->io_disk, "vda");
 	cr_assert_str_eq(ls_cause_name(st->cause), "io");
 	cr_assert(strstr(st->advice, "I/O"), "advice: %s", st->advice);
 	cr_assert_eq(efx.cs->summary.stalls_by_cause[LS_CAUSE_IO], 1);
@@ -396,6 +397,7 @@ Test(causes, blocked_not_on_io_has_no_cause)
 	cr_assert_eq(h->offcpu_by_state[LS_STATE_BLOCKED], MS(38));
 	cr_assert_eq(h->cause_ns[LS_CAUSE_IO], 0);
 	cr_assert_eq(h->io_dev, 0);
+	cr_assert_eq(h->io_disk[0], '\0');
 	cr_assert_eq(st->cause, LS_CAUSE_NONE);
 	cr_assert(strstr(st->advice, "slept"), "advice: %s", st->advice);
 }
@@ -409,7 +411,7 @@ Test(causes, preempted_stays_preempted)
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
 	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
 	stream__cause(&efx.s, LS_CAUSE_F_IO);
-	stream__io_dev(&efx.s, 0, T(1), &efx.holder, VDA);
+	stream__io_dev(&efx.s, 0, T(1), &efx.holder, VDA, "vda");
 	scenario__wait_begin(&efx.waiter, true, T(2));
 	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
 	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
@@ -444,7 +446,7 @@ Test(causes, owner_found_in_io_wait)
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
 	stream__owner(&efx.s, 1, T(2), &lock, &o);
 	stream__cause(&efx.s, LS_CAUSE_F_IO);
-	stream__io_dev(&efx.s, 1, T(2), &owner, VDA | 16);
+	stream__io_dev(&efx.s, 1, T(2), &owner, VDA | 16, "");
 	stream__wait_begin(&efx.s, 1, T(3), &efx.waiter, &lock, &w);
 	stream__switch(&efx.s, 1, T(3), &efx.waiter, LS_TASK_F_WAITING, false, NULL, 0);
 	stream__wakeup(&efx.s, 0, T(30), &owner, LS_TASK_F_OWNER, &efx.hog, 0, NULL);
@@ -460,4 +462,6 @@ Test(causes, owner_found_in_io_wait)
 	cr_assert_eq(st->cause, LS_CAUSE_IO);
 	cr_assert_eq(LS_DEV_MAJOR(st->holders[0].io_dev), 254);
 	cr_assert_eq(LS_DEV_MINOR(st->holders[0].io_dev), 16);
+	/* no name came with it: none is made up */
+	cr_assert_eq(st->holders[0].io_disk[0], '\0');
 }

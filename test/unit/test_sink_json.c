@@ -295,6 +295,7 @@ Test(sink_json, causes_io)
 	h.cause_ns[LS_CAUSE_IO] = FX_MS(12);
 	h.cause = LS_CAUSE_IO;
 	h.io_dev = 8U << 20 | 16;
+	memset(h.io_disk, 'd', sizeof(h.io_disk));	/* 32 bytes, no NUL */
 	fx_stall(&st, &h, 1);
 	st.cause = LS_CAUSE_IO;
 	st.advice = ls_advice(&st);
@@ -308,6 +309,7 @@ Test(sink_json, causes_io)
 	expect_s(io, "device", "8:16");
 	expect_u(io, "major", 8);
 	expect_u(io, "minor", 16);
+	expect_s(io, "disk", "dddddddddddddddddddddddddddddddd");
 	free_lines(&l);
 	free(text);
 
@@ -319,6 +321,7 @@ Test(sink_json, causes_io)
 	expect_u(io, "ns", FX_MS(12));
 	expect_absent(io, "device");
 	expect_absent(io, "major");
+	expect_absent(io, "disk");
 	free_lines(&l);
 	free(text);
 }

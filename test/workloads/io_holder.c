@@ -17,9 +17,9 @@
  *           waits for the holder's write in progress.
  *
  * The file lives in /var/tmp (a disk, where O_DIRECT goes to the device);
- * its device goes into the ground truth as MAJOR:MINOR (st_dev), with the
- * holder's writes, each one's start and end (its I/O wait is inside), and
- * the victim's calls.
+ * its device goes into the ground truth as MAJOR:MINOR (st_dev) and its
+ * disk's name (sysfs), with the holder's writes, each one's start and end
+ * (its I/O wait is inside), and the victim's calls.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -138,23 +138,44 @@ static int direct_file(struct stat *st)
 	return dfd;
 }
 
+/* The name of dev's whole disk, from sysfs (".../block/vda[/vda1]"); "" if not found. */
+static void disk_name(dev_t dev, char *out, size_t len)
+{
+	char path[64], link[512], *p;
+	ssize_t n;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return;
+	link[n] = '\0';
+	p = strstr(link, "/block/");
+	if (!p)
+		return;
+	p += strlen("/block/");
+	snprintf(out, len, "%.*s", (int)strcspn(p, "/\"\\"), p);
+}
+
 static void print_truth(const struct victim *v, const struct holder_truth *t, pid_t holder_pid,
 			const struct stat *st, const char *cgroup)
 {
 	uint32_t i, n = t->n < MAX_WRITES ? t->n : MAX_WRITES;
+	char disk[64];
 
+	disk_name(st->st_dev, disk, sizeof(disk));
 	printf("{\"workload\":\"io_holder\",\"victim_pid\":%d,\"victim_tid\":%d,"
 	       "\"victim_policy\":\"%s\",\"holder_pid\":%d,\"holder_tid\":%d,"
 	       "\"holder_policy\":\"normal\",\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,"
 	       "\"victim_wait_ns\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
-	       "\"worst_ns\":%llu,\"device\":\"%u:%u\",\"cgroup_dir\":\"%s\","
+	       "\"worst_ns\":%llu,\"device\":\"%u:%u\",\"disk\":\"%s\",\"cgroup_dir\":\"%s\","
 	       "\"holder_writes\":%u,\"holder_io_ns\":%llu,\"holder_longest_ns\":%llu,"
 	       "\"holder_spans\":[",
 	       (int)getpid(), (int)v->tid, v->policy, (int)holder_pid, (int)t->tid,
 	       (unsigned long long)v->start_ns, (unsigned long long)v->end_ns,
 	       (unsigned long long)v->worst.calls, (unsigned long long)v->wait_ns,
 	       (unsigned long long)v->worst.start_ns, (unsigned long long)v->worst.end_ns,
-	       (unsigned long long)v->worst.ns, major(st->st_dev), minor(st->st_dev), cgroup,
+	       (unsigned long long)v->worst.ns, major(st->st_dev), minor(st->st_dev), disk, cgroup,
 	       t->n, (unsigned long long)t->io_ns, (unsigned long long)t->longest_ns);
 	for (i = 0; i < n; i++)
 		printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)t->span[i][0],
