@@ -15,7 +15,12 @@
  * FUTEX_WAIT with val 2, what glibc's lll_lock_wait() passes for a
  * contended pthread_mutex_t, the mutex's __owner (offset 8 on x86-64,
  * the futex word at 0), believed only if it is a thread of the waiter's
- * own process.  The owner is found with bpf_task_from_pid() (6.2+): its
+ * own process; for a FUTEX_WAIT with val 3, what glibc's pthread_rwlock_t
+ * waits pass while a writer holds the lock (1 | PTHREAD_RWLOCK_FUTEX_USED,
+ * a reader on __wrphase_futex, a writer on __writers_futex), the rwlock's
+ * __cur_writer, the lock named by the rwlock's address; a word waited on
+ * with 3 that is neither is no lock wait and is not traced.  The owner
+ * is found with bpf_task_from_pid() (6.2+): its
  * task storage counts the waiters that named it (LS_TASK_F_OWNER: its
  * switches are sent while one waits), and an LS_REC_OWNER record says
  * where it was as the wait began.  Otherwise no owner: the engine may
@@ -34,6 +39,7 @@
 #define LS_FUTEX_TID_MASK	0x3fffffff
 #define LS_GLIBC_MUTEX_OWNER	8	/* offsetof(pthread_mutex_t, __data.__owner), x86-64 */
 #define LS_GLIBC_LOCK_WAITERS	2	/* lll_lock_wait(): "locked, maybe waiters" */
+#define LS_GLIBC_RWLOCK_WAIT	3	/* 1 | PTHREAD_RWLOCK_FUTEX_USED: a writer holds it */
 
 #define LS_NR_FUTEX		202	/* x86_64 */
 
@@ -62,9 +68,27 @@ struct ls_glibc_mutex {
 #define LS_GLIBC_KIND_OK	(0x3 | 0x10 | 0x80 | 0x100 | 0x200)
 
 /*
+ * glibc's x86-64 pthread_rwlock_t (struct __pthread_rwlock_arch_t, 2.25+)
+ * as 32-bit words, read as one window from 12 bytes before the futex word
+ * so that both words a waiter may block on fall inside it: a reader waits
+ * on __wrphase_futex (the rwlock 8 bytes before the word, window word 1),
+ * a writer on __writers_futex (12 bytes before, window word 0).
+ */
+#define LS_RWLOCK_WIN_OFF	12	/* offsetof(__writers_futex) */
+#define LS_RWLOCK_READERS	0	/* __readers: WRPHASE 1, WRLOCKED 2, readers << 3 */
+#define LS_RWLOCK_PAD3		4
+#define LS_RWLOCK_PAD4		5
+#define LS_RWLOCK_CUR_WRITER	6	/* the TID of the writer holding it */
+#define LS_RWLOCK_SHARED	7	/* 0 or 1 (PTHREAD_PROCESS_SHARED) */
+#define LS_RWLOCK_FLAGS		12	/* PTHREAD_RWLOCK_PREFER_READER_NP .. _WRITER_NONRECURSIVE_NP */
+#define LS_RWLOCK_WRLOCKED	2
+#define LS_RWLOCK_WIN_WORDS	14	/* the 13 words up to __flags, from either start */
+
+/*
  * The lock kind of a futex op that waits on a lock; 0 (mmap_lock: not
  * traced) for the others.  A plain FUTEX_WAIT counts only with val 2,
- * glibc's "locked, maybe waiters": condition variables, semaphores and
+ * glibc's "locked, maybe waiters", or 3, a write-locked rwlock's (checked
+ * against the rwlock's memory later): condition variables, semaphores and
  * barriers wait for an event, not for a holder, and are left out.
  */
 static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
@@ -72,7 +96,8 @@ static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
 	switch (op & LS_FUTEX_CMD_MASK) {
 	case LS_FUTEX_WAIT:
 	case LS_FUTEX_WAIT_BITSET:
-		return val == LS_GLIBC_LOCK_WAITERS ? LS_LOCK_FUTEX : LS_LOCK_MMAP;
+		return val == LS_GLIBC_LOCK_WAITERS || val == LS_GLIBC_RWLOCK_WAIT ?
+		       LS_LOCK_FUTEX : LS_LOCK_MMAP;
 	case LS_FUTEX_LOCK_PI:
 	case LS_FUTEX_LOCK_PI2:
 	case LS_FUTEX_WAIT_REQUEUE_PI:
@@ -81,9 +106,50 @@ static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
 	return LS_LOCK_MMAP;
 }
 
+/*
+ * The rwlock starting at word `at` of the window is write-locked, its
+ * padding is glibc's zeros and its flags are ones glibc sets: its writer.
+ */
+static __always_inline __s32 ls_rwlock_writer(const __u32 *win, int at)
+{
+	const __u32 *f = win + at;
+
+	if (!(f[LS_RWLOCK_READERS] & LS_RWLOCK_WRLOCKED) || f[LS_RWLOCK_PAD3] ||
+	    f[LS_RWLOCK_PAD4] || f[LS_RWLOCK_SHARED] > 1 || f[LS_RWLOCK_FLAGS] > 2)
+		return 0;
+	return (__s32)f[LS_RWLOCK_CUR_WRITER] > 0 ? (__s32)f[LS_RWLOCK_CUR_WRITER] : 0;
+}
+
+/*
+ * A FUTEX_WAIT with val 3 on a glibc rwlock that a writer holds: the
+ * writer, and ctx->uaddr becomes the rwlock's address (a reader and a
+ * writer wait on different words of it).  0: no such rwlock, no lock.
+ * The two readings exclude each other: read at the wrong start, __pad3
+ * or __pad4 is the non-zero __writers_futex or __cur_writer.
+ */
+static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *how)
+{
+	__u64 win_addr = ctx->uaddr - LS_RWLOCK_WIN_OFF;
+	__u32 win[LS_RWLOCK_WIN_WORDS];
+	__s32 writer;
+
+	if (bpf_probe_read_user(win, sizeof(win), (void *)win_addr))
+		return 0;
+	writer = ls_rwlock_writer(win, 1);
+	if (writer) {
+		ctx->uaddr = win_addr + 4;	/* a reader: __wrphase_futex */
+	} else {
+		writer = ls_rwlock_writer(win, 0);
+		if (!writer)
+			return 0;
+		ctx->uaddr = win_addr;		/* a writer: __writers_futex */
+	}
+	*how = LS_OWNER_RWLOCK_WRITER;
+	return writer;
+}
+
 /* The owner's TID as the lock's memory says, and how it was found; 0: none. */
-static __always_inline __u32 ls_futex_owner(const struct ls_futex_args *ctx, __u8 kind,
-					    __u8 *how)
+static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind, __u8 *how)
 {
 	__u64 uaddr = ctx->uaddr;
 	struct ls_glibc_mutex m;
@@ -97,6 +163,8 @@ static __always_inline __u32 ls_futex_owner(const struct ls_futex_args *ctx, __u
 		*how = LS_OWNER_FUTEX_WORD;
 		return word & LS_FUTEX_TID_MASK;
 	}
+	if (ctx->val == LS_GLIBC_RWLOCK_WAIT)
+		return ls_rwlock_owner(ctx, how);
 	if (bpf_probe_read_user(&m, sizeof(m), (void *)uaddr))
 		return 0;
 	/*
@@ -221,10 +289,13 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs)
 
 	if (kind == LS_LOCK_MMAP || ls_is_self(cur))
 		return 0;
+	owner = ls_futex_owner(&a, kind, &how);
+	/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
+	if (!owner && kind == LS_LOCK_FUTEX && a.val == LS_GLIBC_RWLOCK_WAIT)
+		return 0;
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
-	owner = ls_futex_owner(&a, kind, &how);
 	if (owner == (__u32)cur->pid)
 		owner = 0;
 	now = bpf_ktime_get_ns();

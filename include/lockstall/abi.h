@@ -41,6 +41,7 @@
  * 4 (I/O): LS_CAUSE_F_IO in ls_rec_switch.prev_cause (now for blocked
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
+ * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -208,6 +209,7 @@ enum ls_owner_how {
 	LS_OWNER_KLOCK = 3,	/* the owner field of a kernel mutex, writer-owned rwsem */
 	LS_OWNER_HINT = 4,	/* a reader-owned rwsem's last reader: a hint, not the readers */
 	LS_OWNER_RELEASER = 5,	/* the task whose wake ended the wait, not seen holding */
+	LS_OWNER_RWLOCK_WRITER = 6,	/* a glibc pthread_rwlock_t's __cur_writer, read at the wait */
 	LS_OWNER_HOW_N,
 };
 

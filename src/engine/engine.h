@@ -324,6 +324,7 @@ struct ls_summary {
 	__u64 stalls;		/* emitted (after the pid filter) */
 	__u64 stalls_by_verdict[LS_VERDICT_N];
 	__u64 stalls_by_cause[LS_CAUSE_N];	/* by ls_stall.cause */
+	__u64 stalls_by_lock[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
 	__u64 events;		/* records fed, of every type */
 	__u64 pending_reports;	/* pending records sent, at exit included (after the pid filter) */
 	__u64 pending_at_exit;	/* waits still open when the run ended */
@@ -407,7 +408,10 @@ const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
 /* "mmap_lock", "futex", "pi_futex", "mutex", ...; "unknown" past the enum. */
 const char *ls_lock_kind_name(unsigned int kind);
-/* "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser"; NULL for none. */
+/*
+ * "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser",
+ * "rwlock_writer"; NULL for none.
+ */
 const char *ls_owner_how_name(unsigned int how);
 /* "page_fault", "mmap", "munmap", ..., "syscall_N", "unknown": into buf, returned. */
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len);

@@ -607,7 +607,8 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 /* An owner read from the lock itself: a hint or a releaser may hold nothing. */
 static bool owner__exact(__u8 how)
 {
-	return how == LS_OWNER_FUTEX_WORD || how == LS_OWNER_PTHREAD || how == LS_OWNER_KLOCK;
+	return how == LS_OWNER_FUTEX_WORD || how == LS_OWNER_PTHREAD || how == LS_OWNER_KLOCK ||
+	       how == LS_OWNER_RWLOCK_WRITER;
 }
 
 /* tk waits on an exact owner, named at least the threshold before now. */

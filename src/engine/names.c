@@ -116,6 +116,7 @@ const char *ls_owner_how_name(unsigned int how)
 		[LS_OWNER_KLOCK] = "lock_owner",
 		[LS_OWNER_HINT] = "reader_hint",
 		[LS_OWNER_RELEASER] = "releaser",
+		[LS_OWNER_RWLOCK_WRITER] = "rwlock_writer",
 	};
 
 	return how < LS_OWNER_HOW_N ? names[how] : NULL;

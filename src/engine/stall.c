@@ -709,6 +709,8 @@ static void stall__count(struct engine *e, struct ls_stall *st, const struct sta
 		st->seq = ++e->sum.stalls;
 		e->sum.stalls_by_verdict[st->verdict]++;
 		e->sum.stalls_by_cause[st->cause]++;
+		if (st->mm.kind < LS_LOCK_KIND_N)
+			e->sum.stalls_by_lock[st->mm.kind]++;
 	}
 }
 
@@ -867,5 +869,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.seq = ++e->sum.stalls;
 	e->sum.stalls_by_verdict[st.verdict]++;
 	e->sum.stalls_by_cause[st.cause]++;
+	if (st.mm.kind < LS_LOCK_KIND_N)
+		e->sum.stalls_by_lock[st.mm.kind]++;
 	return sink__stall(e->sink, &st);
 }

@@ -26,6 +26,7 @@ struct prom_sink {
 	struct sink base;
 	__u64 stalls[LS_VERDICT_N];
 	__u64 causes[LS_CAUSE_N];	/* by ls_stall.cause */
+	__u64 locks[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
 	struct prom_hist wait[PROM_MODES];
 	struct ls_summary counters;	/* events, lost, slo and hooks only */
 };
@@ -58,11 +59,15 @@ static int prom__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct prom_sink *p = to_prom(s);
 
-	/* Stalls are counted when they end, once. */
-	if (!st->pending && st->verdict < LS_VERDICT_N)
+	/* Stalls are counted when they end, once: not their pending reports. */
+	if (st->pending)
+		return 0;
+	if (st->verdict < LS_VERDICT_N)
 		p->stalls[st->verdict]++;
 	if (st->cause < LS_CAUSE_N)
 		p->causes[st->cause]++;
+	if (st->mm.kind < LS_LOCK_KIND_N)
+		p->locks[st->mm.kind]++;
 	return 0;
 }
 
@@ -94,6 +99,10 @@ static int prom__summary(struct sink *s, const struct ls_summary *sum)
 	for (i = 0; i < LS_CAUSE_N; i++) {
 		if (sum->stalls_by_cause[i] > p->causes[i])
 			p->causes[i] = sum->stalls_by_cause[i];
+	}
+	for (i = 0; i < LS_LOCK_KIND_N; i++) {
+		if (sum->stalls_by_lock[i] > p->locks[i])
+			p->locks[i] = sum->stalls_by_lock[i];
 	}
 	if (!sum->hists)
 		return 0;
@@ -232,7 +241,7 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	size_t i;
 
 	prom__family(f, "lockstall_stalls_total", "counter",
-		     "Stalls on mmap_lock found, by verdict.");
+		     "Stalls found, by verdict.");
 	for (i = 0; i < LS_VERDICT_N; i++)
 		prom__sample(f, "lockstall_stalls_total", "verdict",
 			     ls_verdict_name((enum ls_verdict)i), p->stalls[i]);
@@ -241,6 +250,11 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	for (i = 0; i < LS_CAUSE_N; i++)
 		prom__sample(f, "lockstall_stall_causes_total", "cause",
 			     ls_cause_name((enum ls_cause)i), p->causes[i]);
+	prom__family(f, "lockstall_lock_stalls_total", "counter",
+		     "Stalls by the kind of lock waited for.");
+	for (i = 0; i < LS_LOCK_KIND_N; i++)
+		prom__sample(f, "lockstall_lock_stalls_total", "lock", ls_lock_kind_name((unsigned int)i),
+			     p->locks[i]);
 	prom__family(f, "lockstall_wait_seconds", "histogram",
 		     "Time waited for mmap_lock, by lock mode, all processes.");
 	for (i = 0; i < PROM_MODES; i++)

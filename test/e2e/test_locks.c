@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lockstall watch against locks other than mmap_lock (futexes), checked
- * against the ground truth of test/workloads/pthread_mutex: the victim's
- * slowest pthread_mutex_lock(), the holder and the hog.  Needs root, BPF
+ * against the ground truth of test/workloads/pthread_mutex and
+ * pthread_rwlock: the victim's slowest lock call, the holder and the hog.  Needs root, BPF
  * and a kernel with bpf_task_from_pid() (6.2+).
  */
 #include <string.h>
@@ -45,29 +45,29 @@ static bool ran_instead(const json_t *holder, json_int_t tid)
 }
 
 /*
- * A plain mutex: the SCHED_IDLE holder, named by glibc's __owner, sat
- * preempted by the hog while the SCHED_FIFO victim waited: an inversion,
- * on the workload's mutex, as long as the victim's slowest lock call.
+ * The victim's longest futex stall, against the truth of a workload where
+ * a SCHED_IDLE holder sat preempted by the hog while the SCHED_FIFO victim
+ * waited: an inversion, on the workload's lock (its address under
+ * lock_key), the holder found by found_by, as long as the victim's slowest
+ * lock call.
  */
-Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
+static void check_inversion(const char *lock_key, const char *found_by)
 {
-	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 	const json_t *st, *h, *lock;
 	json_int_t worst;
 
-	e2e_watch__run(&w, "pthread_mutex", args);
 	st = victim_stall(e2e_int(w.truth, "victim_tid"));
 	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
 			   e2e_int(w.truth, "victim_tid"));
 	lock = e2e_object(st, "lock_id");
 	cr_assert_str_eq(e2e_str(lock, "kind"), "futex");
-	cr_assert_str_eq(e2e_str(lock, "addr"), e2e_str(w.truth, "mutex"));
+	cr_assert_str_eq(e2e_str(lock, "addr"), e2e_str(w.truth, lock_key));
 	cr_assert_eq(e2e_int(lock, "pid"), e2e_int(w.truth, "victim_pid"));
 	cr_assert_str_eq(e2e_str(st, "verdict"), "priority_inversion");
 	h = json_array_get(e2e_array(st, "holders"), 0);
 	cr_assert_not_null(h);
 	cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
-	cr_assert_str_eq(e2e_str(h, "found_by"), "pthread_owner");
+	cr_assert_str_eq(e2e_str(h, "found_by"), found_by);
 	cr_assert_str_eq(e2e_str(h, "policy"), "idle");
 	cr_assert_str_eq(e2e_str(h, "state"), "preempted");
 	/* the hog ran in its place (on a shared machine, others may have too) */
@@ -77,6 +77,54 @@ Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
 	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+}
+
+/* A plain mutex: the holder named by glibc's __owner. */
+Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	check_inversion("mutex", "pthread_owner");
+}
+
+/*
+ * A pthread_rwlock_t held for writing: a reader (FUTEX_WAIT on
+ * __wrphase_futex) or a writer (on __writers_futex) waits on the rwlock,
+ * named by its address, its writer named by glibc's __cur_writer.
+ */
+Test(locks, pthread_rwlock_reader_behind_writer, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+
+	e2e_watch__run(&w, "pthread_rwlock", args);
+	check_inversion("rwlock", "rwlock_writer");
+}
+
+Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", "--write", NULL };
+
+	e2e_watch__run(&w, "pthread_rwlock", args);
+	check_inversion("rwlock", "rwlock_writer");
+}
+
+/*
+ * An event, not a lock: the victim waits (FUTEX_WAIT with 3, what a rwlock
+ * waiter passes) on a word that is no rwlock, as long as it waited on the
+ * rwlock above: no holder to name, so no lock stall at all.
+ */
+Test(locks, futex_event_with_rwlock_value_is_no_stall, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", "--event", NULL };
+	const json_t *st;
+
+	e2e_watch__run(&w, "pthread_rwlock", args);
+	cr_assert_geq(e2e_int(w.truth, "worst_ns"), 100000000,
+		      "the victim never waited 100 ms: nothing was checked");
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_null(st, "a stall on an event word (lock_wait_ns %lld)",
+		       st ? e2e_int(st, "lock_wait_ns") : 0);
 }
 
 /*

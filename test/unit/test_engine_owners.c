@@ -58,15 +58,25 @@ static void futex_wait_end(const struct ls_mm *lock, const struct ls_task *owner
 	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, lock, &end);
 }
 
-/* A pthread mutex held by a SCHED_IDLE thread that a hog keeps off its CPU. */
-Test(owners, pthread_owner_preempted_is_an_inversion)
+/*
+ * A pthread mutex (its __owner), or a rwlock held for writing (its
+ * __cur_writer), held by a SCHED_IDLE thread that a hog keeps off its CPU.
+ */
+ParameterizedTestParameters(owners, user_lock_owner_preempted_is_an_inversion)
+{
+	static __u8 how[] = { LS_OWNER_PTHREAD, LS_OWNER_RWLOCK_WRITER };
+
+	return cr_make_param_array(__u8, how, sizeof(how) / sizeof(how[0]));
+}
+
+ParameterizedTest(__u8 *how, owners, user_lock_owner_preempted_is_an_inversion)
 {
 	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
-	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNABLE);
+	futex_wait(&lock, &idle_holder, *how, LS_OWNER_RUNNABLE);
 	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
-	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	futex_wait_end(&lock, &idle_holder, *how, &idle_holder);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
@@ -75,7 +85,7 @@ Test(owners, pthread_owner_preempted_is_an_inversion)
 	cr_assert_eq(st->lock_wait_ns, MS(49));
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 101);
-	cr_assert_eq(st->holders[0].how, LS_OWNER_PTHREAD);
+	cr_assert_eq(st->holders[0].how, *how);
 	cr_assert_eq(st->holders[0].state, LS_STATE_PREEMPTED);
 	cr_assert_eq(st->holders[0].offcpu_ns, MS(48));
 	cr_assert_eq(st->holders[0].n_preempted_by, 1);
@@ -231,6 +241,40 @@ Test(owners, deadlock_reported_while_it_lasts)
 	cr_assert_eq(st->chain[2].lock.id, 0x2000);
 	cr_assert_eq(st->holders[0].task.tid, 111);
 	cr_assert_eq(st->end_ns, T(12.5), "reported at the first tick after T(12)");
+}
+
+/* Every owner read from the lock itself is exact: a cycle through it is a deadlock. */
+ParameterizedTestParameters(owners, exact_owners_make_a_deadlock)
+{
+	static __u8 how[] = { LS_OWNER_FUTEX_WORD, LS_OWNER_PTHREAD, LS_OWNER_KLOCK,
+			      LS_OWNER_RWLOCK_WRITER };
+
+	return cr_make_param_array(__u8, how, sizeof(how) / sizeof(how[0]));
+}
+
+ParameterizedTest(__u8 *how, owners, exact_owners_make_a_deadlock)
+{
+	ab_ba(*how);
+	stream__tick(&efx.s, T(200), LS_TICK_PERIODIC);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(fixture__stall(0)->verdict, LS_VERDICT_DEADLOCK);
+	cr_assert_eq(fixture__stall(0)->holders[0].how, *how);
+}
+
+/* Each way of finding an owner has its own name in the outputs (found_by). */
+Test(owners, every_owner_source_has_its_own_name)
+{
+	unsigned int i, j;
+
+	cr_assert_null(ls_owner_how_name(LS_OWNER_NONE));
+	cr_assert_null(ls_owner_how_name(LS_OWNER_HOW_N));
+	cr_assert_str_eq(ls_owner_how_name(LS_OWNER_RWLOCK_WRITER), "rwlock_writer");
+	for (i = LS_OWNER_NONE + 1; i < LS_OWNER_HOW_N; i++) {
+		cr_assert_not_null(ls_owner_how_name(i), "owner source %u has no name", i);
+		for (j = i + 1; j < LS_OWNER_HOW_N; j++)
+			cr_assert_str_neq(ls_owner_how_name(i), ls_owner_how_name(j));
+	}
 }
 
 /* A reader hint or a releaser may hold nothing: a cycle through them is no deadlock. */

@@ -293,9 +293,14 @@ Test(sink_prometheus, stalls_and_histograms)
 	st.cause = LS_CAUSE_THROTTLED;
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_RECLAIM;
+	st.mm.kind = LS_LOCK_FUTEX;
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_IO;
 	cr_assert_eq(sink__stall(sink, &st), 0);
+	/* a pending report is no stall yet: counted by none of the series */
+	st.pending = true;
+	cr_assert_eq(sink__stall(sink, &st), 0);
+	st.pending = false;
 
 	wait_hist(&v[0], 10, LS_HIST_WAIT, 0, 3, 5);	/* 5 reads in (4us, 8us] */
 	wait_hist(&v[1], 11, LS_HIST_WAIT, 0, 10, 2);	/* 2 reads of ~1ms */
@@ -312,6 +317,9 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"reclaim\""), 1);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"io\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"mmap_lock\""), 3);
+	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 2);
+	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"rwsem\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"4e-06\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"8e-06\""), 10);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"0.001024\""),

@@ -443,6 +443,32 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 	}
 }
 
+/* A workload's own flag (--pi, --write): true if given, taken out of argv for wl_parse_opts(). */
+static inline bool wl_take_flag(int *argc, char **argv, const char *flag)
+{
+	bool seen = false;
+	int i, j;
+
+	for (i = j = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], flag))
+			seen = true;
+		else
+			argv[j++] = argv[i];
+	}
+	*argc = j;
+	argv[j] = NULL;
+	return seen;
+}
+
+/* The calling thread's own CPU time: work "under a lock" that a preemption stretches. */
+static inline uint64_t wl_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* Sleep between calls: pacing, so the victim leaves its CPU to others, never a hand-shake. */
 static inline void wl_pause(unsigned int us)
 {

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The shape of a user-space lock inversion (pthread_mutex, pthread_rwlock):
+ *
+ *  victim   "wl-victim" (SCHED_FIFO 10): every 5 ms (-i) takes the lock
+ *           and lets go, timing the take.
+ *  holder   "wl-holder" (SCHED_IDLE): loops taking the lock, burning 1 ms
+ *           of its own CPU time under it, letting go, sleeping 1 ms.
+ *  hog      "wl-hog", a child process (SCHED_OTHER nice 0) spinning.
+ *
+ * All on one CPU (WL_CPU_LOW).  The holder is preempted by the hog while
+ * it holds the lock and, being SCHED_IDLE, gets its CPU back only after a
+ * long while: the victim waits for all of it.  A workload says how its
+ * lock is taken (struct wl_lock_ops) and what its ground truth adds.
+ */
+#ifndef LOCKSTALL_LOCK_INVERSION_H
+#define LOCKSTALL_LOCK_INVERSION_H
+
+#include <pthread.h>
+#include "workload.h"
+
+#define WL_HOLD_CPU_NS		1000000ULL	/* the holder's work under the lock */
+#define WL_HOLDER_PAUSE_US	1000
+
+/* How each side takes and lets go of the lock; the victim times take(). */
+struct wl_lock_ops {
+	void (*hold)(void *lock);
+	void (*unhold)(void *lock);
+	void (*take)(void *lock);
+	void (*release)(void *lock);	/* NULL: nothing to let go (an event) */
+};
+
+struct wl_inversion {
+	const struct wl_opts *opts;
+	const struct wl_lock_ops *ops;
+	void *lock;
+	struct wl_gate go_holder, go_victim;	/* a gate lets one thread through */
+	volatile int stop;
+	pid_t victim_tid, holder_tid;
+	const char *victim_policy;
+	struct wl_worst worst;
+	uint64_t start_ns, end_ns;
+	uint64_t holds;
+	struct wl_hog hog;
+};
+
+static inline void *wl_inversion__holder(void *arg)
+{
+	struct wl_inversion *x = arg;
+	uint64_t t0;
+
+	prctl(PR_SET_NAME, "wl-holder");
+	x->holder_tid = gettid();
+	if (wl_pin_cpu(WL_CPU_LOW))
+		wl_die("holder: pin to CPU %d", WL_CPU_LOW);
+	wl_set_class(WL_CLASS_LOW);
+	wl_gate__wait(&x->go_holder);
+	while (!x->stop) {
+		x->ops->hold(x->lock);
+		t0 = wl_thread_cpu_ns();
+		while (wl_thread_cpu_ns() - t0 < WL_HOLD_CPU_NS)
+			;
+		x->holds++;
+		x->ops->unhold(x->lock);
+		wl_pause(WL_HOLDER_PAUSE_US);
+	}
+	return NULL;
+}
+
+static inline void *wl_inversion__victim(void *arg)
+{
+	struct wl_inversion *x = arg;
+	uint64_t t0, t1;
+
+	prctl(PR_SET_NAME, "wl-victim");
+	x->victim_tid = gettid();
+	if (wl_pin_cpu(WL_CPU_LOW))
+		wl_die("victim: pin to CPU %d", WL_CPU_LOW);
+	x->victim_policy = wl_set_class(WL_CLASS_HIGH);
+	wl_gate__wait(&x->go_victim);
+	x->start_ns = wl_now_ns();
+	do {
+		t0 = wl_now_ns();
+		x->ops->take(x->lock);
+		t1 = wl_now_ns();
+		if (x->ops->release)
+			x->ops->release(x->lock);
+		wl_worst__add(&x->worst, t0, t1, 0);
+		wl_pause(x->opts->pause_us);
+	} while (!wl_done(x->opts, &x->worst, x->start_ns, t1));
+	x->end_ns = t1;
+	return NULL;
+}
+
+/* Start the holder, the victim and the hog; return once the victim is done. */
+static inline void wl_inversion__run(struct wl_inversion *x)
+{
+	pthread_t victim, holder;
+	int err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	wl_gate__init(&x->go_holder);
+	wl_gate__init(&x->go_victim);
+	err = pthread_create(&holder, NULL, wl_inversion__holder, x);
+	if (!err)
+		err = pthread_create(&victim, NULL, wl_inversion__victim, x);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+	wl_hog__fork(&x->hog, WL_CPU_LOW);
+	wl_hog__go(&x->hog);
+	wl_gate__open(&x->go_holder);
+	wl_gate__open(&x->go_victim);
+	pthread_join(victim, NULL);
+	x->stop = 1;
+	/* The hog first: the SCHED_IDLE holder needs the CPU to finish. */
+	wl_child__stop(&x->hog.c);
+	pthread_join(holder, NULL);
+}
+
+/* The ground truth: the workload's own fields (`head`, JSON members), then the shared ones. */
+static inline void wl_inversion__print(const struct wl_inversion *x, const char *head)
+{
+	printf("{%s,\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
+	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\",\"holds\":%llu,"
+	       "\"hog_pid\":%d,\"hog_tid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
+	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
+	       "\"worst_ns\":%llu}\n",
+	       head, (int)getpid(), (int)x->victim_tid, x->victim_policy, (int)getpid(),
+	       (int)x->holder_tid, (unsigned long long)x->holds, (int)x->hog.c.pid,
+	       (int)x->hog.c.tid, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns,
+	       (unsigned long long)x->worst.calls, (unsigned long long)x->worst.over_5ms,
+	       (unsigned long long)x->worst.start_ns, (unsigned long long)x->worst.end_ns,
+	       (unsigned long long)x->worst.ns);
+}
+
+#endif
