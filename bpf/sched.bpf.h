@@ -14,8 +14,8 @@
  * I/O gets LS_CAUSE_F_IO (io.bpf.h).  Returns its flags after.
  */
 static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
-					  __u32 cpu, bool runnable, unsigned int prev_state, __u64 now,
-					  __u8 *cause)
+					  __u32 cpu, bool runnable, unsigned int prev_state,
+					  __u64 now, __u8 *cause)
 {
 	struct ls_wait_state *w = &ps->wait;
 	__u8 f;

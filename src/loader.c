@@ -116,7 +116,7 @@ struct loader {
 	bool said_locks;	/* what --locks cannot trace was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
 	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
-	/* block_bio_queue (CONFIG_BLOCK), iomap_iter_dstmap (CONFIG_FS_IOMAP): io.bpf.h's devices */
+	/* block_bio_queue, iomap_iter_dstmap (CONFIG_FS_IOMAP): io.bpf.h's devices */
 	bool has_bio_tp, has_iomap_tp;
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;

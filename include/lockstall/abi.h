@@ -246,7 +246,7 @@ struct ls_rec_switch {
 	__u8 prev_runnable;	/* 1: preempted, still on a run queue; 0: went to sleep */
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
-	__u8 prev_cause;	/* LS_CAUSE_F_*: holders (THROTTLED runnable, IO blocked); 0 before ABI 4 */
+	__u8 prev_cause;	/* LS_CAUSE_F_* of holders (IO: asleep); 0 before ABI 4 */
 	__u8 pad[4];
 };
 

@@ -34,7 +34,7 @@
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
-#define ENGINE_IO_DISKS	16	/* block devices whose disk names are kept, the latest told */
+#define ENGINE_IO_DISKS	16	/* devices whose disk names are kept, the latest told */
 /* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
 #define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */

@@ -371,7 +371,8 @@ static json_int_t check_io_stall(const json_t *st, const json_t *h, json_int_t *
 	if (!strcmp(e2e_str(h, "cause"), "io")) {
 		(*named)++;
 		cr_expect_str_eq(e2e_str(st, "cause"), "io");
-		cr_expect(strstr(e2e_str(st, "advice"), "I/O"), "advice: %s", e2e_str(st, "advice"));
+		cr_expect(strstr(e2e_str(st, "advice"), "I/O"), "advice: %s",
+			  e2e_str(st, "advice"));
 	}
 	return ns;
 }
@@ -418,8 +419,9 @@ Test(watch, io_holder, .fini = teardown, .timeout = 180)
 	cr_log_info("victim stalls on the holder: %lld, %lldus of lock wait, %lldus of it I/O "
 		    "(%lld with io as their cause, %lld naming the device); the holder: %lld "
 		    "writes, %lldus in them; the victim: %lld calls, %lldus in them",
-		    n, waited / 1000, sum / 1000, named, with_dev, e2e_int(w.truth, "holder_writes"),
-		    e2e_int(w.truth, "holder_io_ns") / 1000, e2e_int(w.truth, "calls"),
+		    n, waited / 1000, sum / 1000, named, with_dev,
+		    e2e_int(w.truth, "holder_writes"), e2e_int(w.truth, "holder_io_ns") / 1000,
+		    e2e_int(w.truth, "calls"),
 		    e2e_int(w.truth, "victim_wait_ns") / 1000);
 	cr_assert_gt(n, 0, "no stall of the victim named the holder %lld", holder_tid);
 	cr_expect_leq(sum, e2e_int(w.truth, "holder_io_ns"),
