@@ -899,6 +899,7 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 
 		fprintf(f, ",\"victim\":{\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
 		ls_json_str(f, t->comm, LS_COMM_LEN);
+		sink_json__write_rename(f, v->stalls[0], t->tid, t->comm);
 		sink_json__write_cgroup(f, v->stalls[0]->waiter_cgroup_id, v->stalls[0]->waiter_cgroup);
 		putc('}', f);
 	}
@@ -921,6 +922,7 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 			fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
 				h->task.tgid, h->task.tid);
 			ls_json_str(f, h->task.comm, LS_COMM_LEN);
+			sink_json__write_rename(f, st, h->task.tid, h->task.comm);
 			fprintf(f, ",\"role\":\"%s\"}", ls_role_name(h->role));
 			seen[n_seen++] = h;
 		}
@@ -931,7 +933,8 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 void slo_violation__write_text(FILE *f, const struct slo_violation *v)
 {
 	const struct slo_rule *r = v->rule;
-	char val[32], lim[32], win[32], comm[LS_COMM_TEXT_LEN], rule[SLO_MAX_LINE * 4 + 1];
+	char val[32], lim[32], win[32], comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
+	char rule[SLO_MAX_LINE * 4 + 1];
 	const struct ls_stall *st = v->n_stalls ? v->stalls[0] : NULL;
 	size_t i, o = 0;
 
@@ -956,16 +959,20 @@ void slo_violation__write_text(FILE *f, const struct slo_violation *v)
 			ls_format_duration(r->limit_ns, lim, sizeof(lim)),
 			(unsigned long long)v->window_stalls);
 	if (st) {
-		fprintf(f, "  victim %s[%u/%u]", ls_comm_text(st->waiter.comm, comm, sizeof(comm)),
-			st->waiter.tgid, st->waiter.tid);
+		fprintf(f, "  victim %s[%u/%u]%s", ls_comm_text(st->waiter.comm, comm, sizeof(comm)),
+			st->waiter.tgid, st->waiter.tid,
+			sink__rename_text(ls_stall__rename(st, st->waiter.tid, st->waiter.comm),
+					  other, sizeof(other)));
 		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
 			const struct ls_hop *h = &st->chain[i];
 
 			if (h->role == LS_ROLE_WAITER)
 				continue;
-			fprintf(f, "  %s %s[%u/%u]", ls_role_name(h->role),
+			fprintf(f, "  %s %s[%u/%u]%s", ls_role_name(h->role),
 				ls_comm_text(h->task.comm, comm, sizeof(comm)), h->task.tgid,
-				h->task.tid);
+				h->task.tid,
+				sink__rename_text(ls_stall__rename(st, h->task.tid, h->task.comm),
+						  other, sizeof(other)));
 		}
 	}
 	if (v->suppressed)

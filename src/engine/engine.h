@@ -226,6 +226,29 @@ struct ls_hop {
 	struct ls_mm lock;
 };
 
+/*
+ * A task a stall names under a name the records show changed: an exec, or
+ * the process renaming itself (PR_SET_NAME), told apart by nothing in the
+ * records.  Keyed by (tid, comm as the stall names it): a tid may appear
+ * under both names in one stall.  The lock's process (ls_mm) is keyed by
+ * its tgid, the tid of its leader.
+ */
+#define LS_MAX_RENAMES 16	/* per stall; tasks beyond it show their one name */
+
+struct ls_rename {
+	__u32 tid;
+	char comm[LS_COMM_LEN];		/* the name the stall gives it */
+	/*
+	 * was: its name before the rename, under which records showed it
+	 * within the stall's history (from max(threshold, 1 s) before
+	 * start_ns); else its newest name, taken after the record the stall
+	 * names it from.
+	 */
+	char other[LS_COMM_LEN];
+	bool was;
+	__u64 renamed_ns;		/* the first record under the newer name */
+};
+
 /* One causal record per stall: waiter <- lock <- holder(s) <- why. */
 struct ls_stall {
 	__u64 seq;		/* 1, 2, ... in the order found */
@@ -294,7 +317,14 @@ struct ls_stall {
 	 */
 	const char *lock_name;
 	const char *lock_caller;
+	/* The tasks it names whose name changed (ls_stall__rename() finds one). */
+	const struct ls_rename *renames;
+	unsigned int n_renames;
 };
+
+/* The rename of the task (or lock process) tid that st names comm, or NULL. */
+const struct ls_rename *ls_stall__rename(const struct ls_stall *st, __u32 tid,
+					 const char comm[LS_COMM_LEN]);
 
 /*
  * Histograms as the sinks see them (from LS_REC_HIST records): one

@@ -285,6 +285,16 @@ struct task {
 	__u32 tgid;
 	struct ls_task info;	/* latest seen */
 	__u64 last_ts;		/* latest record naming it */
+	/*
+	 * Its names (src/engine/renames.c): the newest and the latest record
+	 * under it; the one before, the latest record under that one, and
+	 * the first under the newest (renamed_ns 0: no rename seen).
+	 */
+	char comm[LS_COMM_LEN];
+	__u64 comm_ts;
+	char comm_was[LS_COMM_LEN];
+	__u64 comm_was_ts;
+	__u64 renamed_ns;
 	__u8 flags;		/* latest LS_TASK_F_* seen */
 	__u8 cpu_state;		/* enum task_cpu_state */
 	bool spell_open;
@@ -371,6 +381,12 @@ struct engine;
 struct task *tasks__find(struct engine *e, const struct ls_task *t);
 /* Find or make the task; NULL if tid 0 or the table is full (counted). */
 struct task *tasks__get(struct engine *e, const struct ls_task *t);
+/* A record at ts named tk as t: its latest info, and its name if that changed. */
+void task__seen(struct task *tk, const struct ls_task *t, __u64 ts);
+/* Record a new name of tk's seen at ts (renames.c); older news than its newest is ignored. */
+void task__note_comm(struct task *tk, const char comm[LS_COMM_LEN], __u64 ts);
+/* Fill st's renames (e->renames) from the task table, before the sinks see it. */
+void renames__stall(struct engine *e, struct ls_stall *st);
 void tasks__drop(struct engine *e, struct task *tk);
 /* Drop the task if it has nothing open and has been quiet for retain. */
 bool tasks__drop_if_idle(struct engine *e, struct task *tk);
@@ -612,6 +628,7 @@ struct engine {
 	struct ls_holder holders[LS_MAX_HOLDERS];
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
 	__u64 tally_snap[ENGINE_MAX_TALLY];	/* tally before one spell: its own top runner */
+	struct ls_rename renames[LS_MAX_RENAMES];	/* the stall being sent's */
 };
 
 /* Records lost in the spans that meet (from, to): a stall's lost_in_window. */

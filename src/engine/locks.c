@@ -466,8 +466,7 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 
 	if (!tk)
 		return 0;
-	tk->info = r->task;
-	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	task__seen(tk, &r->task, r->hdr.ts);
 	mm = mms__get(e, &r->mm);
 	if (!mm)
 		return 0;
@@ -517,8 +516,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (!tk && acquired)
 		tk = tasks__get(e, &r->task);
 	if (tk) {
-		tk->info = r->task;
-		tk->last_ts = u64_max(tk->last_ts, ts);
+		task__seen(tk, &r->task, ts);
 		/* The wait that pending reports spoke of: the final stall refers to them. */
 		if (tk->waiting && tk->wait_start == start && tk->pend_reports) {
 			pend.reports = tk->pend_reports;
@@ -567,8 +565,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 	int i;
 
 	if (tk) {
-		tk->info = r->task;
-		tk->last_ts = u64_max(tk->last_ts, end);
+		task__seen(tk, &r->task, end);
 		for (i = 0; i < TASK_OPEN_HOLDS; i++)
 			if (tk->oh[i].used && tk->oh[i].mm == mm)
 				locks__end_open_hold(e, &tk->oh[i]);
@@ -669,8 +666,7 @@ int locks__owner(struct engine *e, const struct ls_rec_owner *r)
 	tasks__owner(e, r);
 	if (!tk || r->owner_state == LS_OWNER_GONE || r->how == LS_OWNER_RELEASER)
 		return 0;
-	tk->info = r->waiter;
-	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	task__seen(tk, &r->waiter, r->hdr.ts);
 	/* A new wait: what the last one named is over. */
 	task__forget_owner(tk, NULL);
 	task__name_owner(tk, &r->lock, r->start_ns, r->owner.tid, r->how);

@@ -787,6 +787,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		st.advice = ls_advice(&st);
 
 	stall__count(e, &st, p);
+	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
 	err = err < 0 ? err : 1;
 cleanup:
@@ -871,5 +872,6 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	e->sum.stalls_by_cause[st.cause]++;
 	if (st.mm.kind < LS_LOCK_KIND_N)
 		e->sum.stalls_by_lock[st.mm.kind]++;
+	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);
 }

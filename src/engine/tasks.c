@@ -376,6 +376,7 @@ struct task *tasks__get(struct engine *e, const struct ls_task *t)
 	tk->tgid = t->tgid;
 	tk->info = *t;
 	tk->last_ts = e->now;
+	task__note_comm(tk, t->comm, e->now);
 	ring__init(&tk->spells, sizeof(struct spell));
 	ring__init(&tk->reclaims, sizeof(struct rspan));
 	list__init(&tk->wait_node);
@@ -397,14 +398,20 @@ static bool task__boosted(const struct ls_task *t)
 	return t->policy != LS_POLICY_DEADLINE && t->prio < 100;
 }
 
+void task__seen(struct task *tk, const struct ls_task *t, __u64 ts)
+{
+	tk->info = *t;
+	tk->last_ts = u64_max(tk->last_ts, ts);
+	task__note_comm(tk, t->comm, ts);
+}
+
 static void task__touch(struct engine *e, struct task *tk, const struct ls_task *t, __u64 ts)
 {
 	if (task__boosted(t) && ts >= tk->boost_ts) {
 		tk->boost_prio = t->prio;
 		tk->boost_ts = ts;
 	}
-	tk->info = *t;
-	tk->last_ts = u64_max(tk->last_ts, ts);
+	task__seen(tk, t, ts);
 }
 
 void tasks__drop(struct engine *e, struct task *tk)

@@ -67,11 +67,16 @@ static void html_text(FILE *f, const char *s, size_t maxlen)
 	}
 }
 
-static void html_task(FILE *f, const struct ls_task *t)
+/* A task st names, with its other name where it changed (st NULL: none). */
+static void html_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
-	char buf[LS_COMM_TEXT_LEN + 32];
+	char buf[RM_TASK_LEN];
 
-	html_text(f, rm_task(t, buf, sizeof(buf)), sizeof(buf));
+	if (st)
+		rm_stall_task(st, t, buf, sizeof(buf));
+	else
+		rm_task(t, NULL, buf, sizeof(buf));
+	html_text(f, buf, sizeof(buf));
 }
 
 static void html_comm(FILE *f, const struct ls_task *t)
@@ -164,7 +169,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 
 static void html_table(FILE *f, const struct rm_table *t, const char *who, const char *what)
 {
-	char sched[64];
+	char sched[64], buf[RM_TASK_LEN];
 	unsigned int i;
 	__u64 ns, stalls;
 
@@ -176,7 +181,7 @@ static void html_table(FILE *f, const struct rm_table *t, const char *who, const
 		who, what);
 	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
 		fprintf(f, "<tr><td class=\"n\">%u</td><td>", i + 1);
-		html_task(f, &t->v[i].task);
+		html_text(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)), sizeof(buf));
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">",
 			sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
@@ -210,7 +215,7 @@ static double tl_x(__u64 ts, __u64 lo, __u64 hi)
 
 /* One band of a row, with a tooltip; label drawn inside when it fits. */
 static void tl_band(FILE *f, double x0, double x1, int y, const char *color, const char *tip,
-		    const struct ls_task *ran)
+		    const struct ls_stall *st, const struct ls_task *ran)
 {
 	double w = x1 - x0 < 1 ? 1 : x1 - x0;
 
@@ -218,7 +223,7 @@ static void tl_band(FILE *f, double x0, double x1, int y, const char *color, con
 		x0, y, w, TL_ROW - 12, color, tip);
 	if (ran && ran->tid) {
 		fputs(": ", f);
-		html_task(f, ran);
+		html_task(f, st, ran);
 		fputs(" ran instead", f);
 	}
 	fputs("</title></rect>\n", f);
@@ -260,10 +265,10 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 	html_comm(f, &st->waiter);
 	fprintf(f, "/%u</text>\n", st->waiter.tid);
 	snprintf(tip, sizeof(tip), "waiting for mmap_lock (%s)", st->write ? "write" : "read");
-	tl_band(f, tl_x(st->start_ns, lo, hi), tl_x(lock_end, lo, hi), y, "#ff7f0e", tip, NULL);
+	tl_band(f, tl_x(st->start_ns, lo, hi), tl_x(lock_end, lo, hi), y, "#ff7f0e", tip, st, NULL);
 	if (st->run_delay_ns)
 		tl_band(f, tl_x(lock_end, lo, hi), tl_x(st->end_ns, lo, hi), y, "#f2c744",
-			"lock handed over, waiting for a CPU", NULL);
+			"lock handed over, waiting for a CPU", st, NULL);
 	/* each holder: held (on CPU) underneath, its off-CPU spells on top */
 	for (i = 0; i < n; i++) {
 		h = &st->holders[i];
@@ -273,13 +278,13 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 		fprintf(f, "/%u</text>\n", h->task.tid);
 		snprintf(tip, sizeof(tip), "holding mmap_lock (%s), on CPU", h->write ? "write" : "read");
 		tl_band(f, tl_x(h->hold_start_ns, lo, hi), tl_x(h->hold_end_ns, lo, hi), y,
-			"#98df8a", tip, NULL);
+			"#98df8a", tip, st, NULL);
 		for (k = 0; k < h->n_spells && k < LS_MAX_SPELLS; k++) {
 			sp = &h->spells[k];
 			snprintf(tip, sizeof(tip), "off CPU while holding: %s",
 				 sink__words(ls_state_name(sp->state), false, state, sizeof(state)));
 			tl_band(f, tl_x(sp->start_ns, lo, hi), tl_x(sp->end_ns, lo, hi), y,
-				state_color(sp->state), tip, &sp->ran_instead);
+				state_color(sp->state), tip, st, &sp->ran_instead);
 		}
 	}
 	fputs("</svg>\n<div class=\"legend\"><span style=\"background:#ff7f0e\"></span>waiting for the lock"
@@ -308,13 +313,14 @@ static void html_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
-static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
+static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
+	__u64 lock_wait_ns = st->lock_wait_ns;
 	char op[32], sched[64], state[32];
 	unsigned int k;
 
 	fputs("<li>holder <b>", f);
-	html_task(f, &h->task);
+	html_task(f, st, &h->task);
 	fprintf(f, "</b> (%s): %s lock in %s, held ", sink__sched_text(&h->task, sched, sizeof(sched)),
 		h->write ? "write" : "read", ls_op_name(&h->op, op, sizeof(op)));
 	html_dur(f, h->held_ns);
@@ -324,26 +330,27 @@ static void html_holder(FILE *f, const struct ls_holder *h, __u64 lock_wait_ns)
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs(k ? ", " : "; preempted by ", f);
-		html_task(f, &h->preempted_by[k].task);
+		html_task(f, st, &h->preempted_by[k].task);
 		fputs(" ", f);
 		html_dur(f, h->preempted_by[k].ns);
 	}
 	if (h->has_waker) {
 		fputs("; woken by ", f);
-		html_task(f, &h->woken_by);
+		html_task(f, st, &h->woken_by);
 	}
 	html_causes(f, h);
 	fputs("</li>\n", f);
 }
 
 /* One task's stack, folded open, innermost first. */
-static void html_stack(FILE *f, const char *role, const struct ls_task *t, const struct ls_frames *fr)
+static void html_stack(FILE *f, const char *role, const struct ls_stall *st,
+		       const struct ls_task *t, const struct ls_frames *fr)
 {
 	char buf[512];
 	unsigned int i;
 
 	fprintf(f, "<details open><summary>%s <b>", role);
-	html_task(f, t);
+	html_task(f, st, t);
 	fputs("</b> (user frames: ", f);
 	html_text(f, fr->user_method, (size_t)-1);
 	fputs(")", f);
@@ -373,10 +380,10 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 		return;
 	fputs("<div class=\"stacks\">\n", f);
 	if (st->waiter_frames)
-		html_stack(f, "waiter", &st->waiter, st->waiter_frames);
+		html_stack(f, "waiter", st, &st->waiter, st->waiter_frames);
 	for (i = 0; i < st->n_holders && i < TL_MAX_HOLDERS; i++)
 		if (st->holders[i].frames)
-			html_stack(f, "holder", &st->holders[i].task, st->holders[i].frames);
+			html_stack(f, "holder", st, &st->holders[i].task, st->holders[i].frames);
 	fputs("</div>\n", f);
 }
 
@@ -384,6 +391,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 {
 	FILE *f = hs->base.out;
 	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
+	char other[SINK_RENAME_TEXT_LEN];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -410,7 +418,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		fputs("</li>\n", f);
 	}
 	fputs("<li>waiter <b>", f);
-	html_task(f, &st->waiter);
+	html_task(f, st, &st->waiter);
 	fprintf(f, "</b> (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		ls_op_name(&st->op, op, sizeof(op)),
 		st->vma_lock_fallback ? " (per-VMA lock fallback)" : "");
@@ -424,7 +432,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	}
 	fputs("</li>\n", f);
 	for (i = 0; i < st->n_holders && i < TL_MAX_HOLDERS; i++)
-		html_holder(f, &st->holders[i], st->lock_wait_ns);
+		html_holder(f, st, &st->holders[i]);
 	if (st->n_holders + st->holders_dropped > i)
 		fprintf(f, "<li>and %u more holders</li>\n", st->n_holders + st->holders_dropped - i);
 	if (st->lost_in_window)
@@ -435,7 +443,10 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		hop = &st->chain[i];
 		fputs(i ? " &larr; <b>" : "<b>", f);
 		html_comm(f, &hop->task);
-		fprintf(f, "/%u</b> (%s", hop->task.tid,
+		fprintf(f, "/%u", hop->task.tid);
+		html_text(f, sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
+					       other, sizeof(other)), sizeof(other));
+		fprintf(f, "</b> (%s",
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");

@@ -43,16 +43,28 @@ static const char *mode_name(bool write)
 	return write ? "write" : "read";
 }
 
+void sink_json__write_rename(FILE *f, const struct ls_stall *st, __u32 tid,
+			     const char comm[LS_COMM_LEN])
+{
+	const struct ls_rename *r = ls_stall__rename(st, tid, comm);
+
+	if (!r)
+		return;
+	fprintf(f, ",\"%s\":", r->was ? "comm_was" : "comm_now");
+	ls_json_str(f, r->other, LS_COMM_LEN);
+}
+
 /* "pid":..,"tid":..,"comm":..: opens the object (no leading comma) */
-static void json_task_id(FILE *f, const struct ls_task *t)
+static void json_task_id(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
 	fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
 	ls_json_str(f, t->comm, LS_COMM_LEN);
+	sink_json__write_rename(f, st, t->tid, t->comm);
 }
 
-static void json_task(FILE *f, const struct ls_task *t)
+static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
-	json_task_id(f, t);
+	json_task_id(f, st, t);
 	json_strv(f, "policy", ls_policy_name(t->policy));
 	fprintf(f, ",\"prio\":%d,\"nice\":%d,\"rt_prio\":%u", t->prio, t->nice, t->rt_prio);
 }
@@ -217,7 +229,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	unsigned int i, n = h->n_preempted_by, s;
 
 	putc('{', f);
-	json_task(f, &h->task);
+	json_task(f, st, &h->task);
 	sink_json__write_cgroup(f, h->cgroup_id, h->cgroup);
 	json_strv(f, "mode", mode_name(h->write));
 	if (ls_owner_how_name(h->how))
@@ -248,7 +260,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		const struct ls_preemptor *p = &h->preempted_by[i];
 
 		fprintf(f, "%s{", i ? "," : "");
-		json_task_id(f, &p->task);
+		json_task_id(f, st, &p->task);
 		json_strv(f, "policy", ls_policy_name(p->task.policy));
 		json_u64(f, "ns", p->ns);
 		putc('}', f);
@@ -260,7 +272,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		json_causes(f, h);
 	if (h->has_waker) {
 		fprintf(f, ",\"woken_by\":{");
-		json_task_id(f, &h->woken_by);
+		json_task_id(f, st, &h->woken_by);
 		putc('}', f);
 	}
 	json_stack(f, h->frames);
@@ -278,7 +290,7 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		const struct ls_hop *hop = &st->chain[i];
 
 		fprintf(f, "%s{", i ? "," : "");
-		json_task_id(f, &hop->task);
+		json_task_id(f, st, &hop->task);
 		json_strv(f, "role", ls_role_name(hop->role));
 		if (hop->role == LS_ROLE_WAITER || hop->role == LS_ROLE_QUEUED_WRITER ||
 		    hop->role == LS_ROLE_HOLDER)
@@ -322,10 +334,11 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 
 	fprintf(f, ",\"mm\":{\"pid\":%u,\"comm\":", st->mm.tgid);
 	ls_json_str(f, st->mm.comm, LS_COMM_LEN);
+	sink_json__write_rename(f, st, st->mm.tgid, st->mm.comm);
 	fprintf(f, ",\"id\":\"0x%llx\"}", (unsigned long long)st->mm.id);
 
 	fprintf(f, ",\"waiter\":{");
-	json_task(f, &st->waiter);
+	json_task(f, st, &st->waiter);
 	sink_json__write_cgroup(f, st->waiter_cgroup_id, st->waiter_cgroup);
 	json_op(f, &st->op);
 	if (st->op.kind == LS_OP_PAGE_FAULT)

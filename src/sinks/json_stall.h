@@ -19,5 +19,11 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st);
  * path null: not resolved), as stalls show their waiter and holders.
  */
 void sink_json__write_cgroup(FILE *f, __u64 id, const char *path);
+/*
+ * ,"comm_was":NAME or ,"comm_now":NAME: the other name of the task (or
+ * lock process) tid that st names comm, where its name changed; else nothing.
+ */
+void sink_json__write_rename(FILE *f, const struct ls_stall *st, __u32 tid,
+			     const char comm[LS_COMM_LEN]);
 
 #endif /* LOCKSTALL_SINK_JSON_STALL_H */

@@ -83,11 +83,12 @@ static void md_name(FILE *f, const char *s)
 	fprintf(f, "`%s`", s);
 }
 
-static void md_task(FILE *f, const struct ls_task *t)
+/* A task st names, with its other name where it changed. */
+static void md_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
-	char buf[LS_COMM_TEXT_LEN + 32];
+	char buf[RM_TASK_LEN];
 
-	md_name(f, rm_task(t, buf, sizeof(buf)));
+	md_name(f, rm_stall_task(st, t, buf, sizeof(buf)));
 }
 
 static void md_dur(FILE *f, __u64 ns)
@@ -136,7 +137,7 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 
 static void md_table(FILE *f, const struct rm_table *t, const char *who, const char *what)
 {
-	char sched[64];
+	char sched[64], buf[RM_TASK_LEN];
 	unsigned int i;
 
 	if (!t->n) {
@@ -146,7 +147,7 @@ static void md_table(FILE *f, const struct rm_table *t, const char *who, const c
 	fprintf(f, "| # | %s | Scheduling | Stalls | %s |\n|---:|---|---|---:|---:|\n", who, what);
 	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
 		fprintf(f, "| %u | ", i + 1);
-		md_task(f, &t->v[i].task);
+		md_name(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)));
 		fprintf(f, " | %s | %llu | ", sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
 		md_dur(f, t->v[i].ns);
@@ -222,14 +223,15 @@ static void md_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
-static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_wait_ns, __u64 seq)
+static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct ls_holder *h)
 {
+	__u64 lock_wait_ns = st->lock_wait_ns, seq = st->seq;
 	FILE *f = m->base.out;
 	char op[32], sched[64], state[32];
 	unsigned int k;
 
 	fputs("- Holder ", f);
-	md_task(f, &h->task);
+	md_task(f, st, &h->task);
 	fprintf(f, " (%s): %s lock in %s, held ", sink__sched_text(&h->task, sched, sizeof(sched)),
 		h->write ? "write" : "read", ls_op_name(&h->op, op, sizeof(op)));
 	md_dur(f, h->held_ns);
@@ -239,14 +241,14 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs("  - preempted by ", f);
-		md_task(f, &h->preempted_by[k].task);
+		md_task(f, st, &h->preempted_by[k].task);
 		fputs(" for ", f);
 		md_dur(f, h->preempted_by[k].ns);
 		fputs("\n", f);
 	}
 	if (h->has_waker) {
 		fputs("  - woken by ", f);
-		md_task(f, &h->woken_by);
+		md_task(f, st, &h->woken_by);
 		fputs("\n", f);
 	}
 	md_causes(f, h);
@@ -255,7 +257,7 @@ static void md_holder(struct md_sink *m, const struct ls_holder *h, __u64 lock_w
 
 static void md_chain(FILE *f, const struct ls_stall *st)
 {
-	char buf[LS_COMM_TEXT_LEN + 8], comm[LS_COMM_TEXT_LEN], role[32];
+	char buf[RM_TASK_LEN], comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -264,8 +266,10 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		hop = &st->chain[i];
 		if (i)
 			fputs(" ← ", f);
-		snprintf(buf, sizeof(buf), "%s/%u", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
-			 hop->task.tid);
+		snprintf(buf, sizeof(buf), "%s/%u%s", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
+			 hop->task.tid,
+			 sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
+					   other, sizeof(other)));
 		md_name(f, buf);
 		fprintf(f, " (%s", sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
@@ -304,7 +308,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		fputc('\n', f);
 	}
 	fputs("- Waiter ", f);
-	md_task(f, &st->waiter);
+	md_task(f, st, &st->waiter);
 	fprintf(f, " (%s): %s%s, waited ", sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		ls_op_name(&st->op, op, sizeof(op)),
 		st->vma_lock_fallback ? " (per-VMA lock fallback)" : "");
@@ -319,7 +323,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	fputs("\n", f);
 	md_stack(m, st->waiter_frames, st->seq, "  ");
 	for (i = 0; i < st->n_holders && i < MD_MAX_HOLDERS; i++)
-		md_holder(m, &st->holders[i], st->lock_wait_ns, st->seq);
+		md_holder(m, st, &st->holders[i]);
 	if (st->n_holders + st->holders_dropped > i)
 		fprintf(f, "- and %u more holders\n", st->n_holders + st->holders_dropped - i);
 	if (st->lost_in_window)

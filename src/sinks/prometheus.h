@@ -5,6 +5,10 @@
  * the stalls it is given, adds up the intervals' wait histograms and takes
  * the cumulative ones of the summary.  No label carries a process name or
  * anything else a traced process chooses: the series are a fixed set.
+ * Not hist__select()'s top commands either: a command leaving the top N
+ * would take its counters with it, and "the rest" would go down as one
+ * came in, where a counter must only rise; a scraper that wants one
+ * process watches it alone (-p).
  */
 #ifndef LOCKSTALL_SINK_PROMETHEUS_H
 #define LOCKSTALL_SINK_PROMETHEUS_H

@@ -12,16 +12,30 @@
 #include "sinks/sink_common.h"
 #include "util.h"
 
-/* A preemptor of two holders of one stall counts once in its stall count. */
-static void rm_table__credit(struct rm_table *t, const struct ls_task *task, __u64 ns, __u64 seq)
+static void rm_culprit__name(struct rm_culprit *c, const struct ls_stall *st,
+			     const struct ls_task *task)
 {
+	const struct ls_rename *r = ls_stall__rename(st, task->tid, task->comm);
+
+	c->task = *task;
+	if (r)
+		c->rename = *r;
+	else
+		memset(&c->rename, 0, sizeof(c->rename));
+}
+
+/* A preemptor of two holders of one stall counts once in its stall count. */
+static void rm_table__credit(struct rm_table *t, const struct ls_stall *st,
+			     const struct ls_task *task, __u64 ns)
+{
+	__u64 seq = st->seq;
 	struct rm_culprit *c;
 	unsigned int i;
 
 	for (i = 0; i < t->n; i++) {
 		c = &t->v[i];
 		if (c->task.tid == task->tid && c->task.tgid == task->tgid) {
-			c->task = *task;
+			rm_culprit__name(c, st, task);
 			c->ns += ns;
 			c->stalls += c->last_seq != seq;
 			c->last_seq = seq;
@@ -34,7 +48,7 @@ static void rm_table__credit(struct rm_table *t, const struct ls_task *task, __u
 		return;
 	}
 	c = &t->v[t->n++];
-	c->task = *task;
+	rm_culprit__name(c, st, task);
 	c->ns = ns;
 	c->stalls = 1;
 	c->last_seq = seq;
@@ -76,11 +90,11 @@ int report_model__stall(struct report_model *m, const struct ls_stall *st)
 		m->last_stall_ns = st->end_ns;
 	m->stalls++;
 	if (st->n_holders)
-		rm_table__credit(&m->holders, &st->holders[0].task, st->lock_wait_ns, st->seq);
+		rm_table__credit(&m->holders, st, &st->holders[0].task, st->lock_wait_ns);
 	for (i = 0; i < st->n_holders && i < LS_MAX_HOLDERS; i++)
 		for (k = 0; k < st->holders[i].n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
-			rm_table__credit(&m->preemptors, &st->holders[i].preempted_by[k].task,
-					 st->holders[i].preempted_by[k].ns, st->seq);
+			rm_table__credit(&m->preemptors, st, &st->holders[i].preempted_by[k].task,
+					 st->holders[i].preempted_by[k].ns);
 
 	if (m->n_worst < RM_MAX_WORST) {
 		slot = &m->worst[m->n_worst];
@@ -145,12 +159,24 @@ void report_model__free(struct report_model *m)
 /* ---- shared text ---------------------------------------------------- */
 
 
-const char *rm_task(const struct ls_task *t, char *buf, size_t len)
+const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *buf, size_t len)
 {
-	char comm[LS_COMM_TEXT_LEN];
+	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
 
-	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid, t->tid);
+	snprintf(buf, len, "%s[%u/%u]%s", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid,
+		 t->tid, sink__rename_text(r, other, sizeof(other)));
 	return buf;
+}
+
+const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			  size_t len)
+{
+	return rm_task(t, ls_stall__rename(st, t->tid, t->comm), buf, len);
+}
+
+const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len)
+{
+	return rm_task(&c->task, c->rename.tid ? &c->rename : NULL, buf, len);
 }
 
 const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool with_date,

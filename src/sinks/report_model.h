@@ -23,6 +23,7 @@
 
 struct rm_culprit {
 	struct ls_task task;	/* as last seen */
+	struct ls_rename rename;	/* of task, in the stall it was last seen in; tid 0: none */
 	__u64 ns;		/* holders: lock wait they caused; preemptors: holder off-CPU time */
 	__u64 stalls;		/* stalls it took part in */
 	__u64 last_seq;		/* the last stall counted: one count per stall */
@@ -61,8 +62,17 @@ void report_model__free(struct report_model *m);
 
 /* ---- text both formats share ---------------------------------------- */
 
-/* "comm[tgid/tid]", made printable (ls_comm_text): escape it for the format too. */
-const char *rm_task(const struct ls_task *t, char *buf, size_t len);
+/*
+ * "comm[tgid/tid]", with " (was bash)" when rename r (NULL: none) says so,
+ * made printable (ls_comm_text): escape it for the format too.
+ */
+#define RM_TASK_LEN (LS_COMM_TEXT_LEN + SINK_RENAME_TEXT_LEN + 32)
+const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *buf, size_t len);
+/* rm_task() of a task st names, with its rename in st. */
+const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			  size_t len);
+/* rm_task() of a culprit, with its rename. */
+const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len);
 /*
  * A record time as wall-clock time, "2026-12-03 06:40:00.102 UTC" (with_date)
  * or "06:40:00.102"; without a clock offset (meta NULL too), "+S.mmms" from t0.

@@ -42,6 +42,19 @@ static int sink__normal_prio(const struct ls_task *t)
 	return 120 + t->nice;
 }
 
+const char *sink__rename_text(const struct ls_rename *r, char *buf, size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	if (!r) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	snprintf(buf, len, " (%s %s)", r->was ? "was" : "now",
+		 ls_comm_text(r->other, comm, sizeof(comm)));
+	return buf;
+}
+
 const char *sink__words(const char *name, bool upper, char *buf, size_t len)
 {
 	size_t i;
@@ -398,6 +411,11 @@ int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
 			h->reclaim = &c->reclaims[i];
 		}
 	}
+	if (c->st.n_renames > LS_MAX_RENAMES)
+		c->st.n_renames = LS_MAX_RENAMES;
+	if (c->st.n_renames)
+		memcpy(c->renames, st->renames, c->st.n_renames * sizeof(*c->renames));
+	c->st.renames = c->renames;
 	stall_copy__paths(c);
 	return 0;
 }

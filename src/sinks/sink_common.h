@@ -51,6 +51,14 @@ void hist_sel__release(struct hist_sel *sel);
 /* An enum's name for people: "granted_not_running" -> "granted not running" (upper: upper-cased). */
 const char *sink__words(const char *name, bool upper, char *buf, size_t len);
 
+/*
+ * " (was bash)" or " (now ps)" after a task's name when the stall's
+ * rename r says its name changed (an exec, PR_SET_NAME), "" for NULL: the
+ * other name through ls_comm_text().
+ */
+#define SINK_RENAME_TEXT_LEN (LS_COMM_TEXT_LEN + 8)
+const char *sink__rename_text(const struct ls_rename *r, char *buf, size_t len);
+
 /* A histogram bar's length for count v of the largest max, from 0 to width, log-scaled. */
 unsigned int sink__bar_len(__u64 v, __u64 max, unsigned int width);
 
@@ -137,6 +145,7 @@ struct stall_copy {
 	char *paths;			/* the cgroup paths st and its holders point to */
 	struct ls_throttle throttles[LS_MAX_HOLDERS];	/* holder i's throttle, when it has one */
 	struct ls_reclaim reclaims[LS_MAX_HOLDERS];	/* holder i's reclaim, when it has one */
+	struct ls_rename renames[LS_MAX_RENAMES];
 };
 
 /*

@@ -131,9 +131,9 @@ static unsigned int percent(__u64 part, __u64 whole)
 	return (unsigned int)((unsigned __int128)part * 100 / whole);
 }
 
-static void text__preemptors(FILE *f, const struct ls_holder *h)
+static void text__preemptors(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
-	char ident[96], sched[64], d[32];
+	char ident[RM_TASK_LEN], sched[64], d[32];
 	__u64 rest = h->preempted_other_ns;
 	unsigned int i, n = h->n_preempted_by;
 
@@ -147,7 +147,7 @@ static void text__preemptors(FILE *f, const struct ls_holder *h)
 			continue;
 		}
 		fprintf(f, "           preempted by %s %s %s\n",
-			rm_task(&p->task, ident, sizeof(ident)),
+			rm_stall_task(st, &p->task, ident, sizeof(ident)),
 			sink__sched_text(&p->task, sched, sizeof(sched)),
 			ls_format_duration(p->ns, d, sizeof(d)));
 	}
@@ -246,7 +246,7 @@ static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			 const struct ls_holder *h)
 {
-	char ident[96], sched[64], op[96], held[32], off[32], state[32], how[112];
+	char ident[RM_TASK_LEN], sched[64], op[96], held[32], off[32], state[32], how[112];
 
 	/* a futex is held in user space: no mode, no kernel operation to name */
 	if (h->mm_unconfirmed)
@@ -257,7 +257,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	else
 		snprintf(how, sizeof(how), "owner");
 	fprintf(f, "  holder   %-20s  %-18s  %s  held %s  off CPU %s (%u%%)  %s",
-		rm_task(&h->task, ident, sizeof(ident)),
+		rm_stall_task(st, &h->task, ident, sizeof(ident)),
 		sink__sched_text(&h->task, sched, sizeof(sched)), how,
 		ls_format_duration(h->held_ns, held, sizeof(held)),
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
@@ -290,9 +290,10 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		text__explain(f, t, JARGON_HANDOFF);
 	text__offcpu_split(f, h);
 	text__causes(f, h);
-	text__preemptors(f, h);
+	text__preemptors(f, st, h);
 	if (h->has_waker)
-		fprintf(f, "           woken by %s\n", rm_task(&h->woken_by, ident, sizeof(ident)));
+		fprintf(f, "           woken by %s\n",
+			rm_stall_task(st, &h->woken_by, ident, sizeof(ident)));
 	text__stack(f, t, st, h->frames);
 }
 
@@ -322,7 +323,7 @@ static void text__cgroups(FILE *f, const struct ls_stall *st)
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
-	char comm[LS_COMM_TEXT_LEN], role[32], d[32], lock[160];
+	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32], d[32], lock[160];
 	unsigned int i, n = st->n_chain;
 
 	if (!n)
@@ -333,8 +334,10 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 	for (i = 0; i < n; i++) {
 		const struct ls_hop *hop = &st->chain[i];
 
-		fprintf(f, "%s%s/%u (%s", i ? " <- " : "",
+		fprintf(f, "%s%s/%u%s (%s", i ? " <- " : "",
 			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
+			sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
+					  other, sizeof(other)),
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		switch (hop->role) {
 		case LS_ROLE_WAITER:
@@ -381,8 +384,8 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct text_sink *t = to_text(s);
 	FILE *f = s->out;
-	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[96], sched[64], op[128];
-	char lock[600];
+	char when[32], wait[32], comm[LS_COMM_TEXT_LEN], verdict[32], ident[RM_TASK_LEN], sched[64];
+	char op[128], lock[600], other[SINK_RENAME_TEXT_LEN];
 	unsigned int i, shown, more;
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
@@ -396,8 +399,10 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	if (st->mm.kind != LS_LOCK_MMAP)
 		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
 	else if (st->mm.tgid)
-		fprintf(f, "mmap_lock %s  of %s[%u]", mode_name(st->write),
-			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+		fprintf(f, "mmap_lock %s  of %s[%u]%s", mode_name(st->write),
+			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid,
+			sink__rename_text(ls_stall__rename(st, st->mm.tgid, st->mm.comm),
+					  other, sizeof(other)));
 	else
 		fprintf(f, "mmap_lock %s  of mm 0x%llx", mode_name(st->write),
 			(unsigned long long)st->mm.id);
@@ -407,7 +412,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	text__pending(f, t, st);
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",
-		rm_task(&st->waiter, ident, sizeof(ident)),
+		rm_stall_task(st, &st->waiter, ident, sizeof(ident)),
 		sink__sched_text(&st->waiter, sched, sizeof(sched)),
 		op_text(&st->op, st->vma_lock_fallback, op, sizeof(op)));
 	text__stack(f, t, st, st->waiter_frames);
@@ -521,7 +526,7 @@ static int text__interval(struct sink *s, const struct ls_hist_set *h)
  */
 static void text__culprits(FILE *f, const char *title, const struct rm_table *tb)
 {
-	char ident[96], sched[64], d[32];
+	char ident[RM_TASK_LEN], sched[64], d[32];
 	unsigned int i, n = tb->n < RM_SHOW_TASKS ? tb->n : RM_SHOW_TASKS;
 
 	if (!tb->n)
@@ -529,7 +534,7 @@ static void text__culprits(FILE *f, const char *title, const struct rm_table *tb
 	fprintf(f, "  %s\n", title);
 	for (i = 0; i < n; i++)
 		fprintf(f, "    %2u. %-24s  %-20s  %llu stall%s  %s\n", i + 1,
-			rm_task(&tb->v[i].task, ident, sizeof(ident)),
+			rm_culprit_task(&tb->v[i], ident, sizeof(ident)),
 			sink__sched_text(&tb->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)tb->v[i].stalls, tb->v[i].stalls == 1 ? "" : "s",
 			ls_format_duration(tb->v[i].ns, d, sizeof(d)));

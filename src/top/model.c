@@ -15,6 +15,7 @@
 /* What a culprit did in one stall. */
 struct top_blame {
 	struct ls_task task;
+	struct ls_rename rename;	/* tid 0: none */
 	__u64 cgroup_id;	/* holders; 0 for preemptors (not known) */
 	__u64 ns;
 	enum top_role role;
@@ -26,6 +27,7 @@ struct top_fact {
 	__u64 end_ns;
 	__u64 wait_ns;		/* lock_wait_ns: the part the lock is to blame for */
 	struct ls_task waiter;
+	struct ls_rename waiter_rename;	/* tid 0: none */
 	__u64 waiter_cgroup_id;
 	__u32 lock_tgid;
 	unsigned int n_blame;
@@ -227,8 +229,19 @@ void top_model__free(struct top_model *m)
 	free(m);
 }
 
-static void fact__blame(struct top_fact *x, const struct ls_task *t, __u64 cgroup_id, __u64 ns,
-			enum top_role role, enum ls_holder_state state)
+/* t's other name in st, or zeroes: kept with the copy of t, st's renames go with the call. */
+static void rename__copy(struct ls_rename *out, const struct ls_stall *st, const struct ls_task *t)
+{
+	const struct ls_rename *r = ls_stall__rename(st, t->tid, t->comm);
+
+	if (r)
+		*out = *r;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+static void fact__blame(struct top_fact *x, const struct ls_stall *st, const struct ls_task *t,
+			__u64 cgroup_id, __u64 ns, enum top_role role, enum ls_holder_state state)
 {
 	struct top_blame *b;
 
@@ -236,6 +249,7 @@ static void fact__blame(struct top_fact *x, const struct ls_task *t, __u64 cgrou
 		return;
 	b = &x->blame[x->n_blame++];
 	b->task = *t;
+	rename__copy(&b->rename, st, t);
 	b->cgroup_id = cgroup_id;
 	b->ns = ns;
 	b->role = role;
@@ -252,20 +266,21 @@ static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_s
 	x->end_ns = st->end_ns;
 	x->wait_ns = st->lock_wait_ns;
 	x->waiter = st->waiter;
+	rename__copy(&x->waiter_rename, st, &st->waiter);
 	x->waiter_cgroup_id = st->waiter_cgroup_id;
 	x->lock_tgid = st->mm.tgid;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
 	if (n_holders) {
 		const struct ls_holder *h = &st->holders[0];
 
-		fact__blame(x, &h->task, h->cgroup_id, st->lock_wait_ns, TOP_ROLE_HOLDER, h->state);
+		fact__blame(x, st, &h->task, h->cgroup_id, st->lock_wait_ns, TOP_ROLE_HOLDER, h->state);
 		model__note_cgroup(m, h->cgroup_id, h->cgroup);
 	}
 	for (i = 0; i < n_holders; i++) {
 		const struct ls_holder *h = &st->holders[i];
 
 		for (k = 0; k < h->n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
-			fact__blame(x, &h->preempted_by[k].task, 0, h->preempted_by[k].ns,
+			fact__blame(x, st, &h->preempted_by[k].task, 0, h->preempted_by[k].ns,
 				    TOP_ROLE_PREEMPTOR, LS_STATE_RUNNING);
 	}
 }
@@ -325,6 +340,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 		return 0;	/* TOP_MAX_PENDING older waits are shown */
 	memset(p, 0, sizeof(*p));
 	p->waiter = st->waiter;
+	rename__copy(&p->waiter_rename, st, &st->waiter);
 	p->waiter_cgroup_id = st->waiter_cgroup_id;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
 	p->lock_tgid = st->mm.tgid;
@@ -334,12 +350,14 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	if (h) {
 		p->has_holder = true;
 		p->holder = h->task;
+		rename__copy(&p->holder_rename, st, &h->task);
 		p->holder_cgroup_id = h->cgroup_id;
 		model__note_cgroup(m, h->cgroup_id, h->cgroup);
 		p->holder_state = h->state_now;
 		if (h->n_preempted_by) {
 			p->has_preemptor = true;
 			p->preemptor = h->preempted_by[0].task;
+			rename__copy(&p->preemptor_rename, st, &p->preemptor);
 		}
 	}
 	return 0;
@@ -421,9 +439,11 @@ static struct top_row *agg__row(struct agg *a, enum agg_kind k, const struct ls_
 	return row;
 }
 
-static void row__add(struct top_row *row, const struct ls_task *t, __u64 ns, bool in_interval)
+static void row__add(struct top_row *row, const struct ls_task *t, const struct ls_rename *r,
+		     __u64 ns, bool in_interval)
 {
 	row->task = *t;
+	row->rename = *r;
 	row->all_stalls++;
 	row->all_ns += ns;
 	if (ns > row->max_ns)
@@ -442,7 +462,7 @@ static int agg__fact(struct agg *a, const struct top_fact *x, bool in_interval)
 
 	if (!row)
 		return -ENOMEM;
-	row__add(row, &x->waiter, x->wait_ns, in_interval);
+	row__add(row, &x->waiter, &x->waiter_rename, x->wait_ns, in_interval);
 	row->lock_tgid = x->lock_tgid;
 	for (i = 0; i < x->n_blame; i++) {
 		const struct top_blame *b = &x->blame[i];
@@ -459,7 +479,7 @@ static int agg__fact(struct agg *a, const struct top_fact *x, bool in_interval)
 			row->iv_ns += in_interval ? b->ns : 0;
 			continue;
 		}
-		row__add(row, &b->task, b->ns, in_interval);
+		row__add(row, &b->task, &b->rename, b->ns, in_interval);
 		row->role = b->role;
 		row->state = b->state;
 	}

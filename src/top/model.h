@@ -70,6 +70,7 @@ const char *top_filter__text(const struct top_filter *f, char *buf, size_t len);
 /* One row of a ranked table. */
 struct top_row {
 	struct ls_task task;	/* as last seen */
+	struct ls_rename rename;	/* its other name in that stall (tid 0: none) */
 	enum top_role role;	/* culprits only */
 	enum ls_holder_state state;	/* holders: the state of its latest stall */
 	__u32 lock_tgid;	/* victims: the owner of the lock of its latest stall */
@@ -81,6 +82,8 @@ struct top_row {
 /* A stall in progress, as its latest pending report had it. */
 struct top_pending {
 	struct ls_task waiter;
+	/* the tasks' other names where the report says they changed (tid 0: none) */
+	struct ls_rename waiter_rename, holder_rename, preemptor_rename;
 	__u64 waiter_cgroup_id;
 	__u32 lock_tgid;
 	__u64 start_ns;

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "sinks/sink_common.h"
 #include "top/screen.h"
 #include "util.h"
 
@@ -76,16 +77,23 @@ static void cell(struct screen *s, struct top_line *l, const char *text, size_t 
 	*p = '\0';
 }
 
-/* "comm[tid]" for a process's main thread, else "comm[tgid/tid]", escaped. */
-static const char *task_text(const struct ls_task *t, char *buf, size_t len)
+#define TASK_TEXT_LEN (LS_COMM_TEXT_LEN + SINK_RENAME_TEXT_LEN + 32)
+
+/*
+ * "comm[tid]" for a process's main thread, else "comm[tgid/tid]", escaped,
+ * with " (was bash)" when rename r (tid 0: none) says its name changed.
+ */
+static const char *task_text(const struct ls_task *t, const struct ls_rename *r, char *buf,
+			     size_t len)
 {
-	char comm[LS_COMM_TEXT_LEN];
+	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
 
 	ls_comm_text(t->comm, comm, sizeof(comm));
+	sink__rename_text(r->tid ? r : NULL, other, sizeof(other));
 	if (t->tgid == t->tid)
-		snprintf(buf, len, "%s[%u]", comm, t->tid);
+		snprintf(buf, len, "%s[%u]%s", comm, t->tid, other);
 	else
-		snprintf(buf, len, "%s[%u/%u]", comm, t->tgid, t->tid);
+		snprintf(buf, len, "%s[%u/%u]%s", comm, t->tgid, t->tid, other);
 	return buf;
 }
 
@@ -156,7 +164,8 @@ static void screen__status(struct screen *s)
 static void screen__pending(struct screen *s, size_t rows)
 {
 	const struct top_view *v = s->in->view;
-	char title[64], age[32], waiter[96], lock[32], holder[96], why[128];
+	char title[64], age[32], waiter[TASK_TEXT_LEN], lock[32], holder[TASK_TEXT_LEN];
+	char why[TASK_TEXT_LEN + 8];
 	struct top_line *l = screen__line(s, TOP_LINE_TITLE);
 	size_t i;
 
@@ -180,14 +189,16 @@ static void screen__pending(struct screen *s, size_t rows)
 
 		l = screen__line(s, TOP_LINE_TEXT);
 		cell(s, l, ls_format_duration(a, age, sizeof(age)), s->w->age, true);
-		cell(s, l, task_text(&p->waiter, waiter, sizeof(waiter)), s->w->task, false);
+		cell(s, l, task_text(&p->waiter, &p->waiter_rename, waiter, sizeof(waiter)),
+		     s->w->task, false);
 		cell(s, l, lock_text(p->lock_tgid, lock, sizeof(lock)), s->w->lock, false);
-		cell(s, l, p->has_holder ? task_text(&p->holder, holder, sizeof(holder)) : "?",
+		cell(s, l, p->has_holder ?
+		     task_text(&p->holder, &p->holder_rename, holder, sizeof(holder)) : "?",
 		     s->w->task, false);
 		cell(s, l, p->has_holder ? state_text(p->holder_state) : "-", s->w->state, false);
 		if (p->has_preemptor)
 			snprintf(why, sizeof(why), "by %s",
-				 task_text(&p->preemptor, holder, sizeof(holder)));
+				 task_text(&p->preemptor, &p->preemptor_rename, holder, sizeof(holder)));
 		else
 			snprintf(why, sizeof(why), "%s", ls_verdict_name(p->verdict));
 		cell(s, l, why, 0, false);
@@ -241,7 +252,7 @@ static void screen__victims(struct screen *s, size_t rows)
 {
 	const struct top_view *v = s->in->view;
 	size_t shown = v->n_victims < rows ? v->n_victims : rows, i;
-	char task[96], lock[32], worst[32], cls[32], last[96];
+	char task[TASK_TEXT_LEN], lock[32], worst[32], cls[32], last[96];
 
 	table__title(s, "WORST VICTIMS", shown, v->n_victims + v->more_victims - shown);
 	if (!shown)
@@ -251,7 +262,7 @@ static void screen__victims(struct screen *s, size_t rows)
 		const struct top_row *r = &v->victims[i];
 		struct top_line *l = screen__line(s, TOP_LINE_TEXT);
 
-		cell(s, l, task_text(&r->task, task, sizeof(task)), s->w->task, false);
+		cell(s, l, task_text(&r->task, &r->rename, task, sizeof(task)), s->w->task, false);
 		cell(s, l, lock_text(r->lock_tgid, lock, sizeof(lock)), s->w->lock, false);
 		table__counts(s, l, r);
 		snprintf(last, sizeof(last), "%-8s %s", dur(r->max_ns, worst, sizeof(worst)),
@@ -264,7 +275,7 @@ static void screen__culprits(struct screen *s, size_t rows)
 {
 	const struct top_view *v = s->in->view;
 	size_t shown = v->n_culprits < rows ? v->n_culprits : rows, i;
-	char task[96], cls[32], last[96];
+	char task[TASK_TEXT_LEN], cls[32], last[96];
 
 	table__title(s, "TOP CULPRITS", shown, v->n_culprits + v->more_culprits - shown);
 	if (!shown)
@@ -274,7 +285,7 @@ static void screen__culprits(struct screen *s, size_t rows)
 		const struct top_row *r = &v->culprits[i];
 		struct top_line *l = screen__line(s, TOP_LINE_TEXT);
 
-		cell(s, l, task_text(&r->task, task, sizeof(task)), s->w->task, false);
+		cell(s, l, task_text(&r->task, &r->rename, task, sizeof(task)), s->w->task, false);
 		cell(s, l, r->role == TOP_ROLE_HOLDER ? "holder" : "preemptor", s->w->lock, false);
 		table__counts(s, l, r);
 		if (r->role == TOP_ROLE_HOLDER)

@@ -589,6 +589,62 @@ Test(watch, histograms_named_after_exec, .fini = teardown, .timeout = 120)
 }
 
 /*
+ * A process that exec'd is named by both names in its stalls: the main
+ * thread of exec_stall waited under its first name, exec'd and waited
+ * again within milliseconds; every stall of it that began within the
+ * engine's history (1 s) of the exec names it by the name it has and the
+ * one it had, the waiter and the lock's process alike
+ * (test/workloads/exec_stall.c).
+ */
+Test(watch, stalls_name_both_names_after_exec, .fini = teardown, .timeout = 120)
+{
+	const char *const args[] = { "-n", "10", "-s", "12", NULL };
+	const json_t *st, *waiter, *mm;
+	json_int_t pid, exec_ns;
+	const char *before, *after;
+	size_t i, n_before = 0, n_after = 0;
+
+	e2e_watch__run(&w, "exec_stall", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "exec_stall");
+	pid = e2e_int(w.truth, "pid");
+	exec_ns = e2e_int(w.truth, "exec_ns");
+	before = e2e_str(w.truth, "before");
+	after = e2e_str(w.truth, "after");
+	cr_assert_str_neq(before, after);
+	check_summary(&w);
+	json_array_foreach(w.stalls, i, st) {
+		waiter = e2e_object(st, "waiter");
+		mm = e2e_object(st, "mm");
+		if (e2e_int(waiter, "tid") != pid)
+			continue;
+		if (!strcmp(e2e_str(waiter, "comm"), before)) {
+			/*
+			 * It may say the name of the harness it was forked
+			 * from (it exec'd the workload too), never the one it
+			 * took later.
+			 */
+			cr_expect(!json_object_get(waiter, "comm_was") ||
+				  strcmp(e2e_str(waiter, "comm_was"), after), "%s", dump(st));
+			n_before++;
+			continue;
+		}
+		cr_assert_str_eq(e2e_str(waiter, "comm"), after, "%s", dump(st));
+		cr_assert_gt(e2e_int(st, "start_ns"), exec_ns, "%s", dump(st));
+		if (e2e_int(st, "start_ns") - exec_ns >= 1000000000)
+			continue;
+		n_after++;
+		cr_assert_str_eq(e2e_str(waiter, "comm_was"), before, "%s", dump(st));
+		cr_assert_eq(e2e_int(mm, "pid"), pid, "%s", dump(st));
+		cr_assert_str_eq(e2e_str(mm, "comm"), after, "%s", dump(st));
+		cr_assert_str_eq(e2e_str(mm, "comm_was"), before, "%s", dump(st));
+	}
+	cr_assert_gt(n_before, 0, "no stall of pid %lld as %s (its worst call: %lld ns)", pid,
+		     before, e2e_int(w.truth, "worst_before_ns"));
+	cr_assert_gt(n_after, 0, "no stall of pid %lld as %s within 1 s of its exec (worst: %lld ns)",
+		     pid, after, e2e_int(w.truth, "worst_after_ns"));
+}
+
+/*
  * The proc_reader set-up without a hog and with every task at nice 0: the
  * reader never sits on the lock, so nothing of the workload may be called
  * a priority inversion.

@@ -39,6 +39,7 @@ static void capture__fixup(struct capture_stall *c)
 	unsigned int i;
 
 	c->st.holders = c->holders;
+	c->st.renames = c->renames;
 	if (c->st.waiter_stack)
 		c->st.waiter_stack = &c->waiter_stack;
 	for (i = 0; i < c->st.n_holders && i < LS_MAX_HOLDERS; i++) {
@@ -79,6 +80,10 @@ static int capture__stall(struct sink *s, const struct ls_stall *st)
 				       c->holders[i].n_spells * sizeof(*c->spells));
 		}
 	}
+	if (c->st.n_renames > LS_MAX_RENAMES)
+		c->st.n_renames = LS_MAX_RENAMES;
+	if (c->st.n_renames)
+		memcpy(c->renames, st->renames, c->st.n_renames * sizeof(*c->renames));
 	if (st->waiter_stack)
 		c->waiter_stack = *st->waiter_stack;
 	for (i = 0; i < n; i++)

@@ -24,6 +24,7 @@ struct capture_stall {
 	struct ls_rec_stack waiter_stack;
 	struct ls_rec_stack holder_stacks[LS_MAX_HOLDERS];
 	struct ls_throttle holder_throttles[LS_MAX_HOLDERS];
+	struct ls_rename renames[LS_MAX_RENAMES];	/* st.renames points here */
 };
 
 struct capture_sink {

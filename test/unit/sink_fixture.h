@@ -94,6 +94,17 @@ static inline void fx_holder_reader(struct ls_holder *h)
 	h->n_preempted_by = 1;
 }
 
+/* rename r: the task st names tid comm had the other name (was) or has it now. */
+static inline void fx_rename(struct ls_rename *r, __u32 tid, const char *comm, const char *other,
+			     bool was)
+{
+	memset(r, 0, sizeof(*r));
+	r->tid = tid;
+	fx_comm(r->comm, comm);
+	fx_comm(r->other, other);
+	r->was = was;
+}
+
 static inline void fx_stall(struct ls_stall *st, const struct ls_holder *holders, unsigned int n)
 {
 	memset(st, 0, sizeof(*st));

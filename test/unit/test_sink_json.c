@@ -464,6 +464,45 @@ Test(sink_json, every_policy_name)
 	}
 }
 
+/*
+ * comm_was / comm_now: present on the tasks whose name changed, absent
+ * elsewhere, so consumers that know only "comm" read what they always did.
+ */
+Test(sink_json, renamed_tasks_carry_their_other_name)
+{
+	struct ls_rename r[3];
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *h0, *chain;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	fx_rename(&r[0], 2001, "reader", "bash", true);
+	fx_rename(&r[1], 1234, "victim", "\"}\n", false);
+	fx_rename(&r[2], 3001, "hog", "ps", false);
+	st.renames = r;
+	st.n_renames = 3;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1);
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	expect_s(h0, "comm", "reader");
+	expect_s(h0, "comm_was", "bash");
+	expect_absent(h0, "comm_now");
+	expect_s(json_array_get(field(h0, "preempted_by", JSON_ARRAY), 0), "comm_now", "ps");
+	expect_s(field(l.v[0], "mm", JSON_OBJECT), "comm_now", "\"}\n");
+	/* the waiter is the mm's process but another tid: no rename of its own */
+	expect_absent(field(l.v[0], "waiter", JSON_OBJECT), "comm_now");
+	expect_absent(field(l.v[0], "waiter", JSON_OBJECT), "comm_was");
+	chain = field(l.v[0], "chain", JSON_ARRAY);
+	expect_s(json_array_get(chain, 1), "comm_was", "bash");
+	expect_s(json_array_get(chain, 2), "comm_now", "ps");
+	free_lines(&l);
+	free(text);
+}
+
 Test(sink_json, hostile_comm_stays_valid_json)
 {
 	struct ls_holder h;

@@ -356,6 +356,54 @@ Test(sink_prometheus, stalls_and_histograms)
 	fx_out_free(&o);
 }
 
+/*
+ * A host with short-lived PIDs: thousands of processes, each named by
+ * itself, some with hostile names, some renamed in their stalls, make
+ * exactly the series an idle host has, with their totals summed, and no
+ * name of theirs reaches the output.
+ */
+Test(sink_prometheus, series_do_not_grow_with_processes)
+{
+	enum { N = 4000 };
+	struct ls_hist_entry *v = calloc(N, sizeof(*v));
+	struct ls_hist_set h = { .v = v, .n = N };
+	struct ls_summary sum = { .hists = &h };
+	struct ls_rename r;
+	struct ls_holder hd;
+	struct ls_stall st;
+	struct fx_out o;
+	struct expo x;
+	size_t idle, i;
+
+	cr_assert_not_null(v);
+	parse(&x, render(&o));
+	idle = x.n_samples;
+	fx_out_free(&o);
+	for (i = 0; i < N; i++) {
+		wait_hist(&v[i], 1000 + (__u32)i, LS_HIST_WAIT, i & 1, 3, 1);
+		snprintf(v[i].hist.comm, LS_COMM_LEN, i % 7 ? "sh-%zu" : "\"}\n%zu", i);
+	}
+	fx_holder_reader(&hd);
+	fx_stall(&st, &hd, 1);
+	fx_rename(&r, 2001, "reader", "bash", true);
+	st.renames = &r;
+	st.n_renames = 1;
+	cr_assert_eq(sink__stall(sink, &st), 0);
+	cr_assert_eq(sink__interval(sink, &h), 0);
+	cr_assert_eq(sink__summary(sink, &sum), 0);
+	parse(&x, render(&o));
+	cr_assert_eq(x.n_samples, idle, "%zu series for %d processes, %zu for none",
+		     x.n_samples, N, idle);
+	cr_assert_null(strstr(o.buf, "sh-"));
+	cr_assert_null(strstr(o.buf, "reader"));
+	cr_assert_null(strstr(o.buf, "bash"));
+	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_count", "mode=\"read\""), N / 2);
+	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_count", "mode=\"write\""), N / 2);
+	check_histogram(&x, "lockstall_wait_seconds", "read");
+	fx_out_free(&o);
+	free(v);
+}
+
 Test(sink_prometheus, pid_filter)
 {
 	struct sink_opts so = { .filter_pid = 11 };

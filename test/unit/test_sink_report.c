@@ -28,6 +28,8 @@ static const struct report_meta hostile_meta = {
 	.realtime_minus_monotonic_ns = 1796280000000000000LL - (long long)FX_T0,
 };
 
+static struct ls_rename hostile_renames[1];
+
 /* A stall whose every name is hostile, with two spells (one names who ran). */
 static void hostile_stall(struct ls_stall *st, struct ls_holder *h, struct ls_spell *sp)
 {
@@ -50,6 +52,10 @@ static void hostile_stall(struct ls_stall *st, struct ls_holder *h, struct ls_sp
 	fx_stall(st, h, 1);
 	fx_comm(st->waiter.comm, FX_HOSTILE_COMM);
 	st->chain[0].task = st->waiter;
+	/* the holder exec'd inside the wait: its old name is hostile too */
+	fx_rename(&hostile_renames[0], 2001, HOSTILE_SCRIPT, "<u>old</u>\x1b", true);
+	st->renames = hostile_renames;
+	st->n_renames = 1;
 }
 
 static const char *run_sink(struct sink *s, struct fx_out *o)
@@ -87,6 +93,15 @@ static void assert_no_raw_markup(const char *out)
 			  (size_t)(p - (const unsigned char *)out));
 }
 
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (text = strstr(text, needle); text; text = strstr(text + 1, needle))
+		n++;
+	return n;
+}
+
 TestSuite(sink_report, .timeout = 30);
 
 Test(sink_report, html_escapes_hostile_names)
@@ -104,6 +119,10 @@ Test(sink_report, html_escapes_hostile_names)
 	cr_assert_not_null(strstr(out, "6.18&quot;&gt;&lt;img src=x"), "%s", out);
 	cr_assert_not_null(strstr(out, "&quot;&#39;&amp;&lt;i&gt;\\x01\\x7f\\xc3("), "%s", out);
 	cr_assert_not_null(strstr(out, "x&amp;y"), "%s", out);
+	/* the holder's name before its exec, wherever it is named: stall, chain, culprits */
+	cr_assert_geq(count_of(out, "alert(1)[2001/2001] (was &lt;u&gt;old&lt;/u&gt;\\x1b)"), 2,
+		      "%s", out);
+	cr_assert_not_null(strstr(out, "/2001 (was &lt;u&gt;old&lt;/u&gt;\\x1b)</b>"), "%s", out);
 	/* the page's own parts are there: timeline and histogram */
 	cr_assert_not_null(strstr(out, "<svg class=\"timeline\""), "%s", out);
 	cr_assert_not_null(strstr(out, "<svg class=\"hist\""), "%s", out);
@@ -122,6 +141,8 @@ Test(sink_report, markdown_escapes_hostile_names)
 	assert_no_raw_markup(out);
 	cr_assert_not_null(strstr(out, "&lt;script&gt;alert(1)\\[2001/2001\\]"), "%s", out);
 	cr_assert_not_null(strstr(out, "| Host | &lt;script&gt;alert(3)&lt;/script&gt; |"), "%s", out);
+	cr_assert_geq(count_of(out, "alert(1)\\[2001/2001\\] (was &lt;u&gt;old&lt;/u&gt;\\\\x1b)"),
+		      2, "%s", out);
 	cr_assert_not_null(strstr(out, "\\\\x0a\\\\x1b\\[2J&lt;script&gt;\\\\xff\\[1234/1240\\]"), "%s",
 			   out);
 	fx_out_free(&o);

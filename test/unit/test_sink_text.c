@@ -79,6 +79,35 @@ Test(sink_text, stall_one_holder)
 	free(text);
 }
 
+/*
+ * A process that exec'd: each place that names it says its other name,
+ * escaped like any comm; a task without a rename reads as before.
+ */
+Test(sink_text, renamed_tasks_say_their_other_name)
+{
+	struct ls_rename r[3];
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	fx_rename(&r[0], 2001, "reader", "bash", true);
+	fx_rename(&r[1], 1234, "victim", "\x1b[2J", false);	/* the lock's process, by tgid */
+	fx_rename(&r[2], 3001, "hog", "ps", false);
+	st.renames = r;
+	st.n_renames = 3;
+	text = text_of_stall(&st, &default_opts);
+
+	assert_line(text, "+1.234s STALL #3  23.4ms  mmap_lock write  of victim[1234] (now \\x1b[2J)  verdict: PRIORITY INVERSION");
+	assert_line(text, "  waiter   victim[1234/1240]     SCHED_FIFO rt 50    mmap");
+	cr_assert_not_null(strstr(text, "  holder   reader[2001/2001] (was bash)  SCHED_IDLE"), "%s", text);
+	assert_line(text, "           preempted by hog[3001/3001] (now ps) SCHED_NORMAL nice 0 22.9ms");
+	assert_line(text, "  chain    victim/1240 (waiter, write) <- reader/2001 (was bash) (holder, read) <- hog/3001 (now ps) (preemptor, 22.9ms)");
+	assert_terminal_safe(text);
+	free(text);
+}
+
 Test(sink_text, stall_no_holder)
 {
 	struct ls_stall st;

@@ -325,6 +325,52 @@ Test(top_model, pending_lifecycle)
 	top_model__free(m);
 }
 
+/*
+ * A holder that exec'd: its other name stays with the copy the model keeps,
+ * in the stall in progress and in the culprits' row; the stall's own
+ * renames are gone after the call.
+ */
+Test(top_model, renames_kept_with_the_task)
+{
+	struct top_model *m = top_model__new(0);
+	struct top_query q = { .now_ns = S(100), .interval_ns = S(10) };
+	struct ls_rename r;
+	struct ls_holder h;
+	struct ls_stall st;
+	struct top_view v;
+	size_t i;
+	bool found = false;
+
+	pending_stall(&st, &h, 7, S(50), S(80));
+	fx_rename(&r, 2001, "reader", "bash", true);
+	st.renames = &r;
+	st.n_renames = 1;
+	top_model__pending(m, &st);
+	pending_stall(&st, &h, 8, S(50), S(90));
+	fx_rename(&r, 2001, "reader", "bash", true);
+	st.renames = &r;
+	st.n_renames = 1;
+	st.acquired = true;
+	top_model__stall(m, &st);
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_assert_eq(v.n_pending, 1);
+	cr_expect_eq(v.pending[0].holder_rename.tid, 2001);
+	cr_expect_str_eq(v.pending[0].holder_rename.other, "bash");
+	cr_expect(v.pending[0].holder_rename.was);
+	cr_expect_eq(v.pending[0].waiter_rename.tid, 0, "the waiter kept its name");
+	cr_expect_eq(v.pending[0].preemptor_rename.tid, 0);
+	for (i = 0; i < v.n_culprits; i++) {
+		if (v.culprits[i].task.tid != 2001)
+			continue;
+		found = true;
+		cr_expect_str_eq(v.culprits[i].rename.other, "bash");
+	}
+	cr_expect(found, "the holder is a culprit");
+	top_view__release(&v);
+	top_model__free(m);
+}
+
 /* A wait whose end was lost is dropped once it is not reported again for stale_ns. */
 Test(top_model, pending_stale)
 {

@@ -129,6 +129,36 @@ Test(top_screen, hostile_comm_escaped)
 	fx_screen__fini(&s);
 }
 
+/* A holder that exec'd inside the wait: the stall in progress and its row say both names. */
+Test(top_screen, renamed_holder_says_both_names)
+{
+	struct top_query q = { .now_ns = NOW, .interval_ns = NSEC_PER_SEC };
+	struct fx_screen s;
+	struct ls_rename r;
+	struct ls_holder h;
+	struct ls_stall st;
+	size_t n, i, hits = 0;
+
+	s.m = top_model__new(0);
+	cr_assert_not_null(s.m);
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	fx_rename(&r, 2001, "reader", "\x1b" "bash", true);
+	st.renames = &r;
+	st.n_renames = 1;
+	st.end_ns = NOW - NSEC_PER_SEC / 2;
+	top_model__stall(s.m, &st);
+	st.start_ns = NOW - 8 * NSEC_PER_SEC;
+	st.end_ns = NOW;
+	top_model__pending(s.m, &st);
+	cr_assert_eq(top_model__query(s.m, &q, &s.v), 0);
+	n = fx_render(&s, 200, 50, false);
+	for (i = 0; i < n; i++)
+		hits += strstr(s.lines[i].text, "reader[2001] (was \\x1bbash)") != NULL;
+	cr_expect_eq(hits, 2, "the stall in progress and the culprits' row");
+	fx_screen__fini(&s);
+}
+
 /* Batch: every row, no footer, wide columns. */
 Test(top_screen, batch)
 {

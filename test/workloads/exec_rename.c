@@ -33,10 +33,9 @@ static void child_run(const char *link, unsigned long n)
 
 int main(int argc, char **argv)
 {
-	char self[4096], dir[] = "/tmp/exec_rename-XXXXXX", link[64];
+	char dir[] = "/tmp/exec_rename-XXXXXX", link[64];
 	unsigned long n = 1000;
 	int opt, status;
-	ssize_t len;
 	pid_t pid;
 
 	if (argc == 3 && !strcmp(argv[1], "--after")) {
@@ -50,15 +49,7 @@ int main(int argc, char **argv)
 		}
 		n = strtoul(optarg, NULL, 10);
 	}
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0)
-		wl_die("readlink /proc/self/exe: %s", strerror(errno));
-	self[len] = '\0';
-	if (!mkdtemp(dir))
-		wl_die("mkdtemp: %s", strerror(errno));
-	snprintf(link, sizeof(link), "%s/" AFTER_NAME, dir);
-	if (symlink(self, link))
-		wl_die("symlink %s: %s", link, strerror(errno));
+	wl_self_link(dir, AFTER_NAME, link, sizeof(link));
 	pid = fork();
 	if (pid < 0)
 		wl_die("fork: %s", strerror(errno));

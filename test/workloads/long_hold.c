@@ -57,22 +57,6 @@ struct victim {
 	uint64_t start_ns, end_ns;
 };
 
-/* n one-page mappings side by side that cannot merge: shared anonymous, one object each. */
-static char *holder__map(size_t n, size_t page)
-{
-	char *base = mmap(NULL, (n + 2) * page, PROT_NONE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	size_t i;
-
-	if (base == MAP_FAILED)
-		wl_die("mmap: %s", strerror(errno));
-	for (i = 0; i < n; i++)
-		if (mmap(base + (i + 1) * page, page, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-			wl_die("mmap %zu of %zu: %s (vm.max_map_count?)", i, n, strerror(errno));
-	return base + page;
-}
-
 static void *holder__run(void *arg)
 {
 	struct holder *h = arg;
@@ -233,7 +217,7 @@ int main(int argc, char **argv)
 	/* Before the mappings exist: fork must not copy them (see wl_hog__fork). */
 	wl_hog__fork(&hog, WL_CPU_LOW);
 	h.len = opts.size_mb * 1000 * page;
-	h.map = holder__map(opts.size_mb * 1000, page);
+	h.map = wl_unmergeable_map(opts.size_mb * 1000, page);
 
 	wl_gate__init(&v.go);
 	h.tid = wl_start_threads(&vt, victim__run, &v, &ht, holder__run, &h, &h.ready_fd);

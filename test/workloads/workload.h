@@ -67,6 +67,47 @@ static inline void wl_mprotect_n(unsigned long n)
 			wl_die("mprotect: %s", strerror(errno));
 }
 
+/*
+ * n one-page read-write mappings side by side that cannot merge (shared
+ * anonymous, one object each): an mprotect() of them all rewrites n VMAs
+ * under mmap_write_lock.
+ */
+static inline char *wl_unmergeable_map(size_t n, size_t page)
+{
+	char *base = mmap(NULL, (n + 2) * page, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t i;
+
+	if (base == MAP_FAILED)
+		wl_die("mmap: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mmap(base + (i + 1) * page, page, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			wl_die("mmap %zu of %zu: %s (vm.max_map_count?)", i, n, strerror(errno));
+	return base + page;
+}
+
+/*
+ * A symlink to this program named name in a new directory made from dir
+ * (a mkdtemp() template, changed in place), its path in link: executed
+ * through it, the process takes name (the kernel names a process by the
+ * file it executes).  The caller removes link, then dir.
+ */
+static inline void wl_self_link(char *dir, const char *name, char *link, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		wl_die("readlink /proc/self/exe: %s", strerror(errno));
+	self[n] = '\0';
+	if (!mkdtemp(dir))
+		wl_die("mkdtemp: %s", strerror(errno));
+	snprintf(link, len, "%s/%s", dir, name);
+	if (symlink(self, link))
+		wl_die("symlink %s: %s", link, strerror(errno));
+}
+
 static inline uint64_t wl_now_ns(void)
 {
 	struct timespec ts;
