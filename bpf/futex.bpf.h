@@ -204,7 +204,7 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 	struct task_struct *t = bpf_task_from_pid(st->wait.owner_tid);
 	struct ls_task_state *os;
 	struct ls_rec_owner *r;
-	bool ok = false;
+	bool ok = false, io;
 	__u32 cpu;
 	__u8 state;
 
@@ -225,6 +225,7 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 		os->offcpu_start_ns = now;
 	if (state == LS_OWNER_RUNNABLE)
 		ls_watch_raise(os, cpu);
+	io = state == LS_OWNER_BLOCKED && ls_in_io_wait(t, ls_task_sched_state(t));
 	r = ls_emit_reserve(LS_REC_OWNER, sizeof(*r), now);
 	if (!r)
 		goto out;
@@ -237,7 +238,10 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 	r->owner_state = state;
 	r->how = st->wait.owner_how;
 	r->owner_flags = ls_state_flags(os);
+	r->owner_cause = io ? LS_CAUSE_F_IO : 0;
 	ls_emit_submit(r);
+	if (io)
+		ls_emit_io_dev(t, os, now);
 	os->seen = 1;
 	st->seen = 1;
 	st->wait.flags |= LS_W_OWNER_SENT;

@@ -7,13 +7,15 @@
 #define LOCKSTALL_SCHED_BPF_H
 
 /*
- * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now: its off-CPU
- * spell starts, a wait's first one sends WAIT_BEGIN, and a holder (or a
- * granted waiter) still runnable raises this CPU's watch, and *cause says
- * why it cannot run (causes.bpf.h).  Returns its flags after.
+ * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now in prev_state:
+ * its off-CPU spell starts, a wait's first one sends WAIT_BEGIN, and a
+ * holder (or a granted waiter) still runnable raises this CPU's watch, and
+ * *cause says why it cannot run (causes.bpf.h); a holder that sleeps on
+ * I/O gets LS_CAUSE_F_IO (io.bpf.h).  Returns its flags after.
  */
 static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
-					  __u32 cpu, bool runnable, __u64 now, __u8 *cause)
+					  __u32 cpu, bool runnable, unsigned int prev_state,
+					  __u64 now, __u8 *cause)
 {
 	struct ls_wait_state *w = &ps->wait;
 	__u8 f;
@@ -33,6 +35,9 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 		*cause = ls_cause_of(prev, now);
 	} else {
 		ls_watch_lower(ps);
+		if (!runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER)) &&
+		    ls_in_io_wait(prev, prev_state))
+			*cause = LS_CAUSE_F_IO;
 	}
 	return f;
 }
@@ -95,9 +100,11 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 
 	if (ps && ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
+	if (ps && !runnable)
+		ls_io_sleep(ps, prev, prev_state);
 	if (pf) {
 		now = bpf_ktime_get_ns();
-		pf_after = ls_switch_out(ps, prev, cpu, runnable, now, &cause);
+		pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, now, &cause);
 	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
 		now = bpf_ktime_get_ns();
@@ -120,6 +127,8 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	r->next_flags = nf;
 	r->prev_cause = cause;
 	ls_emit_submit(r);
+	if (cause & LS_CAUSE_F_IO)
+		ls_emit_io_dev(prev, ps, now);
 	if (pf)
 		ps->seen = 1;
 	if (nf)

@@ -102,6 +102,9 @@ struct ls_task_state {
 	/* A holder's reclaim or compaction in progress (reclaim.bpf.h); kind 0: none. */
 	__u64 reclaim_start_ns;
 	__u8 reclaim_kind;	/* enum ls_reclaim_kind */
+	/* The device it last did I/O to since its last other sleep (io.bpf.h); 0: none. */
+	__u32 io_dev;
+	char io_disk[LS_DISK_NAME_LEN];	/* ... its disk's name */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.

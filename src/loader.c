@@ -116,6 +116,8 @@ struct loader {
 	bool said_locks;	/* what --locks cannot trace was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
 	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
+	/* block_bio_queue, iomap_iter_dstmap (CONFIG_FS_IOMAP): io.bpf.h's devices */
+	bool has_bio_tp, has_iomap_tp;
 	int btf_fd;		/* --btf FILE, open while libbpf may read it; 0: none */
 	int ncpus;
 	struct loader_stats stats;
@@ -299,6 +301,10 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	l->has_compaction_tp = loader_btf_tp_nargs(btf, "mm_compaction_begin") > 0;
 	if (l->has_reclaim_tp)
 		l->features |= LS_FEAT_CAUSE_RECLAIM;
+	/* I/O waits are read at every switch; the device needs block_bio_queue's bio. */
+	l->features |= LS_FEAT_CAUSE_IO;
+	l->has_bio_tp = loader_btf_tp_nargs(btf, "block_bio_queue") > 0;
+	l->has_iomap_tp = loader_btf_tp_nargs(btf, "iomap_iter_dstmap") > 0;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -454,6 +460,8 @@ static void loader_select_reclaim(struct loader *l)
 	bpf_program__set_autoload(s->progs.ls_memcg_reclaim_end, l->has_memcg_reclaim_tp);
 	bpf_program__set_autoload(s->progs.ls_compaction_begin, l->has_compaction_tp);
 	bpf_program__set_autoload(s->progs.ls_compaction_end, l->has_compaction_tp);
+	bpf_program__set_autoload(s->progs.ls_block_bio_queue, l->has_bio_tp);
+	bpf_program__set_autoload(s->progs.ls_iomap_iter_dstmap, l->has_iomap_tp);
 }
 
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
@@ -612,6 +620,8 @@ static int loader_attach(struct loader *l)
 		{ s->progs.ls_direct_reclaim_begin, &s->links.ls_direct_reclaim_begin },
 		{ s->progs.ls_memcg_reclaim_begin, &s->links.ls_memcg_reclaim_begin },
 		{ s->progs.ls_compaction_begin, &s->links.ls_compaction_begin },
+		{ s->progs.ls_block_bio_queue, &s->links.ls_block_bio_queue },
+		{ s->progs.ls_iomap_iter_dstmap, &s->links.ls_iomap_iter_dstmap },
 		/* kernel locks: likewise */
 		{ s->progs.ls_contention_end, &s->links.ls_contention_end },
 		{ s->progs.ls_contention_begin, &s->links.ls_contention_begin },

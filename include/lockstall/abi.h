@@ -40,6 +40,9 @@
  * LS_HIST_F_EXITED on the final histograms of a process that ended.
  * 4 (RT throttling): LS_CAUSE_F_RT_THROTTLED in prev_cause/wakee_cause and
  * LS_FEAT_CAUSE_RT_THROTTLE; no new record type, no new layout.
+ * 4 (I/O): LS_CAUSE_F_IO in ls_rec_switch.prev_cause (now for blocked
+ * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
+ * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
  */
 #define LS_ABI_VERSION 4
@@ -77,6 +80,7 @@ enum ls_rec_type {
 	LS_REC_MARK = 17,	/* struct ls_rec_mark: run begin, interval, run end */
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
+	LS_REC_IO_DEV = 24,	/* struct ls_rec_io_dev: the device a holder's I/O wait is on */
 	LS_REC_TYPE_MAX,
 };
 
@@ -221,8 +225,9 @@ enum ls_owner_how {
 #define LS_TASK_F_OWNER	0x08	/* owns a lock (futex, kernel lock) a followed waiter waits on */
 
 /*
- * Why a runnable holder could not run, as the scheduler said at its
- * switch-out or wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause).
+ * Why a holder could not run, as the scheduler said at its switch-out or
+ * wakeup (ls_rec_switch.prev_cause, ls_rec_wakeup.wakee_cause), or as the
+ * waiter found its owner (ls_rec_owner.owner_cause).
  */
 #define LS_CAUSE_F_THROTTLED	0x01	/* its cgroup's CFS quota ran out: LS_REC_THROTTLE came first */
 /*
@@ -231,6 +236,11 @@ enum ls_owner_how {
  * rt_rq->rt_throttled.  Off CPU until the period timer refills it.
  */
 #define LS_CAUSE_F_RT_THROTTLED	0x04
+/*
+ * Asleep in an I/O wait (io_schedule(): TASK_UNINTERRUPTIBLE with
+ * task->in_iowait): a blocked holder; an LS_REC_IO_DEV may follow.
+ */
+#define LS_CAUSE_F_IO		0x02
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -244,7 +254,7 @@ struct ls_rec_switch {
 	__u8 prev_runnable;	/* 1: preempted, still on a run queue; 0: went to sleep */
 	__u8 prev_flags;	/* LS_TASK_F_* */
 	__u8 next_flags;
-	__u8 prev_cause;	/* LS_CAUSE_F_*: runnable holders only; 0 before ABI 4 */
+	__u8 prev_cause;	/* LS_CAUSE_F_* of holders (IO: asleep); 0 before ABI 4 */
 	__u8 pad[4];
 };
 
@@ -408,7 +418,28 @@ struct ls_rec_owner {
 	__u8 owner_state;	/* enum ls_owner_state */
 	__u8 how;		/* enum ls_owner_how */
 	__u8 owner_flags;	/* the owner's LS_TASK_F_* (WAITING: it waits on a lock itself) */
-	__u8 pad;
+	__u8 owner_cause;	/* LS_CAUSE_F_IO: blocked in an I/O wait; 0 before ABI 4 (I/O) */
+};
+
+/*
+ * The block device a holder's I/O wait is on, when the kernel told it:
+ * the device the holder itself last mapped or queued I/O to (bpf/io.bpf.h)
+ * since it last slept for anything but I/O.  Sent right after the SWITCH
+ * or OWNER that says LS_CAUSE_F_IO, same hdr.ts; none when the holder
+ * waits on I/O someone else submitted (a page another task reads in): the
+ * device is then not known.  disk is the kernel's name of the whole disk
+ * (gendisk.disk_name: "vda" for 254:1 too), so a recording read elsewhere
+ * names the disk of the host it was made on.
+ */
+#define LS_DISK_NAME_LEN 32	/* the kernel's DISK_NAME_LEN */
+
+struct ls_rec_io_dev {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u32 dev;		/* the kernel's dev_t: major = dev >> 20, minor = dev & 0xfffff */
+	__u32 pad;
+	char disk[LS_DISK_NAME_LEN];	/* NUL-terminated unless 32 bytes long; any bytes */
 };
 
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
@@ -485,8 +516,10 @@ enum ls_mark_kind {
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
+#define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
 /* causes were looked for: stalls get advice */
-#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE)
+#define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
+			 LS_FEAT_CAUSE_IO)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -655,6 +688,7 @@ LS_ASSERT_SIZE(ls_rec_throttle, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
+LS_ASSERT_SIZE(ls_rec_io_dev, 64);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

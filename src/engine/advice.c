@@ -16,6 +16,8 @@ static const char *advice__cause(enum ls_cause c)
 		return "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)";
 	case LS_CAUSE_RT_THROTTLED:
 		return "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget";
+	case LS_CAUSE_IO:
+		return "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;

@@ -31,6 +31,7 @@ union any_rec {
 	struct ls_rec_unthrottle unthrottle;
 	struct ls_rec_reclaim reclaim;
 	struct ls_rec_reclaim_end reclaim_end;
+	struct ls_rec_io_dev io_dev;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -67,6 +68,8 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_reclaim);
 	case LS_REC_RECLAIM_END:
 		return sizeof(struct ls_rec_reclaim_end);
+	case LS_REC_IO_DEV:
+		return sizeof(struct ls_rec_io_dev);
 	default:
 		return 0;
 	}
@@ -76,7 +79,7 @@ static size_t rec__size(__u16 type)
 static bool rec__from_kernel(__u16 type)
 {
 	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
-	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END);
+	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_IO_DEV;
 }
 
 /* What the size check cannot see. */
@@ -312,6 +315,9 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 		break;
 	case LS_REC_RECLAIM_END:
 		tasks__reclaim_end(e, &u->reclaim_end);
+		break;
+	case LS_REC_IO_DEV:
+		tasks__io_dev(e, &u->io_dev);
 		break;
 	}
 	return err;

@@ -50,6 +50,7 @@ enum ls_cause {
 	LS_CAUSE_THROTTLED = 1,	/* runnable, its cgroup's CFS quota spent (LS_CAUSE_F_THROTTLED) */
 	LS_CAUSE_RECLAIM = 2,	/* in direct reclaim or compaction (LS_REC_RECLAIM .. _END) */
 	LS_CAUSE_RT_THROTTLED = 3,	/* runnable RT task, its CPU's RT budget spent (LS_CAUSE_F_RT_THROTTLED) */
+	LS_CAUSE_IO = 4,	/* asleep in an I/O wait (LS_CAUSE_F_IO, LS_REC_IO_DEV) */
 	LS_CAUSE_N,
 };
 
@@ -165,13 +166,22 @@ struct ls_holder {
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
 	/*
 	 * The part of the hold inside the wait the kernel gave a cause for
-	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED and
-	 * RT_THROTTLED are off-CPU time; RECLAIM is time in reclaim, on CPU or off.
+	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED, RT_THROTTLED
+	 * and IO are off-CPU time (IO part of offcpu_by_state[BLOCKED]);
+	 * RECLAIM is time in reclaim, on CPU or off.
 	 */
 	__u64 cause_ns[LS_CAUSE_N];
 	enum ls_cause cause;
 	const struct ls_throttle *throttle;	/* cause_ns[THROTTLED]: whose quota; else NULL */
 	const struct ls_reclaim *reclaim;	/* cause_ns[RECLAIM]: the latest; else NULL */
+	/*
+	 * cause_ns[IO]: the device of its longest I/O wait that named one,
+	 * the kernel's dev_t (LS_DEV_MAJOR/MINOR); 0: not known.  io_disk:
+	 * the kernel's name of its whole disk ("vda"), raw bytes, NUL-padded,
+	 * unterminated at LS_DISK_NAME_LEN; "": not known.
+	 */
+	__u32 io_dev;
+	char io_disk[LS_DISK_NAME_LEN];
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
@@ -425,6 +435,9 @@ const char *ls_verdict_text(enum ls_verdict v);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
 const char *ls_cause_name(enum ls_cause c);
+/* The kernel's dev_t (ls_rec_io_dev.dev) in parts. */
+#define LS_DEV_MAJOR(dev)	((unsigned int)((dev) >> 20))
+#define LS_DEV_MINOR(dev)	((unsigned int)((dev) & 0xfffff))
 /* "direct", "memcg", "compaction"; "unknown" past the enum. */
 const char *ls_reclaim_kind_name(unsigned int kind);
 /* The stall's advice from its cause, verdict and culprit's state: a constant string. */

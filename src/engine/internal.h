@@ -34,6 +34,7 @@
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
+#define ENGINE_IO_DISKS	16	/* devices whose disk names are kept, the latest told */
 /* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
 #define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
@@ -212,10 +213,17 @@ struct spell {
 	__u8 state;		/* enum ls_holder_state */
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
-	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open (runnable spells), SPELL_* */
+	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open, SPELL_* */
 	struct ls_task waker;
 	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
+	__u32 io_dev;		/* LS_CAUSE_F_IO: the device (LS_REC_IO_DEV); 0: not known */
 };
+
+/* A blocked spell the kernel said was an I/O wait: all of it counts as I/O. */
+static inline bool spell__io(const struct spell *sp)
+{
+	return sp->state == LS_STATE_BLOCKED && (sp->cause & LS_CAUSE_F_IO);
+}
 
 /* spell.cause: an UNTHROTTLE said how much of the throttled spell was throttled. */
 #define SPELL_THROTTLED_TOLD	0x80
@@ -393,6 +401,10 @@ void tasks__throttle(struct engine *e, const struct ls_rec_throttle *r);
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r);
 void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
+/* IO_DEV: the device of the I/O wait its SWITCH or OWNER just opened, and its disk's name. */
+void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r);
+/* The disk name an IO_DEV gave dev (LS_DISK_NAME_LEN bytes, maybe unterminated); NULL: none. */
+const char *tasks__io_disk(const struct engine *e, __u32 dev);
 /* OWNER: follow the owner from here on, as it was when the wait began. */
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r);
 
@@ -595,6 +607,13 @@ struct engine {
 	__u32 hist_cmds;	/* entries that sum a command's: ENGINE_HIST_CMDS */
 	struct ls_hist_set ival;
 	__u64 ival_start;
+
+	/* Disk names of devices IO_DEV records told (dev 0: free), replaced round robin. */
+	struct io_disk {
+		__u32 dev;
+		char name[LS_DISK_NAME_LEN];
+	} io_disks[ENGINE_IO_DISKS];
+	__u32 io_disk_next;
 
 	/* Stall scratch: reused, so a stall costs no malloc once warm. */
 	struct stall_cand *cands;

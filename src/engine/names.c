@@ -73,6 +73,8 @@ const char *ls_cause_name(enum ls_cause c)
 		return "reclaim";
 	case LS_CAUSE_RT_THROTTLED:
 		return "rt_throttled";
+	case LS_CAUSE_IO:
+		return "io";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;

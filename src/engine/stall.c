@@ -25,6 +25,8 @@ struct stall_cand {
 	__u64 offcpu;
 	__u64 by_state[LS_STATE_N];
 	__u64 by_cause[LS_CAUSE_N];
+	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
+	__u32 io_dev;
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
 	bool has_waker;
 	struct ls_task waker;
@@ -319,6 +321,13 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		/* No counter tells when the refill came: the whole spell, as the kernel said. */
 		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
 			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
+		if (spell__io(sp)) {
+			c->by_cause[LS_CAUSE_IO] += len;
+			if (sp->io_dev && len > c->io_dev_longest) {
+				c->io_dev_longest = len;
+				c->io_dev = sp->io_dev;
+			}
+		}
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;
@@ -393,6 +402,10 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 				lead->by_state[k] += c->by_state[k];
 			for (k = 0; k < LS_CAUSE_N; k++)
 				lead->by_cause[k] += c->by_cause[k];
+			if (c->io_dev_longest > lead->io_dev_longest) {
+				lead->io_dev_longest = c->io_dev_longest;
+				lead->io_dev = c->io_dev;
+			}
 			if (c->blocked_longest > lead->blocked_longest) {
 				lead->blocked_longest = c->blocked_longest;
 				lead->has_waker = c->has_waker;
@@ -489,8 +502,10 @@ static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 }
 
 /* The causes the kernel gave for the holder's spells, the largest, and the limit behind them. */
-static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder *hd)
+static void stall__holder_causes(const struct engine *e, const struct stall_cand *lead,
+				 struct ls_holder *hd)
 {
+	const char *disk;
 	unsigned int k;
 	__u32 i;
 
@@ -503,6 +518,12 @@ static void stall__holder_causes(const struct stall_cand *lead, struct ls_holder
 	/* A cause that explains little of the hold must not point the advice at its knob. */
 	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
 		hd->cause = LS_CAUSE_NONE;
+	if (hd->cause_ns[LS_CAUSE_IO] && lead->io_dev) {
+		hd->io_dev = lead->io_dev;
+		disk = tasks__io_disk(e, hd->io_dev);
+		if (disk)
+			memcpy(hd->io_disk, disk, sizeof(hd->io_disk));
+	}
 	/* The latest hold's: the limit as it was last seen. */
 	for (i = 0; i < lead->n_group; i++) {
 		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])
@@ -555,7 +576,7 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
-	stall__holder_causes(lead, hd);
+	stall__holder_causes(e, lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)
 		hd->woken_by = lead->waker;

@@ -524,8 +524,9 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		if (r->prev_flags & LS_TASK_F_ANY) {
 			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
 				    r->hdr.cpu, ts);
-			if (r->prev_runnable)
-				p->open.cause = r->prev_cause;
+			/* IO only for a sleep, the others only for a runnable holder */
+			p->open.cause = r->prev_runnable ? r->prev_cause & ~LS_CAUSE_F_IO :
+							   r->prev_cause & LS_CAUSE_F_IO;
 		}
 	}
 
@@ -751,6 +752,50 @@ void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_
 		fn(s, to, ctx);
 }
 
+static struct io_disk *io_disk__find(struct engine *e, __u32 dev)
+{
+	unsigned int i;
+
+	for (i = 0; dev && i < ENGINE_IO_DISKS; i++)
+		if (e->io_disks[i].dev == dev)
+			return &e->io_disks[i];
+	return NULL;
+}
+
+const char *tasks__io_disk(const struct engine *e, __u32 dev)
+{
+	const struct io_disk *d = io_disk__find((struct engine *)e, dev);
+
+	return d ? d->name : NULL;
+}
+
+static void tasks__io_disk_set(struct engine *e, __u32 dev, const char name[LS_DISK_NAME_LEN])
+{
+	struct io_disk *d;
+
+	if (!dev || !name[0])
+		return;
+	d = io_disk__find(e, dev);
+	if (!d)
+		d = &e->io_disks[e->io_disk_next++ % ENGINE_IO_DISKS];
+	d->dev = dev;
+	memcpy(d->name, name, sizeof(d->name));
+}
+
+void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	tasks__io_disk_set(e, r->dev, r->disk);
+
+	/* It comes just after the SWITCH or OWNER that opened the I/O wait. */
+	if (!tk || !tk->spell_open || !spell__io(&tk->open))
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	tk->open.io_dev = r->dev;
+}
+
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)
 {
 	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
@@ -797,5 +842,7 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);
 	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :
 		    LS_STATE_BLOCKED, r->owner_cpu, ts);
+	if (r->owner_state == LS_OWNER_BLOCKED)
+		o->open.cause = r->owner_cause & LS_CAUSE_F_IO;
 	o->cpu_state = TASK_CPU_OFF;
 }

@@ -178,10 +178,25 @@ static void json_cause_reclaim(FILE *f, const struct ls_reclaim *r)
 	json_u64(f, "usage_bytes", r->usage_bytes);
 }
 
+/* ,"device":"MAJ:MIN","major":N,"minor":N[,"disk":NAME] of an I/O wait's device. */
+static void json_cause_io(FILE *f, const struct ls_holder *h)
+{
+	char d[24];
+
+	snprintf(d, sizeof(d), "%u:%u", LS_DEV_MAJOR(h->io_dev), LS_DEV_MINOR(h->io_dev));
+	json_strv(f, "device", d);
+	json_u64(f, "major", LS_DEV_MAJOR(h->io_dev));
+	json_u64(f, "minor", LS_DEV_MINOR(h->io_dev));
+	if (h->io_disk[0]) {
+		fputs(",\"disk\":", f);
+		ls_json_str(f, h->io_disk, sizeof(h->io_disk));
+	}
+}
+
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
- * "reclaim":{...}}: what the kernel said of the holder's time (ABI 4 runs
- * only: older recordings' output stays as it was).
+ * "reclaim":{...},"io":{"ns":N,"device":"M:m",...}}: what the kernel said of
+ * the holder's time (ABI 4 runs only: older recordings' output stays as it was).
  */
 static void json_causes(FILE *f, const struct ls_holder *h)
 {
@@ -205,6 +220,8 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 		}
 		if (c == LS_CAUSE_RECLAIM && h->reclaim)
 			json_cause_reclaim(f, h->reclaim);
+		if (c == LS_CAUSE_IO && h->io_dev)
+			json_cause_io(f, h);
 		putc('}', f);
 	}
 	putc('}', f);

@@ -364,12 +364,27 @@ static const char *sink__reclaim_text(const struct ls_reclaim *r, char *buf, siz
 	return buf;
 }
 
+/* "device 254:1 (disk vda)": the disk's name escaped as ls_text() does. */
+static const char *sink__io_text(const struct ls_holder *h, char *buf, size_t len)
+{
+	char disk[LS_DISK_NAME_LEN * 4 + 1];
+	int n = snprintf(buf, len, "device %u:%u", LS_DEV_MAJOR(h->io_dev),
+			 LS_DEV_MINOR(h->io_dev));
+
+	if (h->io_disk[0] && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (disk %s)",
+			 ls_text(h->io_disk, sizeof(h->io_disk), disk, sizeof(disk)));
+	return buf;
+}
+
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len)
 {
 	if (c == LS_CAUSE_THROTTLED && h->throttle)
 		return sink__throttle_text(h->throttle, buf, len);
 	if (c == LS_CAUSE_RECLAIM && h->reclaim)
 		return sink__reclaim_text(h->reclaim, buf, len);
+	if (c == LS_CAUSE_IO && h->io_dev)
+		return sink__io_text(h, buf, len);
 	return NULL;
 }
 

@@ -124,8 +124,9 @@ const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t l
 /*
  * What the kernel said behind holder h's cause c, for people: the throttle
  * limit; the kind of reclaim and the memory cgroup at its limit ("memcg
- * reclaim: /lsr (cgroup v1) at its max 16.0MiB, usage 16.0MiB").  NULL:
- * nothing beyond the time.  Paths escaped as ls_cgroup_text() does.
+ * reclaim: /lsr (cgroup v1) at its max 16.0MiB, usage 16.0MiB"); the
+ * device of an I/O wait ("device 254:1 (disk vda)").  NULL: nothing beyond the
+ * time.  Paths escaped as ls_cgroup_text() does.
  */
 #define SINK_CAUSE_TEXT_LEN SINK_THROTTLE_TEXT_LEN
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len);

@@ -21,12 +21,15 @@
  * while the cgroup is full of dirty page cache, so each charge reclaims.
  * The victim's stalls must tell the holder's reclaim with our cgroup and
  * its limit, within the holder's own time in the faulting call.
+ *
+ * io_holder --cgroup: see Test(watch, io_holder).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <linux/magic.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -36,6 +39,7 @@
 #define MEMCG_LIMIT	(96LL << 20)
 #define CG_QUOTA_NS	10000000LL	/* 10 ms ... */
 #define CG_PERIOD_NS	100000000LL	/* ... per 100 ms */
+#define IO_WIOPS	5		/* io_holder's writes: about 200 ms each */
 
 static struct e2e_watch w = E2E_WATCH_INIT;
 static char cg_dir[256];	/* ours, "" when none was made */
@@ -277,4 +281,131 @@ Test(watch, reclaim_holder, .fini = teardown, .timeout = 180)
 	cr_expect_leq(sum, e2e_int(w.truth, "populate_ns"),
 		      "more reclaim in the stalls than the holder spent faulting memory in");
 	cr_assert_gt(named, 0, "reclaim was never the cause of a stall");
+}
+
+/*
+ * Our I/O cgroup under root (v1 blkio or v2 io) with dev's write IOPS
+ * limited; false if root has no such controller or dev takes no limit (a
+ * partition: limits go on whole disks).
+ */
+static bool iocg_make(const char *root, int version, const char *dev)
+{
+	char limit[64];
+	int err;
+
+	if (version == 1 && access("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device", F_OK))
+		return false;
+	if (version == 2 && write_file(root, "cgroup.subtree_control", "+io"))
+		return false;
+	snprintf(cg_path, sizeof(cg_path), "/lockstall-e2e-io-%d", (int)getpid());
+	snprintf(cg_dir, sizeof(cg_dir), "%s%s", root, cg_path);
+	cr_assert_eq(mkdir(cg_dir, 0755), 0, "mkdir %s: %s", cg_dir, strerror(errno));
+	snprintf(limit, sizeof(limit), version == 1 ? "%s %d" : "%s wiops=%d", dev, IO_WIOPS);
+	err = write_file(cg_dir, version == 1 ? "blkio.throttle.write_iops_device" : "io.max",
+			 limit);
+	if (err) {
+		cr_log_warn("cannot limit %s to '%s': %s", cg_dir, limit, strerror(-err));
+		teardown();
+		return false;
+	}
+	return true;
+}
+
+/* The part of [from, to) that the holder spent in its writes (the truth's spans). */
+static json_int_t in_holder_writes(json_int_t from, json_int_t to)
+{
+	const json_t *sp;
+	json_int_t sum = 0, s, e;
+	size_t i;
+
+	json_array_foreach(e2e_array(w.truth, "holder_spans"), i, sp) {
+		s = json_integer_value(json_array_get(sp, 0));
+		e = json_integer_value(json_array_get(sp, 1));
+		s = s > from ? s : from;
+		e = e < to ? e : to;
+		sum += e > s ? e - s : 0;
+	}
+	return sum;
+}
+
+/* One victim stall on the holder: its I/O time, within the holder's own writes. */
+static json_int_t check_io_stall(const json_t *st, const json_t *h, json_int_t *named,
+				 json_int_t *with_dev)
+{
+	const json_t *c = json_object_get(h, "causes");
+	const json_t *io = c ? json_object_get(c, "io") : NULL;
+	json_int_t start = e2e_int(st, "start_ns"), ns;
+
+	if (!io)
+		return 0;
+	ns = e2e_int(io, "ns");
+	cr_expect_leq(ns, in_holder_writes(start, start + e2e_int(st, "lock_wait_ns")),
+		      "I/O time outside the holder's writes: %s", json_dumps(st, JSON_COMPACT));
+	if (json_object_get(io, "device")) {
+		(*with_dev)++;
+		cr_expect_str_eq(e2e_str(io, "device"), e2e_str(w.truth, "device"));
+		cr_expect_str_eq(e2e_str(io, "disk"), e2e_str(w.truth, "disk"));
+	}
+	if (!strcmp(e2e_str(h, "cause"), "io")) {
+		(*named)++;
+		cr_expect_str_eq(e2e_str(st, "cause"), "io");
+		cr_expect(strstr(e2e_str(st, "advice"), "I/O"), "advice: %s",
+			  e2e_str(st, "advice"));
+	}
+	return ns;
+}
+
+/*
+ * io_holder --cgroup puts its holder in an I/O cgroup of ours whose write
+ * IOPS on /var/tmp's disk are limited: each of its O_DIRECT appends waits
+ * for the device with the inode's i_rwsem held, while the victim waits for
+ * that lock.  The victim's stalls must name the holder, cause io, the
+ * file's device, and I/O time inside the holder's own writes.
+ */
+Test(watch, io_holder, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "--cgroup", cg_dir, "-d", "3", NULL };
+	json_int_t victim_tid, holder_tid, sum = 0, n = 0, named = 0, with_dev = 0, waited = 0;
+	const json_t *st, *h;
+	struct stat sb;
+	char dev[32];
+	size_t i;
+
+	e2e_require(true);
+	if (!disk_dir("/var/tmp") || stat("/var/tmp", &sb))
+		cr_skip_test("no disk-backed /var/tmp for the workload's file here");
+	snprintf(dev, sizeof(dev), "%u:%u", major(sb.st_dev), minor(sb.st_dev));
+	if (!iocg_make("/sys/fs/cgroup/blkio", 1, dev) && !iocg_make("/sys/fs/cgroup", 2, dev) &&
+	    !iocg_make("/sys/fs/cgroup/unified", 2, dev))
+		cr_skip_test("no I/O cgroup here that limits %s", dev);
+	e2e_watch__run(&w, "io_holder", args);
+	cr_assert_str_eq(e2e_str(w.truth, "workload"), "io_holder");
+	cr_assert_str_eq(e2e_str(w.truth, "device"), dev);
+	cr_assert_str_eq(e2e_str(w.truth, "victim_policy"), "fifo");
+	victim_tid = e2e_int(w.truth, "victim_tid");
+	holder_tid = e2e_int(w.truth, "holder_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim_tid)
+			continue;
+		h = e2e_holder_with_tid(st, holder_tid);
+		if (!h)
+			continue;
+		n++;
+		waited += e2e_int(st, "lock_wait_ns");
+		sum += check_io_stall(st, h, &named, &with_dev);
+	}
+	cr_log_info("victim stalls on the holder: %lld, %lldus of lock wait, %lldus of it I/O "
+		    "(%lld with io as their cause, %lld naming the device); the holder: %lld "
+		    "writes, %lldus in them; the victim: %lld calls, %lldus in them",
+		    n, waited / 1000, sum / 1000, named, with_dev,
+		    e2e_int(w.truth, "holder_writes"), e2e_int(w.truth, "holder_io_ns") / 1000,
+		    e2e_int(w.truth, "calls"),
+		    e2e_int(w.truth, "victim_wait_ns") / 1000);
+	cr_assert_gt(n, 0, "no stall of the victim named the holder %lld", holder_tid);
+	cr_expect_leq(sum, e2e_int(w.truth, "holder_io_ns"),
+		      "more I/O in the stalls than the holder spent writing");
+	/* the holder sleeps on I/O for all but the ends of each write: io is the cause */
+	cr_assert_geq(2 * named, n, "io named in %lld of %lld stalls", named, n);
+	/* its first wait may come before lockstall followed it; the rest name the device */
+	cr_assert_geq(2 * with_dev, n, "the device named in %lld of %lld stalls", with_dev, n);
 }

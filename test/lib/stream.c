@@ -193,6 +193,8 @@ void stream__cause(struct stream *s, __u8 cause)
 		((struct ls_rec_switch *)h)->prev_cause = cause;
 	else if (h->type == LS_REC_WAKEUP)
 		((struct ls_rec_wakeup *)h)->wakee_cause = cause;
+	else if (h->type == LS_REC_OWNER)
+		((struct ls_rec_owner *)h)->owner_cause = cause;
 	else
 		abort();
 }
@@ -280,6 +282,19 @@ void stream__unthrottle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_t
 	r.tgid = t->tgid;
 	r.throttled_ns = throttled_ns;
 	stream__append(s, &r, sizeof(r), LS_REC_UNTHROTTLE, cpu, ts);
+}
+
+void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev,
+		    const char *disk)
+{
+	struct ls_rec_io_dev r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.dev = dev;
+	memcpy(r.disk, disk, strnlen(disk, sizeof(r.disk)));
+	stream__append(s, &r, sizeof(r), LS_REC_IO_DEV, cpu, ts);
 }
 
 void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,

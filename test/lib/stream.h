@@ -81,8 +81,11 @@ void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    __u32 target_cpu, const struct ls_task *target_curr);
 void stream__migrate(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags,
 		     __u32 from_cpu, __u32 to_cpu, const struct ls_task *dest_curr);
-/* The cause byte (LS_CAUSE_F_*) of the last record, a SWITCH (prev_cause) or a WAKEUP. */
+/* The cause byte (LS_CAUSE_F_*) of the last record, a SWITCH (prev_cause), WAKEUP or OWNER. */
 void stream__cause(struct stream *s, __u8 cause);
+/* An IO_DEV of t: dev as the kernel's dev_t (major << 20 | minor), its disk's name ("": none). */
+void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev,
+		    const char *disk);
 /* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
 void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);

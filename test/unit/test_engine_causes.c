@@ -322,3 +322,146 @@ Test(causes, small_cause_not_named)
 	cr_assert_eq(st->cause, LS_CAUSE_NONE);
 	cr_assert_null(strstr(st->advice, "memory"), "advice: %s", st->advice);
 }
+
+/* The kernel's dev_t of 254:0 (a virtio disk). */
+#define VDA (254U << 20)
+
+/*
+ * The holder, holding from T(0), sleeps at T(1) (in an I/O wait when io:
+ * LS_CAUSE_F_IO, then the device when dev); the I/O completion wakes it at
+ * T(40), it runs at T(41) and releases at T(45).  The waiter waits
+ * T(2)..T(47).
+ */
+static void scenario__io(bool io, __u32 dev)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(40), .write = true };
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, false, &efx.hog, 0);
+	if (io)
+		stream__cause(&efx.s, LS_CAUSE_F_IO);
+	if (dev)
+		stream__io_dev(&efx.s, 0, T(1), &efx.holder, dev, "vda");
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__wakeup(&efx.s, 0, T(40), &efx.holder, LS_TASK_F_HOLDING, &efx.hog, 0, &efx.hog);
+	stream__switch(&efx.s, 0, T(41), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+}
+
+static const struct ls_stall *io_stall(bool io, __u32 dev)
+{
+	scenario__io(io, dev);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	return fixture__stall(0);
+}
+
+/* Its sleep inside the wait, T(2)..T(40), was I/O on 254:0; the run-queue wait after is not. */
+Test(causes, io_wait_with_its_device)
+{
+	const struct ls_stall *st = io_stall(true, VDA);
+	const struct ls_holder *h = &st->holders[0];
+
+	cr_assert_eq(h->state, LS_STATE_BLOCKED);
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_BLOCKED], MS(38));
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_PREEMPTED], MS(1));
+	cr_assert_eq(h->cause_ns[LS_CAUSE_IO], MS(38));
+	cr_assert_eq(h->cause, LS_CAUSE_IO);
+	cr_assert_eq(st->cause, LS_CAUSE_IO);
+	cr_assert_eq(LS_DEV_MAJOR(h->io_dev), 254);
+	cr_assert_eq(LS_DEV_MINOR(h->io_dev), 0);
+	cr_assert_str_eq(h->io_disk, "vda");
+	cr_assert_str_eq(ls_cause_name(st->cause), "io");
+	cr_assert(strstr(st->advice, "I/O"), "advice: %s", st->advice);
+	cr_assert_eq(efx.cs->summary.stalls_by_cause[LS_CAUSE_IO], 1);
+}
+
+/* I/O on a page someone else reads in: the kernel named no device, none is printed. */
+Test(causes, io_wait_without_a_device)
+{
+	const struct ls_stall *st = io_stall(true, 0);
+
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_IO], MS(38));
+	cr_assert_eq(st->cause, LS_CAUSE_IO);
+	cr_assert_eq(st->holders[0].io_dev, 0);
+}
+
+/* Asleep, not on I/O (a device record that follows no I/O wait is ignored): blocked, no cause. */
+Test(causes, blocked_not_on_io_has_no_cause)
+{
+	const struct ls_stall *st = io_stall(false, VDA);
+	const struct ls_holder *h = &st->holders[0];
+
+	cr_assert_eq(h->state, LS_STATE_BLOCKED);
+	cr_assert_eq(h->offcpu_by_state[LS_STATE_BLOCKED], MS(38));
+	cr_assert_eq(h->cause_ns[LS_CAUSE_IO], 0);
+	cr_assert_eq(h->io_dev, 0);
+	cr_assert_eq(h->io_disk[0], '\0');
+	cr_assert_eq(st->cause, LS_CAUSE_NONE);
+	cr_assert(strstr(st->advice, "slept"), "advice: %s", st->advice);
+}
+
+/* An I/O flag on a runnable switch-out means nothing: a plain preemption stays one. */
+Test(causes, preempted_stays_preempted)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
+	const struct ls_stall *st;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	stream__cause(&efx.s, LS_CAUSE_F_IO);
+	stream__io_dev(&efx.s, 0, T(1), &efx.holder, VDA, "vda");
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].state, LS_STATE_PREEMPTED);
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_IO], 0);
+	cr_assert_eq(st->holders[0].io_dev, 0);
+	cr_assert_eq(st->cause, LS_CAUSE_NONE);
+}
+
+/*
+ * A kernel lock's owner found asleep on I/O as the waiter names it (OWNER
+ * with LS_CAUSE_F_IO, then its device) at T(2); the completion wakes it at
+ * T(30), it lets go and the waiter has the lock at T(33).
+ */
+Test(causes, owner_found_in_io_wait)
+{
+	static const struct ls_task owner = FX_NORMAL(101, 100, 0, "writer");
+	struct ls_mm lock = stream__mm(0xffff8881cbd564e8ULL, 0, "");
+	struct stream_owner o = { .waiter = &efx.waiter, .owner = &owner, .start = T(2),
+				  .owner_cpu = 0, .state = LS_OWNER_BLOCKED,
+				  .how = LS_OWNER_KLOCK };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_KLOCK,
+				 .owner_tid = owner.tid, .op = stream__syscall(18) };
+	struct stream_lock end = w;
+	const struct ls_stall *st;
+
+	lock.kind = LS_LOCK_RWSEM;
+	end.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__cause(&efx.s, LS_CAUSE_F_IO);
+	stream__io_dev(&efx.s, 1, T(2), &owner, VDA | 16, "");
+	stream__wait_begin(&efx.s, 1, T(3), &efx.waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &efx.waiter, LS_TASK_F_WAITING, false, NULL, 0);
+	stream__wakeup(&efx.s, 0, T(30), &owner, LS_TASK_F_OWNER, &efx.hog, 0, NULL);
+	stream__switch(&efx.s, 0, T(30), NULL, 0, false, &owner, LS_TASK_F_OWNER);
+	stream__wakeup(&efx.s, 0, T(32), &efx.waiter, LS_TASK_F_WAITING, &owner, 1, NULL);
+	stream__switch(&efx.s, 1, T(32), NULL, 0, false, &efx.waiter, LS_TASK_F_WAITING);
+	stream__wait_end(&efx.s, 1, T(33), &efx.waiter, &lock, &end);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].task.tid, owner.tid);
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_IO], MS(28));
+	cr_assert_eq(st->cause, LS_CAUSE_IO);
+	cr_assert_eq(LS_DEV_MAJOR(st->holders[0].io_dev), 254);
+	cr_assert_eq(LS_DEV_MINOR(st->holders[0].io_dev), 16);
+	/* no name came with it: none is made up */
+	cr_assert_eq(st->holders[0].io_disk[0], '\0');
+}

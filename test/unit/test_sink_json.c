@@ -313,6 +313,50 @@ Test(sink_json, cause_rt_throttled)
 	free(text);
 }
 
+/* I/O: the time, and the device as MAJ:MIN and numbers when the kernel named it. */
+Test(sink_json, causes_io)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *h0, *io;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_IO] = FX_MS(12);
+	h.cause = LS_CAUSE_IO;
+	h.io_dev = 8U << 20 | 16;
+	memset(h.io_disk, 'd', sizeof(h.io_disk));	/* 32 bytes, no NUL */
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_IO;
+	st.advice = ls_advice(&st);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "cause", "io");
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	expect_s(h0, "cause", "io");
+	io = field(field(h0, "causes", JSON_OBJECT), "io", JSON_OBJECT);
+	expect_u(io, "ns", FX_MS(12));
+	expect_s(io, "device", "8:16");
+	expect_u(io, "major", 8);
+	expect_u(io, "minor", 16);
+	expect_s(io, "disk", "dddddddddddddddddddddddddddddddd");
+	free_lines(&l);
+	free(text);
+
+	h.io_dev = 0;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	io = field(field(h0, "causes", JSON_OBJECT), "io", JSON_OBJECT);
+	expect_u(io, "ns", FX_MS(12));
+	expect_absent(io, "device");
+	expect_absent(io, "major");
+	expect_absent(io, "disk");
+	free_lines(&l);
+	free(text);
+}
+
 Test(sink_json, stall_no_holders)
 {
 	struct ls_stall st;

@@ -852,3 +852,31 @@ Test(sink_text, reclaim_holder_and_advice)
 	assert_line(text, "           reclaim 30ms: direct reclaim");
 	free(text);
 }
+
+/* A holder asleep on I/O: the time, the device when the kernel named it, and the advice. */
+Test(sink_text, io_holder_and_advice)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_IO] = FX_MS(30);
+	h.cause = LS_CAUSE_IO;
+	h.io_dev = 259U << 20 | 65537;
+	memcpy(h.io_disk, "nvme0n1\x1b[2J", 12);
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_IO;
+	st.advice = ls_advice(&st);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           io 30ms: device 259:65537 (disk nvme0n1\\x1b[2J)");
+	assert_terminal_safe(text);
+	assert_line(text, "  advice   the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock");
+	free(text);
+
+	/* Someone else's I/O: no device. */
+	h.io_dev = 0;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           io 30ms");
+	free(text);
+}

@@ -111,19 +111,6 @@ static void mem_stat__read(const char *dir, struct mem_stat *m)
 	m->psi_some_us = file_number("", "/proc/pressure/memory", "total=");
 }
 
-static void join_cgroup(const char *dir)
-{
-	char path[512], pid[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
-		wl_die("join %s: %s", path, strerror(errno));
-	close(fd);
-}
-
 /* Dirty the cgroup's memory: write the file all over (its pages charge our cgroup). */
 static void holder__dirty(struct holder *h)
 {
@@ -245,7 +232,7 @@ int main(int argc, char **argv)
 	if (m0.limit == ~0ULL || m0.limit < 2 * opts.size_mb << 20 || m0.limit > 1ULL << 32)
 		wl_die("%s: want a memory limit of twice -s %lu MB to 4 GB", opts.cgroup,
 		       opts.size_mb);
-	join_cgroup(opts.cgroup);
+	wl_join_cgroup(opts.cgroup);
 	h.file_fd = tmp_file();
 	h.file_len = m0.limit;
 	h.len = opts.size_mb << 20;

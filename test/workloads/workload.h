@@ -16,6 +16,7 @@
 #define LOCKSTALL_WORKLOAD_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -181,6 +182,20 @@ static inline const char *wl_thread_begin(const char *name, int cpu, enum wl_cla
 	if (err)
 		wl_die("%s: pin to CPU %d: %s", name, cpu, strerror(-err));
 	return wl_set_class(c);
+}
+
+/* Move the calling process into the cgroup directory dir. */
+static inline void wl_join_cgroup(const char *dir)
+{
+	char path[512], pid[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) != (ssize_t)strlen(pid))
+		wl_die("join %s: %s", path, strerror(errno));
+	close(fd);
 }
 
 /* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
@@ -416,7 +431,8 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"               symlink all the while (mprotect_fault)\n"
 		"  --cgroup DIR no hog, the holder SCHED_OTHER in cgroup DIR, whose cpu.stat\n"
 		"               before and after goes into the ground truth (proc_reader);\n"
-		"               the memory cgroup the process runs in (reclaim_holder)\n"
+		"               the memory cgroup the process runs in (reclaim_holder);\n"
+		"               the I/O-limited cgroup its holder runs in (io_holder)\n"
 		"  --rt         no hog, the reader SCHED_FIFO, spinning until its CPU's RT\n"
 		"               budget runs out (proc_reader)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
