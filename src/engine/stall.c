@@ -870,11 +870,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.n_holders = 1;
 	st.lost_in_window = engine__lost_in(e, st.start_ns, st.end_ns);
 	st.verdict = LS_VERDICT_DEADLOCK;
-	st.seq = ++e->sum.stalls;
-	e->sum.stalls_by_verdict[st.verdict]++;
-	e->sum.stalls_by_cause[st.cause]++;
-	if (st.mm.kind < LS_LOCK_KIND_N)
-		e->sum.stalls_by_lock[st.mm.kind]++;
+	stall__count(e, &st, &(struct stall_pend){ 0 });
 	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);
 }
