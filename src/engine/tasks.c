@@ -595,7 +595,7 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 {
 	__u64 ts = r->hdr.ts;
 	struct task *tk;
-	__u8 state;
+	__u8 state, pinned = 0;
 	struct cpu *c = cpus__get(e, r->to_cpu);
 
 	if (!c)
@@ -615,8 +615,9 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 		return;
 	}
 	if (tk->spell_open) {
-		/* The spell goes on, now waiting for the new CPU. */
+		/* The spell goes on, now waiting for the new CPU (its mask with it). */
 		state = tk->open.state;
+		pinned = tk->open.cause & LS_CAUSE_F_PINNED;
 	} else if ((r->flags & LS_TASK_F_ANY) && tk->cpu_state != TASK_CPU_ON) {
 		state = (r->flags & LS_TASK_F_GRANTED) ?
 			LS_STATE_GRANTED_NOT_RUNNING : LS_STATE_PREEMPTED;
@@ -624,6 +625,7 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 		return;
 	}
 	spell__open(e, tk, state, r->to_cpu, ts);
+	tk->open.cause = pinned;
 	tk->cpu_state = TASK_CPU_OFF;
 }
 
