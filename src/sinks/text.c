@@ -344,7 +344,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 		case LS_ROLE_QUEUED_WRITER:
 		case LS_ROLE_HOLDER:
 			if (hop->has_lock)
-				fprintf(f, ", of %s", sink__lock_text(&hop->lock, lock, sizeof(lock)));
+				fprintf(f, ", of %s", sink__hop_lock_text(hop, lock, sizeof(lock)));
 			else
 				fprintf(f, ", %s", mode_name(hop->write));
 			break;

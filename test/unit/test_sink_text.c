@@ -821,6 +821,42 @@ Test(sink_text, kernel_lock_names)
 	free(text);
 }
 
+/*
+ * A chain across locks names each lock as the stall's own lock is named:
+ * a futex by its variable and file, a kernel lock by its symbol; escaped.
+ */
+Test(sink_text, chain_hops_name_their_locks)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	fx_stall(&st, &h, 1);
+	st.n_chain = 3;
+	st.chain[0].task = st.waiter;
+	st.chain[0].role = LS_ROLE_WAITER;
+	st.chain[1].task = h.task;
+	st.chain[1].role = LS_ROLE_HOLDER;
+	st.chain[1].has_lock = true;
+	st.chain[1].lock = st.mm;
+	st.chain[1].lock.kind = LS_LOCK_FUTEX;
+	st.chain[1].lock.id = 0x55d0c0de1040ULL;
+	st.chain[1].lock_name = "g_queue\x1b[2J";
+	st.chain[1].lock_module = "/usr/lib/app";
+	st.chain[2].task = st.waiter;
+	st.chain[2].role = LS_ROLE_HOLDER;
+	st.chain[2].has_lock = true;
+	st.chain[2].lock.kind = LS_LOCK_MUTEX;
+	st.chain[2].lock.id = 0xffffffff83a0c2e0ULL;
+	st.chain[2].lock_name = "cgroup_mutex";
+	text = text_of_stall(&st, &default_opts);
+	assert_terminal_safe(text);
+	cr_assert_not_null(strstr(text, "(holder, of futex g_queue\\x1b[2J [app] of "), "%s", text);
+	cr_assert_not_null(strstr(text, "(holder, of mutex cgroup_mutex)"), "%s", text);
+	free(text);
+}
+
 /* A holder in memcg reclaim: the time, the cgroup at its limit (escaped), and the advice. */
 Test(sink_text, reclaim_holder_and_advice)
 {
