@@ -911,18 +911,7 @@ Test(sink_json, chain_hop_lock_names)
 	json_t *lock;
 	char *text;
 
-	fx_holder_reader(&h);
-	fx_stall(&st, &h, 1);
-	st.n_chain = 2;
-	st.chain[0].task = st.waiter;
-	st.chain[0].role = LS_ROLE_WAITER;
-	st.chain[1].task = h.task;
-	st.chain[1].role = LS_ROLE_HOLDER;
-	st.chain[1].has_lock = true;
-	st.chain[1].lock = st.mm;
-	st.chain[1].lock.kind = LS_LOCK_FUTEX;
-	st.chain[1].lock_name = "g_queue+0x10\n";
-	st.chain[1].lock_module = "/usr/lib/app";
+	fx_stall_hop_lock(&st, &h, "g_queue+0x10\n", "/usr/lib/app");
 	text = json_of_stall(&st);
 	parse_lines(text, &l);
 	cr_assert_eq(l.n, 1);

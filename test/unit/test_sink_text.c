@@ -831,19 +831,8 @@ Test(sink_text, chain_hops_name_their_locks)
 	struct ls_stall st;
 	char *text;
 
-	fx_holder_reader(&h);
-	fx_stall(&st, &h, 1);
+	fx_stall_hop_lock(&st, &h, "g_queue\x1b[2J", "/usr/lib/app");
 	st.n_chain = 3;
-	st.chain[0].task = st.waiter;
-	st.chain[0].role = LS_ROLE_WAITER;
-	st.chain[1].task = h.task;
-	st.chain[1].role = LS_ROLE_HOLDER;
-	st.chain[1].has_lock = true;
-	st.chain[1].lock = st.mm;
-	st.chain[1].lock.kind = LS_LOCK_FUTEX;
-	st.chain[1].lock.id = 0x55d0c0de1040ULL;
-	st.chain[1].lock_name = "g_queue\x1b[2J";
-	st.chain[1].lock_module = "/usr/lib/app";
 	st.chain[2].task = st.waiter;
 	st.chain[2].role = LS_ROLE_HOLDER;
 	st.chain[2].has_lock = true;
