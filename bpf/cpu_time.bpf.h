@@ -66,7 +66,7 @@ static __always_inline void ls_idle_switch(struct task_struct *prev, struct task
 	if (to_idle) {
 		LS_ONCE(c->since) = now;
 	} else if (c->since) {
-		/* A CPU idle since before the tracing began is not counted: never more than seen. */
+		/* Idle since before the tracing began: not counted, never more than seen. */
 		LS_ONCE(c->total) = c->total + (now - c->since);
 		LS_ONCE(c->since) = 0;
 	}
@@ -101,7 +101,7 @@ struct ls_pinned_open {
 	/* At the switch-in: which CPUs idled, and the most one did. */
 	__u64 idle_cpus;
 	__u64 most;
-	__u64 idle[LS_PINNED_CPUS];	/* 1 + CPU n's idle clock; 0: not counted (allowed, unread) */
+	__u64 idle[LS_PINNED_CPUS];	/* 1 + CPU n's idle clock; 0: not counted */
 };
 
 /* Built here, then copied into pinned_open: too big for the BPF stack. */

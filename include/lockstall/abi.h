@@ -569,7 +569,7 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
-#define LS_FEAT_CAUSE_RUNNABLE	0x2000	/* pinned runnable holders and the idle CPUs are looked for */
+#define LS_FEAT_CAUSE_RUNNABLE	0x2000	/* pinned runnable holders and idle CPUs are looked for */
 #define LS_FEAT_CAUSE_STEAL	0x4000	/* steal time on holders' CPUs is read */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
@@ -721,7 +721,7 @@ struct ls_bpf_config {
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u16 pad;
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
-	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: not looked for */
+	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: none */
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
