@@ -171,6 +171,7 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 					 const struct ls_task_state *st)
 {
 	struct ls_rec_lock *r = ls_emit_reserve(e->type, sizeof(*r), e->now);
+	__u8 prior = 0;
 
 	if (!r)
 		return false;
@@ -179,6 +180,8 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 		ls_lock_fill(&r->mm, &st->wait, t);
 		r->owner_how = st->wait.owner_how;
 		r->owner_tid = st->wait.owner_tid;
+		if (st->wait.flags & LS_W_PRIOR)
+			prior = LS_LOCK_F_PRIOR;
 	} else {
 		ls_mm_fill(&r->mm, e->mm, t);
 	}
@@ -189,12 +192,13 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 	r->offcpu_ns = e->offcpu_ns;
 	r->write = e->write;
 	r->success = e->success;
-	r->flags = e->flags;
+	r->flags = e->flags | prior;
 	/*
-	 * Every caller passes current (sched_switch's prev is still current
-	 * at the tracepoint, sched_process_exit runs in the exiting task), so
-	 * the helper reads t's own cgroup.  Should a caller ever pass another
-	 * task, 0 (unknown) rather than current's cgroup under t's name.
+	 * Every caller but the scan of waits begun before tracing passes
+	 * current (sched_switch's prev is still current at the tracepoint,
+	 * sched_process_exit runs in the exiting task), so the helper reads
+	 * t's own cgroup.  For another task, 0 (unknown) rather than
+	 * current's cgroup under t's name.
 	 */
 	if ((__u64)t == (__u64)ls_current())
 		r->cgroup_id = bpf_get_current_cgroup_id();

@@ -402,9 +402,13 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	else
 		fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n,
 			(unsigned long long)st->seq);
+	if (st->began_before)
+		fputs("at least ", f);
 	html_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
+	if (st->began_before)
+		fputs(" (began before tracing)", f);
 	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
 		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
 		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
