@@ -389,14 +389,9 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 	fputs("</div>\n", f);
 }
 
-static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
+/* "3. Stall #7: at least 2.1 s (began before tracing) for futex write, deadlock" */
+static void html_stall_title(FILE *f, unsigned int n, const struct ls_stall *st)
 {
-	FILE *f = hs->base.out;
-	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
-	char other[SINK_RENAME_TEXT_LEN];
-	const struct ls_hop *hop;
-	unsigned int i;
-
 	if (st->pending)
 		fprintf(f, "<div class=\"stall\">\n<h3>%u. Still waiting at exit: ", n);
 	else
@@ -412,6 +407,17 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
 		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
 		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
+}
+
+static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
+{
+	FILE *f = hs->base.out;
+	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
+	char other[SINK_RENAME_TEXT_LEN];
+	const struct ls_hop *hop;
+	unsigned int i;
+
+	html_stall_title(f, n, st);
 	html_timeline(f, st);
 	html_stacks(f, st);
 	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n",

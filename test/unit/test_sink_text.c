@@ -760,6 +760,36 @@ Test(sink_text, pending)
 	free(text);
 }
 
+/* A wait that began before tracing: at least its length, and why, in both headlines. */
+Test(sink_text, began_before_tracing)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_pending(&st, &h);
+	st.end_ns = FX_T0 + FX_MS(4234);
+	st.wait_ns = st.lock_wait_ns = FX_MS(3000);
+	st.began_before = true;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "+1.234s PENDING  >= 3s so far (began before tracing)  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
+	assert_terminal_safe(text);
+	free(text);
+
+	st.pending = false;
+	st.seq = 4;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert(strstr(text, "+1.234s STALL #4  >= 3s (began before tracing)  mmap_lock write"),
+		  "%s", text);
+	free(text);
+
+	st.began_before = false;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_null(strstr(text, "before tracing"), "%s", text);
+	cr_assert_null(strstr(text, ">="), "%s", text);
+	free(text);
+}
+
 /* A throttled holder: its time, cgroup (escaped), quota and period; the stall's advice. */
 Test(sink_text, throttled_holder_and_advice)
 {
