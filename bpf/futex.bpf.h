@@ -435,6 +435,32 @@ static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls
 }
 
 /*
+ * A wait the scan announced ended before the scan made it active: its
+ * sys_exit passed unseen, so the scan ends it, as failed (not judged).
+ */
+static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_struct *t,
+					  __u64 start)
+{
+	struct ls_lock_event e = {
+		.type = LS_REC_WAIT_END,
+		.now = bpf_ktime_get_ns(),
+		.mm = st->wait.mm,
+		.start_ns = start,
+		.write = 1,
+		.flags = LS_LOCK_F_BEGIN_SENT,
+	};
+	__u32 owner = st->wait.owner_tid;
+
+	ls_emit_lock(&e, t, st);
+	st->wait.flags = 0;
+	st->wait.owner_tid = 0;
+	st->wait.owner_how = LS_OWNER_NONE;
+	st->offcpu_start_ns = 0;
+	if (owner)
+		ls_owner_end(owner);
+}
+
+/*
  * The scan at start-up (user space runs it once, after attaching): a task
  * asleep in a futex wait that began before tracing gets the state
  * ls_futex_enter() would have given it, marked LS_W_PRIOR (its start is
@@ -464,24 +490,25 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	if (!st || (st->wait.flags & LS_W_ACTIVE))
 		return 0;
 	now = bpf_ktime_get_ns();
-	ls_futex_wait_set(st, &a, kind, owner, how, now,
-			  LS_W_ACTIVE | LS_W_WENT_OFF | LS_W_PRIOR);
-	st->offcpu_start_ns = now;
 	/*
-	 * Set, and still asleep in that call with no switch since the first
-	 * look: its wake-up has not passed sys_exit unseen, so it will end
-	 * this wait.  Else the wait just ended: forget it.
+	 * The records first, the wait active last: a sys_exit that sees it
+	 * active sends its WAIT_END after them, never before.
 	 */
-	if (!ls_prior_futex_args(t, &again) || t->nvcsw + t->nivcsw != switches) {
-		st->wait.flags = 0;
-		st->offcpu_start_ns = 0;
-		return 0;
-	}
+	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_WENT_OFF | LS_W_PRIOR);
+	st->offcpu_start_ns = now;
 	ls_futex_follow_owner(t, st, now);
 	ls_wait_begin(st, t, now);
 	st->seen = 1;
-	tid = t->pid;
-	bpf_seq_write(ctx->meta->seq, &tid, sizeof(tid));
+	st->wait.flags |= LS_W_ACTIVE;
+	/* Still asleep in that call, no switch since the first look: sys_exit will end it. */
+	if (ls_prior_futex_args(t, &again) && t->nvcsw + t->nivcsw == switches) {
+		tid = t->pid;
+		bpf_seq_write(ctx->meta->seq, &tid, sizeof(tid));
+		return 0;
+	}
+	/* It woke meanwhile; unless its sys_exit ended this wait already (or began another). */
+	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.start_ns == now)
+		ls_prior_undo(st, t, now);
 	return 0;
 }
 #else
