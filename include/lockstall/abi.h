@@ -44,6 +44,9 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
+ * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
+ * mmap_lock's); ls_hist_key's layout is unchanged.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -446,11 +449,39 @@ struct ls_rec_io_dev {
 #define LS_HIST_SLOTS 32
 
 enum ls_hist_kind {
-	LS_HIST_WAIT = 0,	/* wait time per waiter process and lock mode */
-	LS_HIST_HOLD = 1,	/* hold time per holder process */
-	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding time per holder process */
+	LS_HIST_WAIT = 0,	/* mmap_lock wait time per waiter process and lock mode */
+	LS_HIST_HOLD = 1,	/* mmap_lock hold time per holder process */
+	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding mmap_lock time per holder process */
+	/*
+	 * The waits of the other lock kinds, per waiter process and mode, one
+	 * kind each, in enum ls_lock_kind's order (ls_hist_wait_kind()).  Only
+	 * contended waits reach them: a futex syscall, a kernel lock's
+	 * contention; LS_HIST_WAIT counts every mmap_lock operation.
+	 */
+	LS_HIST_WAIT_FUTEX = 3,
+	LS_HIST_WAIT_PI_FUTEX = 4,
+	LS_HIST_WAIT_MUTEX = 5,
+	LS_HIST_WAIT_RWSEM = 6,
+	LS_HIST_WAIT_RT_MUTEX = 7,
+	LS_HIST_WAIT_PERCPU_RWSEM = 8,
 	LS_HIST_KIND_N,
 };
+
+/* The wait histogram kind of a lock kind (enum ls_lock_kind). */
+static inline __u8 ls_hist_wait_kind(__u8 lock_kind)
+{
+	return lock_kind ? LS_HIST_WAIT_FUTEX - LS_LOCK_FUTEX + lock_kind : LS_HIST_WAIT;
+}
+
+/* The lock kind a histogram kind counts the waits of; -1: not a wait histogram. */
+static inline int ls_hist_lock_kind(unsigned int hist_kind)
+{
+	if (hist_kind == LS_HIST_WAIT)
+		return LS_LOCK_MMAP;
+	if (hist_kind >= LS_HIST_WAIT_FUTEX && hist_kind < LS_HIST_KIND_N)
+		return (int)(hist_kind - LS_HIST_WAIT_FUTEX + LS_LOCK_FUTEX);
+	return -1;
+}
 
 #define LS_HIST_ANY_MODE 0xff	/* ls_hist_key.write for HOLD and OFFCPU */
 
@@ -702,5 +733,7 @@ LS_ASSERT_SIZE(ls_bpf_config, 32);
 LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
+_Static_assert(LS_HIST_KIND_N - LS_HIST_WAIT_FUTEX == LS_LOCK_KIND_N - LS_LOCK_FUTEX,
+	       "a wait histogram kind per lock kind");
 
 #endif /* LOCKSTALL_ABI_H */

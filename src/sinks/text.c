@@ -462,7 +462,7 @@ static void text__hist(void *ctx, const struct rm_hist *m)
 	FILE *f = th->f;
 	unsigned int i;
 
-	fprintf(f, "%s, mmap_lock%s, %s:\n", m->title, m->mode, m->who);
+	fprintf(f, "%s, %s%s, %s:\n", m->title, m->lock, m->mode, m->who);
 	if (m->any) {
 		fprintf(f, "%10s%-14s : count    distribution (log scale)\n", "usecs", "");
 		for (i = m->first; i <= m->last; i++) {
@@ -512,7 +512,7 @@ static int text__interval(struct sink *s, const struct ls_hist_set *h)
 	if (err)
 		return err;
 	if (!th.printed && !th.cut)
-		fprintf(s->out, "  no mmap_lock activity recorded\n\n");
+		fprintf(s->out, "  no lock activity recorded\n\n");
 	return sink__flush(s->out);
 }
 

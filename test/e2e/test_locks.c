@@ -187,6 +187,37 @@ Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
 }
 
 /*
+ * The victim's futex waits feed its process's futex wait histogram (mode
+ * write), apart from mmap_lock's: its slowest lock call is the top slot
+ * (or the one below: the call is a little longer than its wait), and each
+ * call of 5 ms or more has a wait in the slot of 4 ms or above.
+ */
+Test(locks, futex_waits_in_histograms, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	json_int_t worst, over;
+	const json_t *h;
+	int top;
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	worst = e2e_int(w.truth, "worst_ns");
+	over = e2e_int(w.truth, "over_5ms");
+	cr_assert_geq(worst, 100000000, "the victim never waited 100 ms: nothing was checked");
+	h = e2e_hist(w.summary, "futex_wait", e2e_int(w.truth, "victim_pid"), "write");
+	cr_assert_not_null(h, "no futex wait histogram of the workload");
+	cr_assert_str_eq(e2e_str(h, "lock"), "futex");
+	top = e2e_hist_top(h);
+	cr_assert(top == e2e_hist_slot(worst) || top + 1 == e2e_hist_slot(worst),
+		  "top slot %d, the slowest call (%lld ns) is in slot %d", top, worst,
+		  e2e_hist_slot(worst));
+	cr_assert_geq(e2e_hist_at_least(h, 5000), over, "%lld calls over 5 ms, %lld waits",
+		      over, e2e_hist_at_least(h, 5000));
+	cr_assert_geq(e2e_int(h, "sum_ns") * 10, worst * 9);
+	cr_assert_null(e2e_hist(w.summary, "pi_futex_wait", e2e_int(w.truth, "victim_pid"),
+				"write"), "a plain mutex's waits counted as a PI futex's");
+}
+
+/*
  * A pthread_rwlock_t held for writing: a reader (FUTEX_WAIT on
  * __wrphase_futex) or a writer (on __writers_futex) waits on the rwlock,
  * named by its address, its writer named by glibc's __cur_writer.
@@ -255,6 +286,11 @@ Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 	}
 	cr_assert_lt(e2e_int(w.truth, "worst_ns"), 100000000, "the PI holder was not boosted");
 	cr_assert_gt(seen, 0, "no wait of the victim over 200us: nothing was checked");
+	/* each stall was a FUTEX_LOCK_PI wait, in the PI futex histogram */
+	h = e2e_hist(w.summary, "pi_futex_wait", e2e_int(w.truth, "victim_pid"), "write");
+	cr_assert_not_null(h, "no PI futex wait histogram of the workload");
+	cr_assert_geq(e2e_int(h, "count"), (json_int_t)seen);
+	cr_assert_leq(e2e_hist_top(h), e2e_hist_slot(e2e_int(w.truth, "worst_ns")));
 }
 
 /*
