@@ -243,6 +243,21 @@ static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall
 	putc('\n', f);
 }
 
+/*
+ * A PI futex's owner that the boost did not get running in time: below
+ * the waiter's priority on a run queue, or asleep, where no boost helps.
+ */
+static void text__pi_late(FILE *f, const struct ls_holder *h)
+{
+	char low[32], asleep[32];
+
+	if (!h->pi_late)
+		return;
+	fprintf(f, "           not boosted in time: %s runnable below the waiter's priority, %s asleep (no boost runs a sleeping owner)\n",
+		ls_format_duration(h->pi_unboosted_ns, low, sizeof(low)),
+		ls_format_duration(h->offcpu_by_state[LS_STATE_BLOCKED], asleep, sizeof(asleep)));
+}
+
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			 const struct ls_holder *h)
 {
@@ -278,6 +293,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (h->how == LS_OWNER_HINT)
 		fputs(" (the last reader to take it: it may have let go, others may hold it)", f);
 	putc('\n', f);
+	text__pi_late(f, h);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
 	if (h->state == LS_STATE_PREEMPTED)

@@ -283,6 +283,9 @@ Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 		cr_assert_str_eq(e2e_str(h, "found_by"), "futex_word");
 		/* boosted to the victim's priority: a SCHED_IDLE task is never below 100 */
 		cr_assert_lt(e2e_int(h, "prio"), 100);
+		cr_assert(json_is_true(json_object_get(h, "pi_boosted_in_time")),
+			  "a boosted owner told as not boosted in time (%lld ns unboosted)",
+			  e2e_int(h, "pi_unboosted_ns"));
 	}
 	cr_assert_lt(e2e_int(w.truth, "worst_ns"), 100000000, "the PI holder was not boosted");
 	cr_assert_gt(seen, 0, "no wait of the victim over 200us: nothing was checked");

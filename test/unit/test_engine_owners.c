@@ -122,6 +122,104 @@ Test(owners, boosted_pi_owner_is_not_an_inversion)
 	/* off CPU 2 ms before the boost, then asleep from T(50) (then not owning) */
 	cr_assert_eq(st->holders[0].offcpu_ns, MS(2.5));
 	cr_assert_eq(st->verdict, LS_VERDICT_CONTENTION);
+	/* below the waiter's priority only until the boost, within ENGINE_PI_LATE_NS */
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(2));
+	cr_assert_not(st->holders[0].pi_late);
+}
+
+/*
+ * A PI futex's owner left runnable at its own priority (120, below the
+ * waiter's 89) for `ms` after the waiter began to wait, then run boosted:
+ * boosted in time only while that stays under ENGINE_PI_LATE_NS (4 ms).
+ */
+struct pi_case {
+	double ms;
+	bool late;
+};
+
+ParameterizedTestParameters(owners, pi_owner_boosted_late)
+{
+	static struct pi_case cases[] = {
+		{ 1, false }, { 3.9, false }, { 4, true }, { 30, true },
+	};
+
+	return cr_make_param_array(struct pi_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct pi_case *c, owners, pi_owner_boosted_late)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_task boosted = idle_holder;
+	const struct ls_stall *st;
+
+	boosted.prio = 89;
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(2 + c->ms), &efx.hog, 0, true, &boosted, OWNER);
+	stream__switch(&efx.s, 0, T(50), &boosted, OWNER, false, &efx.hog, 0);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(c->ms));
+	cr_assert_eq(st->holders[0].pi_late, c->late, "%.1f ms unboosted", c->ms);
+}
+
+/*
+ * Never boosted: the owner stays preempted at its own priority all the
+ * wait (its records say prio 120): not boosted in time, and the waiter
+ * waited for all of it behind the hog: an inversion.
+ */
+Test(owners, pi_owner_never_boosted)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(48));
+	cr_assert(st->holders[0].pi_late);
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
+/*
+ * Boosted, but asleep (blocked in the kernel under the lock) for most of
+ * the wait: no boost runs a sleeping owner, so not boosted in time,
+ * though no record shows it below the waiter's priority.
+ */
+Test(owners, pi_owner_asleep_is_not_boosted_in_time)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_task boosted = idle_holder;
+	const struct ls_stall *st;
+
+	boosted.prio = 89;
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_BLOCKED);
+	stream__wakeup(&efx.s, 0, T(40), &boosted, OWNER, &efx.hog, 0, NULL);
+	stream__switch(&efx.s, 0, T(40.1), &efx.hog, 0, true, &boosted, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, 0);
+	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_BLOCKED], MS(38));
+	cr_assert(st->holders[0].pi_late);
+}
+
+/* A plain futex's owner is not judged for a boost it could never get. */
+Test(owners, plain_futex_owner_is_not_judged_for_boost)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, 0);
+	cr_assert_not(st->holders[0].pi_late);
 }
 
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */

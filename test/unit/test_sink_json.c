@@ -948,3 +948,27 @@ Test(sink_json, histograms_by_name_say_whose_and_what_was_left_out)
 	free_lines(&l);
 	fx_out_free(&o);
 }
+
+/* A PI futex's owner says whether it was boosted in time; other holders say nothing of it. */
+Test(sink_json, pi_boost_fields)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.how = LS_OWNER_FUTEX_WORD;
+	h.pi_unboosted_ns = 22900000;
+	h.pi_late = true;
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_PI_FUTEX;
+	text = json_of_stall(&st);
+	cr_assert_not_null(strstr(text, "\"pi_boosted_in_time\":false,\"pi_unboosted_ns\":22900000"),
+			   "%s", text);
+	free(text);
+	st.mm.kind = LS_LOCK_FUTEX;
+	h.how = LS_OWNER_PTHREAD;
+	text = json_of_stall(&st);
+	cr_assert_null(strstr(text, "pi_boosted_in_time"), "%s", text);
+	free(text);
+}

@@ -83,6 +83,31 @@ Test(sink_text, stall_one_holder)
  * A process that exec'd: each place that names it says its other name,
  * escaped like any comm; a task without a rename reads as before.
  */
+/* A PI futex's owner the boost did not run in time: one line says so; in time, none. */
+Test(sink_text, pi_owner_not_boosted_in_time)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.how = LS_OWNER_FUTEX_WORD;
+	h.pi_unboosted_ns = 22900000;
+	h.offcpu_by_state[LS_STATE_BLOCKED] = 0;
+	h.pi_late = true;
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_PI_FUTEX;
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           not boosted in time: 22.9ms runnable below the waiter's priority, 0ns asleep (no boost runs a sleeping owner)");
+	free(text);
+
+	st.holders = &h;
+	h.pi_late = false;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_null(strstr(text, "boosted in time"), "%s", text);
+	free(text);
+}
+
 Test(sink_text, renamed_tasks_say_their_other_name)
 {
 	struct ls_rename r[3];
