@@ -43,11 +43,12 @@
 
 #define LS_NR_FUTEX		202	/* x86_64 */
 
-/* A futex call's arguments, from its registers (x86_64 syscall ABI). */
+/* A futex call's arguments, from its registers (x86_64 syscall ABI), and the wait's mode. */
 struct ls_futex_args {
 	__u64 uaddr;
 	__u64 op;
 	__u64 val;
+	__u8 write;		/* 0: a reader of a glibc rwlock (ls_rwlock_owner()); else 1 */
 };
 
 #ifndef LS_TASK_STATE_HASH
@@ -123,7 +124,9 @@ static __always_inline __s32 ls_rwlock_writer(const __u32 *win, int at)
 /*
  * A FUTEX_WAIT with val 3 on a glibc rwlock that a writer holds: the
  * writer, and ctx->uaddr becomes the rwlock's address (a reader and a
- * writer wait on different words of it).  0: no such rwlock, no lock.
+ * writer wait on different words of it).  Which word it waits on says
+ * whose wait it is: __wrphase_futex a reader's (ctx->write 0),
+ * __writers_futex a writer's.  0: no such rwlock, no lock.
  * The two readings exclude each other: read at the wrong start, __pad3
  * or __pad4 is the non-zero __writers_futex or __cur_writer.
  */
@@ -138,6 +141,7 @@ static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *ho
 	writer = ls_rwlock_writer(win, 1);
 	if (writer) {
 		ctx->uaddr = win_addr + 4;	/* a reader: __wrphase_futex */
+		ctx->write = 0;
 	} else {
 		writer = ls_rwlock_writer(win, 0);
 		if (!writer)
@@ -280,7 +284,7 @@ static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *s
 static __always_inline int ls_futex_enter(struct pt_regs *regs)
 {
 	struct task_struct *cur = ls_current();
-	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx };
+	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx, .write = 1 };
 	__u8 kind = ls_futex_kind(a.op, a.val), how = LS_OWNER_NONE;
 	struct ls_task_state *st;
 	struct ls_wait_state *w;
@@ -302,7 +306,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs)
 	w = &st->wait;
 	w->mm = a.uaddr;
 	w->start_ns = now;
-	w->write = 1;
+	w->write = a.write;
 	w->flags = LS_W_ACTIVE;
 	w->kind = kind;
 	w->owner_tid = owner;

@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (rwlock readers): ls_rec_lock.write 0 for a futex wait of a glibc
+ * rwlock's reader (it was always 1 for futexes); no layout changed.
  * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
  * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
  * mmap_lock's); ls_hist_key's layout is unchanged.

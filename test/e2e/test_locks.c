@@ -220,14 +220,29 @@ Test(locks, futex_waits_in_histograms, .fini = teardown, .timeout = 180)
 /*
  * A pthread_rwlock_t held for writing: a reader (FUTEX_WAIT on
  * __wrphase_futex) or a writer (on __writers_futex) waits on the rwlock,
- * named by its address, its writer named by glibc's __cur_writer.
+ * named by its address, its writer named by glibc's __cur_writer; the
+ * word waited on tells the victim's mode, as the workload took it, in
+ * the stall and in the futex wait histogram.
  */
+static void check_rwlock_mode(void)
+{
+	const char *mode = e2e_str(w.truth, "mode");
+	const json_t *st = victim_stall(e2e_int(w.truth, "victim_tid"));
+
+	cr_assert_str_eq(e2e_str(st, "mode"), mode);
+	cr_assert_str_eq(e2e_str(json_array_get(e2e_array(st, "chain"), 0), "mode"), mode);
+	cr_assert_not_null(e2e_hist(w.summary, "futex_wait", e2e_int(w.truth, "victim_pid"), mode),
+			   "no futex wait histogram of mode %s", mode);
+}
+
 Test(locks, pthread_rwlock_reader_behind_writer, .fini = teardown, .timeout = 180)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 
 	e2e_watch__run(&w, "pthread_rwlock", args);
 	check_inversion("rwlock", "rwlock_writer");
+	cr_assert_str_eq(e2e_str(w.truth, "mode"), "read");
+	check_rwlock_mode();
 }
 
 Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 180)
@@ -236,6 +251,8 @@ Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 18
 
 	e2e_watch__run(&w, "pthread_rwlock", args);
 	check_inversion("rwlock", "rwlock_writer");
+	cr_assert_str_eq(e2e_str(w.truth, "mode"), "write");
+	check_rwlock_mode();
 }
 
 /*

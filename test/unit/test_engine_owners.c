@@ -222,6 +222,40 @@ Test(owners, plain_futex_owner_is_not_judged_for_boost)
 	cr_assert_not(st->holders[0].pi_late);
 }
 
+/*
+ * A glibc rwlock's reader (the kernel saw it wait on __wrphase_futex):
+ * its records say read, and so do the stall and the chain's waiter hop;
+ * the writer it waits for holds for writing.
+ */
+Test(owners, rwlock_reader_waits_in_read_mode)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder,
+				  .cpu_curr = &efx.hog, .start = T(2), .owner_cpu = 0,
+				  .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_RWLOCK_WRITER };
+	struct stream_lock wb = { .start = T(2), .write = false,
+				  .owner_how = LS_OWNER_RWLOCK_WRITER, .owner_tid = 101 };
+	struct stream_lock we = wb;
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &wb);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	stream__wakeup(&efx.s, 0, T(51), &rt_waiter, WAITING, &idle_holder, 1, NULL);
+	stream__switch(&efx.s, 1, T(52), NULL, 0, false, &rt_waiter, WAITING);
+	we.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, &lock, &we);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_not(st->write, "a reader's wait told as a write");
+	cr_assert_eq(st->chain[0].role, LS_ROLE_WAITER);
+	cr_assert_not(st->chain[0].write);
+	cr_assert(st->holders[0].write, "the writer holds for writing");
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
 Test(owners, releaser_is_named_but_not_judged)
 {
