@@ -42,6 +42,7 @@
 #define LS_GLIBC_RWLOCK_WAIT	3	/* 1 | PTHREAD_RWLOCK_FUTEX_USED: a writer holds it */
 
 #define LS_NR_FUTEX		202	/* x86_64 */
+#define LS_NR_FUTEX_WAITV	449	/* x86_64, 5.16+ */
 
 /* A futex call's arguments, from its registers (x86_64 syscall ABI), and the wait's mode. */
 struct ls_futex_args {
@@ -281,22 +282,59 @@ static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *s
 		ls_owner_end(owner);
 }
 
-static __always_inline int ls_futex_enter(struct pt_regs *regs)
+/*
+ * futex_waitv(2)'s first futex (struct futex_waitv: val, uaddr, flags):
+ * the wait is told as a FUTEX_WAIT on it.  All its waits are traced, events
+ * too (no val tells them apart there); an owner is named only where a
+ * lock convention applies (val 2 or 3, checked as for FUTEX_WAIT), else
+ * none.  false: the vector is empty or cannot be read.
+ */
+static __always_inline bool ls_futex_waitv_args(struct pt_regs *regs, struct ls_futex_args *a)
+{
+	__u64 first[2];
+
+	if (!regs->si || bpf_probe_read_user(first, sizeof(first), (void *)regs->di))
+		return false;
+	a->val = first[0];
+	a->uaddr = first[1];
+	a->op = LS_FUTEX_WAIT;
+	return true;
+}
+
+/* The owner of a futex_waitv wait: by a lock convention only, never guessed. */
+static __always_inline __u32 ls_futex_waitv_owner(struct ls_futex_args *a, __u8 *how)
+{
+	if (a->val != LS_GLIBC_LOCK_WAITERS && a->val != LS_GLIBC_RWLOCK_WAIT)
+		return 0;
+	return ls_futex_owner(a, LS_LOCK_FUTEX, how);
+}
+
+static __always_inline int ls_futex_enter(struct pt_regs *regs, bool waitv)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx, .write = 1 };
-	__u8 kind = ls_futex_kind(a.op, a.val), how = LS_OWNER_NONE;
+	__u8 kind, how = LS_OWNER_NONE;
 	struct ls_task_state *st;
 	struct ls_wait_state *w;
 	__u32 owner;
 	__u64 now;
 
-	if (kind == LS_LOCK_MMAP || ls_is_self(cur))
+	if (ls_is_self(cur))
 		return 0;
-	owner = ls_futex_owner(&a, kind, &how);
-	/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
-	if (!owner && kind == LS_LOCK_FUTEX && a.val == LS_GLIBC_RWLOCK_WAIT)
-		return 0;
+	if (waitv) {
+		if (!ls_futex_waitv_args(regs, &a))
+			return 0;
+		kind = LS_LOCK_FUTEX;
+		owner = ls_futex_waitv_owner(&a, &how);
+	} else {
+		kind = ls_futex_kind(a.op, a.val);
+		if (kind == LS_LOCK_MMAP)
+			return 0;
+		owner = ls_futex_owner(&a, kind, &how);
+		/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
+		if (!owner && kind == LS_LOCK_FUTEX && a.val == LS_GLIBC_RWLOCK_WAIT)
+			return 0;
+	}
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
@@ -318,7 +356,8 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs)
 	return 0;
 }
 
-static __always_inline int ls_futex_exit(void *ctx, long ret)
+/* futex_waitv returns the index of the futex that woke it: any ret >= 0 is success. */
+static __always_inline int ls_futex_exit(void *ctx, long ret, bool waitv)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
@@ -326,24 +365,26 @@ static __always_inline int ls_futex_exit(void *ctx, long ret)
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) ||
 	    (st->wait.kind != LS_LOCK_FUTEX && st->wait.kind != LS_LOCK_PI_FUTEX))
 		return 0;
-	ls_owned_wait_end(ctx, st, cur, ret == 0);
+	ls_owned_wait_end(ctx, st, cur, waitv ? ret >= 0 : ret == 0);
 	return 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
 {
-	if (id != LS_NR_FUTEX)
+	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
 		return 0;
-	return ls_futex_enter(regs);
+	return ls_futex_enter(regs, id == LS_NR_FUTEX_WAITV);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 {
-	if (regs->orig_ax != LS_NR_FUTEX)
+	long id = regs->orig_ax;
+
+	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
 		return 0;
-	return ls_futex_exit(ctx, ret);
+	return ls_futex_exit(ctx, ret, id == LS_NR_FUTEX_WAITV);
 }
 #else
 SEC("?tp_btf/sys_enter")

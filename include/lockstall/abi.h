@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (futex_waitv): LS_FEAT_FUTEX_WAITV; its waits are LS_LOCK_FUTEX
+ * records on the vector's first futex: no new record type or layout.
  * 4 (rwlock readers): ls_rec_lock.write 0 for a futex wait of a glibc
  * rwlock's reader (it was always 1 for futexes); no layout changed.
  * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
@@ -545,6 +547,7 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
+#define LS_FEAT_FUTEX_WAITV	0x20000	/* futex_waitv(2) waits too, on their first futex */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */

@@ -314,6 +314,48 @@ Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 }
 
 /*
+ * futex_waitv(2) on two event words (no lock convention): each round's
+ * wait is a futex wait on the vector's first word, as long as the
+ * workload timed it, op futex_waitv, and no owner is ever named: at most
+ * the waker, as the releaser, and no verdict on it.
+ */
+Test(locks, futex_waitv_wait_names_no_owner, .fini = teardown, .timeout = 180)
+{
+	const json_t *st, *h, *holders;
+	json_int_t victim, waited;
+	size_t i, j, seen = 0;
+
+	e2e_watch__run(&w, "futex_waitv", NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
+			continue;
+		cr_assert_str_eq(e2e_str(st, "lock"), "futex");
+		cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"), e2e_str(w.truth, "futex"));
+		cr_assert_str_eq(e2e_str(e2e_object(st, "waiter"), "op"), "futex_waitv");
+		cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
+		holders = e2e_array(st, "holders");
+		json_array_foreach(holders, j, h) {
+			cr_assert_str_eq(e2e_str(h, "found_by"), "releaser");
+			cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "waker_tid"));
+		}
+		/* inside one of the rounds the workload timed, and most of it */
+		waited = e2e_int(st, "lock_wait_ns");
+		for (j = 0; j < json_array_size(e2e_array(w.truth, "wait_ns")); j++) {
+			json_int_t t = json_integer_value(json_array_get(e2e_array(w.truth, "wait_ns"), j));
+
+			if (waited <= t && waited * 10 >= t * 9)
+				break;
+		}
+		cr_assert_lt(j, json_array_size(e2e_array(w.truth, "wait_ns")),
+			     "a wait of %lld ns matches no round of the workload", waited);
+		seen++;
+	}
+	cr_assert_eq(seen, (size_t)e2e_int(w.truth, "rounds"), "%zu waits of %lld rounds", seen,
+		     e2e_int(w.truth, "rounds"));
+}
+
+/*
  * AB/BA: reported once, as a deadlock, while it lasts (the workload prints
  * its truth only as it ends it): the cycle names both threads, each as the
  * holder of the mutex the other waits on.

@@ -277,6 +277,39 @@ Test(owners, releaser_is_named_but_not_judged)
 	cr_assert(strstr(st->advice, "released the lock"), "advice: %s", st->advice);
 }
 
+/*
+ * futex_waitv(2): a wait on its first futex, an event with no owner
+ * convention: a futex wait of op futex_waitv whose only holder is the
+ * releaser, marked so, never an owner; no verdict on it.
+ */
+Test(owners, futex_waitv_names_no_owner)
+{
+	static const struct ls_task waker = FX_NORMAL(106, 100, 0, "wl-waker");
+	struct ls_mm lock = futex_at(0x7ffccad99900ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(2), .write = true,
+				 .op = { .kind = LS_OP_SYSCALL, .syscall = 449 } };
+	struct stream_lock end = w;
+	const struct ls_stall *st;
+	char op[32];
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__wakeup(&efx.s, 0, T(33), &rt_waiter, WAITING, &waker, 1, NULL);
+	stream__switch(&efx.s, 1, T(33.1), NULL, 0, false, &rt_waiter, WAITING);
+	end.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__wait_end(&efx.s, 1, T(33.2), &rt_waiter, &lock, &end);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_str_eq(ls_op_name(&st->op, op, sizeof(op)), "futex_waitv");
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 106);
+	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
+
 /* A futex wait that failed (a timeout, a signal) is not known to have waited for a lock. */
 Test(owners, failed_futex_wait_is_not_judged)
 {
