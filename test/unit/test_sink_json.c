@@ -956,12 +956,7 @@ Test(sink_json, pi_boost_fields)
 	struct ls_stall st;
 	char *text;
 
-	fx_holder_reader(&h);
-	h.how = LS_OWNER_FUTEX_WORD;
-	h.pi_unboosted_ns = 22900000;
-	h.pi_late = true;
-	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_PI_FUTEX;
+	fx_stall_pi_late(&st, &h);
 	text = json_of_stall(&st);
 	cr_assert_not_null(strstr(text, "\"pi_boosted_in_time\":false,\"pi_unboosted_ns\":22900000"),
 			   "%s", text);

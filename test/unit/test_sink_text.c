@@ -90,13 +90,7 @@ Test(sink_text, pi_owner_not_boosted_in_time)
 	struct ls_stall st;
 	char *text;
 
-	fx_holder_reader(&h);
-	h.how = LS_OWNER_FUTEX_WORD;
-	h.pi_unboosted_ns = 22900000;
-	h.offcpu_by_state[LS_STATE_BLOCKED] = 0;
-	h.pi_late = true;
-	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_PI_FUTEX;
+	fx_stall_pi_late(&st, &h);
 	text = text_of_stall(&st, &default_opts);
 	assert_line(text, "           not boosted in time: 22.9ms runnable below the waiter's priority, 0ns asleep (no boost runs a sleeping owner)");
 	free(text);
