@@ -94,7 +94,7 @@ struct ls_task_state {
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
 	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
 	/* Less often: */
-	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
+	__u32 hist[5];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	struct ls_grant_state grant;
 	/* The last user page fault, once the task left the CPU it was taken on. */

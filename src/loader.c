@@ -528,8 +528,10 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	bpf_program__set_autoload(s->progs.ls_sys_exit, !futex);
 	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
-	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_KLOCK);
-	l->features |= (futex ? 0 : LS_FEAT_FUTEX) | (klock ? 0 : LS_FEAT_KLOCK);
+	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_KLOCK);
+	/* futex_waitv (5.16) is older than bpf_task_from_pid() (6.2), which futexes need */
+	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV) |
+		       (klock ? 0 : LS_FEAT_KLOCK);
 }
 
 /*

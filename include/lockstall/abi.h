@@ -49,6 +49,13 @@
  * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
  * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
  * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
+ * 4 (futex_waitv): LS_FEAT_FUTEX_WAITV; its waits are LS_LOCK_FUTEX
+ * records on the vector's first futex: no new record type or layout.
+ * 4 (rwlock readers): ls_rec_lock.write 0 for a futex wait of a glibc
+ * rwlock's reader (it was always 1 for futexes); no layout changed.
+ * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
+ * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
+ * mmap_lock's); ls_hist_key's layout is unchanged.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -506,11 +513,39 @@ struct ls_rec_steal {
 #define LS_HIST_SLOTS 32
 
 enum ls_hist_kind {
-	LS_HIST_WAIT = 0,	/* wait time per waiter process and lock mode */
-	LS_HIST_HOLD = 1,	/* hold time per holder process */
-	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding time per holder process */
+	LS_HIST_WAIT = 0,	/* mmap_lock wait time per waiter process and lock mode */
+	LS_HIST_HOLD = 1,	/* mmap_lock hold time per holder process */
+	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding mmap_lock time per holder process */
+	/*
+	 * The waits of the other lock kinds, per waiter process and mode, one
+	 * kind each, in enum ls_lock_kind's order (ls_hist_wait_kind()).  Only
+	 * contended waits reach them: a futex syscall, a kernel lock's
+	 * contention; LS_HIST_WAIT counts every mmap_lock operation.
+	 */
+	LS_HIST_WAIT_FUTEX = 3,
+	LS_HIST_WAIT_PI_FUTEX = 4,
+	LS_HIST_WAIT_MUTEX = 5,
+	LS_HIST_WAIT_RWSEM = 6,
+	LS_HIST_WAIT_RT_MUTEX = 7,
+	LS_HIST_WAIT_PERCPU_RWSEM = 8,
 	LS_HIST_KIND_N,
 };
+
+/* The wait histogram kind of a lock kind (enum ls_lock_kind). */
+static inline __u8 ls_hist_wait_kind(__u8 lock_kind)
+{
+	return lock_kind ? LS_HIST_WAIT_FUTEX - LS_LOCK_FUTEX + lock_kind : LS_HIST_WAIT;
+}
+
+/* The lock kind a histogram kind counts the waits of; -1: not a wait histogram. */
+static inline int ls_hist_lock_kind(unsigned int hist_kind)
+{
+	if (hist_kind == LS_HIST_WAIT)
+		return LS_LOCK_MMAP;
+	if (hist_kind >= LS_HIST_WAIT_FUTEX && hist_kind < LS_HIST_KIND_N)
+		return (int)(hist_kind - LS_HIST_WAIT_FUTEX + LS_LOCK_FUTEX);
+	return -1;
+}
 
 #define LS_HIST_ANY_MODE 0xff	/* ls_hist_key.write for HOLD and OFFCPU */
 
@@ -572,6 +607,7 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
+#define LS_FEAT_FUTEX_WAITV	0x20000	/* futex_waitv(2) waits too, on their first futex */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
@@ -767,5 +803,7 @@ LS_ASSERT_SIZE(ls_bpf_config, 32);
 LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
+_Static_assert(LS_HIST_KIND_N - LS_HIST_WAIT_FUTEX == LS_LOCK_KIND_N - LS_LOCK_FUTEX,
+	       "a wait histogram kind per lock kind");
 
 #endif /* LOCKSTALL_ABI_H */

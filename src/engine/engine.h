@@ -206,6 +206,14 @@ struct ls_holder {
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
 	bool has_waker;
 	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+	/*
+	 * A PI futex's owner: the time inside the wait it sat runnable at a
+	 * priority below the waiter's (not boosted), and whether that or its
+	 * time asleep (offcpu_by_state[BLOCKED], where no boost helps) reached
+	 * ENGINE_PI_LATE_NS: not boosted in time.  0/false for other locks.
+	 */
+	__u64 pi_unboosted_ns;
+	bool pi_late;
 	/* Its off-CPU spells inside the lock wait, oldest first: for timelines. */
 	const struct ls_spell *spells;
 	unsigned int n_spells;

@@ -57,6 +57,13 @@
 #define ENGINE_MAX_TALLY	64	/* distinct preemptors per holder; rest summed */
 #define ENGINE_MAX_CANDS	8192	/* holds judged per stall; rest counted as dropped */
 /*
+ * A PI futex's owner is boosted in time unless, inside its waiter's wait,
+ * it sat runnable below the waiter's priority or asleep for this long in
+ * all (DESIGN.md, "PI futexes"): a scheduler tick at HZ=250, the longest a
+ * non-preemptible kernel may take to act on a boost.
+ */
+#define ENGINE_PI_LATE_NS	4000000ULL
+/*
  * Runner-history entries one stall may visit for its preemptor tallies;
  * past it, preemptor time is summed unnamed.  Bounds a crafted stream that
  * repeats WAIT_ENDs over maximal state; real stalls visit far fewer.
@@ -214,6 +221,7 @@ struct spell {
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
 	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open, SPELL_* */
+	__s32 prio;		/* task->prio as the record that opened it said */
 	struct ls_task waker;
 	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
 	__u32 io_dev;		/* LS_CAUSE_F_IO: the device (LS_REC_IO_DEV); 0: not known */

@@ -170,7 +170,7 @@ static const struct {
 	{ 279, "move_pages" },	{ 295, "preadv" },	{ 310, "process_vm_readv" },
 	{ 311, "process_vm_writev" }, { 323, "userfaultfd" }, { 324, "membarrier" },
 	{ 325, "mlock2" },	{ 329, "pkey_mprotect" }, { 435, "clone3" },
-	{ 440, "process_madvise" }, { 450, "set_mempolicy_home_node" },
+	{ 440, "process_madvise" }, { 449, "futex_waitv" }, { 450, "set_mempolicy_home_node" },
 	{ 453, "map_shadow_stack" }, { 462, "mseal" },
 };
 

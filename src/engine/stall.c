@@ -30,6 +30,8 @@ struct stall_cand {
 	__u64 pinned_most;	/* the pinned spell with the most idle elsewhere: its CPUs */
 	struct ls_pinned pinned;
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
+	bool pi;		/* a PI futex's owner: unboosted is measured */
+	__u64 unboosted;	/* runnable below the waiter's priority */
 	bool has_waker;
 	struct ls_task waker;
 	__u32 n_group;		/* leader: holds of this tid, itself first */
@@ -350,6 +352,7 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	c->from = u64_max(u64_max(h->start, x->ws), from);
 	c->to = u64_max(u64_min(h->end, x->we), c->from);
 	c->overlap = c->to - c->from;
+	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];
 		c->by_cause[LS_CAUSE_STEAL] += spell__steal_in(sp, c->from, c->to);
@@ -363,6 +366,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		if (spell__runnable(sp))
 			c->by_cause[LS_CAUSE_THROTTLED] +=
 				span_overlap(sp->start, spell__throttled_end(sp), s, t);
+		/* A larger prio number: less important, so not boosted to the waiter's. */
+		if (c->pi && spell__runnable(sp) && sp->prio > x->r->task.prio)
+			c->unboosted += len;
 		/* No counter tells when the refill came: the whole spell, as the kernel said. */
 		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
 			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
@@ -444,6 +450,7 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			stall__measure(x, c, e->cands[j - 1].to);
 			lead->overlap += c->overlap;
 			lead->offcpu += c->offcpu;
+			lead->unboosted += c->unboosted;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
 			for (k = 0; k < LS_CAUSE_N; k++)
@@ -625,6 +632,11 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
+	if (lead->pi) {
+		hd->pi_unboosted_ns = lead->unboosted;
+		hd->pi_late = lead->unboosted >= ENGINE_PI_LATE_NS ||
+			      lead->by_state[LS_STATE_BLOCKED] >= ENGINE_PI_LATE_NS;
+	}
 	stall__holder_causes(e, lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)

@@ -301,6 +301,8 @@ static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu
 	tk->open.start = ts;
 	tk->open.cpu = cpu;
 	tk->open.state = state;
+	/* Every record that opens a spell has named the task first (task__touch()). */
+	tk->open.prio = tk->info.prio;
 	tk->open.holding = !!(tk->flags & LS_TASK_F_HOLDS);
 	if (spell__runnable(&tk->open)) {
 		struct cpu *c = cpus__get(e, cpu);

@@ -1035,3 +1035,22 @@ Test(sink_json, cause_runnable_and_steal)
 	free_lines(&l);
 	free(text);
 }
+
+/* A PI futex's owner says whether it was boosted in time; other holders say nothing of it. */
+Test(sink_json, pi_boost_fields)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_pi_late(&st, &h);
+	text = json_of_stall(&st);
+	cr_assert_not_null(strstr(text, "\"pi_boosted_in_time\":false,\"pi_unboosted_ns\":22900000"),
+			   "%s", text);
+	free(text);
+	st.mm.kind = LS_LOCK_FUTEX;
+	h.how = LS_OWNER_PTHREAD;
+	text = json_of_stall(&st);
+	cr_assert_null(strstr(text, "pi_boosted_in_time"), "%s", text);
+	free(text);
+}
