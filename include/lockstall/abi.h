@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (task cgroups): LS_REC_TASK_CGROUP and LS_FEAT_TASK_CGROUP, the cgroup
+ * of holders and preemptors; a new type, no layout changed.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -81,6 +83,7 @@ enum ls_rec_type {
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
 	LS_REC_IO_DEV = 24,	/* struct ls_rec_io_dev: the device a holder's I/O wait is on */
+	LS_REC_TASK_CGROUP = 25,	/* struct ls_rec_task_cgroup: a holder's or preemptor's cgroup */
 	LS_REC_TYPE_MAX,
 };
 
@@ -442,6 +445,28 @@ struct ls_rec_io_dev {
 	char disk[LS_DISK_NAME_LEN];	/* NUL-terminated unless 32 bytes long; any bytes */
 };
 
+/*
+ * The cgroup v2 id of a task that holds a followed lock (owns one a waiter
+ * waits on) or runs on a CPU where such a holder waits to run: what
+ * ls_rec_lock.cgroup_id is for the task in a lock record, for the tasks
+ * only other records name (futex and kernel lock owners, preemptors).  id
+ * is the task's cgroup in the default hierarchy (task->cgroups->dfl_cgrp,
+ * as bpf_get_current_cgroup_id() reads it), so ids compare with
+ * ls_rec_lock.cgroup_id.  Sent next to the SWITCH, WAKEUP, MIGRATE or OWNER
+ * record that names the task in that role, when the id is not the one
+ * last sent for its tid, or that one was sent LS_TASK_CGROUP_RESEND_NS
+ * ago or more: a reader that missed it (a drop, a flight recording's
+ * window) learns it again soon.  Each tid's latest id stands until the next.
+ */
+#define LS_TASK_CGROUP_RESEND_NS	1000000000ULL
+
+struct ls_rec_task_cgroup {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 cgroup_id;	/* 0: not known (the task had gone) */
+};
+
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
 #define LS_HIST_SLOTS 32
 
@@ -517,6 +542,7 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
+#define LS_FEAT_TASK_CGROUP	0x8000	/* LS_REC_TASK_CGROUP: holders' and preemptors' cgroups */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
 			 LS_FEAT_CAUSE_IO)
@@ -689,6 +715,7 @@ LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
 LS_ASSERT_SIZE(ls_rec_io_dev, 64);
+LS_ASSERT_SIZE(ls_rec_task_cgroup, 32);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);
