@@ -790,6 +790,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		st.advice = ls_advice(&st);
 
 	stall__count(e, &st, p);
+	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
 	err = err < 0 ? err : 1;
@@ -871,6 +872,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.lost_in_window = engine__lost_in(e, st.start_ns, st.end_ns);
 	st.verdict = LS_VERDICT_DEADLOCK;
 	stall__count(e, &st, &(struct stall_pend){ 0 });
+	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);
 }
