@@ -86,6 +86,9 @@ void stream__cause(struct stream *s, __u8 cause);
 /* An IO_DEV of t: dev as the kernel's dev_t (major << 20 | minor), its disk's name ("": none). */
 void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev,
 		    const char *disk);
+/* A TASK_CGROUP: t is in cgroup (v2 id) from ts on. */
+void stream__task_cgroup(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			 __u64 cgroup);
 /* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
 void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);
