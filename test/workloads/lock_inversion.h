@@ -8,6 +8,9 @@
  *           of its own CPU time under it, letting go, sleeping 1 ms.
  *  hog      "wl-hog", a child process (SCHED_OTHER nice 0) spinning.
  *
+ * --split-cgroups DIR: the process in DIR, the holder in DIR/holder, the
+ * hog in DIR/hog (wl_cgroup_move()); the ground truth adds their paths.
+ *
  * All on one CPU (WL_CPU_LOW).  The holder is preempted by the hog while
  * it holds the lock and, being SCHED_IDLE, gets its CPU back only after a
  * long while: the victim waits for all of it.  A workload says how its
@@ -42,6 +45,7 @@ struct wl_inversion {
 	uint64_t start_ns, end_ns;
 	uint64_t holds;
 	struct wl_hog hog;
+	char cgroups[1024];	/* --split-cgroups: wl_split_cgroups_truth() */
 };
 
 static inline void *wl_inversion__holder(void *arg)
@@ -50,6 +54,8 @@ static inline void *wl_inversion__holder(void *arg)
 	uint64_t t0;
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &x->holder_tid);
+	if (x->opts->split_cgroups)
+		wl_cgroup_move(x->opts->split_cgroups, "holder", x->holder_tid);
 	wl_gate__wait(&x->go_holder);
 	while (!x->stop) {
 		x->ops->hold(x->lock);
@@ -91,6 +97,8 @@ static inline void wl_inversion__run(struct wl_inversion *x)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (x->opts->split_cgroups)
+		wl_join_cgroup(x->opts->split_cgroups);
 	wl_gate__init(&x->go_holder);
 	wl_gate__init(&x->go_victim);
 	err = pthread_create(&holder, NULL, wl_inversion__holder, x);
@@ -99,10 +107,15 @@ static inline void wl_inversion__run(struct wl_inversion *x)
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
 	wl_hog__fork(&x->hog, WL_CPU_LOW);
+	if (x->opts->split_cgroups)
+		wl_cgroup_move(x->opts->split_cgroups, "hog", x->hog.c.pid);
 	wl_hog__go(&x->hog);
 	wl_gate__open(&x->go_holder);
 	wl_gate__open(&x->go_victim);
 	pthread_join(victim, NULL);
+	/* the victim has ended: its cgroup is the process's, which it never left */
+	wl_split_cgroups_truth(x->opts->split_cgroups, getpid(), x->holder_tid, x->hog.c.pid,
+			       x->cgroups, sizeof(x->cgroups));
 	x->stop = 1;
 	/* The hog first: the SCHED_IDLE holder needs the CPU to finish. */
 	wl_child__stop(&x->hog.c);
@@ -116,13 +129,13 @@ static inline void wl_inversion__print(const struct wl_inversion *x, const char 
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\",\"holds\":%llu,"
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
-	       "\"worst_ns\":%llu}\n",
+	       "\"worst_ns\":%llu%s}\n",
 	       head, (int)getpid(), (int)x->victim_tid, x->victim_policy, (int)getpid(),
 	       (int)x->holder_tid, (unsigned long long)x->holds, (int)x->hog.c.pid,
 	       (int)x->hog.c.tid, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns,
 	       (unsigned long long)x->worst.calls, (unsigned long long)x->worst.over_5ms,
 	       (unsigned long long)x->worst.start_ns, (unsigned long long)x->worst.end_ns,
-	       (unsigned long long)x->worst.ns);
+	       (unsigned long long)x->worst.ns, x->cgroups);
 }
 
 #endif
