@@ -315,14 +315,14 @@ static void html_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
-/* " in cgroup <code>/a/b</code>" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
+/* " (cgroup <code>/a/b</code>)" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
 static void html_cgroup(FILE *f, const char *path)
 {
 	if (!path)
 		return;
-	fputs(" in cgroup <code>", f);
+	fputs(" (cgroup <code>", f);
 	html_text(f, path, (size_t)-1);
-	fputs("</code>", f);
+	fputs("</code>)", f);
 }
 
 static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)

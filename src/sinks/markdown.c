@@ -223,13 +223,14 @@ static void md_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
-/* ", in cgroup /a/b" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
+/* " (cgroup /a/b)" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
 static void md_cgroup(FILE *f, const char *path)
 {
 	if (!path)
 		return;
-	fputs(", in cgroup ", f);
+	fputs(" (cgroup ", f);
 	md_text(f, path);
+	fputs(")", f);
 }
 
 static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct ls_holder *h)

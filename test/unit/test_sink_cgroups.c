@@ -120,12 +120,12 @@ Test(sink_cgroups, markdown_and_html_escape_them)
 {
 	char *md = output_of(md_new, true), *html = output_of(html_new, true);
 
-	assert_has(md, ", in cgroup /db.service\n");
-	assert_has(md, "for 22.9ms, in cgroup /hog.slice\n");
-	assert_has(md, ", in cgroup /batch/a&lt;b&gt;&amp;c\n");
-	assert_has(md, "(98%): preempted, in cgroup /batch\n");
-	assert_has(html, "22.9ms in cgroup <code>/hog.slice</code>");
-	assert_has(html, " in cgroup <code>/batch/a&lt;b&gt;&amp;c</code>");
+	assert_has(md, " (cgroup /db.service)\n");
+	assert_has(md, "for 22.9ms (cgroup /hog.slice)\n");
+	assert_has(md, " (cgroup /batch/a&lt;b&gt;&amp;c)\n");
+	assert_has(md, "(98%): preempted (cgroup /batch)\n");
+	assert_has(html, "22.9ms (cgroup <code>/hog.slice</code>)");
+	assert_has(html, " (cgroup <code>/batch/a&lt;b&gt;&amp;c</code>)");
 	assert_lacks(html, "a<b>");
 	free(md);
 	free(html);
@@ -147,7 +147,7 @@ ParameterizedTest(int *which, sink_cgroups, untold_prints_as_before)
 
 	assert_lacks(out, CG_HOG);
 	assert_lacks(out, "a&lt;b");
-	assert_lacks(out, "in cgroup");
+	assert_lacks(out, "(cgroup");
 	free(out);
 }
 
