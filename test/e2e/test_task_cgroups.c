@@ -86,17 +86,6 @@ static bool cg_make(void)
 	return true;
 }
 
-static const json_t *preemptor_with_tid(const json_t *holder, json_int_t tid)
-{
-	const json_t *p;
-	size_t i;
-
-	json_array_foreach(e2e_array(holder, "preempted_by"), i, p)
-		if (e2e_int(p, "tid") == tid)
-			return p;
-	return NULL;
-}
-
 /*
  * The victim's stalls in stalls (watch's, or the report's of its
  * recording) against the truth: every path named is the right one, and
@@ -119,7 +108,7 @@ static size_t check_paths(const json_t *stalls, const char *source)
 				 e2e_str(w.truth, "victim_cgroup"), "%s: the waiter's", source);
 		cr_expect_str_eq(e2e_str(h, "cgroup"), e2e_str(w.truth, "holder_cgroup"),
 				 "%s: the holder's", source);
-		p = preemptor_with_tid(h, hog);
+		p = e2e_preemptor_with_tid(h, hog);
 		if (!p)
 			continue;
 		cr_expect_str_eq(e2e_str(p, "cgroup"), e2e_str(w.truth, "hog_cgroup"),

@@ -85,6 +85,8 @@ const json_t *e2e_object(const json_t *obj, const char *key);
 
 /* The holder of a "stall" object with this tid, or NULL. */
 const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
+/* The entry of holder's "preempted_by" with this tid, or NULL. */
+const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid);
 
 /*
  * Expect that no stall of process pid in stalls names cause (a stall's
