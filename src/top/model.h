@@ -98,6 +98,7 @@ struct top_pending {
 	struct ls_task preemptor;	/* ran most instead of the holder */
 	__u64 preemptor_cgroup_id;	/* 0: not known */
 	enum ls_verdict verdict;	/* so far */
+	bool began_before;	/* began before tracing: start_ns is a lower bound of its age */
 };
 
 struct top_query {

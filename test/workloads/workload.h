@@ -243,21 +243,23 @@ static inline void wl_cgroup_of(pid_t tid, char *buf, size_t len)
 
 /*
  * The --split-cgroups ground truth: ,"victim_cgroup":..., "holder_cgroup"
- * and "hog_cgroup", the paths /proc gives now; "" without the option.
+ * and "hog_cgroup", the paths /proc gives now (a hog already stopped, pid
+ * 0, is left out); "" without the option.
  */
 static inline void wl_split_cgroups_truth(const char *dir, pid_t victim, pid_t holder, pid_t hog,
 					  char *buf, size_t len)
 {
-	char v[256], h[256], g[256];
+	char v[256], h[256], g[256] = "";
 
 	buf[0] = '\0';
 	if (!dir)
 		return;
 	wl_cgroup_of(victim, v, sizeof(v));
 	wl_cgroup_of(holder, h, sizeof(h));
-	wl_cgroup_of(hog, g, sizeof(g));
-	snprintf(buf, len, ",\"victim_cgroup\":\"%s\",\"holder_cgroup\":\"%s\",\"hog_cgroup\":\"%s\"",
-		 v, h, g);
+	if (hog > 0)
+		wl_cgroup_of(hog, g, sizeof(g));
+	snprintf(buf, len, ",\"victim_cgroup\":\"%s\",\"holder_cgroup\":\"%s\"%s%s%s", v, h,
+		 hog > 0 ? ",\"hog_cgroup\":\"" : "", g, hog > 0 ? "\"" : "");
 }
 
 /* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
@@ -592,6 +594,35 @@ static inline void wl_pause(unsigned int us)
 
 	if (us)
 		nanosleep(&ts, NULL);
+}
+
+/*
+ * Wait until thread tid of this process is asleep in system call nr with
+ * first argument arg0, as its /proc/self/task/TID/syscall says ("202
+ * 0xADDR ..." in a futex wait on ADDR): a ground truth that a wait has
+ * begun, for a test that starts lockstall after it.
+ */
+static inline void wl_await_syscall(pid_t tid, long nr, uintptr_t arg0)
+{
+	char path[64], buf[128], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	for (;;) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			wl_die("open %s: %s", path, strerror(errno));
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n < 0)
+			wl_die("read %s: %s", path, strerror(errno));
+		buf[n] = '\0';
+		if (buf[0] != '-' && strtol(buf, &end, 10) == nr &&
+		    strtoull(end, NULL, 16) == arg0)
+			return;
+		wl_pause(1000);
+	}
 }
 
 /* A value in microseconds, as ns; -1 (no limit) or a file that cannot be read: -1. */
