@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1306,20 +1307,21 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
 	return rc;
 }
 
-int loader__prior_waits(struct loader *l)
-{
+/* The scan's iterator, read by a thread of its own; it owns what it is given. */
+struct prior_scan {
 	struct bpf_link *link;
+	int fd;
+	bool verbose;
+};
+
+static void *loader_prior_read(void *arg)
+{
+	struct prior_scan *ps = arg;
 	__u32 tids[256];
-	int fd, err = 0, found = 0;
+	int err = 0, found = 0;
 	ssize_t n;
 
-	if (!(l->features & LS_FEAT_PRIOR_WAITS))
-		return 0;
-	link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
-	fd = link ? bpf_iter_create(bpf_link__fd(link)) : -1;
-	if (fd < 0)
-		err = -errno;
-	while (fd >= 0 && (n = read(fd, tids, sizeof(tids))) != 0) {
+	while ((n = read(ps->fd, tids, sizeof(tids))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1328,15 +1330,54 @@ int loader__prior_waits(struct loader *l)
 		}
 		found += (int)(n / sizeof(tids[0]));
 	}
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(link);
+	close(ps->fd);
+	bpf_link__destroy(ps->link);
 	if (err)
 		fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
 			strerror(-err));
-	else if (l->verbose)
+	else if (ps->verbose)
 		fprintf(stderr, "lockstall: %d futex waits began before tracing\n", found);
-	return err ? err : found;
+	free(ps);
+	return NULL;
+}
+
+int loader__prior_waits(struct loader *l)
+{
+	struct prior_scan *ps;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+		return 0;
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	ps->verbose = l->verbose;
+	ps->link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
+	ps->fd = ps->link ? bpf_iter_create(bpf_link__fd(ps->link)) : -1;
+	err = ps->fd < 0 ? -errno : 0;
+	/*
+	 * A read of a waiter's memory takes its process's mmap_lock (the
+	 * scan skips a busy one, but a writer may come between): a thread
+	 * of its own waits for it, never the loop that drains the ring.
+	 */
+	if (!err)
+		err = -pthread_attr_init(&attr);
+	if (!err) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		err = -pthread_create(&t, &attr, loader_prior_read, ps);
+		pthread_attr_destroy(&attr);
+	}
+	if (!err)
+		return 0;
+	if (ps->fd >= 0)
+		close(ps->fd);
+	bpf_link__destroy(ps->link);
+	free(ps);
+	fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
+		strerror(-err));
+	return err;
 }
 
 void loader__free(struct loader *l)
