@@ -280,6 +280,9 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 	ls_emit_submit(r);
 	if (io)
 		ls_emit_io_dev(t, os, now);
+	ls_emit_task_cgroup(t, now);
+	if (state == LS_OWNER_RUNNABLE)
+		ls_emit_cpu_curr_cgroup(cpu, now);
 	os->seen = 1;
 	st->seen = 1;
 	st->wait.flags |= LS_W_OWNER_SENT;

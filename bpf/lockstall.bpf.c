@@ -32,8 +32,9 @@
  * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
  * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
  * calls), sched.bpf.h (the switch path), causes.bpf.h, cpu_time.bpf.h,
- * reclaim.bpf.h and io.bpf.h (why a holder could not run) and backend_rwsem.bpf.h (fentry and
- * kprobe programs).
+ * reclaim.bpf.h and io.bpf.h (why a holder could not run), task_cgroup.bpf.h
+ * (the cgroups of holders and preemptors) and backend_rwsem.bpf.h (fentry
+ * and kprobe programs).
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>
@@ -179,6 +180,7 @@ struct {
 #include "cpu_time.bpf.h"
 #include "reclaim.bpf.h"
 #include "io.bpf.h"
+#include "task_cgroup.bpf.h"
 #include "sched.bpf.h"
 
 /* Lock tracepoints -------------------------------------------------------- */
@@ -281,6 +283,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
 	struct ls_task_state *st = task_state__lookup(p);
 	struct ls_rec_wakeup *r;
+	bool raised;
 	__u8 cause = 0;
 	__u32 cpu;
 	__u64 now;
@@ -300,7 +303,8 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
-	if ((f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)) && st->offcpu_start_ns) {
+	raised = (f & LS_TASK_F_HOLDER_ROLE) && st->offcpu_start_ns;
+	if (raised) {
 		ls_watch_raise(st, cpu);
 		cause = ls_cause_of(p, now);
 	}
@@ -315,6 +319,10 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 		r->wakee_cause = cause;
 		ls_emit_submit(r);
 		st->seen = 1;
+		if (f & LS_TASK_F_HOLDER_ROLE)
+			ls_emit_task_cgroup(p, now);
+		if (raised)
+			ls_emit_cpu_curr_cgroup(cpu, now);
 	}
 	st->waker.tid = 0;
 	st->waker.tgid = 0;
@@ -327,6 +335,7 @@ int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	struct ls_task_state *st = task_state__lookup(p);
 	struct ls_rec_migrate *r;
 	bool raised;
+	__u64 now;
 	__u8 f;
 
 	if (!st)
@@ -338,7 +347,8 @@ int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 		return 0;
 	if (raised)
 		ls_watch_raise(st, dest_cpu);
-	r = ls_emit_reserve(LS_REC_MIGRATE, sizeof(*r), bpf_ktime_get_ns());
+	now = bpf_ktime_get_ns();
+	r = ls_emit_reserve(LS_REC_MIGRATE, sizeof(*r), now);
 	if (!r)
 		return 0;
 	ls_task_fill(&r->task, p);
@@ -349,6 +359,8 @@ int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 	ls_emit_submit(r);
 	if (f)
 		st->seen = 1;
+	if (raised)
+		ls_emit_cpu_curr_cgroup(dest_cpu, now);
 	return 0;
 }
 

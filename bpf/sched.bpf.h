@@ -102,6 +102,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
 	struct ls_rec_switch *r;
+	bool watched;
 	__u8 cause = 0;
 	__u64 now = 0;
 
@@ -121,7 +122,8 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
 		now = ls_switch_in(ns, next, now);
 
-	if (!ls_switch_watched(w, next) && !pf && !nf)
+	watched = ls_switch_watched(w, next);
+	if (!watched && !pf && !nf)
 		return 0;
 	if (!now)
 		now = bpf_ktime_get_ns();
@@ -141,6 +143,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 		ls_emit_io_dev(prev, ps, now);
 	if (ps && (cause & LS_CAUSE_F_STEAL))
 		ls_emit_steal(ps, prev, now);
+	ls_switch_cgroups(pf_after, nf, watched, cpu, now);
 	if (pf)
 		ps->seen = 1;
 	if (nf)

@@ -47,6 +47,8 @@
  * 4 (runnable, steal): LS_CAUSE_F_PINNED and LS_CAUSE_F_STEAL in
  * prev_cause/wakee_cause, LS_REC_RUNNABLE and LS_REC_STEAL,
  * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
+ * 4 (task cgroups): LS_REC_TASK_CGROUP and LS_FEAT_TASK_CGROUP, the cgroup
+ * of holders and preemptors; a new type, no layout changed.
  * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
  * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
  * 4 (futex_waitv): LS_FEAT_FUTEX_WAITV; its waits are LS_LOCK_FUTEX
@@ -93,6 +95,7 @@ enum ls_rec_type {
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
 	LS_REC_IO_DEV = 24,	/* struct ls_rec_io_dev: the device a holder's I/O wait is on */
+	LS_REC_TASK_CGROUP = 25,	/* struct ls_rec_task_cgroup: a holder's or preemptor's cgroup */
 	LS_REC_RUNNABLE = 26,	/* struct ls_rec_runnable: a pinned holder waited, CPUs idled */
 	LS_REC_STEAL = 27,	/* struct ls_rec_steal: a holder's CPU was stolen while it ran */
 	LS_REC_TYPE_MAX,
@@ -509,6 +512,28 @@ struct ls_rec_steal {
 	__u64 steal_ns;		/* stolen in it */
 };
 
+/*
+ * The cgroup v2 id of a task that holds a followed lock (owns one a waiter
+ * waits on) or runs on a CPU where such a holder waits to run: what
+ * ls_rec_lock.cgroup_id is for the task in a lock record, for the tasks
+ * only other records name (futex and kernel lock owners, preemptors).  id
+ * is the task's cgroup in the default hierarchy (task->cgroups->dfl_cgrp,
+ * as bpf_get_current_cgroup_id() reads it), so ids compare with
+ * ls_rec_lock.cgroup_id.  Sent next to the SWITCH, WAKEUP, MIGRATE or OWNER
+ * record that names the task in that role, when the id is not the one
+ * last sent for its tid, or that one was sent LS_TASK_CGROUP_RESEND_NS
+ * ago or more: a reader that missed it (a drop, a flight recording's
+ * window) learns it again soon.  Each tid's latest id stands until the next.
+ */
+#define LS_TASK_CGROUP_RESEND_NS	1000000000ULL
+
+struct ls_rec_task_cgroup {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 cgroup_id;	/* 0: not known (the task had gone) */
+};
+
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
 #define LS_HIST_SLOTS 32
 
@@ -615,6 +640,7 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
 #define LS_FEAT_CAUSE_RUNNABLE	0x2000	/* pinned runnable holders and idle CPUs are looked for */
 #define LS_FEAT_CAUSE_STEAL	0x4000	/* steal time on holders' CPUs is read */
+#define LS_FEAT_TASK_CGROUP	0x8000	/* LS_REC_TASK_CGROUP: holders' and preemptors' cgroups */
 #define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
@@ -788,6 +814,7 @@ LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
 LS_ASSERT_SIZE(ls_rec_io_dev, 64);
+LS_ASSERT_SIZE(ls_rec_task_cgroup, 32);
 LS_ASSERT_SIZE(ls_rec_runnable, 64);
 LS_ASSERT_SIZE(ls_rec_steal, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);

@@ -34,6 +34,7 @@ union any_rec {
 	struct ls_rec_io_dev io_dev;
 	struct ls_rec_runnable runnable;
 	struct ls_rec_steal steal;
+	struct ls_rec_task_cgroup task_cgroup;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -76,6 +77,8 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_runnable);
 	case LS_REC_STEAL:
 		return sizeof(struct ls_rec_steal);
+	case LS_REC_TASK_CGROUP:
+		return sizeof(struct ls_rec_task_cgroup);
 	default:
 		return 0;
 	}
@@ -86,7 +89,8 @@ static bool rec__from_kernel(__u16 type)
 {
 	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
 	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_IO_DEV ||
-	       type == LS_REC_RUNNABLE || type == LS_REC_STEAL;
+	       type == LS_REC_RUNNABLE || type == LS_REC_STEAL ||
+	       type == LS_REC_TASK_CGROUP;
 }
 
 /* What the size check cannot see. */
@@ -332,6 +336,9 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 	case LS_REC_STEAL:
 		tasks__steal(e, &u->steal);
 		break;
+	case LS_REC_TASK_CGROUP:
+		task_cgroups__record(e, &u->task_cgroup);
+		break;
 	}
 	return err;
 }
@@ -429,6 +436,7 @@ struct engine *engine__new(const struct engine_opts *opts, struct sink *sink)
 		~0ULL : e->retain * ENGINE_STALE_RETAINS;
 	map__init(&e->tasks, ENGINE_MAX_TASKS);
 	map__init(&e->mms, ENGINE_MAX_MMS);
+	map__init(&e->task_cgroups, ENGINE_MAX_TASK_CGROUPS);
 	map__init(&e->hist_idx, ENGINE_MAX_HIST_KEYS);
 	ring__init(&e->lossy, sizeof(struct lossy_span));
 	return e;
@@ -462,6 +470,7 @@ void engine__free(struct engine *e)
 		return;
 	tasks__free_all(e);
 	mms__free_all(e);
+	task_cgroups__free_all(e);
 	cpus__free_all(e);
 	hists__free(e);
 	ring__free(&e->lossy);
@@ -480,6 +489,7 @@ void engine__debug(const struct engine *e, struct engine_debug *out)
 	memset(out, 0, sizeof(*out));
 	out->tasks = e->tasks.n;
 	out->mms = e->mms.n;
+	out->task_cgroups = e->task_cgroups.n;
 	out->holds = e->n_holds;
 	out->waits = e->n_waits;
 	out->cpus = e->n_cpus;

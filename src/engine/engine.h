@@ -115,6 +115,9 @@ enum ls_role {
 struct ls_preemptor {
 	struct ls_task task;
 	__u64 ns;		/* time it ran on the holder's CPU while the holder waited to run */
+	/* Its cgroup v2 id as last told (LS_REC_TASK_CGROUP; 0: unknown), and path as for ls_holder. */
+	__u64 cgroup_id;
+	const char *cgroup;
 };
 
 /* One stretch a holder spent off CPU while it held the lock, inside the lock wait. */
@@ -162,9 +165,11 @@ struct ls_holder {
 	 */
 	enum ls_owner_how how;
 	/*
-	 * Its cgroup v2 id when it last let go (0: unknown), and the path
-	 * of that cgroup: the session's cgroup resolver (src/resolve/cgroup.c) sets
-	 * it before the sinks see the stall; NULL: not known.
+	 * Its cgroup v2 id when it last let go (its HOLD record's), or for
+	 * an owner a waiter named, as last told (LS_REC_TASK_CGROUP); 0:
+	 * unknown.  The path of that cgroup: the session's cgroup resolver
+	 * (src/resolve/cgroup.c) sets it before the sinks see the stall;
+	 * NULL: not known.
 	 */
 	__u64 cgroup_id;
 	const char *cgroup;
@@ -306,6 +311,12 @@ struct ls_stall {
 	/* The waiter's cgroup v2 id at WAIT_END (0: unknown), and its path as for ls_holder. */
 	__u64 waiter_cgroup_id;
 	const char *waiter_cgroup;
+	/*
+	 * The kernel side told the cgroups of owners and preemptors
+	 * (LS_FEAT_TASK_CGROUP): the sinks name them; false in older
+	 * recordings, whose output stays as it was.
+	 */
+	bool task_cgroups;
 	struct ls_op op;
 	bool vma_lock_fallback;	/* a page fault that fell back from the per-VMA lock */
 	const struct ls_holder *holders;	/* most off-CPU time first */

@@ -15,6 +15,7 @@
  *	locks.c		per mm: completed holds and write waits, retention;
  *			waits in progress and open holds (WAIT_*, HOLD)
  *	stall.c		one WAIT_END -> one struct ls_stall
+ *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
  *
  * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
  * state and counts it in e->sum.evicted, never fails the stream.
@@ -31,6 +32,7 @@
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
 #define ENGINE_MAX_MMS		16384
+#define ENGINE_MAX_TASK_CGROUPS	65536	/* tids whose cgroup is known */
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
@@ -581,6 +583,16 @@ int pending__tick(struct engine *e, const struct ls_rec_tick *r);
 /* A pending holder as it is now: state, since when, its latest LS_STACK_NOW. */
 void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless);
 
+/* ---- task_cgroups.c ------------------------------------------------ */
+
+/* TASK_CGROUP: tid's cgroup from here on. */
+void task_cgroups__record(struct engine *e, const struct ls_rec_task_cgroup *r);
+/* tid's latest cgroup id; 0: not known. */
+__u64 task_cgroups__of(const struct engine *e, __u32 tid);
+/* Give the stall being built its owners' and preemptors' cgroup ids, before the sinks see it. */
+void task_cgroups__stall(struct engine *e, struct ls_stall *st);
+void task_cgroups__free_all(struct engine *e);
+
 /* ---- hists.c --------------------------------------------------------- */
 
 /* A HIST record: the latest cumulative counts of its key. */
@@ -625,6 +637,7 @@ struct engine {
 
 	struct map tasks;	/* tid -> struct task */
 	struct map mms;		/* mm id -> struct mm */
+	struct map task_cgroups;	/* tid -> struct task_cgroup (task_cgroups.c) */
 	struct cpu *cpus;
 	__u32 n_cpus;
 	__u32 n_runs;		/* run slots allocated over all CPUs */
@@ -687,6 +700,7 @@ struct engine_debug {
 	__u32 open_waits;
 	__u32 lossy_spans;
 	__u32 hist_keys;
+	__u32 task_cgroups;	/* tids whose cgroup is known */
 	__u32 spells;		/* closed spells kept, over all tasks */
 	__u64 stack_bytes;	/* STACK records kept */
 };

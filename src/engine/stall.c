@@ -891,6 +891,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	stall__judge(e, &st, &x.qw, p->cycle);
 
 	stall__count(e, &st, p);
+	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
 	err = err < 0 ? err : 1;
@@ -955,6 +956,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	if (e->features & LS_FEAT_CAUSES)
 		st.advice = ls_advice(&st);
 	stall__count(e, &st, &(struct stall_pend){ 0 });
+	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);
 }

@@ -454,15 +454,21 @@ struct cgroups_sink {
 static int cgroups_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
 	struct cgroups_sink *cs = (struct cgroups_sink *)p;
-	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+	unsigned int i, k, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
 	struct ls_stall c = *st;
+	struct ls_holder *h;
 
 	/* every path of this stall stays valid while the sinks look at it */
-	cgroups__reserve(cs->cg, 1 + n);
+	cgroups__reserve(cs->cg, 1 + n * (1 + LS_MAX_PREEMPTORS));
 	c.waiter_cgroup = cgroups__path(cs->cg, st->waiter_cgroup_id);
 	memcpy(cs->holders, st->holders, n * sizeof(st->holders[0]));
-	for (i = 0; i < n; i++)
-		cs->holders[i].cgroup = cgroups__path(cs->cg, cs->holders[i].cgroup_id);
+	for (i = 0; i < n; i++) {
+		h = &cs->holders[i];
+		h->cgroup = cgroups__path(cs->cg, h->cgroup_id);
+		for (k = 0; k < h->n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
+			h->preempted_by[k].cgroup = cgroups__path(cs->cg,
+								  h->preempted_by[k].cgroup_id);
+	}
 	c.holders = cs->holders;
 	return sink__stall(cs->pass.inner, &c);
 }

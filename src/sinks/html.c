@@ -315,6 +315,16 @@ static void html_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
+/* " (cgroup <code>/a/b</code>)" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
+static void html_cgroup(FILE *f, const char *path)
+{
+	if (!path)
+		return;
+	fputs(" (cgroup <code>", f);
+	html_text(f, path, (size_t)-1);
+	fputs("</code>)", f);
+}
+
 static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	__u64 lock_wait_ns = st->lock_wait_ns;
@@ -330,11 +340,13 @@ static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	html_dur(f, h->offcpu_ns);
 	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	html_cgroup(f, sink__holder_cgroup(st, h));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs(k ? ", " : "; preempted by ", f);
 		html_task(f, st, &h->preempted_by[k].task);
 		fputs(" ", f);
 		html_dur(f, h->preempted_by[k].ns);
+		html_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
 	}
 	if (h->has_waker) {
 		fputs("; woken by ", f);
@@ -442,6 +454,9 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		html_dur(f, st->run_delay_ns);
 		fputs(" on the run queue)", f);
 	}
+	/* where the holders' and preemptors' cgroups are said, the waiter's is too */
+	if (st->task_cgroups)
+		html_cgroup(f, st->waiter_cgroup);
 	fputs("</li>\n", f);
 	for (i = 0; i < st->n_holders && i < TL_MAX_HOLDERS; i++)
 		html_holder(f, st, &st->holders[i]);

@@ -284,6 +284,9 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		json_task_id(f, st, &p->task);
 		json_strv(f, "policy", ls_policy_name(p->task.policy));
 		json_u64(f, "ns", p->ns);
+		/* runs that told preemptors' cgroups: older recordings' output stays as it was */
+		if (st->task_cgroups)
+			sink_json__write_cgroup(f, p->cgroup_id, p->cgroup);
 		putc('}', f);
 	}
 	putc(']', f);

@@ -223,6 +223,16 @@ static void md_causes(FILE *f, const struct ls_holder *h)
 	}
 }
 
+/* " (cgroup /a/b)" (a path worth printing, sink__holder_cgroup()); NULL: nothing. */
+static void md_cgroup(FILE *f, const char *path)
+{
+	if (!path)
+		return;
+	fputs(" (cgroup ", f);
+	md_text(f, path);
+	fputs(")", f);
+}
+
 static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct ls_holder *h)
 {
 	__u64 lock_wait_ns = st->lock_wait_ns, seq = st->seq;
@@ -237,13 +247,16 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 	md_dur(f, h->held_ns);
 	fputs(", off CPU ", f);
 	md_dur(f, h->offcpu_ns);
-	fprintf(f, " (%u%%): %s\n", rm_pct(h->offcpu_ns, lock_wait_ns),
+	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	md_cgroup(f, sink__holder_cgroup(st, h));
+	fputs("\n", f);
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs("  - preempted by ", f);
 		md_task(f, st, &h->preempted_by[k].task);
 		fputs(" for ", f);
 		md_dur(f, h->preempted_by[k].ns);
+		md_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
 		fputs("\n", f);
 	}
 	if (h->has_waker) {
@@ -324,6 +337,9 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		md_dur(f, st->run_delay_ns);
 		fputs(" on the run queue)", f);
 	}
+	/* where the holders' and preemptors' cgroups are said, the waiter's is too */
+	if (st->task_cgroups)
+		md_cgroup(f, st->waiter_cgroup);
 	fputs("\n", f);
 	md_stack(m, st->waiter_frames, st->seq, "  ");
 	for (i = 0; i < st->n_holders && i < MD_MAX_HOLDERS; i++)

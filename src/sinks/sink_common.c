@@ -314,16 +314,21 @@ void stall_copy__release(struct stall_copy *c)
 /* The strings of c->st (cgroup paths, lock names), moved into one block of c's own. */
 static void stall_copy__paths(struct stall_copy *c)
 {
-	const char **path[4 + LS_MAX_HOLDERS + 2 * LS_MAX_HOPS];
-	size_t n = 0, need = 0, i;
+	const char **path[4 + LS_MAX_HOLDERS * (1 + LS_MAX_PREEMPTORS) + 2 * LS_MAX_HOPS];
+	size_t n = 0, need = 0, i, k;
+	struct ls_holder *h;
 	char *at;
 
 	path[n++] = &c->st.waiter_cgroup;
 	path[n++] = &c->st.lock_name;
 	path[n++] = &c->st.lock_caller;
 	path[n++] = &c->st.lock_module;
-	for (i = 0; i < c->st.n_holders; i++)
-		path[n++] = &c->holders[i].cgroup;
+	for (i = 0; i < c->st.n_holders; i++) {
+		h = &c->holders[i];
+		path[n++] = &h->cgroup;
+		for (k = 0; k < h->n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
+			path[n++] = &h->preempted_by[k].cgroup;
+	}
 	for (i = 0; i < c->st.n_chain && i < LS_MAX_HOPS; i++) {
 		path[n++] = &c->st.chain[i].lock_name;
 		path[n++] = &c->st.chain[i].lock_module;
@@ -334,6 +339,25 @@ static void stall_copy__paths(struct stall_copy *c)
 	at = c->paths;
 	for (i = 0; i < n; i++)
 		*path[i] = at ? str_put(&at, *path[i]) : NULL;
+}
+
+/* path, if st tells task cgroups and path is known and not the same as ref. */
+static const char *sink__cgroup_news(const struct ls_stall *st, const char *path, const char *ref)
+{
+	if (!st->task_cgroups || !path || (ref && !strcmp(path, ref)))
+		return NULL;
+	return path;
+}
+
+const char *sink__holder_cgroup(const struct ls_stall *st, const struct ls_holder *h)
+{
+	return sink__cgroup_news(st, h->cgroup, st->waiter_cgroup);
+}
+
+const char *sink__preemptor_cgroup(const struct ls_stall *st, const struct ls_holder *h,
+				   const struct ls_preemptor *p)
+{
+	return sink__cgroup_news(st, p->cgroup, h->cgroup ? h->cgroup : st->waiter_cgroup);
 }
 
 const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t len)

@@ -139,6 +139,18 @@ const char *sink__cpu_list(__u64 mask, char *buf, size_t len);
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len);
 
 /*
+ * The cgroup path to print next to a holder, or a preemptor of holder h:
+ * only where it says something, when it is known and is not the waiter's
+ * (a holder's) or its holder's (a preemptor's; the waiter's when the
+ * holder's is not known).  NULL: print none, also for recordings made
+ * before preemptors' cgroups were told (ls_stall.task_cgroups), whose
+ * output stays as it was.  Paths are escaped already (ls_cgroup_text).
+ */
+const char *sink__holder_cgroup(const struct ls_stall *st, const struct ls_holder *h);
+const char *sink__preemptor_cgroup(const struct ls_stall *st, const struct ls_holder *h,
+				   const struct ls_preemptor *p);
+
+/*
  * A stall kept past its callback (the report's worst stalls, an SLO rule's
  * latest): the engine's holders and spells, the resolver's frames and the
  * cgroup paths live only during the call, so each is copied into blocks

@@ -135,6 +135,7 @@ static void text__preemptors(FILE *f, const struct ls_stall *st, const struct ls
 {
 	char ident[RM_TASK_LEN], sched[64], d[32];
 	__u64 rest = h->preempted_other_ns;
+	const char *cg;
 	unsigned int i, n = h->n_preempted_by;
 
 	if (n > LS_MAX_PREEMPTORS)
@@ -146,10 +147,11 @@ static void text__preemptors(FILE *f, const struct ls_stall *st, const struct ls
 			rest += p->ns;
 			continue;
 		}
-		fprintf(f, "           preempted by %s %s %s\n",
+		cg = sink__preemptor_cgroup(st, h, p);
+		fprintf(f, "           preempted by %s %s %s%s%s\n",
 			rm_stall_task(st, &p->task, ident, sizeof(ident)),
 			sink__sched_text(&p->task, sched, sizeof(sched)),
-			ls_format_duration(p->ns, d, sizeof(d)));
+			ls_format_duration(p->ns, d, sizeof(d)), cg ? "  cgroup " : "", cg ? cg : "");
 	}
 	if (rest)
 		fprintf(f, "           preempted by others %s\n", ls_format_duration(rest, d, sizeof(d)));
@@ -294,6 +296,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		fputs(" (the last reader to take it: it may have let go, others may hold it)", f);
 	putc('\n', f);
 	text__pi_late(f, h);
+	/* the first holder's is on the stall's cgroup line */
+	if (h != st->holders && sink__holder_cgroup(st, h))
+		fprintf(f, "           cgroup   %s\n", sink__holder_cgroup(st, h));
 	if (st->pending)
 		text__holder_now(f, t, st, h);
 	if (h->state == LS_STATE_PREEMPTED)

@@ -16,7 +16,7 @@
 struct top_blame {
 	struct ls_task task;
 	struct ls_rename rename;	/* tid 0: none */
-	__u64 cgroup_id;	/* holders; 0 for preemptors (not known) */
+	__u64 cgroup_id;	/* 0: not known (a recording older than LS_REC_TASK_CGROUP) */
 	__u64 ns;
 	enum top_role role;
 	enum ls_holder_state state;
@@ -197,7 +197,8 @@ static bool pending__matches(const struct top_model *m, const struct top_pending
 		       (p->has_preemptor && task__matches(&p->preemptor, f));
 	if (!cg)
 		cg = cgroup__matches(m, p->waiter_cgroup_id, f->cgroup) ||
-		     (p->has_holder && cgroup__matches(m, p->holder_cgroup_id, f->cgroup));
+		     (p->has_holder && cgroup__matches(m, p->holder_cgroup_id, f->cgroup)) ||
+		     (p->has_preemptor && cgroup__matches(m, p->preemptor_cgroup_id, f->cgroup));
 	return proc && cg;
 }
 
@@ -281,9 +282,13 @@ static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_s
 	for (i = 0; i < n_holders; i++) {
 		const struct ls_holder *h = &st->holders[i];
 
-		for (k = 0; k < h->n_preempted_by && k < LS_MAX_PREEMPTORS; k++)
-			fact__blame(x, st, &h->preempted_by[k].task, 0, h->preempted_by[k].ns,
-				    TOP_ROLE_PREEMPTOR, LS_STATE_RUNNING);
+		for (k = 0; k < h->n_preempted_by && k < LS_MAX_PREEMPTORS; k++) {
+			const struct ls_preemptor *p = &h->preempted_by[k];
+
+			fact__blame(x, st, &p->task, p->cgroup_id, p->ns, TOP_ROLE_PREEMPTOR,
+				    LS_STATE_RUNNING);
+			model__note_cgroup(m, p->cgroup_id, p->cgroup);
+		}
 	}
 }
 
@@ -362,6 +367,8 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 			p->has_preemptor = true;
 			p->preemptor = h->preempted_by[0].task;
 			rename__copy(&p->preemptor_rename, st, &p->preemptor);
+			p->preemptor_cgroup_id = h->preempted_by[0].cgroup_id;
+			model__note_cgroup(m, p->preemptor_cgroup_id, h->preempted_by[0].cgroup);
 		}
 	}
 	return 0;

@@ -96,6 +96,7 @@ struct top_pending {
 	enum ls_holder_state holder_state;	/* now (ls_holder.state_now) */
 	bool has_preemptor;
 	struct ls_task preemptor;	/* ran most instead of the holder */
+	__u64 preemptor_cgroup_id;	/* 0: not known */
 	enum ls_verdict verdict;	/* so far */
 	bool began_before;	/* began before tracing: start_ns is a lower bound of its age */
 };

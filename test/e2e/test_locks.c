@@ -45,17 +45,6 @@ static const json_t *victim_stall(json_int_t victim_tid)
 	return best;
 }
 
-static bool ran_instead(const json_t *holder, json_int_t tid)
-{
-	const json_t *p;
-	size_t i;
-
-	json_array_foreach(e2e_array(holder, "preempted_by"), i, p)
-		if (e2e_int(p, "tid") == tid)
-			return true;
-	return false;
-}
-
 /*
  * The victim's longest futex stall, against the truth of a workload where
  * a SCHED_IDLE holder sat preempted by the hog while the SCHED_FIFO victim
@@ -83,7 +72,8 @@ static void check_inversion(const char *lock_key, const char *found_by)
 	cr_assert_str_eq(e2e_str(h, "policy"), "idle");
 	cr_assert_str_eq(e2e_str(h, "state"), "preempted");
 	/* the hog ran in its place (on a shared machine, others may have too) */
-	cr_assert(ran_instead(h, e2e_int(w.truth, "hog_tid")), "the hog is not among the preemptors");
+	cr_assert(e2e_preemptor_with_tid(h, e2e_int(w.truth, "hog_tid")),
+		  "the hog is not among the preemptors");
 	/* the wait lies inside the victim's slowest call and is most of it */
 	worst = e2e_int(w.truth, "worst_ns");
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));

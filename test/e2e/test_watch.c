@@ -135,18 +135,6 @@ static json_t *stalls_of(const json_t *stalls, json_int_t tid)
 	return out;
 }
 
-static bool preempted_by(const json_t *holder, json_int_t tid)
-{
-	const json_t *p;
-	size_t i;
-
-	json_array_foreach(e2e_array(holder, "preempted_by"), i, p) {
-		if (e2e_int(p, "tid") == tid)
-			return true;
-	}
-	return false;
-}
-
 /*
  * The chain reads waiter -> ... -> holder -> preemptor, with the holder we
  * expect and, as its preemptor, one of the tasks that ran in its place.
@@ -165,7 +153,7 @@ static bool chain_blames(const json_t *stall, json_int_t waiter, const json_t *h
 
 		if (!strcmp(e2e_str(h, "role"), "holder") &&
 		    e2e_int(h, "tid") == e2e_int(holder, "tid") &&
-		    !strcmp(e2e_str(p, "role"), "preemptor") && preempted_by(holder, e2e_int(p, "tid")))
+		    !strcmp(e2e_str(p, "role"), "preemptor") && e2e_preemptor_with_tid(holder, e2e_int(p, "tid")))
 			return true;
 	}
 	return false;
@@ -341,7 +329,7 @@ static void check_proc_reader(void)
 		state = e2e_str(h, "state");
 		if (e2e_int(h, "pid") == e2e_int(mm, "pid") ||
 		    (strcmp(state, "preempted") && strcmp(state, "granted_not_running")) ||
-		    !preempted_by(h, hog_tid) || !chain_blames(st, victim_tid, h))
+		    !e2e_preemptor_with_tid(h, hog_tid) || !chain_blames(st, victim_tid, h))
 			continue;
 		found = st;
 		break;
@@ -406,7 +394,7 @@ static void check_mprotect_fault(void)
 			continue;
 		if (!h || strcmp(e2e_str(h, "mode"), "write") ||
 		    strcmp(e2e_str(st, "verdict"), "priority_inversion") ||
-		    !preempted_by(h, hog_tid) || !chain_blames(st, victim_tid, h))
+		    !e2e_preemptor_with_tid(h, hog_tid) || !chain_blames(st, victim_tid, h))
 			continue;
 		found = st;
 		break;

@@ -556,6 +556,18 @@ const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
 	return NULL;
 }
 
+const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(e2e_array(holder, "preempted_by"), i, p) {
+		if (e2e_int(p, "tid") == tid)
+			return p;
+	}
+	return NULL;
+}
+
 json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause)
 {
 	const json_t *st, *h, *c;

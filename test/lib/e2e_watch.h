@@ -105,6 +105,8 @@ int e2e_hist_top(const json_t *hist);
 
 /* The holder of a "stall" object with this tid, or NULL. */
 const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
+/* The entry of holder's "preempted_by" with this tid, or NULL. */
+const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid);
 
 /*
  * Expect that no stall of process pid in stalls names cause (a stall's

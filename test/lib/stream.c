@@ -328,6 +328,18 @@ void stream__steal(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *
 	stream__append(s, &r, sizeof(r), LS_REC_STEAL, cpu, ts);
 }
 
+void stream__task_cgroup(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			 __u64 cgroup)
+{
+	struct ls_rec_task_cgroup r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.cgroup_id = cgroup;
+	stream__append(s, &r, sizeof(r), LS_REC_TASK_CGROUP, cpu, ts);
+}
+
 void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    const struct ls_task *wakee, __u8 wakee_flags, const struct ls_task *waker,
 		    __u32 target_cpu, const struct ls_task *target_curr)

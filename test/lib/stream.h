@@ -96,6 +96,9 @@ void stream__runnable(struct stream *s, __u16 cpu, __u64 ts, const struct ls_tas
 /* A STEAL of t at ts: steal_ns stolen in the on_ns on CPU up to ts. */
 void stream__steal(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		   __u64 on_ns, __u64 steal_ns);
+/* A TASK_CGROUP: t is in cgroup (v2 id) from ts on. */
+void stream__task_cgroup(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+			 __u64 cgroup);
 /* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
 void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);

@@ -43,6 +43,7 @@ static struct bad_case bad_cases[] = {
 	BAD("unknown type 9", 9, 24, 24),
 	BAD("unknown type 0", 0, 16, 16),
 	BAD("type max", LS_REC_TYPE_MAX, 24, 24),
+	BAD("task cgroup record short", LS_REC_TASK_CGROUP, 24, 24),
 	BAD("type 0xffff", 0xffff, 16, 16),
 	BAD("mark kind 0", LS_REC_MARK, 24, 24),
 	BAD_FIELD("cpu past the bound", LS_REC_SWITCH, 88, OFF(ls_hdr, cpu), ENGINE_MAX_CPUS, 2),

@@ -428,3 +428,75 @@ Test(report, boot_id_is_bare)
 	cr_assert_eq(record_meta__boot_id(small, sizeof(small)), 0, "cut to fit");
 	cr_expect_eq(strlen(small), sizeof(small) - 1);
 }
+
+/*
+ * The cgroups of a futex owner and of the hog that ran instead of it
+ * (LS_REC_TASK_CGROUP), named offline from the recording's cgroup table
+ * ("cgroup.ID=PATH", written at close): the owner in the reader's cgroup,
+ * the hog in the waiter's, a second preemptor in one the table lacks.
+ */
+static void task_cgroups_stream(struct stream *s)
+{
+	struct ls_task waiter, owner, hog, other;
+	struct ls_mm lock = stream__mm(0x55d0c0de1040ULL, 500, "victim-app");
+	struct stream_owner o = { .waiter = &waiter, .owner = &owner, .cpu_curr = &hog,
+				  .owner_cpu = 0, .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_PTHREAD };
+	struct stream_lock w = { .write = true, .owner_how = LS_OWNER_PTHREAD, .owner_tid = 502,
+				 .cgroup = 8412, .flags = LS_LOCK_F_BEGIN_SENT };
+	__u64 t = TFX_T0_NS;
+
+	waiter = stream__task(501, 500, LS_POLICY_FIFO, 0, 10, "victim");
+	owner = stream__task(502, 500, LS_POLICY_IDLE, 0, 0, "holder");
+	hog = stream__task(600, 600, LS_POLICY_NORMAL, 0, 0, "hog");
+	other = stream__task(700, 700, LS_POLICY_NORMAL, 0, 0, "other");
+	lock.kind = LS_LOCK_FUTEX;
+	o.start = w.start = t + 2000000;
+	stream__mark(s, t, LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_TASK_CGROUP);
+	stream__owner(s, 1, t + 2000000, &lock, &o);
+	stream__task_cgroup(s, 1, t + 2000000, &owner, 8533);
+	stream__task_cgroup(s, 1, t + 2000000, &hog, 8412);
+	stream__switch(s, 1, t + 3000000, &waiter, LS_TASK_F_WAITING, false, NULL, 0);
+	stream__switch(s, 0, t + 30000000, &hog, 0, true, &other, 0);
+	stream__task_cgroup(s, 0, t + 30000000, &other, 9999);
+	stream__switch(s, 0, t + 40000000, &other, 0, true, &owner, LS_TASK_F_OWNER);
+	stream__wait_end(s, 1, t + 45000000, &waiter, &lock, &w);
+	stream__mark(s, t + 50000000, LS_MARK_END, 0);
+}
+
+TestSuite(report_cgroups, .timeout = 30);
+
+Test(report_cgroups, holder_and_preemptors_named_offline)
+{
+	char tmp[] = "/tmp/lockstall-cg-XXXXXX", path[64];
+	struct stream s;
+	struct run r;
+
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/cg.lst", tmp);
+	stream__init(&s);
+	task_cgroups_stream(&s);
+	cr_assert_eq(trace_fixture__write(path, &s), 0);
+	stream__free(&s);
+
+	report_run(&r, path, "--format json");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "\"tid\":502,\"comm\":\"holder\""), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "\"cgroup_id\":8533,\"cgroup\":\"/user.slice/user-1000.slice/session-2.scope\",\"mode\""),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "\"comm\":\"hog\",\"policy\":\"normal\",\"ns\":28000000,\"cgroup_id\":8412,\"cgroup\":\"/system.slice/victim-app.service\"}"),
+			   "%s", strstr(r.out, "preempted_by"));
+	cr_assert_not_null(strstr(r.out, "\"comm\":\"other\",\"policy\":\"normal\",\"ns\":10000000,\"cgroup_id\":9999,\"cgroup\":null}"),
+			   "%s", strstr(r.out, "preempted_by"));
+	run_free(&r);
+
+	report_run(&r, path, "");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "  cgroup   /system.slice/victim-app.service (waiter)  /user.slice/user-1000.slice/session-2.scope (holder)\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.out, " 28ms  cgroup /system.slice/victim-app.service\n"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "preempted by other[700/700] SCHED_NORMAL nice 0 10ms\n"),
+			   "%s", r.out);
+	run_free(&r);
+	unlink(path);
+	rmdir(tmp);
+}

@@ -57,6 +57,8 @@ static const char *cgroup_path(__u64 id)
 		return "/web.slice";
 	case 30:
 		return "/batch.slice";
+	case 40:
+		return "/hog.slice";
 	}
 	return NULL;
 }
@@ -71,6 +73,9 @@ static void scene__stall(const struct scene_stall *x, struct ls_stall *st, struc
 	if (x->ptid) {
 		fx_task(&h->preempted_by[0].task, 300, x->ptid, x->pcomm, LS_POLICY_NORMAL, 0, 0);
 		h->preempted_by[0].ns = x->pns;
+		/* hog2 alone has a cgroup of its own */
+		h->preempted_by[0].cgroup_id = x->ptid == 302 ? 40 : 30;
+		h->preempted_by[0].cgroup = cgroup_path(h->preempted_by[0].cgroup_id);
 		h->n_preempted_by = 1;
 	}
 	fx_stall(st, h, 1);
@@ -142,6 +147,8 @@ ParameterizedTestParameters(top_model, rank)
 		/* the holders' cgroup takes in every stall they held up */
 		{ TOP_SORT_TOTAL, "", "/batch.slice", "102,101,401", "h202,h201,p301,p302", 2, 4 },
 		{ TOP_SORT_TOTAL, "", "/", "102,101,401", "h202,h201,p301,p302", 2, 4 },
+		/* a preemptor's cgroup takes in the stalls it ran in */
+		{ TOP_SORT_TOTAL, "", "/hog.slice", "401", "h201,p302", 1, 1 },
 		/* both filters: both must hold */
 		{ TOP_SORT_TOTAL, "web", "/db.slice", "", "", 0, 0 },
 		{ TOP_SORT_TOTAL, "db-main", "/db.slice", "101", "h201,p301", 1, 2 },
@@ -429,7 +436,18 @@ Test(top_model, pending_filtered)
 	struct top_view v;
 
 	pending_stall(&st, &h, 7, S(50), S(90));
+	h.preempted_by[0].cgroup_id = 40;
+	h.preempted_by[0].cgroup = "/hog.slice";
 	top_model__pending(m, &st);
+	cr_assert_eq(top_filter__set_cgroup(&f, "/hog.slice"), 0);
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_expect_eq(v.n_pending, 1, "its holder's preemptor is in /hog.slice");
+	top_view__release(&v);
+	cr_assert_eq(top_filter__set_cgroup(&f, "/other.slice"), 0);
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_expect_eq(v.n_pending, 0);
+	top_view__release(&v);
+	cr_assert_eq(top_filter__set_cgroup(&f, ""), 0);
 	cr_assert_eq(top_filter__set_proc(&f, "hog"), 0);
 	cr_assert_eq(top_model__query(m, &q, &v), 0);
 	cr_expect_eq(v.n_pending, 1, "its holder's preemptor is hog");

@@ -8,6 +8,9 @@
  *           of its own CPU time under it, letting go, sleeping 1 ms.
  *  hog      "wl-hog", a child process (SCHED_OTHER nice 0) spinning.
  *
+ * --split-cgroups DIR: the process in DIR, the holder in DIR/holder, the
+ * hog in DIR/hog (wl_cgroup_move()); the ground truth adds their paths.
+ *
  * All on one CPU (WL_CPU_LOW).  The holder is preempted by the hog while
  * it holds the lock and, being SCHED_IDLE, gets its CPU back only after a
  * long while: the victim waits for all of it.  A workload says how its
@@ -50,6 +53,7 @@ struct wl_inversion {
 	uint64_t start_ns, end_ns;
 	uint64_t holds;
 	struct wl_hog hog;
+	char cgroups[1024];	/* --split-cgroups: wl_split_cgroups_truth() */
 };
 
 static inline void *wl_inversion__holder(void *arg)
@@ -58,6 +62,8 @@ static inline void *wl_inversion__holder(void *arg)
 	uint64_t t0;
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &x->holder_tid);
+	if (x->opts->split_cgroups)
+		wl_cgroup_move(x->opts->split_cgroups, "holder", x->holder_tid);
 	wl_gate__wait(&x->go_holder);
 	if (x->hold_all) {
 		x->ops->hold(x->lock);
@@ -131,6 +137,8 @@ static inline void wl_inversion__run(struct wl_inversion *x, uintptr_t word)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (x->opts->split_cgroups)
+		wl_join_cgroup(x->opts->split_cgroups);
 	wl_gate__init(&x->go_holder);
 	wl_gate__init(&x->go_victim);
 	wl_gate__init(&x->held);
@@ -140,12 +148,17 @@ static inline void wl_inversion__run(struct wl_inversion *x, uintptr_t word)
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
 	wl_hog__fork(&x->hog, WL_CPU_LOW);
+	if (x->opts->split_cgroups)
+		wl_cgroup_move(x->opts->split_cgroups, "hog", x->hog.c.pid);
 	wl_hog__go(&x->hog);
 	wl_gate__open(&x->go_holder);
 	wl_gate__open(&x->go_victim);
 	if (x->hold_all)
 		wl_inversion__hold_all(x, word);
 	pthread_join(victim, NULL);
+	/* the victim has ended: its cgroup is the process's, which it never left */
+	wl_split_cgroups_truth(x->opts->split_cgroups, getpid(), x->holder_tid,
+			       x->hog.c.reaped ? 0 : x->hog.c.pid, x->cgroups, sizeof(x->cgroups));
 	if (!x->hold_all) {
 		x->stop = 1;
 		/* The hog first: the SCHED_IDLE holder needs the CPU to finish. */
@@ -161,13 +174,13 @@ static inline void wl_inversion__print(const struct wl_inversion *x, const char 
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\",\"holds\":%llu,"
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"start_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
-	       "\"worst_ns\":%llu}\n",
+	       "\"worst_ns\":%llu%s}\n",
 	       head, (int)getpid(), (int)x->victim_tid, x->victim_policy, (int)getpid(),
 	       (int)x->holder_tid, (unsigned long long)x->holds, (int)x->hog.c.pid,
 	       (int)x->hog.c.tid, (unsigned long long)x->start_ns, (unsigned long long)x->end_ns,
 	       (unsigned long long)x->worst.calls, (unsigned long long)x->worst.over_5ms,
 	       (unsigned long long)x->worst.start_ns, (unsigned long long)x->worst.end_ns,
-	       (unsigned long long)x->worst.ns);
+	       (unsigned long long)x->worst.ns, x->cgroups);
 }
 
 #endif

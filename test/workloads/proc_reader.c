@@ -30,6 +30,10 @@
  * out of quota is stopped wherever it is, lock held or not; from 6.18 only
  * on its way back to user space (the task-based throttle model).
  *
+ * --split-cgroups DIR: this process in cgroup v2 DIR, the reader in
+ * DIR/holder, the hog in DIR/hog (wl_cgroup_move()); the ground truth adds
+ * the three paths.
+ *
  * --rt: no hog; the reader is SCHED_FIFO 20 and reads on until its CPU's
  * RT budget runs out (sched_rt_runtime_us), so the kernel throttles it,
  * often inside access_remote_vm() with the victim's mmap_lock held (the
@@ -201,6 +205,8 @@ __attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_
 	prctl(PR_SET_NAME, "wl-reader");
 	if (o->cgroup)
 		reader__join(o->cgroup);
+	if (o->split_cgroups)
+		wl_cgroup_move(o->split_cgroups, "holder", r.tid);
 	err = wl_pin_cpu(WL_CPU_LOW);
 	if (err)
 		wl_die("reader: pin to CPU %d: %s", WL_CPU_LOW, strerror(-err));
@@ -283,6 +289,7 @@ int main(int argc, char **argv)
 	struct cg_stat cg0 = { 0 }, cg1 = { 0 };
 	struct slow_reads *slow = NULL, slow_at_end = { 0 };
 	uint64_t rt_runtime = 0, rt_period = 0;
+	char cgroups[1024] = "";
 	pthread_t thread;
 	int ready[2], err;
 
@@ -290,6 +297,8 @@ int main(int argc, char **argv)
 	env__grow_and_reexec(argv);
 	/* Our own output must not wait in a pipe's buffer behind a SIGKILL. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (opts.split_cgroups)
+		wl_join_cgroup(opts.split_cgroups);
 
 	wl_gate__init(&v.go);
 	err = pthread_create(&thread, NULL, victim__run, &v);
@@ -326,6 +335,8 @@ int main(int argc, char **argv)
 
 	if (!opts.control && !opts.cgroup && !opts.rt) {
 		wl_hog__fork(&hog, WL_CPU_LOW);
+		if (opts.split_cgroups)
+			wl_cgroup_move(opts.split_cgroups, "hog", hog.c.pid);
 		wl_hog__go(&hog);
 	}
 
@@ -338,6 +349,9 @@ int main(int argc, char **argv)
 		cg_stat__read(opts.cgroup, &cg1);
 	if (slow)
 		slow_at_end = (struct slow_reads){ .min_ns = slow->min_ns, .n = slow->n, .ns = slow->ns };
+	if (hog.c.pid)
+		wl_split_cgroups_truth(opts.split_cgroups, getpid(), reader.tid, hog.c.pid, cgroups,
+				       sizeof(cgroups));
 
 	/* The hog first: the reader needs a CPU to die on. */
 	wl_child__stop(&hog.c);
@@ -350,7 +364,7 @@ int main(int argc, char **argv)
 	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
 	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu,"
 	       "\"rt_runtime_ns\":%llu,\"rt_period_ns\":%llu,\"slow_reads\":%llu,"
-	       "\"slow_read_ns\":%llu}\n",
+	       "\"slow_read_ns\":%llu%s}\n",
 	       opts.control ? "control" : opts.cgroup ? "throttled" : opts.rt ? "rt_throttled" :
 	       "proc_reader", (int)getpid(), (int)v.tid, v.policy,
 	       (int)reader.pid, (int)reader.tid,
@@ -362,6 +376,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
 	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns,
 	       (unsigned long long)rt_runtime, (unsigned long long)rt_period,
-	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns);
+	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns, cgroups);
 	return 0;
 }

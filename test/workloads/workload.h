@@ -198,6 +198,70 @@ static inline void wl_join_cgroup(const char *dir)
 	close(fd);
 }
 
+/*
+ * --split-cgroups DIR: a cgroup v2 directory the caller made, with two
+ * threaded children (cgroup.type "threaded"), DIR/holder and DIR/hog.  The
+ * workload joins DIR (wl_join_cgroup()), then moves its holder and its hog
+ * into theirs, so victim, holder and hog each sit in a cgroup of their
+ * own though the holder may be a thread of the victim's process.
+ */
+static inline void wl_cgroup_move(const char *dir, const char *sub, pid_t tid)
+{
+	char path[512], id[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/cgroup.threads", dir, sub);
+	snprintf(id, sizeof(id), "%d", (int)tid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, id, strlen(id)) != (ssize_t)strlen(id))
+		wl_die("move %d to %s: %s", (int)tid, path, strerror(errno));
+	close(fd);
+}
+
+/* Thread tid's cgroup v2 path, the "0::" line of its /proc cgroup file: into buf. */
+static inline void wl_cgroup_of(pid_t tid, char *buf, size_t len)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		wl_die("%s: %s", path, strerror(errno));
+	buf[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strlen(line + 3) >= len)
+				wl_die("%s: a cgroup path too long", path);
+			memcpy(buf, line + 3, strlen(line + 3) + 1);
+		}
+	fclose(f);
+	if (!buf[0] || strpbrk(buf, "\"\\"))
+		wl_die("%s: no cgroup v2 path fit for JSON", path);
+}
+
+/*
+ * The --split-cgroups ground truth: ,"victim_cgroup":..., "holder_cgroup"
+ * and "hog_cgroup", the paths /proc gives now (a hog already stopped, pid
+ * 0, is left out); "" without the option.
+ */
+static inline void wl_split_cgroups_truth(const char *dir, pid_t victim, pid_t holder, pid_t hog,
+					  char *buf, size_t len)
+{
+	char v[256], h[256], g[256] = "";
+
+	buf[0] = '\0';
+	if (!dir)
+		return;
+	wl_cgroup_of(victim, v, sizeof(v));
+	wl_cgroup_of(holder, h, sizeof(h));
+	if (hog > 0)
+		wl_cgroup_of(hog, g, sizeof(g));
+	snprintf(buf, len, ",\"victim_cgroup\":\"%s\",\"holder_cgroup\":\"%s\"%s%s%s", v, h,
+		 hog > 0 ? ",\"hog_cgroup\":\"" : "", g, hog > 0 ? "\"" : "");
+}
+
 /* Write and read whole small messages on a pipe; a short read is EOF: the peer died. */
 static inline void wl_send(int fd, const void *msg, size_t len)
 {
@@ -401,6 +465,7 @@ struct wl_opts {
 	/* --cgroup: the holder's CPU-limited (proc_reader) or memory-limited (reclaim_holder) cgroup */
 	const char *cgroup;
 	bool rt;		/* --rt: no hog, the holder SCHED_FIFO until its RT budget runs out */
+	const char *split_cgroups;	/* --split-cgroups: see wl_cgroup_move() */
 };
 
 /*
@@ -435,6 +500,9 @@ static inline void wl_usage(const char *prog, FILE *f)
 		"               the I/O-limited cgroup its holder runs in (io_holder)\n"
 		"  --rt         no hog, the reader SCHED_FIFO, spinning until its CPU's RT\n"
 		"               budget runs out (proc_reader)\n"
+		"  --split-cgroups DIR  the workload in cgroup v2 DIR, its holder in DIR/holder,\n"
+		"               its hog in DIR/hog (threaded, made by the caller); their paths\n"
+		"               go into the ground truth (proc_reader, pthread_mutex)\n"
 		"Prints its ground truth as one JSON line on stdout.\n", prog);
 }
 
@@ -461,6 +529,10 @@ static inline void wl_parse_opts(int argc, char **argv, struct wl_opts *o)
 			continue;
 		} else if (!strcmp(a, "--cgroup") && v) {
 			o->cgroup = v;
+			i++;
+			continue;
+		} else if (!strcmp(a, "--split-cgroups") && v) {
+			o->split_cgroups = v;
 			i++;
 			continue;
 		} else if (!v || (strcmp(a, "-d") && strcmp(a, "-i") && strcmp(a, "-s") && strcmp(a, "-u"))) {
