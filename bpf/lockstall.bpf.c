@@ -32,8 +32,8 @@
  * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
  * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
  * calls), sched.bpf.h (the switch path), causes.bpf.h, reclaim.bpf.h and
- * io.bpf.h (why a holder could not run) and backend_rwsem.bpf.h (fentry and
- * kprobe programs).
+ * io.bpf.h (why a holder could not run), owner_tid.bpf.h (lock owners by
+ * TID, before 6.2) and backend_rwsem.bpf.h (fentry and kprobe programs).
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>
@@ -178,6 +178,7 @@ struct {
 #include "causes.bpf.h"
 #include "reclaim.bpf.h"
 #include "io.bpf.h"
+#include "owner_tid.bpf.h"
 #include "sched.bpf.h"
 
 /* Lock tracepoints -------------------------------------------------------- */
@@ -278,7 +279,7 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 	struct ls_rec_wakeup *r;
 	__u8 cause = 0;
 	__u32 cpu;
@@ -323,7 +324,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 	struct ls_rec_migrate *r;
 	bool raised;
 	__u8 f;

@@ -114,6 +114,7 @@ struct loader {
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool said_locks;	/* what --locks cannot trace was said */
+	bool said_owners;	/* how lock owners are followed was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
 	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
 	/* block_bio_queue, iomap_iter_dstmap (CONFIG_FS_IOMAP): io.bpf.h's devices */
@@ -467,7 +468,8 @@ static void loader_select_reclaim(struct loader *l)
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
 /*
  * Why one --locks word cannot be traced here: NULL it can, "" it was not
- * asked for.  Both need task storage and bpf_task_from_pid() for owners.
+ * asked for.  Both need task storage (owners by TID without
+ * bpf_task_from_pid(): loader_owner_by_tid()).
  */
 static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8 bit)
 {
@@ -477,9 +479,35 @@ static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8
 		return "no task storage";
 	if (bit == LS_LOCKS_KERNEL && !l->has_contention_tp)
 		return "the kernel has no lock:contention_begin/end tracepoints (5.19+)";
-	if (!l->has_task_from_pid)
-		return "the kernel lacks bpf_task_from_pid() (6.2+)";
 	return NULL;
+}
+
+/*
+ * How lock owners are followed: with bpf_task_from_pid() (6.2+), else by
+ * TID (bpf/owner_tid.bpf.h).  LOCKSTALL_OWNER_BY_TID=1 asks for the TID
+ * way where the kfunc exists, so that the tests run it on every kernel.
+ * Said on stderr once, when some lock other than mmap_lock is traced.
+ */
+static void loader_owner_by_tid(struct loader *l)
+{
+	const char *env = getenv("LOCKSTALL_OWNER_BY_TID");
+	bool forced = env && !strcmp(env, "1");
+	bool by_tid = forced || !l->has_task_from_pid;
+
+	l->skel->rodata->owner_by_tid = by_tid;
+	l->features &= ~LS_FEAT_OWNER_BY_TID;
+	if (!(l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)))
+		return;
+	l->features |= by_tid ? LS_FEAT_OWNER_BY_TID : 0;
+	if (l->said_owners)
+		return;
+	l->said_owners = true;
+	if (!by_tid)
+		fprintf(stderr, "lockstall: lock owners found with bpf_task_from_pid()\n");
+	else
+		fprintf(stderr, "lockstall: lock owners followed by TID (%s): where a futex owner is at a wait's start may be unknown\n",
+			forced ? "LOCKSTALL_OWNER_BY_TID=1" :
+				 "the kernel lacks bpf_task_from_pid(), 6.2+");
 }
 
 /*
@@ -504,6 +532,7 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
 	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_KLOCK);
 	l->features |= (futex ? 0 : LS_FEAT_FUTEX) | (klock ? 0 : LS_FEAT_KLOCK);
+	loader_owner_by_tid(l);
 }
 
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
@@ -1164,6 +1193,7 @@ void loader__stats(const struct loader *l, struct loader_stats *out)
 	out->kstack_saves = l->skel->bss->kstack_saves;
 	out->kstack_save_ns = l->skel->bss->kstack_save_ns;
 	out->task_state_full = l->skel->bss->task_state_full;
+	out->owner_marks_full = l->skel->bss->owner_marks_full;
 }
 
 /* The iterator, loaded and attached once; false when the kernel refuses it. */

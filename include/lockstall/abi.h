@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (owners by TID, before 6.2): LS_OWNER_UNKNOWN, a new owner_state value
+ * (appended), and LS_FEAT_OWNER_BY_TID; no new record type, no new layout.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -396,6 +398,7 @@ enum ls_owner_state {
 	LS_OWNER_RUNNABLE = 1,	/* on a run queue, not running: preempted */
 	LS_OWNER_BLOCKED = 2,	/* asleep */
 	LS_OWNER_GONE = 3,	/* no such task any more (the lock's owner died) */
+	LS_OWNER_UNKNOWN = 4,	/* not known (followed by TID): its next switch or wakeup says */
 };
 
 /*
@@ -512,6 +515,7 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
+#define LS_FEAT_OWNER_BY_TID	0x80	/* lock owners followed by TID (no bpf_task_from_pid()) */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */

@@ -822,7 +822,11 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	struct task *o;
 	struct cpu *c;
 
-	if (r->owner_state == LS_OWNER_GONE)
+	/*
+	 * Unknown: only its TID may be (followed by TID, bpf/owner_tid.bpf.h),
+	 * and its next switch or wakeup says where it is.
+	 */
+	if (r->owner_state == LS_OWNER_GONE || r->owner_state == LS_OWNER_UNKNOWN)
 		return;
 	o = tasks__get(e, &r->owner);
 	c = cpus__get(e, r->owner_cpu);
