@@ -268,7 +268,7 @@ int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ls_sched_waking, struct task_struct *p)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 
 	if (!st || !ls_state_flags(st))
 		return 0;

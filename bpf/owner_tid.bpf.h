@@ -5,8 +5,8 @@
  * LS_FEAT_OWNER_BY_TID).  A waiter there cannot reach its owner's task
  * storage, only its TID: it leaves a mark (owner_marks: TID -> waiters)
  * and the owner takes it into its own storage (pend.owner_waiters) at its
- * next switch, wakeup or migration, the events an owner's following
- * needs.  owner_filter counts the marks by TID modulo its size, so a task
+ * next switch, waking (so that its waker is kept), wakeup or migration,
+ * the events an owner's following needs.  owner_filter counts the marks by TID modulo its size, so a task
  * without a mark costs one array read on those paths, and with the kfunc
  * (owner_by_tid false, a constant to the verifier) nothing at all.
  *
