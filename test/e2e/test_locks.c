@@ -89,6 +89,9 @@ static void check_inversion(const char *lock_key, const char *found_by)
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
 	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+	cr_log_info("lockstall: the victim's longest wait %lld ns (truth: slowest call %lld ns), "
+		    "holder %lld %s, %s", e2e_int(st, "lock_wait_ns"), worst, e2e_int(h, "tid"),
+		    e2e_str(h, "found_by"), e2e_str(h, "state"));
 	/* on main()'s stack: no symbol is the mutex's, so no name */
 	cr_assert_null(json_object_get(lock, "name"), "a mutex on the stack got a name: %s",
 		       json_string_value(json_object_get(lock, "name")));
