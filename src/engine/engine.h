@@ -225,6 +225,13 @@ struct ls_hop {
 	 */
 	bool has_lock;
 	struct ls_mm lock;
+	/*
+	 * Its names, as ls_stall's lock_name and lock_module, set by the stack
+	 * resolver (NULL: not known): a futex's data symbol and file, a static
+	 * kernel lock's symbol.  The traced host's bytes: escape them.
+	 */
+	const char *lock_name;
+	const char *lock_module;
 };
 
 /*

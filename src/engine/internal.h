@@ -497,6 +497,8 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh);
 int locks__owner(struct engine *e, const struct ls_rec_owner *r);
 /* At a tick: report each cycle of owners whose every wait has lasted the threshold, once. */
 int locks__deadlocks(struct engine *e, __u64 now);
+/* tk's wait is in a cycle reported already, and the cycle still holds at now. */
+bool locks__in_deadlock(struct engine *e, struct task *tk, __u64 now);
 
 /* ---- stacks.c -------------------------------------------------------- */
 
@@ -518,6 +520,7 @@ struct stall_pend {
 	bool at_exit;
 	__u32 reports;		/* pending: this report's number; final: reports before it */
 	__u64 first_ns;
+	struct task *cycle;	/* pending: the waiter, whose wait is in a deadlock still */
 };
 
 /*

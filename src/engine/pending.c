@@ -101,6 +101,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 		.at_exit = at_exit,
 		.reports = tk->pend_reports + 1,
 		.first_ns = tk->pend_reports ? tk->pend_first : now,
+		.cycle = locks__in_deadlock(e, tk, now) ? tk : NULL,
 	};
 	int err;
 

@@ -344,7 +344,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 		case LS_ROLE_QUEUED_WRITER:
 		case LS_ROLE_HOLDER:
 			if (hop->has_lock)
-				fprintf(f, ", of %s", sink__lock_text(&hop->lock, lock, sizeof(lock)));
+				fprintf(f, ", of %s", sink__hop_lock_text(hop, lock, sizeof(lock)));
 			else
 				fprintf(f, ", %s", mode_name(hop->write));
 			break;
@@ -380,6 +380,17 @@ static void text__pending(FILE *f, struct text_sink *t, const struct ls_stall *s
 			st->pending_reports, st->pending_reports == 1 ? "" : "s", first);
 }
 
+/* After the verdict: how a stall's wait ended, when not with the lock. */
+static const char *text__wait_end(const struct ls_stall *st)
+{
+	if (st->acquired || st->pending)
+		return "";
+	/* Reported while it lasts: none of its waits will end by itself. */
+	if (st->verdict == LS_VERDICT_DEADLOCK)
+		return "  (still waiting)";
+	return "  (gave up without the lock)";
+}
+
 static int text__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct text_sink *t = to_text(s);
@@ -408,7 +419,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 			(unsigned long long)st->mm.id);
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		sink__words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
-		st->acquired || st->pending ? "" : "  (gave up without the lock)");
+		text__wait_end(st));
 	text__pending(f, t, st);
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",

@@ -202,7 +202,8 @@ static void screen__pending(struct screen *s, size_t rows)
 		     task_text(&p->holder, &p->holder_rename, holder, sizeof(holder)) : "?",
 		     s->w->task, false);
 		cell(s, l, p->has_holder ? state_text(p->holder_state) : "-", s->w->state, false);
-		if (p->has_preemptor)
+		/* a cycle is the reason whoever ran meanwhile */
+		if (p->has_preemptor && p->verdict != LS_VERDICT_DEADLOCK)
 			snprintf(why, sizeof(why), "by %s",
 				 task_text(&p->preemptor, &p->preemptor_rename, holder, sizeof(holder)));
 		else

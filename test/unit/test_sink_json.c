@@ -902,6 +902,28 @@ Test(sink_json, kernel_lock_names)
 	free(text);
 }
 
+/* A chain hop's lock has its names too (no caller: that is the waiter's). */
+Test(sink_json, chain_hop_lock_names)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *lock;
+	char *text;
+
+	fx_stall_hop_lock(&st, &h, "g_queue+0x10\n", "/usr/lib/app");
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1);
+	lock = field(json_array_get(field(l.v[0], "chain", JSON_ARRAY), 1), "lock", JSON_OBJECT);
+	expect_s(lock, "kind", "futex");
+	expect_s(lock, "name", "g_queue+0x10\n");
+	expect_s(lock, "module", "/usr/lib/app");
+	expect_absent(lock, "caller");
+	free_lines(&l);
+	free(text);
+}
+
 /* By name: "processes" and "pids" say whose; what was left out is counted per kind. */
 Test(sink_json, histograms_by_name_say_whose_and_what_was_left_out)
 {

@@ -821,6 +821,31 @@ Test(sink_text, kernel_lock_names)
 	free(text);
 }
 
+/*
+ * A chain across locks names each lock as the stall's own lock is named:
+ * a futex by its variable and file, a kernel lock by its symbol; escaped.
+ */
+Test(sink_text, chain_hops_name_their_locks)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_hop_lock(&st, &h, "g_queue\x1b[2J", "/usr/lib/app");
+	st.n_chain = 3;
+	st.chain[2].task = st.waiter;
+	st.chain[2].role = LS_ROLE_HOLDER;
+	st.chain[2].has_lock = true;
+	st.chain[2].lock.kind = LS_LOCK_MUTEX;
+	st.chain[2].lock.id = 0xffffffff83a0c2e0ULL;
+	st.chain[2].lock_name = "cgroup_mutex";
+	text = text_of_stall(&st, &default_opts);
+	assert_terminal_safe(text);
+	cr_assert_not_null(strstr(text, "(holder, of futex g_queue\\x1b[2J [app] of "), "%s", text);
+	cr_assert_not_null(strstr(text, "(holder, of mutex cgroup_mutex)"), "%s", text);
+	free(text);
+}
+
 /* A holder in memcg reclaim: the time, the cgroup at its limit (escaped), and the advice. */
 Test(sink_text, reclaim_holder_and_advice)
 {
