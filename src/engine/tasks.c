@@ -821,7 +821,6 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	__u64 ts = r->hdr.ts;
 	struct task *o;
 	struct cpu *c;
-	__u8 state;
 
 	/*
 	 * Unknown: only its TID may be (followed by TID, bpf/owner_tid.bpf.h),
@@ -842,18 +841,13 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 		o->cpu_state = TASK_CPU_ON;
 		return;
 	}
-	state = r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED;
-	/*
-	 * Already followed off CPU so (it holds another lock, or waits, or
-	 * was granted one): that spell goes on.  One the kernel contradicts
-	 * is stale (the owner came back on CPU unfollowed, unsent): replaced.
-	 */
-	if (o->spell_open && (o->open.state == state ||
-			      o->open.state == LS_STATE_GRANTED_NOT_RUNNING))
+	/* Already followed off CPU (it holds another lock, or waits): that spell goes on. */
+	if (o->spell_open)
 		return;
 	if (r->owner_state == LS_OWNER_RUNNABLE && r->cpu_curr.tid)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);
-	spell__open(e, o, state, r->owner_cpu, ts);
+	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :
+		    LS_STATE_BLOCKED, r->owner_cpu, ts);
 	if (r->owner_state == LS_OWNER_BLOCKED)
 		o->open.cause = r->owner_cause & LS_CAUSE_F_IO;
 	o->cpu_state = TASK_CPU_OFF;

@@ -162,32 +162,6 @@ ParameterizedTest(__u32 *tgid, owners, owner_known_by_tid_only)
 	cr_assert_neq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
 }
 
-/*
- * An owner last seen leaving its CPU runnable while it owned a lock, whose
- * return to the CPU went unsent (owning nothing then), is asleep when the
- * next waiter names it: the OWNER record, read from the kernel, wins over
- * the stale preempted spell, and its waker is the one that woke it.
- */
-Test(owners, owner_state_replaces_a_stale_spell)
-{
-	static const struct ls_task handler = FX_NORMAL(106, 100, 0, "handler");
-	struct ls_mm lock = futex_at(0x55d0c0de10a0ULL, 100, LS_LOCK_FUTEX);
-	const struct ls_stall *st;
-
-	stream__switch(&efx.s, 0, T(1), &idle_holder, OWNER, true, &efx.hog, 0);
-	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_BLOCKED);
-	stream__wakeup(&efx.s, 0, T(40), &idle_holder, OWNER, &handler, 0, &efx.hog);
-	stream__switch(&efx.s, 0, T(45), &efx.hog, 0, true, &idle_holder, OWNER);
-	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
-	cr_assert_eq(fixture__run(), 0);
-	cr_assert_eq(efx.cs->n_stalls, 1);
-	st = fixture__stall(0);
-	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
-	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_BLOCKED], MS(38));
-	cr_assert(st->holders[0].has_waker);
-	cr_assert_eq(st->holders[0].woken_by.tid, 106);
-}
-
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
 Test(owners, releaser_is_named_but_not_judged)
 {
