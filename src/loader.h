@@ -127,6 +127,16 @@ int loader__emit_mark(struct loader *l, __u32 mark_kind, ls_record_fn fn, void *
  */
 int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
 		       ls_record_fn fn, void *ctx);
+/*
+ * Once, right after loader__open: find the tasks asleep in a futex wait
+ * that began before tracing and give each the state and records of a wait
+ * seen live (LS_LOCK_F_PRIOR: its start is the scan's time).  The records
+ * come through the ring buffer, from a thread that reads the scan and
+ * ends by itself (-v: it says how many it found).  Returns 0, or a
+ * negative errno when the scan could not start (said on stderr; tracing
+ * goes on without those waits).
+ */
+int loader__prior_waits(struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *out);
 void loader__free(struct loader *l);
 

@@ -314,6 +314,13 @@ struct ls_stall {
 	/* Pending: this report's number (1, 2, ...); a final stall: the reports made before it. */
 	__u32 pending_reports;
 	__u64 pending_first_ns;	/* the first pending report's time; 0: none */
+	/*
+	 * The wait began before tracing did (LS_LOCK_F_PRIOR): start_ns is
+	 * when the scan at start-up found it, so wait_ns, lock_wait_ns and
+	 * the holders' hold and off-CPU times from start_ns are lower
+	 * bounds: it lasted at least that long.  A deadlock: its last wait.
+	 */
+	bool began_before;
 	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
 	const struct ls_rec_stack *waiter_stack;
 	const struct ls_frames *waiter_frames;

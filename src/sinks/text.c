@@ -401,12 +401,17 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
 	report_model__stall(&t->rm, st);
+	/* began before tracing: the wait is at least this long, its start unknown */
 	if (st->pending)
-		fprintf(f, "%s PENDING%s  %s so far  ", text__time(t, st->start_ns, when, sizeof(when)),
-			st->at_exit ? " AT EXIT" : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+		fprintf(f, "%s PENDING%s  %s%s so far%s  ",
+			text__time(t, st->start_ns, when, sizeof(when)), st->at_exit ? " AT EXIT" : "",
+			st->began_before ? ">= " : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)),
+			st->began_before ? " (began before tracing)" : "");
 	else
-		fprintf(f, "%s STALL #%llu  %s  ", text__time(t, st->start_ns, when, sizeof(when)),
-			(unsigned long long)st->seq, ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+		fprintf(f, "%s STALL #%llu  %s%s%s  ", text__time(t, st->start_ns, when, sizeof(when)),
+			(unsigned long long)st->seq, st->began_before ? ">= " : "",
+			ls_format_duration(st->wait_ns, wait, sizeof(wait)),
+			st->began_before ? " (began before tracing)" : "");
 	if (st->mm.kind != LS_LOCK_MMAP)
 		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
 	else if (st->mm.tgid)

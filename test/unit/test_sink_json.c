@@ -215,6 +215,36 @@ Test(sink_json, stall_contract)
 	free(text);
 }
 
+/* began_before_tracing: present, true, only for a wait that began before tracing. */
+Test(sink_json, began_before_tracing)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+	int pending;
+
+	for (pending = 0; pending < 2; pending++) {
+		fx_holder_reader(&h);
+		if (pending)
+			fx_stall_pending(&st, &h);
+		else
+			fx_stall(&st, &h, 1);
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_absent(l.v[0], "began_before_tracing");
+		free_lines(&l);
+		free(text);
+		st.began_before = true;
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_s(l.v[0], "type", pending ? "pending" : "stall");
+		expect_b(l.v[0], "began_before_tracing", true);
+		free_lines(&l);
+		free(text);
+	}
+}
+
 /*
  * A run that looked for causes: the stall's cause and advice, the holder's
  * time by cause with what the kernel named (the limit, the cgroup, escaped).
