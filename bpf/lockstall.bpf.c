@@ -31,9 +31,10 @@
  * task_state.bpf.h (per-task state, and the hash object's variant),
  * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
  * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
- * calls), sched.bpf.h (the switch path), causes.bpf.h, reclaim.bpf.h and
- * io.bpf.h (why a holder could not run), owner_tid.bpf.h (lock owners by
- * TID, before 6.2) and backend_rwsem.bpf.h (fentry and kprobe programs).
+ * calls), sched.bpf.h (the switch path), causes.bpf.h, cpu_time.bpf.h,
+ * reclaim.bpf.h and io.bpf.h (why a holder could not run), owner_tid.bpf.h
+ * (lock owners by TID, before 6.2) and backend_rwsem.bpf.h (fentry and
+ * kprobe programs).
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>
@@ -176,6 +177,7 @@ struct {
 #include "hist.bpf.h"
 #include "mmap_lock.bpf.h"
 #include "causes.bpf.h"
+#include "cpu_time.bpf.h"
 #include "reclaim.bpf.h"
 #include "io.bpf.h"
 #include "owner_tid.bpf.h"

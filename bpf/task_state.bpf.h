@@ -107,6 +107,11 @@ struct ls_task_state {
 	/* The device it last did I/O to since its last other sleep (io.bpf.h); 0: none. */
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];	/* ... its disk's name */
+	/* Its CPU's steal clock at its switch-in (cpu_time.bpf.h); steal_in_ns 0: none. */
+	__u64 steal_in_ns;
+	__u64 steal_in;
+	__u64 steal_ns;		/* ... stolen up to its switch-out, for the STEAL record */
+	__u64 steal_on_ns;	/* ... the stretch on CPU it was stolen in */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.

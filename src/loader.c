@@ -328,6 +328,10 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	l->features |= LS_FEAT_CAUSE_IO;
 	l->has_bio_tp = loader_btf_tp_nargs(btf, "block_bio_queue") > 0;
 	l->has_iomap_tp = loader_btf_tp_nargs(btf, "iomap_iter_dstmap") > 0;
+	/* Steal: the run queue's counter (CONFIG_PARAVIRT_TIME_ACCOUNTING), found through cfs_rq.rq. */
+	if (loader_btf_struct_has(btf, "rq", "prev_steal_time") &&
+	    loader_btf_struct_has(btf, "cfs_rq", "rq"))
+		l->features |= LS_FEAT_CAUSE_STEAL;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -849,6 +853,10 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 			l->ncpus);
 		return -E2BIG;
 	}
+	/* rodata, like the options: a holder allowed fewer CPUs than these is pinned. */
+	l->skel->rodata->cfg.nr_cpus = l->ncpus > 1 ? l->ncpus : 0;
+	if (l->ncpus > 1)
+		l->features |= LS_FEAT_CAUSE_RUNNABLE;
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);

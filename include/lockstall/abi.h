@@ -46,6 +46,9 @@
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
  * 4 (owners by TID, before 6.2): LS_OWNER_UNKNOWN, a new owner_state value
  * (appended), and LS_FEAT_OWNER_BY_TID; no new record type, no new layout.
+ * 4 (runnable, steal): LS_CAUSE_F_PINNED and LS_CAUSE_F_STEAL in
+ * prev_cause/wakee_cause, LS_REC_RUNNABLE and LS_REC_STEAL,
+ * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
  * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
  * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
  */
@@ -85,6 +88,8 @@ enum ls_rec_type {
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
 	LS_REC_IO_DEV = 24,	/* struct ls_rec_io_dev: the device a holder's I/O wait is on */
+	LS_REC_RUNNABLE = 26,	/* struct ls_rec_runnable: a pinned holder waited, CPUs idled */
+	LS_REC_STEAL = 27,	/* struct ls_rec_steal: a holder's CPU was stolen while it ran */
 	LS_REC_TYPE_MAX,
 };
 
@@ -251,6 +256,17 @@ enum ls_owner_how {
  * task->in_iowait): a blocked holder; an LS_REC_IO_DEV may follow.
  */
 #define LS_CAUSE_F_IO		0x02
+/*
+ * A runnable holder that may not run on every CPU (its affinity or cpuset:
+ * nr_cpus_allowed below the CPUs there are): an LS_REC_RUNNABLE comes at its
+ * switch-in with the idle time of the CPUs it could not use.
+ */
+#define LS_CAUSE_F_PINNED	0x08
+/*
+ * In prev_cause: the holder's CPU had hypervisor steal time while it ran,
+ * from its switch-in to this switch-out: an LS_REC_STEAL follows.
+ */
+#define LS_CAUSE_F_STEAL	0x10
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -453,6 +469,42 @@ struct ls_rec_io_dev {
 	char disk[LS_DISK_NAME_LEN];	/* NUL-terminated unless 32 bytes long; any bytes */
 };
 
+/*
+ * A holder whose runnable spell said LS_CAUSE_F_PINNED switches in: the
+ * CPUs it may run on, and how long the CPUs it may not run on idled in the
+ * spell, from each CPU's idle time as the kernel side keeps it (the idle
+ * task's switches).  Sent just before the SWITCH that ends the spell (same
+ * hdr.ts).  Masks cover CPUs 0-63: CPUs beyond are not looked at.
+ */
+#define LS_PINNED_CPUS	64
+
+struct ls_rec_runnable {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 start_ns;		/* the spell began (its switch-out or wakeup) */
+	__u64 allowed;		/* bit n: it may run on CPU n (task->cpus_ptr) */
+	__u64 idle_cpus;	/* CPUs outside allowed that idled in the spell */
+	__u64 idle_ns;		/* the most one of them idled in the spell */
+	__u32 nr_cpus_allowed;	/* task->nr_cpus_allowed */
+	__u32 nr_cpus;		/* the CPUs there are (possible) */
+};
+
+/*
+ * A holder switches out after a stretch on CPU (from its switch-in, on_ns
+ * long) in which its CPU had hypervisor steal time (the run queue's
+ * prev_steal_time, CONFIG_PARAVIRT_TIME_ACCOUNTING): it "ran" but its vCPU
+ * did not.  Sent just after the SWITCH that says LS_CAUSE_F_STEAL (same
+ * hdr.ts).
+ */
+struct ls_rec_steal {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 on_ns;		/* the stretch on CPU: [hdr.ts - on_ns, hdr.ts) */
+	__u64 steal_ns;		/* stolen in it */
+};
+
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
 #define LS_HIST_SLOTS 32
 
@@ -529,10 +581,12 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
+#define LS_FEAT_CAUSE_RUNNABLE	0x2000	/* pinned runnable holders and idle CPUs are looked for */
+#define LS_FEAT_CAUSE_STEAL	0x4000	/* steal time on holders' CPUs is read */
 #define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
-			 LS_FEAT_CAUSE_IO)
+			 LS_FEAT_CAUSE_IO | LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -680,7 +734,7 @@ struct ls_bpf_config {
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u16 pad;
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
-	__u32 pad2;
+	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: none */
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
@@ -702,6 +756,8 @@ LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
 LS_ASSERT_SIZE(ls_rec_io_dev, 64);
+LS_ASSERT_SIZE(ls_rec_runnable, 64);
+LS_ASSERT_SIZE(ls_rec_steal, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);

@@ -73,6 +73,10 @@ const char *ls_cause_name(enum ls_cause c)
 		return "reclaim";
 	case LS_CAUSE_RT_THROTTLED:
 		return "rt_throttled";
+	case LS_CAUSE_RUNNABLE:
+		return "runnable";
+	case LS_CAUSE_STEAL:
+		return "steal";
 	case LS_CAUSE_IO:
 		return "io";
 	case LS_CAUSE_NONE:

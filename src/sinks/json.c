@@ -193,6 +193,17 @@ static void json_cause_io(FILE *f, const struct ls_holder *h)
 	}
 }
 
+/* ,"allowed_cpus":"1","nr_cpus_allowed":N,"nr_cpus":N,"idle_cpus":"0" of a pinned holder. */
+static void json_cause_pinned(FILE *f, const struct ls_pinned *p)
+{
+	char list[SINK_CPU_LIST_LEN];
+
+	json_strv(f, "allowed_cpus", sink__cpu_list(p->allowed, list, sizeof(list)));
+	json_u64(f, "nr_cpus_allowed", p->nr_cpus_allowed);
+	json_u64(f, "nr_cpus", p->nr_cpus);
+	json_strv(f, "idle_cpus", sink__cpu_list(p->idle_cpus, list, sizeof(list)));
+}
+
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
  * "reclaim":{...},"io":{"ns":N,"device":"M:m",...}}: what the kernel said of
@@ -222,6 +233,8 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 			json_cause_reclaim(f, h->reclaim);
 		if (c == LS_CAUSE_IO && h->io_dev)
 			json_cause_io(f, h);
+		if (c == LS_CAUSE_RUNNABLE && h->pinned.nr_cpus)
+			json_cause_pinned(f, &h->pinned);
 		putc('}', f);
 	}
 	putc('}', f);

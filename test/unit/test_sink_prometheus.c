@@ -297,6 +297,8 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_IO;
 	cr_assert_eq(sink__stall(sink, &st), 0);
+	st.cause = LS_CAUSE_RUNNABLE;
+	cr_assert_eq(sink__stall(sink, &st), 0);
 	/* a pending report is no stall yet: counted by none of the series */
 	st.pending = true;
 	cr_assert_eq(sink__stall(sink, &st), 0);
@@ -311,7 +313,7 @@ Test(sink_prometheus, stalls_and_histograms)
 
 	parse(&x, render(&o));
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"priority_inversion\""), 2);
-	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 3);
+	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 4);
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"unknown\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"none\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
@@ -319,8 +321,10 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"io\""), 1);
 	/* every cause has its series from the start: fixed cardinality */
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"rt_throttled\""), 0);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"runnable\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"steal\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"mmap_lock\""), 3);
-	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 2);
+	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 3);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"rwsem\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"4e-06\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"8e-06\""), 10);

@@ -938,3 +938,26 @@ Test(sink_text, io_holder_and_advice)
 	assert_line(text, "           io 30ms");
 	free(text);
 }
+
+/* A pinned holder: its time, the CPUs it may use and those that idled, and the advice. */
+Test(sink_text, runnable_holder_and_advice)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_RUNNABLE] = FX_MS(25);
+	h.cause_ns[LS_CAUSE_STEAL] = FX_MS(2);
+	h.cause = LS_CAUSE_RUNNABLE;
+	h.pinned = (struct ls_pinned){ .allowed = 0x1eULL | 1ULL << 63, .idle_cpus = 0x1,
+				       .nr_cpus_allowed = 5, .nr_cpus = 64 };
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RUNNABLE;
+	st.advice = ls_advice(&st);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           runnable 25ms: allowed CPUs 1-4,63 (5 of 64), idle meanwhile: CPUs 0");
+	assert_line(text, "           steal 2ms");
+	assert_line(text, "  advice   the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)");
+	free(text);
+}
