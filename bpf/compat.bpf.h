@@ -117,6 +117,14 @@ static __always_inline __u32 ls_task_cpu(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
 }
 
+/* The same for t only an address (probe reads). */
+static __always_inline __u32 ls_task_cpu_probe(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___pre516 *)t, cpu);
+}
+
 /*
  * Commit fa2c3254d7cf ("sched/tracing: Don't re-read p->state when emitting
  * sched_switch event") gave sched_switch its prev_state argument (5.18);

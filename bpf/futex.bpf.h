@@ -23,8 +23,9 @@
  * is found with bpf_task_from_pid() (6.2+): its
  * task storage counts the waiters that named it (LS_TASK_F_OWNER: its
  * switches are sent while one waits), and an LS_REC_OWNER record says
- * where it was as the wait began.  Otherwise no owner: the engine may
- * name the releaser (the waker), marked as such.
+ * where it was as the wait began.  Without the kfunc (before 6.2) the
+ * owner is followed by its TID instead (owner_tid.bpf.h).  No owner: the
+ * engine may name the releaser (the waker), marked as such.
  *
  * The hash object (5.10: no kfuncs, no task storage) has the programs,
  * never loaded ("?" sections), so both objects keep one skeleton layout.
@@ -235,17 +236,22 @@ static __always_inline __u8 ls_owner_state(struct task_struct *t)
 /*
  * Mark the owner followed and tell the engine where it is.  false: no
  * such thread in the waiter's process (for a plain futex), so no owner.
+ * known: the owner's task_struct if the lock said it (a kernel lock),
+ * for owners followed by TID (owner_tid.bpf.h); else NULL.
  */
 static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_task_state *st,
-					   __u64 now)
+					   struct task_struct *known, __u64 now)
 {
-	struct task_struct *t = bpf_task_from_pid(st->wait.owner_tid);
+	struct task_struct *t;
 	struct ls_task_state *os;
 	struct ls_rec_owner *r;
 	bool ok = false, io;
 	__u32 cpu;
 	__u8 state;
 
+	if (owner_by_tid)
+		return ls_owner_begin_tid(cur, st, known, now);
+	t = bpf_task_from_pid(st->wait.owner_tid);
 	if (!t)
 		return false;
 	if (st->wait.kind == LS_LOCK_FUTEX && t->tgid != cur->tgid)
@@ -291,11 +297,16 @@ out:
 	return ok;
 }
 
-static __always_inline void ls_owner_end(__u32 tid)
+static __always_inline void ls_owner_end(struct ls_task_state *st, __u32 tid)
 {
-	struct task_struct *t = bpf_task_from_pid(tid);
+	struct task_struct *t;
 	struct ls_task_state *os;
 
+	if (owner_by_tid) {
+		ls_owner_end_tid(st, tid);
+		return;
+	}
+	t = bpf_task_from_pid(tid);
 	if (!t)
 		return;
 	os = task_state__lookup(t);
@@ -315,7 +326,7 @@ static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *s
 	st->wait.owner_tid = 0;
 	st->wait.owner_how = LS_OWNER_NONE;
 	if (owner)
-		ls_owner_end(owner);
+		ls_owner_end(st, owner);
 }
 
 /*
@@ -363,7 +374,7 @@ static __always_inline void ls_futex_wait_set(struct ls_task_state *st,
 static __always_inline void ls_futex_follow_owner(struct task_struct *t, struct ls_task_state *st,
 						  __u64 now)
 {
-	if (st->wait.owner_tid && !ls_owner_begin(t, st, now)) {
+	if (st->wait.owner_tid && !ls_owner_begin(t, st, NULL, now)) {
 		st->wait.owner_tid = 0;
 		st->wait.owner_how = LS_OWNER_NONE;
 	}
@@ -500,7 +511,7 @@ static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_
 	st->wait.owner_how = LS_OWNER_NONE;
 	st->offcpu_start_ns = 0;
 	if (owner)
-		ls_owner_end(owner);
+		ls_owner_end(st, owner);
 }
 
 /*

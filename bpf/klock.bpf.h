@@ -98,13 +98,6 @@ static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 
 	return NULL;	/* a percpu-rwsem has no owner */
 }
 
-/* The owner's TID, or 0. */
-static __always_inline __u32 ls_klock_owner(void *lock, __u8 kind, __u8 *how)
-{
-	struct task_struct *t = ls_klock_owner_task(lock, kind, how);
-
-	return t ? (__u32)BPF_CORE_READ(t, pid) : 0;
-}
 
 /* Is lock the mmap_lock of cur's own mm (told by the mmap_lock programs)? */
 static __always_inline bool ls_klock_is_own_mmap(struct task_struct *cur, __u64 lock)
@@ -120,17 +113,19 @@ static __always_inline void ls_klock_follow(struct task_struct *cur, struct ls_t
 {
 	struct ls_wait_state *w = &st->wait;
 	__u8 how = LS_OWNER_NONE;
+	struct task_struct *t;
 	__u32 owner;
 
 	if (w->owner_tid)
 		return;
-	owner = ls_klock_owner(lock, w->kind, &how);
+	t = ls_klock_owner_task(lock, w->kind, &how);
+	owner = t ? (__u32)BPF_CORE_READ(t, pid) : 0;
 	if (!owner || owner == (__u32)cur->pid)
 		return;
 	w->owner_tid = owner;
 	w->owner_how = how;
 	/* owner_tid stays set only for an owner followed: ls_owned_wait_end() lets it go */
-	if (!ls_owner_begin(cur, st, bpf_ktime_get_ns())) {
+	if (!ls_owner_begin(cur, st, t, bpf_ktime_get_ns())) {
 		w->owner_tid = 0;
 		w->owner_how = LS_OWNER_NONE;
 	}

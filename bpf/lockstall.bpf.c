@@ -33,8 +33,8 @@
  * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
  * calls), sched.bpf.h (the switch path), causes.bpf.h, cpu_time.bpf.h,
  * reclaim.bpf.h and io.bpf.h (why a holder could not run), task_cgroup.bpf.h
- * (the cgroups of holders and preemptors) and backend_rwsem.bpf.h (fentry
- * and kprobe programs).
+ * (the cgroups of holders and preemptors), owner_tid.bpf.h (lock owners by
+ * TID, before 6.2) and backend_rwsem.bpf.h (fentry and kprobe programs).
  */
 #include "vmlinux_min.h"
 #include <bpf/bpf_helpers.h>
@@ -181,6 +181,7 @@ struct {
 #include "reclaim.bpf.h"
 #include "io.bpf.h"
 #include "task_cgroup.bpf.h"
+#include "owner_tid.bpf.h"
 #include "sched.bpf.h"
 
 /* Lock tracepoints -------------------------------------------------------- */
@@ -270,7 +271,7 @@ int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ls_sched_waking, struct task_struct *p)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 
 	if (!st || !ls_state_flags(st))
 		return 0;
@@ -281,7 +282,7 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 	struct ls_rec_wakeup *r;
 	bool raised;
 	__u8 cause = 0;
@@ -332,7 +333,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct ls_task_state *st = task_state__lookup(p);
+	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
 	struct ls_rec_migrate *r;
 	bool raised;
 	__u64 now;

@@ -95,8 +95,9 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
-	struct ls_task_state *ps = ls_fault_keep(w, prev, task_state__lookup(prev), prev_state);
-	struct ls_task_state *ns = task_state__lookup(next);
+	struct ls_task_state *ps = ls_owner_take_marks(prev, ls_fault_keep(w, prev,
+						task_state__lookup(prev), prev_state));
+	struct ls_task_state *ns = ls_owner_take_marks(next, task_state__lookup(next));
 	__u8 pf = ps ? ls_state_flags(ps) : 0;
 	__u8 pf_after = pf;
 	__u8 nf = ns ? ls_state_flags(ns) : 0;

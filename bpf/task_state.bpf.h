@@ -96,6 +96,7 @@ struct ls_task_state {
 	/* Less often: */
 	__u32 hist[5];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
+	__u16 owner_watch;	/* 1 + the CPU watched for this wait's runnable owner; 0: none */
 	struct ls_grant_state grant;
 	/* The last user page fault, once the task left the CPU it was taken on. */
 	struct ls_fault fault;

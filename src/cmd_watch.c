@@ -1172,6 +1172,9 @@ static void watch__loader_notes(struct watch *w)
 	if (st.task_state_full)
 		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
 			(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
+	if (st.owner_marks_full)
+		fprintf(stderr, "lockstall: %llu lock waits whose owner was not followed: too many owners waited on at once\n",
+			(unsigned long long)st.owner_marks_full);
 	if (!w->cfg->verbose)
 		return;
 	fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",

@@ -116,7 +116,9 @@ struct loader {
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
+	bool said_prior;	/* why the scan is off was said (the retries come back) */
 	bool said_locks;	/* what --locks cannot trace was said */
+	bool said_owners;	/* how lock owners are followed was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
 	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
 	/* block_bio_queue, iomap_iter_dstmap (CONFIG_FS_IOMAP): io.bpf.h's devices */
@@ -495,7 +497,8 @@ static void loader_select_reclaim(struct loader *l)
 /* lockstall_bpf__destroy() detaches what is stored in *link. */
 /*
  * Why one --locks word cannot be traced here: NULL it can, "" it was not
- * asked for.  Both need task storage and bpf_task_from_pid() for owners.
+ * asked for.  Both need task storage (owners by TID without
+ * bpf_task_from_pid(): loader_owner_by_tid()).
  */
 static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8 bit)
 {
@@ -505,9 +508,35 @@ static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8
 		return "no task storage";
 	if (bit == LS_LOCKS_KERNEL && !l->has_contention_tp)
 		return "the kernel has no lock:contention_begin/end tracepoints (5.19+)";
-	if (!l->has_task_from_pid)
-		return "the kernel lacks bpf_task_from_pid() (6.2+)";
 	return NULL;
+}
+
+/*
+ * How lock owners are followed: with bpf_task_from_pid() (6.2+), else by
+ * TID (bpf/owner_tid.bpf.h).  LOCKSTALL_OWNER_BY_TID=1 asks for the TID
+ * way where the kfunc exists, so that the tests run it on every kernel.
+ * Said on stderr once, when some lock other than mmap_lock is traced.
+ */
+static void loader_owner_by_tid(struct loader *l)
+{
+	const char *env = getenv("LOCKSTALL_OWNER_BY_TID");
+	bool forced = env && !strcmp(env, "1");
+	bool by_tid = forced || !l->has_task_from_pid;
+
+	l->skel->rodata->owner_by_tid = by_tid;
+	l->features &= ~LS_FEAT_OWNER_BY_TID;
+	if (!(l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)))
+		return;
+	l->features |= by_tid ? LS_FEAT_OWNER_BY_TID : 0;
+	if (l->said_owners)
+		return;
+	l->said_owners = true;
+	if (!by_tid)
+		fprintf(stderr, "lockstall: lock owners found with bpf_task_from_pid()\n");
+	else
+		fprintf(stderr, "lockstall: lock owners followed by TID (%s): where a futex owner is at a wait's start may be unknown\n",
+			forced ? "LOCKSTALL_OWNER_BY_TID=1" :
+				 "the kernel lacks bpf_task_from_pid(), 6.2+");
 }
 
 /*
@@ -531,9 +560,10 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
 	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_KLOCK);
-	/* futex_waitv (5.16) is older than bpf_task_from_pid() (6.2), which futexes need */
+	/* futex_waitv with the futexes: a kernel before it (5.16) has no such calls to miss */
 	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV) |
 		       (klock ? 0 : LS_FEAT_KLOCK);
+	loader_owner_by_tid(l);
 }
 
 /*
@@ -546,8 +576,9 @@ static void loader_select_prior(struct loader *l)
 	bool on = (l->features & LS_FEAT_FUTEX) && !l->prior_refused;
 
 	if (on && !l->has_copy_from_user_task) {
-		if (!l->said_locks)
+		if (!l->said_prior)
 			fprintf(stderr, "lockstall: futex waits that began before tracing are not looked for: the kernel lacks bpf_copy_from_user_task() (5.18+)\n");
+		l->said_prior = true;
 		on = false;
 	}
 	bpf_program__set_autoload(l->skel->progs.ls_prior_waits, on);
@@ -1234,6 +1265,7 @@ void loader__stats(const struct loader *l, struct loader_stats *out)
 	out->kstack_saves = l->skel->bss->kstack_saves;
 	out->kstack_save_ns = l->skel->bss->kstack_save_ns;
 	out->task_state_full = l->skel->bss->task_state_full;
+	out->owner_marks_full = l->skel->bss->owner_marks_full;
 }
 
 /* The iterator, loaded and attached once; false when the kernel refuses it. */

@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (owners by TID, before 6.2): LS_OWNER_UNKNOWN, a new owner_state value
+ * (appended), and LS_FEAT_OWNER_BY_TID; no new record type, no new layout.
  * 4 (runnable, steal): LS_CAUSE_F_PINNED and LS_CAUSE_F_STEAL in
  * prev_cause/wakee_cause, LS_REC_RUNNABLE and LS_REC_STEAL,
  * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
@@ -430,6 +432,7 @@ enum ls_owner_state {
 	LS_OWNER_RUNNABLE = 1,	/* on a run queue, not running: preempted */
 	LS_OWNER_BLOCKED = 2,	/* asleep */
 	LS_OWNER_GONE = 3,	/* no such task any more (the lock's owner died) */
+	LS_OWNER_UNKNOWN = 4,	/* not known (followed by TID): its next switch or wakeup says */
 };
 
 /*
@@ -632,6 +635,7 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
+#define LS_FEAT_OWNER_BY_TID	0x80	/* lock owners followed by TID (no bpf_task_from_pid()) */
 #define LS_FEAT_FUTEX_WAITV	0x20000	/* futex_waitv(2) waits too, on their first futex */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */

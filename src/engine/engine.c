@@ -106,7 +106,7 @@ static bool rec__valid(const union any_rec *u)
 		return u->lock.mm.kind < LS_LOCK_KIND_N && u->lock.owner_how < LS_OWNER_HOW_N;
 	case LS_REC_OWNER:
 		return u->owner.lock.kind < LS_LOCK_KIND_N && u->owner.how < LS_OWNER_HOW_N &&
-		       u->owner.owner_state <= LS_OWNER_GONE && u->owner.owner_cpu < ENGINE_MAX_CPUS;
+		       u->owner.owner_state <= LS_OWNER_UNKNOWN && u->owner.owner_cpu < ENGINE_MAX_CPUS;
 	case LS_REC_WAKEUP:
 		return u->wakeup.target_cpu < ENGINE_MAX_CPUS;
 	case LS_REC_MIGRATE:

@@ -862,14 +862,20 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	struct task *o;
 	struct cpu *c;
 
-	if (r->owner_state == LS_OWNER_GONE)
+	/*
+	 * Unknown: only its TID may be (followed by TID, bpf/owner_tid.bpf.h),
+	 * and its next switch or wakeup says where it is.
+	 */
+	if (r->owner_state == LS_OWNER_GONE || r->owner_state == LS_OWNER_UNKNOWN)
 		return;
 	o = tasks__get(e, &r->owner);
 	c = cpus__get(e, r->owner_cpu);
 	if (!o || !c)
 		return;
 	task__touch(e, o, &r->owner, ts);
-	tasks__set_flags(e, o, (r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
+	/* By TID its storage, so its flags, were out of the waiter's reach: what we know stays. */
+	tasks__set_flags(e, o, ((e->features & LS_FEAT_OWNER_BY_TID) ? o->flags :
+				r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
 	if (r->owner_state == LS_OWNER_RUNNING) {
 		spell__close(e, o, ts);
 		o->cpu_state = TASK_CPU_ON;

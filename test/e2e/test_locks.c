@@ -2,8 +2,8 @@
 /*
  * lockstall watch against locks other than mmap_lock (futexes), checked
  * against the ground truth of test/workloads/pthread_mutex and
- * pthread_rwlock: the victim's slowest lock call, the holder and the hog.  Needs root, BPF
- * and a kernel with bpf_task_from_pid() (6.2+).
+ * pthread_rwlock: the victim's slowest lock call, the holder and the hog.  Needs root and
+ * BPF; locks_by_tid runs them with owners followed by TID, as kernels before 6.2 do.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +79,9 @@ static void check_inversion(const char *lock_key, const char *found_by)
 	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
 	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+	cr_log_info("lockstall: the victim's longest wait %lld ns (truth: slowest call %lld ns), "
+		    "holder %lld %s, %s", e2e_int(st, "lock_wait_ns"), worst, e2e_int(h, "tid"),
+		    e2e_str(h, "found_by"), e2e_str(h, "state"));
 	/* on main()'s stack: no symbol is the mutex's, so no name */
 	cr_assert_null(json_object_get(lock, "name"), "a mutex on the stack got a name: %s",
 		       json_string_value(json_object_get(lock, "name")));
@@ -168,12 +171,17 @@ Test(locks, mutex_in_global_struct_named, .fini = teardown, .timeout = 180)
 }
 
 /* A plain mutex: the holder named by glibc's __owner. */
-Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
+static void mutex_inversion(void)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 
 	e2e_watch__run(&w, "pthread_mutex", args);
 	check_inversion("mutex", "pthread_owner");
+}
+
+Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
+{
+	mutex_inversion();
 }
 
 /*
@@ -225,24 +233,24 @@ static void check_rwlock_mode(void)
 			   "no futex wait histogram of mode %s", mode);
 }
 
-Test(locks, pthread_rwlock_reader_behind_writer, .fini = teardown, .timeout = 180)
+static void rwlock_inversion(bool write)
 {
-	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	const char *const args[] = { "-d", "2", "-u", "100", write ? "--write" : NULL, NULL };
 
 	e2e_watch__run(&w, "pthread_rwlock", args);
 	check_inversion("rwlock", "rwlock_writer");
-	cr_assert_str_eq(e2e_str(w.truth, "mode"), "read");
+	cr_assert_str_eq(e2e_str(w.truth, "mode"), write ? "write" : "read");
 	check_rwlock_mode();
+}
+
+Test(locks, pthread_rwlock_reader_behind_writer, .fini = teardown, .timeout = 180)
+{
+	rwlock_inversion(false);
 }
 
 Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 180)
 {
-	const char *const args[] = { "-d", "2", "-u", "100", "--write", NULL };
-
-	e2e_watch__run(&w, "pthread_rwlock", args);
-	check_inversion("rwlock", "rwlock_writer");
-	cr_assert_str_eq(e2e_str(w.truth, "mode"), "write");
-	check_rwlock_mode();
+	rwlock_inversion(true);
 }
 
 /*
@@ -268,7 +276,7 @@ Test(locks, futex_event_with_rwlock_value_is_no_stall, .fini = teardown, .timeou
  * waits, so the hog cannot keep it off its CPU: the victim's waits (seen
  * with a low threshold) are no inversion, and their holder ran boosted.
  */
-Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
+static void pi_no_inversion(void)
 {
 	const char *const args[] = { "-d", "2", "--pi", NULL };
 	const char *const watch_args[] = { "-t", "200us", NULL };
@@ -345,12 +353,17 @@ Test(locks, futex_waitv_wait_names_no_owner, .fini = teardown, .timeout = 180)
 		     e2e_int(w.truth, "rounds"));
 }
 
+Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
+{
+	pi_no_inversion();
+}
+
 /*
  * AB/BA: reported once, as a deadlock, while it lasts (the workload prints
  * its truth only as it ends it): the cycle names both threads, each as the
  * holder of the mutex the other waits on.
  */
-Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
+static void ab_ba_deadlock(void)
 {
 	const char *const args[] = { "-d", "2", NULL };
 	const json_t *st, *found = NULL, *chain;
@@ -385,6 +398,11 @@ Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
 			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
 	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 2), "lock"), "addr"),
 			 e2e_str(w.truth, waiter == b ? "mutex_b" : "mutex_a"));
+}
+
+Test(locks, ab_ba_deadlock, .fini = teardown, .timeout = 180)
+{
+	ab_ba_deadlock();
 }
 
 /* The report's stalls (JSON Lines in out, cut up). */
@@ -426,4 +444,52 @@ Test(locks, mutex_named_in_a_report, .fini = teardown, .timeout = 180)
 	/* the live run read the mappings: the recording has them, and so names it */
 	cr_assert_gt(count_mutex_names(stalls), 0, "no stall named the mutex in the report");
 	json_decref(stalls);
+}
+
+/*
+ * The same with owners followed by TID, as on kernels before 6.2 (no
+ * bpf_task_from_pid()), forced here so that every run tests that way too.
+ */
+static void by_tid(void)
+{
+	cr_assert_eq(setenv("LOCKSTALL_OWNER_BY_TID", "1", 1), 0);
+}
+
+static void by_tid_said(void)
+{
+	cr_assert(strstr(w.lockstall.err.data, "lockstall: lock owners followed by TID"),
+		  "lockstall did not say it follows owners by TID; stderr:\n%s",
+		  w.lockstall.err.data);
+}
+
+TestSuite(locks_by_tid, .init = by_tid, .fini = teardown, .timeout = 180);
+
+Test(locks_by_tid, pthread_mutex_inversion)
+{
+	mutex_inversion();
+	by_tid_said();
+}
+
+Test(locks_by_tid, pthread_rwlock_reader_behind_writer)
+{
+	rwlock_inversion(false);
+	by_tid_said();
+}
+
+Test(locks_by_tid, pthread_rwlock_writer_behind_writer)
+{
+	rwlock_inversion(true);
+	by_tid_said();
+}
+
+Test(locks_by_tid, pthread_mutex_pi_is_no_inversion)
+{
+	pi_no_inversion();
+	by_tid_said();
+}
+
+Test(locks_by_tid, ab_ba_deadlock)
+{
+	ab_ba_deadlock();
+	by_tid_said();
 }

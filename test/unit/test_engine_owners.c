@@ -256,6 +256,44 @@ Test(owners, rwlock_reader_waits_in_read_mode)
 	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
 }
 
+/*
+ * Followed by TID (no bpf_task_from_pid()): the OWNER record knows only
+ * the owner's TID (and its process for a plain futex, 0 for a PI futex of
+ * another process) and says its state is unknown.  The engine names it
+ * and learns the rest from its own records: the SWITCH that brings it
+ * back on CPU; the record opens no off-CPU spell of its own, and an
+ * owner seen before in another process keeps what was known of it.
+ */
+ParameterizedTestParameters(owners, owner_known_by_tid_only)
+{
+	static __u32 tgid[] = { 100, 0 };
+
+	return cr_make_param_array(__u32, tgid, sizeof(tgid) / sizeof(tgid[0]));
+}
+
+ParameterizedTest(__u32 *tgid, owners, owner_known_by_tid_only)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1050ULL, 100, LS_LOCK_FUTEX);
+	struct ls_task tid_only = { .tid = idle_holder.tid, .tgid = *tgid };
+	const struct ls_stall *st;
+
+	stream__switch(&efx.s, 0, T(1), &idle_holder, 0, false, &efx.hog, 0);
+	futex_wait(&lock, &tid_only, LS_OWNER_PTHREAD, LS_OWNER_UNKNOWN);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, idle_holder.tid);
+	cr_assert_eq(st->holders[0].task.tgid, idle_holder.tgid);
+	cr_assert_str_eq(st->holders[0].task.comm, "idle-holder");
+	cr_assert_eq(st->holders[0].how, LS_OWNER_PTHREAD);
+	/* not seen preempted (or anything else) by the engine: no inversion claimed */
+	cr_assert_eq(st->holders[0].n_preempted_by, 0);
+	cr_assert_neq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
 Test(owners, releaser_is_named_but_not_judged)
 {
