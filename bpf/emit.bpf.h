@@ -166,11 +166,40 @@ struct ls_lock_event {
 	__u8 flags;		/* LS_LOCK_F_* */
 };
 
-/* t (current) and its state st send e; false if the ring buffer had no room. */
+/*
+ * Another task's cgroup v2 id, as bpf_get_current_cgroup_id() reads
+ * current's: its css_set's default cgroup's kernfs id.  Flavours of the
+ * kernel's structs, only the fields read (causes.bpf.h has its own).
+ */
+struct kernfs_node___emit {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup___emit {
+	struct kernfs_node___emit *kn;
+} __attribute__((preserve_access_index));
+
+struct css_set___emit {
+	struct cgroup___emit *dfl_cgrp;
+} __attribute__((preserve_access_index));
+
+struct task_struct___emit {
+	struct css_set___emit *cgroups;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 ls_task_cgroup_id(struct task_struct *t)
+{
+	if ((__u64)t == (__u64)ls_current())
+		return bpf_get_current_cgroup_id();
+	return BPF_CORE_READ((struct task_struct___emit *)t, cgroups, dfl_cgrp, kn, id);
+}
+
+/* t and its state st send e; false if the ring buffer had no room. */
 static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct task_struct *t,
 					 const struct ls_task_state *st)
 {
 	struct ls_rec_lock *r = ls_emit_reserve(e->type, sizeof(*r), e->now);
+	__u8 prior = 0;
 
 	if (!r)
 		return false;
@@ -179,6 +208,8 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 		ls_lock_fill(&r->mm, &st->wait, t);
 		r->owner_how = st->wait.owner_how;
 		r->owner_tid = st->wait.owner_tid;
+		if (st->wait.flags & LS_W_PRIOR)
+			prior = LS_LOCK_F_PRIOR;
 	} else {
 		ls_mm_fill(&r->mm, e->mm, t);
 	}
@@ -189,15 +220,13 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 	r->offcpu_ns = e->offcpu_ns;
 	r->write = e->write;
 	r->success = e->success;
-	r->flags = e->flags;
+	r->flags = e->flags | prior;
 	/*
-	 * Every caller passes current (sched_switch's prev is still current
-	 * at the tracepoint, sched_process_exit runs in the exiting task), so
-	 * the helper reads t's own cgroup.  Should a caller ever pass another
-	 * task, 0 (unknown) rather than current's cgroup under t's name.
+	 * t is current but in the scan of waits begun before tracing
+	 * (sched_switch's prev is still current at the tracepoint,
+	 * sched_process_exit runs in the exiting task).
 	 */
-	if ((__u64)t == (__u64)ls_current())
-		r->cgroup_id = bpf_get_current_cgroup_id();
+	r->cgroup_id = ls_task_cgroup_id(t);
 	ls_emit_submit(r);
 	return true;
 }

@@ -107,6 +107,37 @@ static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
 }
 
 /*
+ * Another task's mm whose mmap_lock is write-locked or has waiters: reading
+ * its memory (access_process_vm()) would wait for that lock, which a stuck
+ * task of the traced system may hold for good.  Checked just before the
+ * read; what is lost is the owner, never the scan.
+ */
+static __always_inline bool ls_mm_lock_busy(struct task_struct *t)
+{
+	__u64 mm = (__u64)t->mm;
+	long count;
+
+	if (!mm || bpf_probe_read_kernel(&count, sizeof(count), (void *)(mm + ls_mmap_lock_offset())))
+		return true;
+	return count & (LS_RWSEM_WRITER_LOCKED | LS_RWSEM_FLAG_WAITERS);
+}
+
+/*
+ * Read a waiter's memory: current's at its futex call (other NULL, a
+ * constant the compiler drops the other branch for), or another task's in
+ * the sleepable scan (bpf_copy_from_user_task(), 5.18+).
+ */
+static __always_inline long ls_futex_read(void *dst, __u32 size, __u64 addr,
+					  struct task_struct *other)
+{
+	if (!other)
+		return bpf_probe_read_user(dst, size, (void *)addr);
+	if (ls_mm_lock_busy(other))
+		return -16;	/* -EBUSY */
+	return bpf_copy_from_user_task(dst, size, (void *)addr, other, 0);
+}
+
+/*
  * The rwlock starting at word `at` of the window is write-locked, its
  * padding is glibc's zeros and its flags are ones glibc sets: its writer.
  */
@@ -127,13 +158,14 @@ static __always_inline __s32 ls_rwlock_writer(const __u32 *win, int at)
  * The two readings exclude each other: read at the wrong start, __pad3
  * or __pad4 is the non-zero __writers_futex or __cur_writer.
  */
-static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *how)
+static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *how,
+					     struct task_struct *other)
 {
 	__u64 win_addr = ctx->uaddr - LS_RWLOCK_WIN_OFF;
 	__u32 win[LS_RWLOCK_WIN_WORDS];
 	__s32 writer;
 
-	if (bpf_probe_read_user(win, sizeof(win), (void *)win_addr))
+	if (ls_futex_read(win, sizeof(win), win_addr, other))
 		return 0;
 	writer = ls_rwlock_writer(win, 1);
 	if (writer) {
@@ -149,7 +181,8 @@ static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *ho
 }
 
 /* The owner's TID as the lock's memory says, and how it was found; 0: none. */
-static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind, __u8 *how)
+static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind, __u8 *how,
+					    struct task_struct *other)
 {
 	__u64 uaddr = ctx->uaddr;
 	struct ls_glibc_mutex m;
@@ -158,14 +191,14 @@ static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind
 	if ((ctx->op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
 		return 0;	/* a condition variable: its mutex is uaddr2, taken later */
 	if (kind == LS_LOCK_PI_FUTEX) {
-		if (bpf_probe_read_user(&word, sizeof(word), (void *)uaddr))
+		if (ls_futex_read(&word, sizeof(word), uaddr, other))
 			return 0;
 		*how = LS_OWNER_FUTEX_WORD;
 		return word & LS_FUTEX_TID_MASK;
 	}
 	if (ctx->val == LS_GLIBC_RWLOCK_WAIT)
-		return ls_rwlock_owner(ctx, how);
-	if (bpf_probe_read_user(&m, sizeof(m), (void *)uaddr))
+		return ls_rwlock_owner(ctx, how, other);
+	if (ls_futex_read(&m, sizeof(m), uaddr, other))
 		return 0;
 	/*
 	 * A locked glibc mutex: someone uses it, its kind is one glibc
@@ -277,40 +310,77 @@ static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *s
 		ls_owner_end(owner);
 }
 
+/*
+ * The lock a futex call of t with arguments a waits on: its kind
+ * (LS_LOCK_MMAP: none, not traced) and its owner as the lock's memory says
+ * (0: none known), read from current's memory (other NULL) or t's.
+ */
+static __always_inline __u8 ls_futex_lock(struct ls_futex_args *a, struct task_struct *t,
+					  struct task_struct *other, __u32 *owner, __u8 *how)
+{
+	__u8 kind = ls_futex_kind(a->op, a->val);
+
+	*owner = 0;
+	*how = LS_OWNER_NONE;
+	if (kind == LS_LOCK_MMAP)
+		return kind;
+	*owner = ls_futex_owner(a, kind, how, other);
+	/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
+	if (!*owner && kind == LS_LOCK_FUTEX && a->val == LS_GLIBC_RWLOCK_WAIT)
+		return LS_LOCK_MMAP;
+	if (*owner == (__u32)t->pid)
+		*owner = 0;
+	if (!*owner)
+		*how = LS_OWNER_NONE;
+	return kind;
+}
+
+/* t's wait on the lock at a->uaddr begins at now: its state; then its owner is followed. */
+static __always_inline void ls_futex_wait_set(struct ls_task_state *st,
+					      const struct ls_futex_args *a, __u8 kind,
+					      __u32 owner, __u8 how, __u64 now, __u8 flags)
+{
+	struct ls_wait_state *w = &st->wait;
+
+	w->mm = a->uaddr;
+	w->start_ns = now;
+	w->write = 1;
+	w->flags = flags;
+	w->kind = kind;
+	w->owner_tid = owner;
+	w->owner_how = how;
+}
+
+/* The owner the wait named, followed; forgotten when not a thread it may be (ls_owner_begin()). */
+static __always_inline void ls_futex_follow_owner(struct task_struct *t, struct ls_task_state *st,
+						  __u64 now)
+{
+	if (st->wait.owner_tid && !ls_owner_begin(t, st, now)) {
+		st->wait.owner_tid = 0;
+		st->wait.owner_how = LS_OWNER_NONE;
+	}
+}
+
 static __always_inline int ls_futex_enter(struct pt_regs *regs)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx };
-	__u8 kind = ls_futex_kind(a.op, a.val), how = LS_OWNER_NONE;
 	struct ls_task_state *st;
-	struct ls_wait_state *w;
+	__u8 kind, how;
 	__u32 owner;
 	__u64 now;
 
-	if (kind == LS_LOCK_MMAP || ls_is_self(cur))
+	if (ls_is_self(cur))
 		return 0;
-	owner = ls_futex_owner(&a, kind, &how);
-	/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
-	if (!owner && kind == LS_LOCK_FUTEX && a.val == LS_GLIBC_RWLOCK_WAIT)
+	kind = ls_futex_lock(&a, cur, NULL, &owner, &how);
+	if (kind == LS_LOCK_MMAP)
 		return 0;
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
-	if (owner == (__u32)cur->pid)
-		owner = 0;
 	now = bpf_ktime_get_ns();
-	w = &st->wait;
-	w->mm = a.uaddr;
-	w->start_ns = now;
-	w->write = 1;
-	w->flags = LS_W_ACTIVE;
-	w->kind = kind;
-	w->owner_tid = owner;
-	w->owner_how = owner ? how : LS_OWNER_NONE;
-	if (owner && !ls_owner_begin(cur, st, now)) {
-		w->owner_tid = 0;
-		w->owner_how = LS_OWNER_NONE;
-	}
+	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_ACTIVE);
+	ls_futex_follow_owner(cur, st, now);
 	return 0;
 }
 
@@ -341,6 +411,106 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	return ls_futex_exit(ctx, ret);
 }
+
+/*
+ * t asleep as a futex wait sleeps (interruptible, not stopped or traced,
+ * on no CPU or run queue) in a kernel entry that is the futex call: its
+ * saved user registers are that call's arguments.
+ */
+static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls_futex_args *a)
+{
+	unsigned int state = ls_task_sched_state(t);
+	struct pt_regs *regs;
+
+	if ((t->flags & PF_KTHREAD) || t->on_cpu || t->on_rq ||
+	    (state & (TASK_INTERRUPTIBLE | __TASK_STOPPED | __TASK_TRACED)) != TASK_INTERRUPTIBLE)
+		return false;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!regs || regs->orig_ax != LS_NR_FUTEX)
+		return false;
+	a->uaddr = regs->di;
+	a->op = regs->si;
+	a->val = regs->dx;
+	return true;
+}
+
+/*
+ * A wait the scan announced ended before the scan made it active: its
+ * sys_exit passed unseen, so the scan ends it, as failed (not judged).
+ */
+static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_struct *t,
+					  __u64 start)
+{
+	struct ls_lock_event e = {
+		.type = LS_REC_WAIT_END,
+		.now = bpf_ktime_get_ns(),
+		.mm = st->wait.mm,
+		.start_ns = start,
+		.write = 1,
+		.flags = LS_LOCK_F_BEGIN_SENT,
+	};
+	__u32 owner = st->wait.owner_tid;
+
+	ls_emit_lock(&e, t, st);
+	st->wait.flags = 0;
+	st->wait.owner_tid = 0;
+	st->wait.owner_how = LS_OWNER_NONE;
+	st->offcpu_start_ns = 0;
+	if (owner)
+		ls_owner_end(owner);
+}
+
+/*
+ * The scan at start-up (user space runs it once, after attaching): a task
+ * asleep in a futex wait that began before tracing gets the state
+ * ls_futex_enter() would have given it, marked LS_W_PRIOR (its start is
+ * now, the scan's time), and the OWNER and WAIT_BEGIN its switch-out would
+ * have sent.  From then on it is any other wait: sys_exit ends it.
+ * Sleepable, to read the task's memory as ls_futex_enter() reads current's.
+ * Writes the tid of each wait found to its output.
+ */
+SEC("?iter.s/task")
+int ls_prior_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct ls_futex_args a, again;
+	struct ls_task_state *st;
+	__u64 switches, now;
+	__u32 owner, tid;
+	__u8 kind, how;
+
+	if (!t || ls_is_self(t) || !ls_prior_futex_args(t, &a))
+		return 0;
+	switches = t->nvcsw + t->nivcsw;
+	kind = ls_futex_lock(&a, t, t, &owner, &how);
+	if (kind == LS_LOCK_MMAP)
+		return 0;
+	st = task_state__get(t);
+	/* A wait sys_enter saw after attaching is followed already. */
+	if (!st || (st->wait.flags & LS_W_ACTIVE))
+		return 0;
+	now = bpf_ktime_get_ns();
+	/*
+	 * The records first, the wait active last: a sys_exit that sees it
+	 * active sends its WAIT_END after them, never before.
+	 */
+	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_WENT_OFF | LS_W_PRIOR);
+	st->offcpu_start_ns = now;
+	ls_futex_follow_owner(t, st, now);
+	ls_wait_begin(st, t, now);
+	st->seen = 1;
+	st->wait.flags |= LS_W_ACTIVE;
+	/* Still asleep in that call, no switch since the first look: sys_exit will end it. */
+	if (ls_prior_futex_args(t, &again) && t->nvcsw + t->nivcsw == switches) {
+		tid = t->pid;
+		bpf_seq_write(ctx->meta->seq, &tid, sizeof(tid));
+		return 0;
+	}
+	/* It woke meanwhile; unless its sys_exit ended this wait already (or began another). */
+	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.start_ns == now)
+		ls_prior_undo(st, t, now);
+	return 0;
+}
 #else
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
@@ -350,6 +520,12 @@ int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
 
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+
+SEC("?iter.s/task")
+int ls_prior_waits(struct bpf_iter__task *ctx)
 {
 	return 0;
 }

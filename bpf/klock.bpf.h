@@ -36,7 +36,6 @@
 
 #define LS_MUTEX_FLAGS		0x07UL	/* MUTEX_FLAGS: low bits of mutex.owner */
 #define LS_RT_MUTEX_HAS_WAITERS	0x01UL
-#define LS_RWSEM_WRITER_LOCKED	0x01L	/* rw_semaphore.count */
 #define LS_RWSEM_READER_OWNED	0x01UL	/* rw_semaphore.owner */
 #define LS_RWSEM_OWNER_FLAGS	0x03UL
 

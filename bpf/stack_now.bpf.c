@@ -15,15 +15,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-struct bpf_iter_meta {
-	void *seq;
-} __attribute__((preserve_access_index));
-
-struct bpf_iter__task {
-	struct bpf_iter_meta *meta;
-	struct task_struct *task;
-} __attribute__((preserve_access_index));
-
 /* Which tasks: tid -> 1, filled by user space before each run. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -20,6 +20,7 @@
 #define LS_W_GRANTED	0x04	/* woken while waiting: the lock is ours */
 #define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
 #define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
+#define LS_W_PRIOR	0x20	/* began before tracing: start_ns is when the scan found it */
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01

@@ -125,6 +125,8 @@ struct task_struct {
 	struct task_struct *group_leader;
 	char comm[16];
 	void *stack;		/* the kernel stack; the user pt_regs sit at its top */
+	unsigned long nvcsw;	/* voluntary context switches */
+	unsigned long nivcsw;	/* involuntary ones */
 };
 
 struct mm_struct {
@@ -141,6 +143,10 @@ struct mutex {
 	atomic_long_t owner;	/* the owner's task_struct, flag bits low */
 };
 
+/* rw_semaphore.count: RWSEM_WRITER_LOCKED, RWSEM_FLAG_WAITERS (kernel/locking/rwsem.c) */
+#define LS_RWSEM_WRITER_LOCKED	0x01L
+#define LS_RWSEM_FLAG_WAITERS	0x02L
+
 struct rw_semaphore {
 	atomic_long_t count;
 	atomic_long_t owner;	/* the writer, or the last reader with RWSEM_READER_OWNED */
@@ -150,12 +156,25 @@ struct rt_mutex_base {
 	struct task_struct *owner;	/* bit 0: RT_MUTEX_HAS_WAITERS */
 };
 
+/* A task iterator's context (bpf/stack_now.bpf.c, the scan of bpf/futex.bpf.h). */
+struct bpf_iter_meta {
+	void *seq;
+};
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+};
+
 #pragma clang attribute pop
 
 /* include/linux/sched.h */
 #define PF_IO_WORKER	0x00000010
 #define PF_KTHREAD	0x00200000
 #define TASK_RUNNING	0x00000000
+#define TASK_INTERRUPTIBLE	0x00000001
+#define __TASK_STOPPED	0x00000004
+#define __TASK_TRACED	0x00000008
 #define TASK_DEAD	0x00000080
 
 #endif /* LOCKSTALL_VMLINUX_MIN_H */

@@ -1151,6 +1151,8 @@ static int watch__attach(struct watch *w, const struct loader_opts *lo)
 		watch__fail(w, cfg, rc, "starting the trace");
 		return LS_EXIT_FAILURE;
 	}
+	/* said on stderr when it fails: tracing goes on without those waits */
+	loader__prior_waits(w->loader);
 	w->start_ns = ls_now_ns();
 	watch__say_tracing(w);
 	return 0;

@@ -113,6 +113,8 @@ struct loader {
 	bool has_rwsem_funcs;	/* down_read() and co. in the kernel's BTF */
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
+	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
+	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool said_locks;	/* what --locks cannot trace was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
 	bool has_reclaim_tp, has_memcg_reclaim_tp, has_compaction_tp;
@@ -234,6 +236,23 @@ static bool loader_btf_struct_has(const struct btf *btf, const char *sname, cons
 	return loader_btf_has_member(btf, btf__type_by_id(btf, id), member, 0);
 }
 
+/* Does the kernel's enum ename have the value vname (a helper's BPF_FUNC_*, say)? */
+static bool loader_btf_enum_has(const struct btf *btf, const char *ename, const char *vname)
+{
+	int id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *v;
+	int i;
+
+	if (!t)
+		return false;
+	v = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, v++)
+		if (!strcmp(btf__name_by_offset(btf, v->name_off), vname))
+			return true;
+	return false;
+}
+
 /* Arguments of a tracepoint, hidden ctx included; negative if there is none. */
 static int loader_btf_tp_nargs(const struct btf *btf, const char *tp)
 {
@@ -280,6 +299,8 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	}
 	l->has_rwsem_funcs = btf__find_by_name_kind(btf, "down_read", BTF_KIND_FUNC) > 0;
 	l->has_task_from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
+	l->has_copy_from_user_task = loader_btf_enum_has(btf, "bpf_func_id",
+							 "BPF_FUNC_copy_from_user_task");
 	l->has_contention_tp = loader_btf_tp_nargs(btf, "contention_begin") == 3 &&
 			       loader_btf_tp_nargs(btf, "contention_end") == 3;
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
@@ -504,6 +525,41 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
 	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_KLOCK);
 	l->features |= (futex ? 0 : LS_FEAT_FUTEX) | (klock ? 0 : LS_FEAT_KLOCK);
+}
+
+/*
+ * The scan for futex waits begun before tracing (ls_prior_waits in
+ * bpf/futex.bpf.h), with the futex programs: a sleepable task iterator
+ * that reads other tasks' memory.  Said once when the kernel cannot.
+ */
+static void loader_select_prior(struct loader *l)
+{
+	bool on = (l->features & LS_FEAT_FUTEX) && !l->prior_refused;
+
+	if (on && !l->has_copy_from_user_task) {
+		if (!l->said_locks)
+			fprintf(stderr, "lockstall: futex waits that began before tracing are not looked for: the kernel lacks bpf_copy_from_user_task() (5.18+)\n");
+		on = false;
+	}
+	bpf_program__set_autoload(l->skel->progs.ls_prior_waits, on);
+	l->features &= ~LS_FEAT_PRIOR_WAITS;
+	l->features |= on ? LS_FEAT_PRIOR_WAITS : 0;
+}
+
+/*
+ * The load failed with the scan in: try once more without it, which
+ * tracing does not need (a kernel that refuses sleepable iterators).
+ */
+static bool loader_prior_failed(struct loader *l, int err)
+{
+	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+		return false;
+	fprintf(stderr, "lockstall: futex waits that began before tracing are not looked for: the kernel refused the scan (%s)\n",
+		strerror(-err));
+	l->prior_refused = true;
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	return true;
 }
 
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
@@ -740,6 +796,7 @@ static void loader_configure(struct loader *l, const struct loader_opts *opts, b
 		bpf_program__set_autoload(s->progs.ls_page_fault_user, false);
 	loader_select_reclaim(l);
 	loader_select_locks(l, opts->locks);
+	loader_select_prior(l);
 	loader_backend_select(l);
 	l->stacks = opts->stacks;
 	l->verbose = opts->verbose;
@@ -837,7 +894,7 @@ retry:
 		goto cleanup;
 	err = lockstall_bpf__load(l->skel);
 	if (err) {
-		if (loader_backend_failed(l, opts->backend, err))
+		if (loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
 			goto retry;
 		loader_say_load_failed(l, err);
 		goto cleanup;
@@ -1245,6 +1302,39 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(map_fd, &tids[i]);
 	return rc;
+}
+
+int loader__prior_waits(struct loader *l)
+{
+	struct bpf_link *link;
+	__u32 tids[256];
+	int fd, err = 0, found = 0;
+	ssize_t n;
+
+	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+		return 0;
+	link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
+	fd = link ? bpf_iter_create(bpf_link__fd(link)) : -1;
+	if (fd < 0)
+		err = -errno;
+	while (fd >= 0 && (n = read(fd, tids, sizeof(tids))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		found += (int)(n / sizeof(tids[0]));
+	}
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	if (err)
+		fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
+			strerror(-err));
+	else if (l->verbose)
+		fprintf(stderr, "lockstall: %d futex waits began before tracing\n", found);
+	return err ? err : found;
 }
 
 void loader__free(struct loader *l)

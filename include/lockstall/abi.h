@@ -44,6 +44,8 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
+ * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -164,6 +166,12 @@ struct ls_op {
 #define LS_LOCK_F_DOWNGRADED	0x04	/* HOLD: a write hold that ended by downgrade to read */
 #define LS_LOCK_F_EXITED	0x08	/* HOLD/WAIT_END: ended by task exit, not by the lock */
 #define LS_LOCK_F_TRYLOCK	0x10	/* WAIT_END: failed at once, never waited */
+/*
+ * WAIT_*: the wait began before tracing did; the scan at start-up found
+ * the task asleep in it, and start_ns is that scan's time: the wait has
+ * lasted at least from start_ns, its true start is not known.
+ */
+#define LS_LOCK_F_PRIOR		0x20
 
 /*
  * WAIT_BEGIN, WAIT_END and HOLD.
@@ -517,6 +525,7 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
+#define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
 			 LS_FEAT_CAUSE_IO)

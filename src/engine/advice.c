@@ -47,6 +47,8 @@ const char *ls_advice(const struct ls_stall *st)
 
 	if (a)
 		return a;
+	if (st->verdict == LS_VERDICT_DEADLOCK)
+		return "the waits go round in a cycle and none will end by itself: take these locks in one order everywhere";
 	if (!st->n_holders)
 		return "no holder was seen: nothing to point at";
 	if (st->lost_in_window)

@@ -225,6 +225,13 @@ struct ls_hop {
 	 */
 	bool has_lock;
 	struct ls_mm lock;
+	/*
+	 * Its names, as ls_stall's lock_name and lock_module, set by the stack
+	 * resolver (NULL: not known): a futex's data symbol and file, a static
+	 * kernel lock's symbol.  The traced host's bytes: escape them.
+	 */
+	const char *lock_name;
+	const char *lock_module;
 };
 
 /*
@@ -307,6 +314,13 @@ struct ls_stall {
 	/* Pending: this report's number (1, 2, ...); a final stall: the reports made before it. */
 	__u32 pending_reports;
 	__u64 pending_first_ns;	/* the first pending report's time; 0: none */
+	/*
+	 * The wait began before tracing did (LS_LOCK_F_PRIOR): start_ns is
+	 * when the scan at start-up found it, so wait_ns, lock_wait_ns and
+	 * the holders' hold and off-CPU times from start_ns are lower
+	 * bounds: it lasted at least that long.  A deadlock: its last wait.
+	 */
+	bool began_before;
 	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
 	const struct ls_rec_stack *waiter_stack;
 	const struct ls_frames *waiter_frames;

@@ -310,6 +310,7 @@ struct task {
 	bool wait_write;
 	struct ls_op wait_op;		/* from WAIT_BEGIN: for pending reports */
 	__u64 wait_cgroup_id;
+	bool wait_prior;		/* began before tracing (LS_LOCK_F_PRIOR): start a lower bound */
 	__u32 pend_reports;		/* pending reports made of this wait */
 	__u64 pend_first;		/* ... the first one's time */
 
@@ -497,6 +498,8 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh);
 int locks__owner(struct engine *e, const struct ls_rec_owner *r);
 /* At a tick: report each cycle of owners whose every wait has lasted the threshold, once. */
 int locks__deadlocks(struct engine *e, __u64 now);
+/* tk's wait is in a cycle reported already, and the cycle still holds at now. */
+bool locks__in_deadlock(struct engine *e, struct task *tk, __u64 now);
 
 /* ---- stacks.c -------------------------------------------------------- */
 
@@ -518,6 +521,7 @@ struct stall_pend {
 	bool at_exit;
 	__u32 reports;		/* pending: this report's number; final: reports before it */
 	__u64 first_ns;
+	struct task *cycle;	/* pending: the waiter, whose wait is in a deadlock still */
 };
 
 /*

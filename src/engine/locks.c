@@ -451,6 +451,7 @@ void locks__end_wait(struct engine *e, struct task *tk)
 			mm->min_open_valid = false;
 	}
 	tk->waiting = false;
+	tk->wait_prior = false;
 	tk->wait_mm = NULL;
 }
 
@@ -476,6 +477,7 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->wait_write = !!r->write;
 	tk->wait_op = r->op;
 	tk->wait_cgroup_id = r->cgroup_id;
+	tk->wait_prior = r->flags & LS_LOCK_F_PRIOR;
 	tk->pend_reports = 0;
 	tk->pend_first = 0;
 	tk->flags |= LS_TASK_F_WAITING;
@@ -603,11 +605,15 @@ static bool owner__exact(__u8 how)
 	       how == LS_OWNER_RWLOCK_WRITER;
 }
 
-/* tk waits on an exact owner, named at least the threshold before now. */
-static bool locks__waits_on_owner(const struct engine *e, const struct task *tk, __u64 now)
+/*
+ * tk waits on an exact owner, named at least the threshold before now;
+ * again: also when its cycle was reported already.
+ */
+static bool locks__waits_on_owner(const struct engine *e, const struct task *tk, __u64 now,
+				  bool again)
 {
-	return tk->wait_owner_tid && !tk->deadlock_reported && owner__exact(tk->wait_owner_how) &&
-	       tk->wait_owner_start + e->opts.threshold_ns <= now;
+	return tk->wait_owner_tid && (again || !tk->deadlock_reported) &&
+	       owner__exact(tk->wait_owner_how) && tk->wait_owner_start + e->opts.threshold_ns <= now;
 }
 
 /*
@@ -617,13 +623,13 @@ static bool locks__waits_on_owner(const struct engine *e, const struct task *tk,
  * wait has lasted the threshold counts.  At most LS_MAX_HOPS hops: a
  * longer cycle is not told from a long chain.
  */
-static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now)
+static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now, bool again)
 {
 	struct task *cur = tk, *last = tk;
 	int depth;
 
 	for (depth = 0; depth < LS_MAX_HOPS - 1; depth++) {
-		if (!locks__waits_on_owner(e, cur, now))
+		if (!locks__waits_on_owner(e, cur, now, again))
 			return NULL;
 		if (cur->wait_owner_start > last->wait_owner_start ||
 		    (cur->wait_owner_start == last->wait_owner_start && cur->tid > last->tid))
@@ -645,13 +651,18 @@ int locks__deadlocks(struct engine *e, __u64 now)
 
 	for (i = 0; i < e->tasks.cap; i++) {
 		tk = map__slot(&e->tasks, i);
-		if (!tk || !(last = locks__cycle(e, tk, now)))
+		if (!tk || !(last = locks__cycle(e, tk, now, false)))
 			continue;
 		err = stall__deadlock(e, last);
 		if (err < 0)
 			return err;
 	}
 	return 0;
+}
+
+bool locks__in_deadlock(struct engine *e, struct task *tk, __u64 now)
+{
+	return tk->deadlock_reported && locks__cycle(e, tk, now, true);
 }
 
 int locks__owner(struct engine *e, const struct ls_rec_owner *r)

@@ -94,6 +94,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 		.op = tk->wait_op,
 		.start_ns = tk->wait_start,
 		.write = tk->wait_write,
+		.flags = tk->wait_prior ? LS_LOCK_F_PRIOR : 0,
 		.cgroup_id = tk->wait_cgroup_id,
 	};
 	struct stall_pend p = {
@@ -101,6 +102,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 		.at_exit = at_exit,
 		.reports = tk->pend_reports + 1,
 		.first_ns = tk->pend_reports ? tk->pend_first : now,
+		.cycle = locks__in_deadlock(e, tk, now) ? tk : NULL,
 	};
 	int err;
 

@@ -724,6 +724,49 @@ __u64 stall__lock_end(const struct ls_rec_lock *r)
 	return r->hdr.ts;
 }
 
+/* The cycle from tk back to tk, as hops: each holder with the lock it holds. */
+static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *st)
+{
+	struct task *cur = tk, *next;
+	struct ls_hop *hop = &st->chain[st->n_chain++];
+
+	hop->task = tk->info;
+	hop->role = LS_ROLE_WAITER;
+	hop->write = true;
+	while (st->n_chain < LS_MAX_HOPS && cur->wait_owner_tid) {
+		next = map__get(&e->tasks, cur->wait_owner_tid);
+		if (!next)
+			break;
+		cur->deadlock_reported = true;
+		hop = &st->chain[st->n_chain++];
+		hop->task = next->info;
+		hop->role = LS_ROLE_HOLDER;
+		hop->write = true;
+		hop->has_lock = true;
+		hop->lock = cur->wait_lock;
+		if (next == tk)
+			break;
+		cur = next;
+	}
+}
+
+/* The chain, verdict, cause and advice of st, its holders filled in. */
+static void stall__judge(struct engine *e, struct ls_stall *st, const struct queued_writer *qw,
+			 struct task *cycle)
+{
+	stall__chain(e, st, qw);
+	st->verdict = stall__verdict(st);
+	/* A wait of a deadlock reported already: the cycle, while it lasts. */
+	if (cycle) {
+		st->n_chain = 0;
+		deadlock__chain(e, cycle, st);
+		st->verdict = LS_VERDICT_DEADLOCK;
+	}
+	st->cause = st->n_holders ? st->holders[0].cause : LS_CAUSE_NONE;
+	if (e->features & LS_FEAT_CAUSES)
+		st->advice = ls_advice(st);
+}
+
 int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		const struct stall_pend *p)
 {
@@ -760,6 +803,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		st.granted_ns = x.we;
 		st.run_delay_ns = st.end_ns - x.we;
 	}
+	st.began_before = r->flags & LS_LOCK_F_PRIOR;
 	st.mm = r->mm;
 	st.waiter = r->task;
 	st.waiter_cgroup_id = r->cgroup_id;
@@ -783,11 +827,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	st.history_short = e->stall_history_short;
 	if (st.history_short && !p->pending)
 		e->sum.stalls_short++;
-	stall__chain(e, &st, &x.qw);
-	st.verdict = stall__verdict(&st);
-	st.cause = st.n_holders ? st.holders[0].cause : LS_CAUSE_NONE;
-	if (e->features & LS_FEAT_CAUSES)
-		st.advice = ls_advice(&st);
+	stall__judge(e, &st, &x.qw, p->cycle);
 
 	stall__count(e, &st, p);
 	renames__stall(e, &st);
@@ -813,32 +853,6 @@ static bool deadlock__wanted(const struct engine *e, const struct ls_stall *st)
 	return false;
 }
 
-/* The cycle from tk back to tk, as hops: each holder with the lock it holds. */
-static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *st)
-{
-	struct task *cur = tk, *next;
-	struct ls_hop *hop = &st->chain[st->n_chain++];
-
-	hop->task = tk->info;
-	hop->role = LS_ROLE_WAITER;
-	hop->write = true;
-	while (st->n_chain < LS_MAX_HOPS && cur->wait_owner_tid) {
-		next = map__get(&e->tasks, cur->wait_owner_tid);
-		if (!next)
-			break;
-		cur->deadlock_reported = true;
-		hop = &st->chain[st->n_chain++];
-		hop->task = next->info;
-		hop->role = LS_ROLE_HOLDER;
-		hop->write = true;
-		hop->has_lock = true;
-		hop->lock = cur->wait_lock;
-		if (next == tk)
-			break;
-		cur = next;
-	}
-}
-
 int stall__deadlock(struct engine *e, struct task *tk)
 {
 	struct ls_holder *hd = &e->holders[0];
@@ -853,7 +867,14 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.lock_wait_ns = st.wait_ns;
 	st.mm = tk->wait_lock;
 	st.waiter = tk->info;
+	/* tk's wait began last: the cycle's start is its start, known or not */
+	st.began_before = tk->wait_prior;
+	/* Its OWNER comes before its WAIT_BEGIN: what it waits in may not be known yet. */
 	st.op.syscall = -1;
+	if (tk->waiting) {
+		st.op = tk->wait_op;
+		st.waiter_cgroup_id = tk->wait_cgroup_id;
+	}
 	deadlock__chain(e, tk, &st);
 	if (st.n_chain < 2 || !deadlock__wanted(e, &st))
 		return 0;
@@ -870,6 +891,8 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.n_holders = 1;
 	st.lost_in_window = engine__lost_in(e, st.start_ns, st.end_ns);
 	st.verdict = LS_VERDICT_DEADLOCK;
+	if (e->features & LS_FEAT_CAUSES)
+		st.advice = ls_advice(&st);
 	stall__count(e, &st, &(struct stall_pend){ 0 });
 	renames__stall(e, &st);
 	return sink__stall(e->sink, &st);

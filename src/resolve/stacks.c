@@ -677,6 +677,19 @@ static const char *stacks__sym_name(struct stacks *sk, const struct ls_sym *s)
 	return n > 0 && (size_t)n < sizeof(name) ? arena__strdup(sk, name) : NULL;
 }
 
+/* A kernel lock's data symbol (a static lock), or NULL. */
+static const char *stacks__klock_name(struct stacks *sk, __u64 addr)
+{
+	const struct ksyms *ks;
+	struct ls_sym s;
+	int err = 0;
+
+	ks = symbolizer__ksyms(sk->sym, &err);
+	if (ks && !ksyms__find_data(ks, addr, &s))
+		return stacks__sym_name(sk, &s);
+	return NULL;
+}
+
 /*
  * A kernel lock's names for c: the data symbol at its address (a static
  * lock), and the first caller outside the locking code in the waiter's
@@ -685,14 +698,9 @@ static const char *stacks__sym_name(struct stacks *sk, const struct ls_sym *s)
 static void stacks__name_klock(struct stacks *sk, struct ls_stall *c)
 {
 	const struct ls_frames *fr = c->waiter_frames;
-	const struct ksyms *ks;
-	struct ls_sym s;
 	unsigned int i;
-	int err = 0;
 
-	ks = symbolizer__ksyms(sk->sym, &err);
-	if (ks && !ksyms__find_data(ks, c->mm.id, &s))
-		c->lock_name = stacks__sym_name(sk, &s);
+	c->lock_name = stacks__klock_name(sk, c->mm.id);
 	for (i = 0; fr && i < fr->n_kernel; i++) {
 		if (fr->v[i].sym && !stacks__is_lock_code(fr->v[i].sym)) {
 			c->lock_caller = fr->v[i].sym;
@@ -708,9 +716,10 @@ static void stacks__name_klock(struct stacks *sk, struct ls_stall *c)
  * mappings are asked for if no stack of it asked yet (--user-stacks=none),
  * and asked again when the address is in none of them (mapped since).
  */
-static void stacks__name_futex(struct stacks *sk, struct ls_stall *c)
+static void stacks__name_futex(struct stacks *sk, const struct ls_mm *lock, const char **name,
+			       const char **module)
 {
-	__u32 tgid = c->mm.tgid;
+	__u32 tgid = lock->tgid;
 	struct proc_entry *p;
 	bool late = false;
 	struct ls_sym s;
@@ -723,24 +732,37 @@ static void stacks__name_futex(struct stacks *sk, struct ls_stall *c)
 	p = stacks__proc_wait(sk, tgid, &late);
 	if (!p)
 		return;
-	if (!proc_maps__find(p->maps, c->mm.id)) {
+	if (!proc_maps__find(p->maps, lock->id)) {
 		if (sk->mr)
 			maps_reader__ask(sk->mr, tgid);
 		return;
 	}
-	if (symbolizer__data(sk->sym, p->maps, c->mm.id, &s) || !s.resolved)
+	if (symbolizer__data(sk->sym, p->maps, lock->id, &s) || !s.resolved)
 		return;
-	c->lock_name = stacks__sym_name(sk, &s);
-	if (c->lock_name)
-		c->lock_module = arena__strdup(sk, s.module);
+	*name = stacks__sym_name(sk, &s);
+	if (*name)
+		*module = arena__strdup(sk, s.module);
 }
 
+/* The stall's lock, and each lock of a chain across locks. */
 static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
 {
+	struct ls_hop *hop;
+	unsigned int i;
+
 	if (ls_lock_is_futex(c->mm.kind))
-		stacks__name_futex(sk, c);
+		stacks__name_futex(sk, &c->mm, &c->lock_name, &c->lock_module);
 	else if (c->mm.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
 		stacks__name_klock(sk, c);
+	for (i = 0; i < c->n_chain && i < LS_MAX_HOPS; i++) {
+		hop = &c->chain[i];
+		if (!hop->has_lock)
+			continue;
+		if (ls_lock_is_futex(hop->lock.kind))
+			stacks__name_futex(sk, &hop->lock, &hop->lock_name, &hop->lock_module);
+		else if (hop->lock.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
+			hop->lock_name = stacks__klock_name(sk, hop->lock.id);
+	}
 }
 
 /* ---- the sink ---------------------------------------------------------- */

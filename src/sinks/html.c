@@ -389,6 +389,26 @@ static void html_stacks(FILE *f, const struct ls_stall *st)
 	fputs("</div>\n", f);
 }
 
+/* "3. Stall #7: at least 2.1 s (began before tracing) for futex write, deadlock" */
+static void html_stall_title(FILE *f, unsigned int n, const struct ls_stall *st)
+{
+	if (st->pending)
+		fprintf(f, "<div class=\"stall\">\n<h3>%u. Still waiting at exit: ", n);
+	else
+		fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n,
+			(unsigned long long)st->seq);
+	if (st->began_before)
+		fputs("at least ", f);
+	html_dur(f, st->lock_wait_ns);
+	if (st->pending)
+		fputs(" so far", f);
+	if (st->began_before)
+		fputs(" (began before tracing)", f);
+	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
+		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
+		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
+}
+
 static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_stall *st, __u64 t0)
 {
 	FILE *f = hs->base.out;
@@ -397,17 +417,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	const struct ls_hop *hop;
 	unsigned int i;
 
-	if (st->pending)
-		fprintf(f, "<div class=\"stall\">\n<h3>%u. Still waiting at exit: ", n);
-	else
-		fprintf(f, "<div class=\"stall\">\n<h3>%u. Stall #%llu: ", n,
-			(unsigned long long)st->seq);
-	html_dur(f, st->lock_wait_ns);
-	if (st->pending)
-		fputs(" so far", f);
-	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
-		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
-		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
+	html_stall_title(f, n, st);
 	html_timeline(f, st);
 	html_stacks(f, st);
 	fprintf(f, "<ul>\n<li>%s (%s into the run)</li>\n",

@@ -74,11 +74,11 @@ static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *
  * a lock other than an mmap_lock (whose identity stays in "mm", as before
  * there were others).  pid/comm: the process a futex belongs to; absent
  * for kernel locks.  name/caller: a kernel lock's data symbol and first
- * caller outside the locking code; name/module: a futex's data symbol and
- * the file mapped there; when known (st: NULL for a chain hop).
+ * caller outside the locking code (no caller for a chain hop); name/module:
+ * a futex's data symbol and the file mapped there; when known (NULL: not).
  */
-static void json_lock(FILE *f, const char *key, const struct ls_mm *lock,
-		      const struct ls_stall *st)
+static void json_lock(FILE *f, const char *key, const struct ls_mm *lock, const char *name,
+		      const char *module, const char *caller)
 {
 	fprintf(f, ",\"%s\":{\"kind\":", key);
 	ls_json_str(f, ls_lock_kind_name(lock->kind), (size_t)-1);
@@ -87,12 +87,12 @@ static void json_lock(FILE *f, const char *key, const struct ls_mm *lock,
 		fprintf(f, ",\"pid\":%u,\"comm\":", lock->tgid);
 		ls_json_str(f, lock->comm, LS_COMM_LEN);
 	}
-	if (st && st->lock_name)
-		json_strv(f, "name", st->lock_name);
-	if (st && st->lock_name && st->lock_module)
-		json_strv(f, "module", st->lock_module);
-	if (st && st->lock_caller)
-		json_strv(f, "caller", st->lock_caller);
+	if (name)
+		json_strv(f, "name", name);
+	if (name && module)
+		json_strv(f, "module", module);
+	if (caller)
+		json_strv(f, "caller", caller);
 	putc('}', f);
 }
 
@@ -299,7 +299,7 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		    hop->role == LS_ROLE_HOLDER)
 			json_strv(f, "mode", mode_name(hop->write));
 		if (hop->has_lock)
-			json_lock(f, "lock", &hop->lock, NULL);
+			json_lock(f, "lock", &hop->lock, hop->lock_name, hop->lock_module, NULL);
 		json_u64(f, "ns", hop->ns);
 		putc('}', f);
 	}
@@ -326,7 +326,7 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	}
 	json_strv(f, "lock", ls_lock_kind_name(st->mm.kind));
 	if (st->mm.kind != LS_LOCK_MMAP)
-		json_lock(f, "lock_id", &st->mm, st);
+		json_lock(f, "lock_id", &st->mm, st->lock_name, st->lock_module, st->lock_caller);
 	json_strv(f, "mode", mode_name(st->write));
 	json_bool(f, "acquired", st->acquired);
 	json_u64(f, "start_ns", st->start_ns);
@@ -366,6 +366,9 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	json_u64(f, "lost_in_window", st->lost_in_window);
 	if (st->history_short)
 		json_bool(f, "history_short", true);
+	/* present only then, as history_short: older consumers and goldens read on */
+	if (st->began_before)
+		json_bool(f, "began_before_tracing", true);
 	putc('}', f);
 }
 

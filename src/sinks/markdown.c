@@ -293,9 +293,13 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		fprintf(f, "### %u. Still waiting at exit: ", n);
 	else
 		fprintf(f, "### %u. Stall #%llu: ", n, (unsigned long long)st->seq);
+	if (st->began_before)
+		fputs("at least ", f);
 	md_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
+	if (st->began_before)
+		fputs(" (began before tracing)", f);
 	fprintf(f, " for %s %s, %s\n\n", ls_lock_kind_name(st->mm.kind),
 		st->write ? "write" : "read", ls_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",

@@ -138,38 +138,53 @@ const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
 }
 
 /* A futex by its data symbol: "futex g_queue_lock [app] of app[1234]". */
-static const char *sink__futex_text(const struct ls_stall *st, char *buf, size_t len)
+static const char *sink__futex_text(const struct ls_mm *lock, const char *lock_name,
+				    const char *module, char *buf, size_t len)
 {
 	char name[256], mod[256], comm[LS_COMM_TEXT_LEN];
-	const char *base = sink__basename(st->lock_module);
+	const char *base = sink__basename(module);
 
-	ls_text(st->lock_name, (size_t)-1, name, sizeof(name));
+	ls_text(lock_name, (size_t)-1, name, sizeof(name));
 	if (base)
 		ls_text(base, (size_t)-1, mod, sizeof(mod));
-	snprintf(buf, len, "%s %s%s%s%s of %s[%u]", ls_lock_kind_name(st->mm.kind), name,
+	snprintf(buf, len, "%s %s%s%s%s of %s[%u]", ls_lock_kind_name(lock->kind), name,
 		 base ? " [" : "", base ? mod : "", base ? "]" : "",
-		 ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid);
+		 ls_comm_text(lock->comm, comm, sizeof(comm)), lock->tgid);
+	return buf;
+}
+
+/* A lock with the names the resolver found, as sink__stall_lock_text() says. */
+static const char *sink__named_lock_text(const struct ls_mm *lock, const char *lock_name,
+					 const char *module, const char *lock_caller,
+					 char *buf, size_t len)
+{
+	char name[256], caller[256];
+
+	if (ls_lock_is_futex(lock->kind) && lock_name && lock->tgid)
+		return sink__futex_text(lock, lock_name, module, buf, len);
+	if (lock->kind < LS_LOCK_MUTEX)
+		return sink__lock_text(lock, buf, len);
+	if (lock_name)
+		ls_text(lock_name, (size_t)-1, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)lock->id);
+	if (lock_caller && !lock_name)
+		snprintf(buf, len, "%s %s in %s", ls_lock_kind_name(lock->kind), name,
+			 ls_text(lock_caller, (size_t)-1, caller, sizeof(caller)));
+	else
+		snprintf(buf, len, "%s %s", ls_lock_kind_name(lock->kind), name);
 	return buf;
 }
 
 const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len)
 {
-	char name[256], caller[256];
+	return sink__named_lock_text(&st->mm, st->lock_name, st->lock_module, st->lock_caller,
+				     buf, len);
+}
 
-	if (ls_lock_is_futex(st->mm.kind) && st->lock_name && st->mm.tgid)
-		return sink__futex_text(st, buf, len);
-	if (st->mm.kind < LS_LOCK_MUTEX)
-		return sink__lock_text(&st->mm, buf, len);
-	if (st->lock_name)
-		ls_text(st->lock_name, (size_t)-1, name, sizeof(name));
-	else
-		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)st->mm.id);
-	if (st->lock_caller && !st->lock_name)
-		snprintf(buf, len, "%s %s in %s", ls_lock_kind_name(st->mm.kind), name,
-			 ls_text(st->lock_caller, (size_t)-1, caller, sizeof(caller)));
-	else
-		snprintf(buf, len, "%s %s", ls_lock_kind_name(st->mm.kind), name);
-	return buf;
+const char *sink__hop_lock_text(const struct ls_hop *hop, char *buf, size_t len)
+{
+	return sink__named_lock_text(&hop->lock, hop->lock_name, hop->lock_module, NULL, buf, len);
 }
 
 bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v)
@@ -299,7 +314,7 @@ void stall_copy__release(struct stall_copy *c)
 /* The strings of c->st (cgroup paths, lock names), moved into one block of c's own. */
 static void stall_copy__paths(struct stall_copy *c)
 {
-	const char **path[4 + LS_MAX_HOLDERS];
+	const char **path[4 + LS_MAX_HOLDERS + 2 * LS_MAX_HOPS];
 	size_t n = 0, need = 0, i;
 	char *at;
 
@@ -309,6 +324,10 @@ static void stall_copy__paths(struct stall_copy *c)
 	path[n++] = &c->st.lock_module;
 	for (i = 0; i < c->st.n_holders; i++)
 		path[n++] = &c->holders[i].cgroup;
+	for (i = 0; i < c->st.n_chain && i < LS_MAX_HOPS; i++) {
+		path[n++] = &c->st.chain[i].lock_name;
+		path[n++] = &c->st.chain[i].lock_module;
+	}
 	for (i = 0; i < n; i++)
 		need += str_size(*path[i]);
 	c->paths = need ? malloc(need) : NULL;

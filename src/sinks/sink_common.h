@@ -79,6 +79,8 @@ const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len);
  * app[1234]" (the data symbol and the file's basename).  Escaped.
  */
 const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len);
+/* A chain hop's lock, by its names as for a stall's lock (no caller). */
+const char *sink__hop_lock_text(const struct ls_hop *hop, char *buf, size_t len);
 
 /*
  * Summaries list every verdict, but deadlock only once one was seen: a

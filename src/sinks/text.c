@@ -344,7 +344,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 		case LS_ROLE_QUEUED_WRITER:
 		case LS_ROLE_HOLDER:
 			if (hop->has_lock)
-				fprintf(f, ", of %s", sink__lock_text(&hop->lock, lock, sizeof(lock)));
+				fprintf(f, ", of %s", sink__hop_lock_text(hop, lock, sizeof(lock)));
 			else
 				fprintf(f, ", %s", mode_name(hop->write));
 			break;
@@ -380,6 +380,17 @@ static void text__pending(FILE *f, struct text_sink *t, const struct ls_stall *s
 			st->pending_reports, st->pending_reports == 1 ? "" : "s", first);
 }
 
+/* After the verdict: how a stall's wait ended, when not with the lock. */
+static const char *text__wait_end(const struct ls_stall *st)
+{
+	if (st->acquired || st->pending)
+		return "";
+	/* Reported while it lasts: none of its waits will end by itself. */
+	if (st->verdict == LS_VERDICT_DEADLOCK)
+		return "  (still waiting)";
+	return "  (gave up without the lock)";
+}
+
 static int text__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct text_sink *t = to_text(s);
@@ -390,12 +401,17 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 
 	/* Out of memory only costs the ranking this stall: it is still printed. */
 	report_model__stall(&t->rm, st);
+	/* began before tracing: the wait is at least this long, its start unknown */
 	if (st->pending)
-		fprintf(f, "%s PENDING%s  %s so far  ", text__time(t, st->start_ns, when, sizeof(when)),
-			st->at_exit ? " AT EXIT" : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+		fprintf(f, "%s PENDING%s  %s%s so far%s  ",
+			text__time(t, st->start_ns, when, sizeof(when)), st->at_exit ? " AT EXIT" : "",
+			st->began_before ? ">= " : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)),
+			st->began_before ? " (began before tracing)" : "");
 	else
-		fprintf(f, "%s STALL #%llu  %s  ", text__time(t, st->start_ns, when, sizeof(when)),
-			(unsigned long long)st->seq, ls_format_duration(st->wait_ns, wait, sizeof(wait)));
+		fprintf(f, "%s STALL #%llu  %s%s%s  ", text__time(t, st->start_ns, when, sizeof(when)),
+			(unsigned long long)st->seq, st->began_before ? ">= " : "",
+			ls_format_duration(st->wait_ns, wait, sizeof(wait)),
+			st->began_before ? " (began before tracing)" : "");
 	if (st->mm.kind != LS_LOCK_MMAP)
 		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
 	else if (st->mm.tgid)
@@ -408,7 +424,7 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 			(unsigned long long)st->mm.id);
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		sink__words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
-		st->acquired || st->pending ? "" : "  (gave up without the lock)");
+		text__wait_end(st));
 	text__pending(f, t, st);
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",

@@ -350,6 +350,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	p->start_ns = st->start_ns;
 	p->reported_ns = st->end_ns;
 	p->verdict = st->verdict;
+	p->began_before = st->began_before;
 	if (h) {
 		p->has_holder = true;
 		p->holder = h->task;

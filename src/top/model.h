@@ -97,6 +97,7 @@ struct top_pending {
 	bool has_preemptor;
 	struct ls_task preemptor;	/* ran most instead of the holder */
 	enum ls_verdict verdict;	/* so far */
+	bool began_before;	/* began before tracing: start_ns is a lower bound of its age */
 };
 
 struct top_query {

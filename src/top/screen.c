@@ -169,8 +169,8 @@ static void screen__status(struct screen *s)
 static void screen__pending(struct screen *s, size_t rows)
 {
 	const struct top_view *v = s->in->view;
-	char title[64], age[32], waiter[TASK_TEXT_LEN], lock[32], holder[TASK_TEXT_LEN];
-	char why[TASK_TEXT_LEN + 8];
+	char title[64], age[32], dur[32], waiter[TASK_TEXT_LEN], lock[32], holder[TASK_TEXT_LEN];
+	char why[TASK_TEXT_LEN + 40];
 	struct top_line *l = screen__line(s, TOP_LINE_TITLE);
 	size_t i;
 
@@ -193,7 +193,10 @@ static void screen__pending(struct screen *s, size_t rows)
 		__u64 a = s->in->now_ns > p->start_ns ? s->in->now_ns - p->start_ns : 0;
 
 		l = screen__line(s, TOP_LINE_TEXT);
-		cell(s, l, ls_format_duration(a, age, sizeof(age)), s->w->age, true);
+		/* began before tracing: older than that ('>'), its start unknown */
+		snprintf(age, sizeof(age), "%s%s", p->began_before ? ">" : "",
+			 ls_format_duration(a, dur, sizeof(dur)));
+		cell(s, l, age, s->w->age, true);
 		cell(s, l, task_text(&p->waiter, &p->waiter_rename, waiter, sizeof(waiter)),
 		     s->w->task, false);
 		cell(s, l, lock_text(p->lock_kind, p->lock_tgid, lock, sizeof(lock)), s->w->lock,
@@ -202,11 +205,14 @@ static void screen__pending(struct screen *s, size_t rows)
 		     task_text(&p->holder, &p->holder_rename, holder, sizeof(holder)) : "?",
 		     s->w->task, false);
 		cell(s, l, p->has_holder ? state_text(p->holder_state) : "-", s->w->state, false);
-		if (p->has_preemptor)
+		/* a cycle is the reason whoever ran meanwhile */
+		if (p->has_preemptor && p->verdict != LS_VERDICT_DEADLOCK)
 			snprintf(why, sizeof(why), "by %s",
 				 task_text(&p->preemptor, &p->preemptor_rename, holder, sizeof(holder)));
 		else
 			snprintf(why, sizeof(why), "%s", ls_verdict_name(p->verdict));
+		if (p->began_before)
+			strncat(why, ", began before tracing", sizeof(why) - strlen(why) - 1);
 		cell(s, l, why, 0, false);
 	}
 }

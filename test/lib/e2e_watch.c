@@ -206,50 +206,56 @@ static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 	watch__stop(w, sig);
 }
 
-void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
-			 const struct e2e_watch_opts *o)
-{
-	const char *const *watch_args = o->watch_args;
-	int stop_signal = o->stop_signal ? o->stop_signal : SIGINT;
-	const char *bin, *dir, *backend = getenv("LOCKSTALL_BACKEND");
-	char *ls_argv[24] = { NULL, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
-	char backend_arg[64];
-	size_t ls_n = 5;
-	char *wl_argv[16];
+/* The command lines: lockstall watch --json with watch_args, and the workload with args. */
+struct watch_argv {
+	char *ls[24];
+	char *wl[16];
+	char backend[64];
 	char path[4096];
-	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
-	struct until_tracing ut = { &w->lockstall };
-	size_t n = 0;
-	int rc;
+};
 
-	/* First: e2e_watch__release() must find a clean slate whatever fails next. */
-	*w = (struct e2e_watch)E2E_WATCH_INIT;
-	bin = e2e_require(true);
-	dir = getenv("LOCKSTALL_WORKLOADS");
-	ls_argv[0] = (char *)bin;
+static void watch__argv(struct watch_argv *a, const char *workload, const char *const args[],
+			const char *const watch_args[])
+{
+	const char *dir = getenv("LOCKSTALL_WORKLOADS"), *backend = getenv("LOCKSTALL_BACKEND");
+	size_t ls_n = 5, n = 0;
+
+	a->ls[0] = (char *)e2e_require(true);
+	a->ls[1] = "watch";
+	a->ls[2] = "--json";
+	a->ls[3] = "-t";
+	a->ls[4] = E2E_THRESHOLD;
 	while (watch_args && watch_args[ls_n - 5] && ls_n < 21) {
-		ls_argv[ls_n] = (char *)watch_args[ls_n - 5];
+		a->ls[ls_n] = (char *)watch_args[ls_n - 5];
 		ls_n++;
 	}
 	/* test/kernels runs the same tests once per backend */
 	if (backend && *backend) {
-		snprintf(backend_arg, sizeof(backend_arg), "--backend=%s", backend);
-		ls_argv[ls_n++] = backend_arg;
+		snprintf(a->backend, sizeof(a->backend), "--backend=%s", backend);
+		a->ls[ls_n++] = a->backend;
 	}
-	ls_argv[ls_n] = NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, workload);
-	cr_assert(!access(path, X_OK), "no workload %s (build it with `make %s`)", path, path);
-	wl_argv[n++] = path;
+	a->ls[ls_n] = NULL;
+	snprintf(a->path, sizeof(a->path), "%s/%s", dir, workload);
+	cr_assert(!access(a->path, X_OK), "no workload %s (build it with `make %s`)", a->path,
+		  a->path);
+	a->wl[n++] = a->path;
 	while (args && args[n - 1] && n < 15) {
-		wl_argv[n] = (char *)args[n - 1];
+		a->wl[n] = (char *)args[n - 1];
 		n++;
 	}
-	wl_argv[n] = NULL;
+	a->wl[n] = NULL;
+}
 
-	rc = e2e_proc__spawn(&w->lockstall, "lockstall", ls_argv);
-	cr_assert_eq(rc, 0, "cannot start %s: %s", bin, strerror(-rc));
+/* Start lockstall and wait until it traces: the synchronisation point. */
+static void watch__start(struct e2e_watch *w, char *const argv[])
+{
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	struct until_tracing ut = { &w->lockstall };
+	int rc;
 
-	/* The synchronisation point: lockstall says so once its programs are attached. */
+	rc = e2e_proc__spawn(&w->lockstall, "lockstall", argv);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", argv[0], strerror(-rc));
+	/* lockstall says so once its programs are attached */
 	rc = e2e_proc__pump(both, 1, E2E_ATTACH_TIMEOUT_MS *
 			    (getenv("LOCKSTALL_E2E_TCG") ? E2E_ATTACH_TCG_FACTOR : 1),
 			    tracing_or_gone, &ut);
@@ -257,9 +263,23 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 		  "lockstall never said \"%s\" (%s, exit code %d); stderr:\n%s", TRACING_PREFIX,
 		  rc ? strerror(-rc) : "it ended", e2e_proc__exit_code(&w->lockstall),
 		  w->lockstall.err.data);
+}
 
-	rc = e2e_proc__spawn(&w->workload, workload, wl_argv);
-	cr_assert_eq(rc, 0, "cannot start %s: %s", path, strerror(-rc));
+void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
+			 const struct e2e_watch_opts *o)
+{
+	int stop_signal = o->stop_signal ? o->stop_signal : SIGINT;
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	struct watch_argv a;
+	int rc;
+
+	/* First: e2e_watch__release() must find a clean slate whatever fails next. */
+	*w = (struct e2e_watch)E2E_WATCH_INIT;
+	watch__argv(&a, workload, args, o->watch_args);
+	watch__start(w, a.ls);
+
+	rc = e2e_proc__spawn(&w->workload, workload, a.wl);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", a.path, strerror(-rc));
 	if (o->stop_on) {
 		watch__stop_on(w, o->stop_on, stop_signal);
 		rc = e2e_proc__pump(both + 1, 1, E2E_WORKLOAD_TIMEOUT_MS, proc_gone, &w->workload);
@@ -283,6 +303,72 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 	if (!o->stop_on)
 		watch__stop(w, stop_signal);
 	watch__parse(w);
+}
+
+/* A line of b holding text, as JSON (NULL: none such, or not JSON). */
+static json_t *line_json_with(const struct e2e_buf *b, const char *text)
+{
+	const char *at = b->data ? strstr(b->data, text) : NULL;
+	const char *start, *end;
+	char *line;
+	json_t *j;
+
+	if (!at)
+		return NULL;
+	for (start = at; start > b->data && start[-1] != '\n'; start--)
+		;
+	end = strchr(at, '\n');
+	line = strndup(start, end ? (size_t)(end - start) : strlen(start));
+	cr_assert(line, "out of memory");
+	j = json_loads(line, 0, NULL);
+	free(line);
+	return j;
+}
+
+struct until_output {
+	struct e2e_watch *w;
+	const char *found;
+};
+
+static bool found_or_gone(void *ctx)
+{
+	struct until_output *u = ctx;
+	const struct e2e_proc *ls = &u->w->lockstall;
+
+	return (ls->out.data && strstr(ls->out.data, u->found)) || e2e_proc__done(ls) ||
+	       e2e_proc__done(&u->w->workload);
+}
+
+void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char *const args[],
+			  const char *begun, const char *found, const char *const watch_args[])
+{
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	struct until_line ul = { &w->workload, begun };
+	struct until_output uo = { w, found };
+	struct watch_argv a;
+	int rc;
+
+	*w = (struct e2e_watch)E2E_WATCH_INIT;
+	watch__argv(&a, workload, args, watch_args);
+	rc = e2e_proc__spawn(&w->workload, workload, a.wl);
+	cr_assert_eq(rc, 0, "cannot start %s: %s", a.path, strerror(-rc));
+	rc = e2e_proc__pump(both + 1, 1, E2E_WORKLOAD_TIMEOUT_MS, line_or_gone, &ul);
+	w->truth = line_json_with(&w->workload.out, begun);
+	cr_assert(json_is_object(w->truth), "workload %s never printed %s (%s); stdout:\n%s\nstderr:\n%s",
+		  workload, begun, rc ? strerror(-rc) : "it ended", w->workload.out.data,
+		  w->workload.err.data);
+	cr_log_info("%s ground truth: %s", workload, w->workload.out.data);
+
+	watch__start(w, a.ls);
+	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, found_or_gone, &uo);
+	cr_assert_eq(rc, 0, "lockstall never printed %s: %s; stderr:\n%s", found, strerror(-rc),
+		     w->lockstall.err.data);
+	cr_assert(!e2e_proc__done(&w->workload), "workload %s ended before lockstall found %s",
+		  workload, found);
+	watch__stop(w, SIGINT);
+	watch__parse(w);
+	/* the wait goes on: only the test ends it */
+	e2e_proc__signal(&w->workload, SIGKILL);
 }
 
 void e2e_watch__release(struct e2e_watch *w)

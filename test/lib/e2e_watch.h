@@ -66,6 +66,14 @@ struct e2e_watch_opts {
 };
 void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const struct e2e_watch_opts *o);
+/*
+ * A wait under way before lockstall starts: the workload first; lockstall
+ * (as e2e_watch__run_with) once the workload printed a line holding begun,
+ * its ground truth (w->truth); lockstall is stopped once its stdout holds
+ * found (or the workload ended: a failure); then the workload is killed.
+ */
+void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char *const args[],
+			  const char *begun, const char *found, const char *const watch_args[]);
 void e2e_watch__release(struct e2e_watch *w);
 
 /* Run the lockstall binary with args to completion, no workload; for CLI tests. */

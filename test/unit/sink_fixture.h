@@ -163,6 +163,23 @@ static inline void fx_stall_pending(struct ls_stall *st, struct ls_holder *h)
 	st->pending_first_ns = FX_T0 + FX_MS(2234);
 }
 
+/*
+ * fx_stall() with its holder's hop (chain[1]) holding a futex of the
+ * waiter's process named name in module: a chain across locks.
+ */
+static inline void fx_stall_hop_lock(struct ls_stall *st, struct ls_holder *h, const char *name,
+				     const char *module)
+{
+	fx_holder_reader(h);
+	fx_stall(st, h, 1);
+	st->chain[1].has_lock = true;
+	st->chain[1].lock = st->mm;
+	st->chain[1].lock.kind = LS_LOCK_FUTEX;
+	st->chain[1].lock.id = 0x55d0c0de1040ULL;
+	st->chain[1].lock_name = name;
+	st->chain[1].lock_module = module;
+}
+
 static inline void fx_hist(struct ls_hist_entry *e, __u32 tgid, __u8 kind, __u8 write,
 			   const char *comm, __u64 sum_ns)
 {

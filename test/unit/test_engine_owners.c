@@ -202,8 +202,11 @@ static void ab_ba(__u8 how)
 				   .state = LS_OWNER_RUNNING, .how = how };
 	struct stream_owner ba = { .waiter = &b, .owner = &a, .start = T(2), .owner_cpu = 0,
 				   .state = LS_OWNER_BLOCKED, .how = how, .owner_flags = WAITING };
-	struct stream_lock wa = { .start = T(1), .write = true, .owner_how = how, .owner_tid = 112 };
-	struct stream_lock wb = { .start = T(2), .write = true, .owner_how = how, .owner_tid = 111 };
+	const struct ls_op futex = { .kind = LS_OP_SYSCALL, .syscall = 202 };
+	struct stream_lock wa = { .start = T(1), .write = true, .owner_how = how, .owner_tid = 112,
+				  .op = futex };
+	struct stream_lock wb = { .start = T(2), .write = true, .owner_how = how, .owner_tid = 111,
+				  .op = futex };
 
 	stream__owner(&efx.s, 0, T(1), &lb, &ab);
 	stream__wait_begin(&efx.s, 0, T(1), &a, &lb, &wa);
@@ -241,6 +244,39 @@ Test(owners, deadlock_reported_while_it_lasts)
 	cr_assert_eq(st->chain[2].lock.id, 0x2000);
 	cr_assert_eq(st->holders[0].task.tid, 111);
 	cr_assert_eq(st->end_ns, T(12.5), "reported at the first tick after T(12)");
+}
+
+/*
+ * Once reported, a deadlock is what its waits' pending reports say: the
+ * verdict and the cycle, while it holds.  The deadlock itself says what the
+ * waiter waits in and the advice of a cycle, and that it still waits.
+ */
+Test(owners, pending_reports_of_a_deadlock_say_deadlock)
+{
+	const struct ls_stall *dl, *p;
+	unsigned int i, n_pending = 0;
+
+	efx.opts.pending_after_ns = MS(50);
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSE_IO);
+	ab_ba(LS_OWNER_PTHREAD);
+	stream__tick(&efx.s, T(12.5), LS_TICK_PERIODIC);
+	stream__tick(&efx.s, T(60), LS_TICK_PERIODIC);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	dl = fixture__stall(0);
+	cr_assert_eq(dl->verdict, LS_VERDICT_DEADLOCK);
+	cr_assert_eq(dl->op.kind, LS_OP_SYSCALL, "what the waiter waits in, from its WAIT_BEGIN");
+	cr_assert_eq(dl->op.syscall, 202);
+	cr_assert_not_null(dl->advice);
+	cr_assert(strstr(dl->advice, "cycle"), "advice: %s", dl->advice);
+	for (i = 1; i < efx.cs->n_stalls; i++) {
+		p = fixture__stall(i);
+		cr_assert(p->pending);
+		cr_assert_eq(p->verdict, LS_VERDICT_DEADLOCK);
+		cr_assert_eq(p->n_chain, 3);
+		cr_assert_eq(p->chain[2].task.tid, p->waiter.tid, "the cycle comes back to the waiter");
+		n_pending++;
+	}
+	cr_assert_eq(n_pending, 2, "both waits of the cycle reported pending");
 }
 
 /* Every owner read from the lock itself is exact: a cycle through it is a deadlock. */

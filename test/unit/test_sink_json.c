@@ -215,6 +215,36 @@ Test(sink_json, stall_contract)
 	free(text);
 }
 
+/* began_before_tracing: present, true, only for a wait that began before tracing. */
+Test(sink_json, began_before_tracing)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+	int pending;
+
+	for (pending = 0; pending < 2; pending++) {
+		fx_holder_reader(&h);
+		if (pending)
+			fx_stall_pending(&st, &h);
+		else
+			fx_stall(&st, &h, 1);
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_absent(l.v[0], "began_before_tracing");
+		free_lines(&l);
+		free(text);
+		st.began_before = true;
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_s(l.v[0], "type", pending ? "pending" : "stall");
+		expect_b(l.v[0], "began_before_tracing", true);
+		free_lines(&l);
+		free(text);
+	}
+}
+
 /*
  * A run that looked for causes: the stall's cause and advice, the holder's
  * time by cause with what the kernel named (the limit, the cgroup, escaped).
@@ -898,6 +928,28 @@ Test(sink_json, kernel_lock_names)
 	expect_s(lock, "caller", "cgroup_mkdir");
 	expect_absent(lock, "pid");
 	expect_s(json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0), "found_by", "lock_owner");
+	free_lines(&l);
+	free(text);
+}
+
+/* A chain hop's lock has its names too (no caller: that is the waiter's). */
+Test(sink_json, chain_hop_lock_names)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *lock;
+	char *text;
+
+	fx_stall_hop_lock(&st, &h, "g_queue+0x10\n", "/usr/lib/app");
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	cr_assert_eq(l.n, 1);
+	lock = field(json_array_get(field(l.v[0], "chain", JSON_ARRAY), 1), "lock", JSON_OBJECT);
+	expect_s(lock, "kind", "futex");
+	expect_s(lock, "name", "g_queue+0x10\n");
+	expect_s(lock, "module", "/usr/lib/app");
+	expect_absent(lock, "caller");
 	free_lines(&l);
 	free(text);
 }

@@ -449,6 +449,12 @@ Test(hostile, lock_name_and_file_escaped_in_every_sink, .timeout = 30)
 		st.mm.id = h.data + 4;
 		st.lock_name = name;
 		st.lock_module = h.lock.module;
+		/* and a chain across locks names the same lock in a hop */
+		st.n_chain = 2;
+		st.chain[1].has_lock = true;
+		st.chain[1].lock = st.mm;
+		st.chain[1].lock_name = name;
+		st.chain[1].lock_module = h.lock.module;
 		fx_out_open(&o);
 		out = run(hostile_sink(i, o.f), &o, 1);
 		assert_no_injection(hostile_sink_names[i], out);
@@ -465,6 +471,9 @@ Test(hostile, lock_name_and_file_escaped_in_every_sink, .timeout = 30)
 					 HOSTILE_DATA "+0x4");
 			cr_assert_str_eq(json_string_value(json_object_get(lock, "module")),
 					 h.lock.module);
+			lock = json_object_get(json_array_get(json_object_get(j, "chain"), 1), "lock");
+			cr_assert_str_eq(json_string_value(json_object_get(lock, "name")),
+					 HOSTILE_DATA "+0x4");
 			json_decref(j);
 		}
 		fx_out_free(&o);

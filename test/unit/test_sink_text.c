@@ -726,16 +726,23 @@ ParameterizedTest(struct handoff_case *c, sink_text, handoff_line)
 	free(text);
 }
 
+/* A pending report at +4.234s of a wait open 3 s, its second. */
+static char *text_pending(struct ls_stall *st, struct ls_holder *h, bool began_before)
+{
+	fx_stall_pending(st, h);
+	st->end_ns = FX_T0 + FX_MS(4234);
+	st->wait_ns = st->lock_wait_ns = FX_MS(3000);
+	st->began_before = began_before;
+	return text_of_stall(st, &default_opts);
+}
+
 Test(sink_text, pending)
 {
 	struct ls_holder h;
 	struct ls_stall st;
 	char *text;
 
-	fx_stall_pending(&st, &h);
-	st.end_ns = FX_T0 + FX_MS(4234);
-	st.wait_ns = st.lock_wait_ns = FX_MS(3000);
-	text = text_of_stall(&st, &default_opts);
+	text = text_pending(&st, &h, false);
 	assert_line(text, "+1.234s PENDING  3s so far  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
 	assert_line(text, "  pending  report 2 at +4.234s, first at +2.234s");
 	assert_line(text, "           now      preempted since +1.000s (3.23s)");
@@ -757,6 +764,32 @@ Test(sink_text, pending)
 	st.pending_reports = 3;
 	text = text_of_stall(&st, &default_opts);
 	assert_line(text, "  pending  reported 3 times while it lasted, first at +2.234s");
+	free(text);
+}
+
+/* A wait that began before tracing: at least its length, and why, in both headlines. */
+Test(sink_text, began_before_tracing)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	text = text_pending(&st, &h, true);
+	assert_line(text, "+1.234s PENDING  >= 3s so far (began before tracing)  mmap_lock write  of victim[1234]  verdict so far: PRIORITY INVERSION");
+	assert_terminal_safe(text);
+	free(text);
+
+	st.pending = false;
+	st.seq = 4;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert(strstr(text, "+1.234s STALL #4  >= 3s (began before tracing)  mmap_lock write"),
+		  "%s", text);
+	free(text);
+
+	st.began_before = false;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_null(strstr(text, "before tracing"), "%s", text);
+	cr_assert_null(strstr(text, ">="), "%s", text);
 	free(text);
 }
 
@@ -818,6 +851,31 @@ Test(sink_text, kernel_lock_names)
 	text = text_of_stall(&st, &default_opts);
 	assert_terminal_safe(text);
 	cr_assert_not_null(strstr(text, "mutex evil\\x0a\\x1b[2J  verdict"), "%s", text);
+	free(text);
+}
+
+/*
+ * A chain across locks names each lock as the stall's own lock is named:
+ * a futex by its variable and file, a kernel lock by its symbol; escaped.
+ */
+Test(sink_text, chain_hops_name_their_locks)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_hop_lock(&st, &h, "g_queue\x1b[2J", "/usr/lib/app");
+	st.n_chain = 3;
+	st.chain[2].task = st.waiter;
+	st.chain[2].role = LS_ROLE_HOLDER;
+	st.chain[2].has_lock = true;
+	st.chain[2].lock.kind = LS_LOCK_MUTEX;
+	st.chain[2].lock.id = 0xffffffff83a0c2e0ULL;
+	st.chain[2].lock_name = "cgroup_mutex";
+	text = text_of_stall(&st, &default_opts);
+	assert_terminal_safe(text);
+	cr_assert_not_null(strstr(text, "(holder, of futex g_queue\\x1b[2J [app] of "), "%s", text);
+	cr_assert_not_null(strstr(text, "(holder, of mutex cgroup_mutex)"), "%s", text);
 	free(text);
 }
 

@@ -145,6 +145,38 @@ Test(top_screen, lock_kind_shown)
 	fx_screen__fini(&s);
 }
 
+/*
+ * A wait in a deadlock says so, even when a task of the cycle ran on its
+ * holder's CPU for a moment: the cycle is why, not what ran meanwhile.
+ */
+Test(top_screen, deadlock_is_the_why)
+{
+	struct top_query q = { .now_ns = NOW, .interval_ns = NSEC_PER_SEC };
+	struct fx_screen s = { 0 };
+	struct ls_holder h;
+	struct ls_stall st;
+	size_t n;
+	int pend;
+
+	s.m = top_model__new(0);
+	cr_assert_not_null(s.m);
+	fx_holder_reader(&h);
+	cr_assert_gt(h.n_preempted_by, 0);
+	fx_stall(&st, &h, 1);
+	st.mm.kind = LS_LOCK_FUTEX;
+	st.verdict = LS_VERDICT_DEADLOCK;
+	st.start_ns = NOW - 8 * NSEC_PER_SEC;
+	st.end_ns = NOW;
+	top_model__pending(s.m, &st);
+	cr_assert_eq(top_model__query(s.m, &q, &s.v), 0);
+	n = fx_render(&s, 120, 30, false);
+	pend = line_of(&s, n, "victim[1234/1240]");
+	cr_assert_geq(pend, 0);
+	cr_assert(strstr(s.lines[pend].text, "deadlock"), "%s", s.lines[pend].text);
+	cr_assert_null(strstr(s.lines[pend].text, "by "), "%s", s.lines[pend].text);
+	fx_screen__fini(&s);
+}
+
 /* A comm with ESC, newline and a non-ASCII byte is shown escaped, never raw. */
 Test(top_screen, hostile_comm_escaped)
 {

@@ -12,6 +12,12 @@
  * it holds the lock and, being SCHED_IDLE, gets its CPU back only after a
  * long while: the victim waits for all of it.  A workload says how its
  * lock is taken (struct wl_lock_ops) and what its ground truth adds.
+ *
+ * hold_all: the holder takes the lock once, before the victim asks, and
+ * keeps it for the whole run (-d), burning CPU when it gets any; the
+ * victim's one take lasts as long.  Once the victim sleeps in that wait, a
+ * first line says so ("victim_waits"), for a test that starts lockstall
+ * only then.
  */
 #ifndef LOCKSTALL_LOCK_INVERSION_H
 #define LOCKSTALL_LOCK_INVERSION_H
@@ -35,6 +41,8 @@ struct wl_inversion {
 	const struct wl_lock_ops *ops;
 	void *lock;
 	struct wl_gate go_holder, go_victim;	/* a gate lets one thread through */
+	bool hold_all;
+	struct wl_gate held;	/* hold_all: the holder has the lock */
 	volatile int stop;
 	pid_t victim_tid, holder_tid;
 	const char *victim_policy;
@@ -51,6 +59,15 @@ static inline void *wl_inversion__holder(void *arg)
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &x->holder_tid);
 	wl_gate__wait(&x->go_holder);
+	if (x->hold_all) {
+		x->ops->hold(x->lock);
+		wl_gate__open(&x->held);
+		while (!x->stop)
+			;
+		x->holds++;
+		x->ops->unhold(x->lock);
+		return NULL;
+	}
 	while (!x->stop) {
 		x->ops->hold(x->lock);
 		t0 = wl_thread_cpu_ns();
@@ -70,6 +87,8 @@ static inline void *wl_inversion__victim(void *arg)
 
 	x->victim_policy = wl_thread_begin("wl-victim", WL_CPU_LOW, WL_CLASS_HIGH, &x->victim_tid);
 	wl_gate__wait(&x->go_victim);
+	if (x->hold_all)
+		wl_gate__wait(&x->held);
 	x->start_ns = wl_now_ns();
 	do {
 		t0 = wl_now_ns();
@@ -84,8 +103,29 @@ static inline void *wl_inversion__victim(void *arg)
 	return NULL;
 }
 
-/* Start the holder, the victim and the hog; return once the victim is done. */
-static inline void wl_inversion__run(struct wl_inversion *x)
+#define WL_NR_FUTEX 202	/* x86_64 */
+
+/* hold_all: the victim waits (said on stdout); the run's length on; then all let go. */
+static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word)
+{
+	while (!__atomic_load_n(&x->victim_tid, __ATOMIC_ACQUIRE))
+		wl_pause(1000);
+	wl_await_syscall(x->victim_tid, WL_NR_FUTEX, word);
+	printf("{\"victim_waits\":true,\"pid\":%d,\"victim_tid\":%d,\"holder_tid\":%d,"
+	       "\"hog_tid\":%d,\"lock\":\"0x%llx\",\"wait_ns\":%llu}\n",
+	       (int)getpid(), (int)x->victim_tid, (int)x->holder_tid, (int)x->hog.c.tid,
+	       (unsigned long long)word, (unsigned long long)wl_now_ns());
+	wl_pause((unsigned int)(x->opts->duration_s * 1e6));
+	x->stop = 1;
+	/* The hog first: the SCHED_IDLE holder needs the CPU to let go. */
+	wl_child__stop(&x->hog.c);
+}
+
+/*
+ * Start the holder, the victim and the hog; return once the victim is
+ * done.  word: the address the victim's futex wait is on (hold_all).
+ */
+static inline void wl_inversion__run(struct wl_inversion *x, uintptr_t word)
 {
 	pthread_t victim, holder;
 	int err;
@@ -93,6 +133,7 @@ static inline void wl_inversion__run(struct wl_inversion *x)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	wl_gate__init(&x->go_holder);
 	wl_gate__init(&x->go_victim);
+	wl_gate__init(&x->held);
 	err = pthread_create(&holder, NULL, wl_inversion__holder, x);
 	if (!err)
 		err = pthread_create(&victim, NULL, wl_inversion__victim, x);
@@ -102,10 +143,14 @@ static inline void wl_inversion__run(struct wl_inversion *x)
 	wl_hog__go(&x->hog);
 	wl_gate__open(&x->go_holder);
 	wl_gate__open(&x->go_victim);
+	if (x->hold_all)
+		wl_inversion__hold_all(x, word);
 	pthread_join(victim, NULL);
-	x->stop = 1;
-	/* The hog first: the SCHED_IDLE holder needs the CPU to finish. */
-	wl_child__stop(&x->hog.c);
+	if (!x->hold_all) {
+		x->stop = 1;
+		/* The hog first: the SCHED_IDLE holder needs the CPU to finish. */
+		wl_child__stop(&x->hog.c);
+	}
 	pthread_join(holder, NULL);
 }
 

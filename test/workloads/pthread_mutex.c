@@ -14,6 +14,10 @@
  * g_wl_mutex (in .bss); --in-struct: the lock member of the global
  * g_wl_queue (in .data), named "g_wl_queue+0xOFF".
  *
+ * --hold-all: the holder keeps the mutex for the whole run (-d) and the
+ * victim waits once, all along (lock_inversion.h): a first line says when
+ * it waits ("victim_waits"), for a test that starts lockstall only then.
+ *
  * Ground truth: one JSON line on stdout (workload.h), with the mutex's
  * address and name ("mutex_name", null on the stack) and the victim's
  * slowest pthread_mutex_lock().
@@ -50,9 +54,11 @@ int main(int argc, char **argv)
 	bool pi = wl_take_flag(&argc, argv, "--pi");
 	bool global = wl_take_flag(&argc, argv, "--global");
 	bool in_struct = wl_take_flag(&argc, argv, "--in-struct");
+	bool hold_all = wl_take_flag(&argc, argv, "--hold-all");
 	pthread_mutex_t on_stack;
 	pthread_mutex_t *mutex = global ? &g_wl_mutex : in_struct ? &g_wl_queue.lock : &on_stack;
-	struct wl_inversion x = { .opts = &opts, .ops = &mutex_ops, .lock = mutex };
+	struct wl_inversion x = { .opts = &opts, .ops = &mutex_ops, .lock = mutex,
+				  .hold_all = hold_all };
 	pthread_mutexattr_t attr;
 	char head[192], name[64] = "null";
 
@@ -61,7 +67,7 @@ int main(int argc, char **argv)
 	if (pi && pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT))
 		wl_die("PTHREAD_PRIO_INHERIT not supported");
 	pthread_mutex_init(mutex, &attr);
-	wl_inversion__run(&x);
+	wl_inversion__run(&x, (uintptr_t)mutex);
 	/* the name a symbolizer should give it: null where it has none */
 	if (global)
 		snprintf(name, sizeof(name), "\"g_wl_mutex\"");

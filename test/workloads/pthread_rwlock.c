@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	wl_parse_opts(argc, argv, &opts);
 	pthread_rwlock_init(&l.rwlock, NULL);
 	x.ops = &modes[mode];
-	wl_inversion__run(&x);
+	wl_inversion__run(&x, 0);	/* never hold_all */
 	snprintf(head, sizeof(head),
 		 "\"workload\":\"pthread_rwlock\",\"mode\":\"%s\",\"rwlock\":\"0x%llx\"",
 		 mode_names[mode], (unsigned long long)(uintptr_t)&l.rwlock);

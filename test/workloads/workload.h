@@ -524,6 +524,35 @@ static inline void wl_pause(unsigned int us)
 		nanosleep(&ts, NULL);
 }
 
+/*
+ * Wait until thread tid of this process is asleep in system call nr with
+ * first argument arg0, as its /proc/self/task/TID/syscall says ("202
+ * 0xADDR ..." in a futex wait on ADDR): a ground truth that a wait has
+ * begun, for a test that starts lockstall after it.
+ */
+static inline void wl_await_syscall(pid_t tid, long nr, uintptr_t arg0)
+{
+	char path[64], buf[128], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	for (;;) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			wl_die("open %s: %s", path, strerror(errno));
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n < 0)
+			wl_die("read %s: %s", path, strerror(errno));
+		buf[n] = '\0';
+		if (buf[0] != '-' && strtol(buf, &end, 10) == nr &&
+		    strtoull(end, NULL, 16) == arg0)
+			return;
+		wl_pause(1000);
+	}
+}
+
 /* A value in microseconds, as ns; -1 (no limit) or a file that cannot be read: -1. */
 static inline int64_t wl_file_us(const char *path)
 {

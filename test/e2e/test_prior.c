@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Waits that began before lockstall did: the workload is started first and
+ * lockstall only once the workload says its threads sleep in their futex
+ * waits (its own ground truth, from /proc/self/task/TID/syscall), as the
+ * on-call engineer starts it on a process that already hangs.  The scan at
+ * start-up must find those waits and report them as lasting at least
+ * since then (began_before_tracing).  Needs root, BPF and a kernel that
+ * traces futexes (6.2+).
+ */
+#include <string.h>
+#include <criterion/criterion.h>
+#include "lib/e2e_watch.h"
+
+static struct e2e_watch w = E2E_WATCH_INIT;
+
+static void teardown(void)
+{
+	e2e_watch__release(&w);
+}
+
+/* The lines of arr (stalls or pending reports) whose waiter is tid and verdict is verdict. */
+static size_t lines_of(const json_t *arr, json_int_t tid, const char *verdict,
+		       const json_t **last)
+{
+	const json_t *st;
+	size_t i, n = 0;
+
+	json_array_foreach(arr, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid ||
+		    (verdict && strcmp(e2e_str(st, "verdict"), verdict)))
+			continue;
+		*last = st;
+		n++;
+	}
+	return n;
+}
+
+static void expect_before_tracing(const json_t *st, json_int_t wait_ns)
+{
+	cr_assert(json_is_true(json_object_get(st, "began_before_tracing")),
+		  "no began_before_tracing in the report of a wait that began before lockstall");
+	/* its start is when lockstall found it: after the workload saw it waiting */
+	cr_assert_geq(e2e_int(st, "start_ns"), wait_ns);
+	cr_assert_eq(e2e_int(st, "wait_ns"), e2e_int(st, "end_ns") - e2e_int(st, "start_ns"));
+}
+
+/* The AB/BA deadlock complete before lockstall starts: found, and told as DEADLOCK. */
+Test(prior, ab_ba_deadlock_before_tracing, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "-d", "600", NULL };
+	const json_t *found = NULL, *chain;
+	json_int_t a, b, waiter, other;
+	size_t n = 0;
+
+	e2e_watch__run_after(&w, "ab_ba", args, "\"both_wait\":true",
+			     "\"verdict\":\"deadlock\"", NULL);
+	a = e2e_int(w.truth, "tid_a");
+	b = e2e_int(w.truth, "tid_b");
+	n = lines_of(w.stalls, a, "deadlock", &found) + lines_of(w.stalls, b, "deadlock", &found);
+	cr_assert_eq(n, 1, "%zu deadlock stalls, want 1", n);
+	expect_before_tracing(found, e2e_int(w.truth, "wait_ns"));
+	cr_assert_not(json_is_true(json_object_get(found, "acquired")));
+	waiter = e2e_int(e2e_object(found, "waiter"), "tid");
+	other = waiter == a ? b : a;
+	chain = e2e_array(found, "chain");
+	cr_assert_eq(json_array_size(chain), 3);
+	cr_assert_eq(e2e_int(json_array_get(chain, 1), "tid"), other);
+	cr_assert_eq(e2e_int(json_array_get(chain, 2), "tid"), waiter);
+	/* each holds the mutex the one before it waits on, as the workload says */
+	cr_assert_str_eq(e2e_str(e2e_object(found, "lock_id"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_a" : "mutex_b"));
+	cr_assert_str_eq(e2e_str(e2e_object(json_array_get(chain, 2), "lock"), "addr"),
+			 e2e_str(w.truth, waiter == b ? "mutex_b" : "mutex_a"));
+}
+
+/*
+ * A priority inversion whose victim waits already: the SCHED_IDLE holder
+ * keeps the mutex, starved by the hog, while the real-time victim waits
+ * all along.  Reported pending, at least since lockstall found it, with
+ * the holder the workload names, preempted, and the verdict it earns.
+ */
+Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "--hold-all", "-d", "600", NULL };
+	const json_t *rep = NULL, *holder;
+	json_int_t victim;
+	size_t n;
+
+	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
+			     "\"began_before_tracing\":true", NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	n = lines_of(w.pending, victim, NULL, &rep);
+	cr_assert_geq(n, 1, "no pending report of the victim %lld", victim);
+	expect_before_tracing(rep, e2e_int(w.truth, "wait_ns"));
+	cr_assert_str_eq(e2e_str(rep, "lock"), "futex");
+	cr_assert_str_eq(e2e_str(e2e_object(rep, "lock_id"), "addr"), e2e_str(w.truth, "lock"));
+	holder = e2e_holder_with_tid(rep, e2e_int(w.truth, "holder_tid"));
+	cr_assert_not_null(holder, "the holder %lld is not among the report's holders",
+			   e2e_int(w.truth, "holder_tid"));
+	cr_assert_str_eq(e2e_str(holder, "found_by"), "pthread_owner");
+	cr_assert_str_eq(e2e_str(rep, "verdict"), "priority_inversion");
+}
