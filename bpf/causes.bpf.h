@@ -302,12 +302,13 @@ static __always_inline bool ls_rt_throttled(struct task_struct___causes *t)
 #define LS_MAX_RT_PRIO 100
 
 /*
- * Why the holder p, runnable and off CPU from now on, cannot run:
- * LS_CAUSE_F_* for the SWITCH or WAKEUP about to be sent (after the
- * THROTTLE record that names the cgroup).  A few loads; called only for
- * holders that went off CPU runnable or were woken.
+ * Why the holder p, runnable and off CPU from now on, cannot run as its
+ * scheduling class says: LS_CAUSE_F_* for the SWITCH or WAKEUP about to be
+ * sent (after the THROTTLE record that names the cgroup).  A few loads;
+ * called only for holders that went off CPU runnable or were woken, through
+ * ls_cause_of() (cpu_time.bpf.h).
  */
-static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+static __always_inline __u8 ls_sched_cause_of(struct task_struct *p, __u64 now)
 {
 	int prio = BPF_CORE_READ(p, prio);
 

@@ -11,6 +11,10 @@
 #ifndef LOCKSTALL_EMIT_BPF_H
 #define LOCKSTALL_EMIT_BPF_H
 
+/* One load or store the compiler keeps as written (shared words, values read back). */
+#define LS_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define ls_barrier() asm volatile("" ::: "memory")
+
 /* One record lost; give back the count a failed record had taken (ls_hdr_fill). */
 static __always_inline void ls_drops_count(__u64 taken)
 {

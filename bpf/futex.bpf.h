@@ -42,12 +42,14 @@
 #define LS_GLIBC_RWLOCK_WAIT	3	/* 1 | PTHREAD_RWLOCK_FUTEX_USED: a writer holds it */
 
 #define LS_NR_FUTEX		202	/* x86_64 */
+#define LS_NR_FUTEX_WAITV	449	/* x86_64, 5.16+ */
 
-/* A futex call's arguments, from its registers (x86_64 syscall ABI). */
+/* A futex call's arguments, from its registers (x86_64 syscall ABI), and the wait's mode. */
 struct ls_futex_args {
 	__u64 uaddr;
 	__u64 op;
 	__u64 val;
+	__u8 write;		/* 0: a reader of a glibc rwlock (ls_rwlock_owner()); else 1 */
 };
 
 #ifndef LS_TASK_STATE_HASH
@@ -154,7 +156,9 @@ static __always_inline __s32 ls_rwlock_writer(const __u32 *win, int at)
 /*
  * A FUTEX_WAIT with val 3 on a glibc rwlock that a writer holds: the
  * writer, and ctx->uaddr becomes the rwlock's address (a reader and a
- * writer wait on different words of it).  0: no such rwlock, no lock.
+ * writer wait on different words of it).  Which word it waits on says
+ * whose wait it is: __wrphase_futex a reader's (ctx->write 0),
+ * __writers_futex a writer's.  0: no such rwlock, no lock.
  * The two readings exclude each other: read at the wrong start, __pad3
  * or __pad4 is the non-zero __writers_futex or __cur_writer.
  */
@@ -170,6 +174,7 @@ static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *ho
 	writer = ls_rwlock_writer(win, 1);
 	if (writer) {
 		ctx->uaddr = win_addr + 4;	/* a reader: __wrphase_futex */
+		ctx->write = 0;
 	} else {
 		writer = ls_rwlock_writer(win, 0);
 		if (!writer)
@@ -344,7 +349,7 @@ static __always_inline void ls_futex_wait_set(struct ls_task_state *st,
 
 	w->mm = a->uaddr;
 	w->start_ns = now;
-	w->write = 1;
+	w->write = a->write;
 	w->flags = flags;
 	w->kind = kind;
 	w->owner_tid = owner;
@@ -361,10 +366,38 @@ static __always_inline void ls_futex_follow_owner(struct task_struct *t, struct 
 	}
 }
 
-static __always_inline int ls_futex_enter(struct pt_regs *regs)
+/*
+ * futex_waitv(2)'s first futex (struct futex_waitv: val, uaddr, flags):
+ * the wait is told as a FUTEX_WAIT on it.  All its waits are traced, events
+ * too (no val tells them apart there); an owner is named only where a
+ * lock convention applies (val 2 or 3, checked as for FUTEX_WAIT), else
+ * none.  LS_LOCK_MMAP: the vector is empty or cannot be read.
+ */
+static __always_inline __u8 ls_futex_waitv_lock(struct pt_regs *regs, struct ls_futex_args *a,
+						struct task_struct *t, __u32 *owner, __u8 *how)
+{
+	__u64 first[2];
+
+	*owner = 0;
+	*how = LS_OWNER_NONE;
+	if (!regs->si || bpf_probe_read_user(first, sizeof(first), (void *)regs->di))
+		return LS_LOCK_MMAP;
+	a->val = first[0];
+	a->uaddr = first[1];
+	a->op = LS_FUTEX_WAIT;
+	if (a->val == LS_GLIBC_LOCK_WAITERS || a->val == LS_GLIBC_RWLOCK_WAIT)
+		*owner = ls_futex_owner(a, LS_LOCK_FUTEX, how, NULL);
+	if (*owner == (__u32)t->pid)
+		*owner = 0;
+	if (!*owner)
+		*how = LS_OWNER_NONE;
+	return LS_LOCK_FUTEX;
+}
+
+static __always_inline int ls_futex_enter(struct pt_regs *regs, bool waitv)
 {
 	struct task_struct *cur = ls_current();
-	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx };
+	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx, .write = 1 };
 	struct ls_task_state *st;
 	__u8 kind, how;
 	__u32 owner;
@@ -372,7 +405,10 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs)
 
 	if (ls_is_self(cur))
 		return 0;
-	kind = ls_futex_lock(&a, cur, NULL, &owner, &how);
+	if (waitv)
+		kind = ls_futex_waitv_lock(regs, &a, cur, &owner, &how);
+	else
+		kind = ls_futex_lock(&a, cur, NULL, &owner, &how);
 	if (kind == LS_LOCK_MMAP)
 		return 0;
 	st = task_state__get(cur);
@@ -384,7 +420,8 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs)
 	return 0;
 }
 
-static __always_inline int ls_futex_exit(void *ctx, long ret)
+/* futex_waitv returns the index of the futex that woke it: any ret >= 0 is success. */
+static __always_inline int ls_futex_exit(void *ctx, long ret, bool waitv)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
@@ -392,24 +429,26 @@ static __always_inline int ls_futex_exit(void *ctx, long ret)
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) ||
 	    (st->wait.kind != LS_LOCK_FUTEX && st->wait.kind != LS_LOCK_PI_FUTEX))
 		return 0;
-	ls_owned_wait_end(ctx, st, cur, ret == 0);
+	ls_owned_wait_end(ctx, st, cur, waitv ? ret >= 0 : ret == 0);
 	return 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
 {
-	if (id != LS_NR_FUTEX)
+	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
 		return 0;
-	return ls_futex_enter(regs);
+	return ls_futex_enter(regs, id == LS_NR_FUTEX_WAITV);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 {
-	if (regs->orig_ax != LS_NR_FUTEX)
+	long id = regs->orig_ax;
+
+	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
 		return 0;
-	return ls_futex_exit(ctx, ret);
+	return ls_futex_exit(ctx, ret, id == LS_NR_FUTEX_WAITV);
 }
 
 /*
@@ -431,6 +470,7 @@ static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls
 	a->uaddr = regs->di;
 	a->op = regs->si;
 	a->val = regs->dx;
+	a->write = 1;
 	return true;
 }
 
@@ -446,7 +486,7 @@ static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_
 		.now = bpf_ktime_get_ns(),
 		.mm = st->wait.mm,
 		.start_ns = start,
-		.write = 1,
+		.write = st->wait.write,
 		.flags = LS_LOCK_F_BEGIN_SENT,
 	};
 	__u32 owner = st->wait.owner_tid;

@@ -7,10 +7,34 @@
 #ifndef LOCKSTALL_HIST_BPF_H
 #define LOCKSTALL_HIST_BPF_H
 
-/* ls_task_state.hist[]: which cached slot a histogram of kind and mode uses. */
+/*
+ * ls_task_state.hist[]: which cached slot a histogram of kind and mode
+ * uses.  The waits of futexes and kernel locks share one (a task mostly
+ * waits on one kind): another kind's key misses it and takes the hash.
+ */
+#define LS_HIST_CACHE_LOCK	4
+#define LS_HIST_CACHE_N		5
+
 static __always_inline __u32 ls_hist_cache_idx(__u8 kind, __u8 write)
 {
-	return kind == LS_HIST_WAIT ? (write & 1) : (kind + 1) & 3;
+	switch (kind) {
+	case LS_HIST_WAIT:
+		return write & 1;
+	case LS_HIST_HOLD:
+		return 2;
+	case LS_HIST_OFFCPU:
+		return 3;
+	}
+	return LS_HIST_CACHE_LOCK;
+}
+
+/* The key of t's process's histogram of kind and mode (any mode but for waits). */
+static __always_inline void ls_hist_key_fill(struct ls_hist_key *key, __u8 kind, __u8 write,
+					     struct task_struct *t)
+{
+	key->tgid = LS_TASK_READ(t, tgid);
+	key->kind = kind;
+	key->write = ls_hist_lock_kind(kind) < 0 ? LS_HIST_ANY_MODE : (write & 1);
 }
 
 /* The slot of key, made if it has none (NULL: no slot left, counted). */
@@ -49,29 +73,23 @@ miss:
 	return NULL;
 }
 
-/* The histogram a cached index (ls_hist_cache_idx()) stands for. */
-static __always_inline void ls_hist_key_of(struct ls_hist_key *key, __u32 ci, struct task_struct *t)
-{
-	key->tgid = LS_TASK_READ(t, tgid);
-	key->kind = ci < 2 ? LS_HIST_WAIT : ci == 2 ? LS_HIST_HOLD : LS_HIST_OFFCPU;
-	key->write = ci < 2 ? ci : LS_HIST_ANY_MODE;
-}
-
 /*
- * Add samples and their sum to t's process's histogram ci: one sample in
- * slot `slot`, or (counts set) counts[i] samples in slot i for i < n.
- * Samples the map had no room for are counted in hist_misses.
+ * Add samples and their sum to t's process's histogram of kind and mode:
+ * one sample in slot `slot`, or (counts set) counts[i] samples in slot i
+ * for i < n.  Samples the map had no room for are counted in hist_misses.
  */
-static __always_inline void ls_hist_put(struct ls_task_state *st, struct task_struct *t, __u32 ci,
-					const __u8 *counts, __u32 n, __u32 slot, __u64 sum_ns,
-					__u32 total)
+static __always_inline void ls_hist_put(struct ls_task_state *st, struct task_struct *t, __u8 kind,
+					__u8 write, const __u8 *counts, __u32 n, __u32 slot,
+					__u64 sum_ns, __u32 total)
 {
+	__u32 ci = ls_hist_cache_idx(kind, write), idx, i;
 	struct ls_hist_key key = {};
 	struct ls_hist_slot *s = NULL;
-	__u32 idx, i;
 
-	ls_hist_key_of(&key, ci, t);
-	ci &= 3;
+	ls_hist_key_fill(&key, kind, write, t);
+	barrier_var(ci);
+	if (ci >= LS_HIST_CACHE_N)
+		return;
 	idx = st->hist[ci];
 	/* A cached index is used only while its slot still holds this key. */
 	if (idx) {
@@ -115,8 +133,8 @@ static __always_inline void ls_hist_flush_wait(struct ls_task_state *st, struct 
 	mode &= 1;
 	if (!p->wait_n[mode])
 		return;
-	ls_hist_put(st, t, ls_hist_cache_idx(LS_HIST_WAIT, mode), &p->wait_n[mode], 1, 0,
-		    p->wait_sum_ns[mode], p->wait_n[mode]);
+	ls_hist_put(st, t, LS_HIST_WAIT, mode, &p->wait_n[mode], 1, 0, p->wait_sum_ns[mode],
+		    p->wait_n[mode]);
 	p->wait_n[mode] = 0;
 	p->wait_sum_ns[mode] = 0;
 }
@@ -128,8 +146,8 @@ static __always_inline void ls_hist_flush_hold(struct ls_task_state *st, struct 
 
 	if (!total)
 		return;
-	ls_hist_put(st, t, ls_hist_cache_idx(LS_HIST_HOLD, LS_HIST_ANY_MODE), p->hold_n,
-		    LS_PEND_HOLD_SLOTS, 0, p->hold_sum_ns, total);
+	ls_hist_put(st, t, LS_HIST_HOLD, LS_HIST_ANY_MODE, p->hold_n, LS_PEND_HOLD_SLOTS, 0,
+		    p->hold_sum_ns, total);
 	p->hold_n[0] = 0;
 	p->hold_n[1] = 0;
 	p->hold_n[2] = 0;
@@ -163,7 +181,8 @@ static __noinline void ls_hist_flush_all(struct ls_task_state *st, struct task_s
  * are counted in the task's state instead (pend, on a line every lock event
  * touches anyway) and go to the slot when a count reaches LS_PEND_MAX, when
  * the task leaves the CPU and at its exit.  Longer ones, and off-CPU times,
- * go at once.
+ * go at once, and so do all waits of futexes and kernel locks: they are
+ * contended ones only, each a syscall or a contention already.
  */
 static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_struct *t, __u8 kind,
 					__u8 write, __u64 ns)
@@ -185,7 +204,7 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 			ls_hist_flush_hold(st, t);
 		return;
 	}
-	ls_hist_put(st, t, ls_hist_cache_idx(kind, write), NULL, 0, slot, ns, 1);
+	ls_hist_put(st, t, kind, write, NULL, 0, slot, ns, 1);
 }
 
 #endif /* LOCKSTALL_HIST_BPF_H */

@@ -31,8 +31,8 @@
  * task_state.bpf.h (per-task state, and the hash object's variant),
  * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
  * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
- * calls), sched.bpf.h (the switch path), causes.bpf.h, reclaim.bpf.h and
- * io.bpf.h (why a holder could not run) and backend_rwsem.bpf.h (fentry and
+ * calls), sched.bpf.h (the switch path), causes.bpf.h, cpu_time.bpf.h,
+ * reclaim.bpf.h and io.bpf.h (why a holder could not run) and backend_rwsem.bpf.h (fentry and
  * kprobe programs).
  */
 #include "vmlinux_min.h"
@@ -176,6 +176,7 @@ struct {
 #include "hist.bpf.h"
 #include "mmap_lock.bpf.h"
 #include "causes.bpf.h"
+#include "cpu_time.bpf.h"
 #include "reclaim.bpf.h"
 #include "io.bpf.h"
 #include "sched.bpf.h"
@@ -401,18 +402,21 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 /*
  * An exec renames the process (p leads it by now, under its new name): its
  * histograms take the name too, so a shell's child that exec'd "ps" counts
- * as ps whether user space reads it live or after it exited.  Four lookups
- * per exec, nothing per lock event.
+ * as ps whether user space reads it live or after it exited.  A lookup per
+ * histogram kind and mode per exec, nothing per lock event.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ls_sched_process_exec, struct task_struct *p)
 {
 	struct ls_hist_key key = {};
 	struct ls_hist_slot *s;
-	__u32 ci, *idx;
+	__u32 i, *idx;
 
-	for (ci = 0; ci < 4; ci++) {
-		ls_hist_key_of(&key, ci, p);
+	/* Every kind twice (modes 0 and 1): those without modes say ANY both times. */
+	for (i = 0; i < 2 * LS_HIST_KIND_N; i++) {
+		ls_hist_key_fill(&key, i >> 1, i & 1, p);
+		if ((i & 1) && key.write == LS_HIST_ANY_MODE)
+			continue;
 		idx = bpf_map_lookup_elem(&hist_index, &key);
 		if (!idx)
 			continue;

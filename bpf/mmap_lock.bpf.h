@@ -182,9 +182,9 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	bool granted = success && (w->flags & LS_W_GRANTED);
 	bool trylock = !success && !(w->flags & LS_W_WENT_OFF);
 
-	/* The histograms are mmap_lock's. */
-	if (!trylock && !w->kind)
-		ls_hist_add(st, cur, LS_HIST_WAIT, w->write, waited);
+	/* Each lock kind's waits have their own histograms (mmap_lock: LS_HIST_WAIT). */
+	if (!trylock)
+		ls_hist_add(st, cur, ls_hist_wait_kind(w->kind), w->write, waited);
 	if ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,

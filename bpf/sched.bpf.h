@@ -11,7 +11,8 @@
  * its off-CPU spell starts, a wait's first one sends WAIT_BEGIN, and a
  * holder (or a granted waiter) still runnable raises this CPU's watch, and
  * *cause says why it cannot run (causes.bpf.h); a holder that sleeps on
- * I/O gets LS_CAUSE_F_IO (io.bpf.h).  Returns its flags after.
+ * I/O gets LS_CAUSE_F_IO (io.bpf.h), one whose CPU was stolen while it ran
+ * LS_CAUSE_F_STEAL (cpu_time.bpf.h).  Returns its flags after.
  */
 static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
 					  __u32 cpu, bool runnable, unsigned int prev_state,
@@ -30,14 +31,18 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 		w->flags &= ~LS_W_GRANTED;
 	}
 	f = ls_state_flags(ps);
+	if (f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER))
+		*cause = ls_steal_out(ps, prev, now);
+	else
+		ps->steal_in_ns = 0;
 	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER))) {
 		ls_watch_raise(ps, cpu);
-		*cause = ls_cause_of(prev, now);
+		*cause |= ls_cause_of(prev, now);
 	} else {
 		ls_watch_lower(ps);
 		if (!runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER)) &&
 		    ls_in_io_wait(prev, prev_state))
-			*cause = LS_CAUSE_F_IO;
+			*cause |= LS_CAUSE_F_IO;
 	}
 	return f;
 }
@@ -74,6 +79,8 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 	ns->offcpu_start_ns = 0;
 	ls_watch_lower(ns);
 	ls_throttle_close(next, now);
+	ls_pinned_close(next, now);
+	ls_steal_in(ns, next, now);
 	return now;
 }
 
@@ -98,6 +105,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 cause = 0;
 	__u64 now = 0;
 
+	ls_idle_switch(prev, next, cpu);
 	if (ps && ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
 	if (ps && !runnable)
@@ -126,9 +134,13 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	r->prev_flags = pf_after;
 	r->next_flags = nf;
 	r->prev_cause = cause;
+	/* Read back: branches on cause itself would make the verifier tell each value apart. */
+	cause = LS_ONCE(r->prev_cause);
 	ls_emit_submit(r);
-	if (cause & LS_CAUSE_F_IO)
+	if (ps && (cause & LS_CAUSE_F_IO))
 		ls_emit_io_dev(prev, ps, now);
+	if (ps && (cause & LS_CAUSE_F_STEAL))
+		ls_emit_steal(ps, prev, now);
 	if (pf)
 		ps->seen = 1;
 	if (nf)

@@ -94,7 +94,7 @@ struct ls_task_state {
 	__u8 seen;		/* appeared with lock state in a record: EXIT owed */
 	__u8 off_kstack_valid;	/* off_kstack is from this hold's first long off-CPU spell */
 	/* Less often: */
-	__u32 hist[4];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
+	__u32 hist[5];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	struct ls_grant_state grant;
 	/* The last user page fault, once the task left the CPU it was taken on. */
@@ -106,6 +106,11 @@ struct ls_task_state {
 	/* The device it last did I/O to since its last other sleep (io.bpf.h); 0: none. */
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];	/* ... its disk's name */
+	/* Its CPU's steal clock at its switch-in (cpu_time.bpf.h); steal_in_ns 0: none. */
+	__u64 steal_in_ns;
+	__u64 steal_in;
+	__u64 steal_ns;		/* ... stolen up to its switch-out, for the STEAL record */
+	__u64 steal_on_ns;	/* ... the stretch on CPU it was stolen in */
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.

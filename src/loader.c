@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -326,6 +327,10 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	l->features |= LS_FEAT_CAUSE_IO;
 	l->has_bio_tp = loader_btf_tp_nargs(btf, "block_bio_queue") > 0;
 	l->has_iomap_tp = loader_btf_tp_nargs(btf, "iomap_iter_dstmap") > 0;
+	/* Steal: the run queue's counter (CONFIG_PARAVIRT_TIME_ACCOUNTING), found through cfs_rq.rq. */
+	if (loader_btf_struct_has(btf, "rq", "prev_steal_time") &&
+	    loader_btf_struct_has(btf, "cfs_rq", "rq"))
+		l->features |= LS_FEAT_CAUSE_STEAL;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
 	btf__free(btf);
 	return err;
@@ -523,8 +528,10 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	bpf_program__set_autoload(s->progs.ls_sys_exit, !futex);
 	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
-	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_KLOCK);
-	l->features |= (futex ? 0 : LS_FEAT_FUTEX) | (klock ? 0 : LS_FEAT_KLOCK);
+	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_KLOCK);
+	/* futex_waitv (5.16) is older than bpf_task_from_pid() (6.2), which futexes need */
+	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV) |
+		       (klock ? 0 : LS_FEAT_KLOCK);
 }
 
 /*
@@ -819,6 +826,10 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 			l->ncpus);
 		return -E2BIG;
 	}
+	/* rodata, like the options: a holder allowed fewer CPUs than these is pinned. */
+	l->skel->rodata->cfg.nr_cpus = l->ncpus > 1 ? l->ncpus : 0;
+	if (l->ncpus > 1)
+		l->features |= LS_FEAT_CAUSE_RUNNABLE;
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
@@ -1304,20 +1315,21 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
 	return rc;
 }
 
-int loader__prior_waits(struct loader *l)
-{
+/* The scan's iterator, read by a thread of its own; it owns what it is given. */
+struct prior_scan {
 	struct bpf_link *link;
+	int fd;
+	bool verbose;
+};
+
+static void *loader_prior_read(void *arg)
+{
+	struct prior_scan *ps = arg;
 	__u32 tids[256];
-	int fd, err = 0, found = 0;
+	int err = 0, found = 0;
 	ssize_t n;
 
-	if (!(l->features & LS_FEAT_PRIOR_WAITS))
-		return 0;
-	link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
-	fd = link ? bpf_iter_create(bpf_link__fd(link)) : -1;
-	if (fd < 0)
-		err = -errno;
-	while (fd >= 0 && (n = read(fd, tids, sizeof(tids))) != 0) {
+	while ((n = read(ps->fd, tids, sizeof(tids))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1326,15 +1338,54 @@ int loader__prior_waits(struct loader *l)
 		}
 		found += (int)(n / sizeof(tids[0]));
 	}
-	if (fd >= 0)
-		close(fd);
-	bpf_link__destroy(link);
+	close(ps->fd);
+	bpf_link__destroy(ps->link);
 	if (err)
 		fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
 			strerror(-err));
-	else if (l->verbose)
+	else if (ps->verbose)
 		fprintf(stderr, "lockstall: %d futex waits began before tracing\n", found);
-	return err ? err : found;
+	free(ps);
+	return NULL;
+}
+
+int loader__prior_waits(struct loader *l)
+{
+	struct prior_scan *ps;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+		return 0;
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	ps->verbose = l->verbose;
+	ps->link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
+	ps->fd = ps->link ? bpf_iter_create(bpf_link__fd(ps->link)) : -1;
+	err = ps->fd < 0 ? -errno : 0;
+	/*
+	 * A read of a waiter's memory takes its process's mmap_lock (the
+	 * scan skips a busy one, but a writer may come between): a thread
+	 * of its own waits for it, never the loop that drains the ring.
+	 */
+	if (!err)
+		err = -pthread_attr_init(&attr);
+	if (!err) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		err = -pthread_create(&t, &attr, loader_prior_read, ps);
+		pthread_attr_destroy(&attr);
+	}
+	if (!err)
+		return 0;
+	if (ps->fd >= 0)
+		close(ps->fd);
+	bpf_link__destroy(ps->link);
+	free(ps);
+	fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
+		strerror(-err));
+	return err;
 }
 
 void loader__free(struct loader *l)

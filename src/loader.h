@@ -130,9 +130,10 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
  * Once, right after loader__open: find the tasks asleep in a futex wait
  * that began before tracing and give each the state and records of a wait
  * seen live (LS_LOCK_F_PRIOR: its start is the scan's time).  The records
- * come through the ring buffer.  Returns the waits found, or a negative
- * errno (said on stderr; tracing goes on without them).  0 where
- * LS_FEAT_PRIOR_WAITS is not in loader__features().
+ * come through the ring buffer, from a thread that reads the scan and
+ * ends by itself (-v: it says how many it found).  Returns 0, or a
+ * negative errno when the scan could not start (said on stderr; tracing
+ * goes on without those waits).
  */
 int loader__prior_waits(struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *out);

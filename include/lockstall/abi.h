@@ -44,8 +44,18 @@
  * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
  * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
  * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
+ * 4 (runnable, steal): LS_CAUSE_F_PINNED and LS_CAUSE_F_STEAL in
+ * prev_cause/wakee_cause, LS_REC_RUNNABLE and LS_REC_STEAL,
+ * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
  * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
  * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
+ * 4 (futex_waitv): LS_FEAT_FUTEX_WAITV; its waits are LS_LOCK_FUTEX
+ * records on the vector's first futex: no new record type or layout.
+ * 4 (rwlock readers): ls_rec_lock.write 0 for a futex wait of a glibc
+ * rwlock's reader (it was always 1 for futexes); no layout changed.
+ * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
+ * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
+ * mmap_lock's); ls_hist_key's layout is unchanged.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -83,6 +93,8 @@ enum ls_rec_type {
 	LS_REC_LOST = 18,	/* struct ls_rec_lost: drops not reported in band */
 	LS_REC_TICK = 19,	/* struct ls_rec_tick: time passed; waits still open are judged */
 	LS_REC_IO_DEV = 24,	/* struct ls_rec_io_dev: the device a holder's I/O wait is on */
+	LS_REC_RUNNABLE = 26,	/* struct ls_rec_runnable: a pinned holder waited, CPUs idled */
+	LS_REC_STEAL = 27,	/* struct ls_rec_steal: a holder's CPU was stolen while it ran */
 	LS_REC_TYPE_MAX,
 };
 
@@ -249,6 +261,17 @@ enum ls_owner_how {
  * task->in_iowait): a blocked holder; an LS_REC_IO_DEV may follow.
  */
 #define LS_CAUSE_F_IO		0x02
+/*
+ * A runnable holder that may not run on every CPU (its affinity or cpuset:
+ * nr_cpus_allowed below the CPUs there are): an LS_REC_RUNNABLE comes at its
+ * switch-in with the idle time of the CPUs it could not use.
+ */
+#define LS_CAUSE_F_PINNED	0x08
+/*
+ * In prev_cause: the holder's CPU had hypervisor steal time while it ran,
+ * from its switch-in to this switch-out: an LS_REC_STEAL follows.
+ */
+#define LS_CAUSE_F_STEAL	0x10
 
 /*
  * A context switch on hdr.cpu.  Sent when prev or next is waiting or
@@ -450,15 +473,79 @@ struct ls_rec_io_dev {
 	char disk[LS_DISK_NAME_LEN];	/* NUL-terminated unless 32 bytes long; any bytes */
 };
 
+/*
+ * A holder whose runnable spell said LS_CAUSE_F_PINNED switches in: the
+ * CPUs it may run on, and how long the CPUs it may not run on idled in the
+ * spell, from each CPU's idle time as the kernel side keeps it (the idle
+ * task's switches).  Sent just before the SWITCH that ends the spell (same
+ * hdr.ts).  Masks cover CPUs 0-63: CPUs beyond are not looked at.
+ */
+#define LS_PINNED_CPUS	64
+
+struct ls_rec_runnable {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 start_ns;		/* the spell began (its switch-out or wakeup) */
+	__u64 allowed;		/* bit n: it may run on CPU n (task->cpus_ptr) */
+	__u64 idle_cpus;	/* CPUs outside allowed that idled in the spell */
+	__u64 idle_ns;		/* the most one of them idled in the spell */
+	__u32 nr_cpus_allowed;	/* task->nr_cpus_allowed */
+	__u32 nr_cpus;		/* the CPUs there are (possible) */
+};
+
+/*
+ * A holder switches out after a stretch on CPU (from its switch-in, on_ns
+ * long) in which its CPU had hypervisor steal time (the run queue's
+ * prev_steal_time, CONFIG_PARAVIRT_TIME_ACCOUNTING): it "ran" but its vCPU
+ * did not.  Sent just after the SWITCH that says LS_CAUSE_F_STEAL (same
+ * hdr.ts).
+ */
+struct ls_rec_steal {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+	__u64 on_ns;		/* the stretch on CPU: [hdr.ts - on_ns, hdr.ts) */
+	__u64 steal_ns;		/* stolen in it */
+};
+
 /* Log2 histograms of microseconds: slot i counts values in [2^(i-1), 2^i) us, slot 0 < 1 us. */
 #define LS_HIST_SLOTS 32
 
 enum ls_hist_kind {
-	LS_HIST_WAIT = 0,	/* wait time per waiter process and lock mode */
-	LS_HIST_HOLD = 1,	/* hold time per holder process */
-	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding time per holder process */
+	LS_HIST_WAIT = 0,	/* mmap_lock wait time per waiter process and lock mode */
+	LS_HIST_HOLD = 1,	/* mmap_lock hold time per holder process */
+	LS_HIST_OFFCPU = 2,	/* off-CPU-while-holding mmap_lock time per holder process */
+	/*
+	 * The waits of the other lock kinds, per waiter process and mode, one
+	 * kind each, in enum ls_lock_kind's order (ls_hist_wait_kind()).  Only
+	 * contended waits reach them: a futex syscall, a kernel lock's
+	 * contention; LS_HIST_WAIT counts every mmap_lock operation.
+	 */
+	LS_HIST_WAIT_FUTEX = 3,
+	LS_HIST_WAIT_PI_FUTEX = 4,
+	LS_HIST_WAIT_MUTEX = 5,
+	LS_HIST_WAIT_RWSEM = 6,
+	LS_HIST_WAIT_RT_MUTEX = 7,
+	LS_HIST_WAIT_PERCPU_RWSEM = 8,
 	LS_HIST_KIND_N,
 };
+
+/* The wait histogram kind of a lock kind (enum ls_lock_kind). */
+static inline __u8 ls_hist_wait_kind(__u8 lock_kind)
+{
+	return lock_kind ? LS_HIST_WAIT_FUTEX - LS_LOCK_FUTEX + lock_kind : LS_HIST_WAIT;
+}
+
+/* The lock kind a histogram kind counts the waits of; -1: not a wait histogram. */
+static inline int ls_hist_lock_kind(unsigned int hist_kind)
+{
+	if (hist_kind == LS_HIST_WAIT)
+		return LS_LOCK_MMAP;
+	if (hist_kind >= LS_HIST_WAIT_FUTEX && hist_kind < LS_HIST_KIND_N)
+		return (int)(hist_kind - LS_HIST_WAIT_FUTEX + LS_LOCK_FUTEX);
+	return -1;
+}
 
 #define LS_HIST_ANY_MODE 0xff	/* ls_hist_key.write for HOLD and OFFCPU */
 
@@ -520,15 +607,18 @@ enum ls_mark_kind {
 #define LS_FEAT_TASK_STATE_HASH	0x10	/* per-task state in a hash map (no task storage: 5.10) */
 #define LS_FEAT_FUTEX		0x20	/* futex waits are traced (bpf/futex.bpf.h) */
 #define LS_FEAT_KLOCK		0x40	/* kernel sleeping locks are traced (bpf/klock.bpf.h) */
+#define LS_FEAT_FUTEX_WAITV	0x20000	/* futex_waitv(2) waits too, on their first futex */
 #define LS_FEAT_CAUSE_THROTTLE	0x100	/* CFS bandwidth throttling of holders is looked for */
 #define LS_FEAT_THROTTLE_TASK	0x200	/* 6.18+: CFS throttles a task only on return to user */
 #define LS_FEAT_CAUSE_RECLAIM	0x400	/* direct reclaim and compaction of holders are traced */
 #define LS_FEAT_CAUSE_RT_THROTTLE	0x800	/* RT throttling of RT holders is looked for */
 #define LS_FEAT_CAUSE_IO	0x1000	/* I/O waits of holders are looked for */
+#define LS_FEAT_CAUSE_RUNNABLE	0x2000	/* pinned runnable holders and idle CPUs are looked for */
+#define LS_FEAT_CAUSE_STEAL	0x4000	/* steal time on holders' CPUs is read */
 #define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
-			 LS_FEAT_CAUSE_IO)
+			 LS_FEAT_CAUSE_IO | LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)
 
 struct ls_rec_mark {
 	struct ls_hdr hdr;
@@ -676,7 +766,7 @@ struct ls_bpf_config {
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u16 pad;
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
-	__u32 pad2;
+	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: none */
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
@@ -698,6 +788,8 @@ LS_ASSERT_SIZE(ls_rec_unthrottle, 40);
 LS_ASSERT_SIZE(ls_rec_reclaim, 56 + LS_CG_DEPTH * LS_CG_NAME);
 LS_ASSERT_SIZE(ls_rec_reclaim_end, 40);
 LS_ASSERT_SIZE(ls_rec_io_dev, 64);
+LS_ASSERT_SIZE(ls_rec_runnable, 64);
+LS_ASSERT_SIZE(ls_rec_steal, 40);
 LS_ASSERT_SIZE(ls_rec_exit, 56);
 LS_ASSERT_SIZE(ls_rec_owner, 160);
 LS_ASSERT_SIZE(ls_hist, 288);
@@ -711,5 +803,7 @@ LS_ASSERT_SIZE(ls_bpf_config, 32);
 LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");
+_Static_assert(LS_HIST_KIND_N - LS_HIST_WAIT_FUTEX == LS_LOCK_KIND_N - LS_LOCK_FUTEX,
+	       "a wait histogram kind per lock kind");
 
 #endif /* LOCKSTALL_ABI_H */

@@ -23,7 +23,8 @@
  *		verdict=NAME	priority_inversion, holder_off_cpu, contention,
  *				unknown, or any (the default)
  *		cause=NAME	the culprit holder's cause (ls_cause_name()):
- *				none, throttled, reclaim, rt_throttled
+ *				none, throttled, reclaim, rt_throttled, io,
+ *				runnable, steal
  *	one condition
  *		wait>=DURATION		a single stall of at least DURATION
  *		stalled>=DURATION/WINDOW	matching stalls add up to at least

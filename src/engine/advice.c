@@ -18,6 +18,10 @@ static const char *advice__cause(enum ls_cause c)
 		return "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget";
 	case LS_CAUSE_IO:
 		return "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock";
+	case LS_CAUSE_RUNNABLE:
+		return "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)";
+	case LS_CAUSE_STEAL:
+		return "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs";
 	case LS_CAUSE_NONE:
 	case LS_CAUSE_N:
 		break;

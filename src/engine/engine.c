@@ -32,6 +32,8 @@ union any_rec {
 	struct ls_rec_reclaim reclaim;
 	struct ls_rec_reclaim_end reclaim_end;
 	struct ls_rec_io_dev io_dev;
+	struct ls_rec_runnable runnable;
+	struct ls_rec_steal steal;
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -70,6 +72,10 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_reclaim_end);
 	case LS_REC_IO_DEV:
 		return sizeof(struct ls_rec_io_dev);
+	case LS_REC_RUNNABLE:
+		return sizeof(struct ls_rec_runnable);
+	case LS_REC_STEAL:
+		return sizeof(struct ls_rec_steal);
 	default:
 		return 0;
 	}
@@ -79,7 +85,8 @@ static size_t rec__size(__u16 type)
 static bool rec__from_kernel(__u16 type)
 {
 	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
-	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_IO_DEV;
+	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_IO_DEV ||
+	       type == LS_REC_RUNNABLE || type == LS_REC_STEAL;
 }
 
 /* What the size check cannot see. */
@@ -318,6 +325,12 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 		break;
 	case LS_REC_IO_DEV:
 		tasks__io_dev(e, &u->io_dev);
+		break;
+	case LS_REC_RUNNABLE:
+		tasks__runnable(e, &u->runnable);
+		break;
+	case LS_REC_STEAL:
+		tasks__steal(e, &u->steal);
 		break;
 	}
 	return err;

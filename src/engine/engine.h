@@ -51,7 +51,22 @@ enum ls_cause {
 	LS_CAUSE_RECLAIM = 2,	/* in direct reclaim or compaction (LS_REC_RECLAIM .. _END) */
 	LS_CAUSE_RT_THROTTLED = 3,	/* runnable RT task, its CPU's RT budget spent (LS_CAUSE_F_RT_THROTTLED) */
 	LS_CAUSE_IO = 4,	/* asleep in an I/O wait (LS_CAUSE_F_IO, LS_REC_IO_DEV) */
+	/* runnable, pinned by affinity or cpuset while CPUs it could not use idled (LS_REC_RUNNABLE) */
+	LS_CAUSE_RUNNABLE = 5,
+	LS_CAUSE_STEAL = 6,	/* "on CPU" while the hypervisor ran something else (LS_REC_STEAL) */
 	LS_CAUSE_N,
+};
+
+/*
+ * A pinned holder's CPUs (LS_REC_RUNNABLE; CPUs 0-63): those it may run on,
+ * and those it may not that idled while it waited, over its spells inside
+ * the wait; nr_cpus_allowed and nr_cpus as the kernel said at the latest.
+ */
+struct ls_pinned {
+	__u64 allowed;
+	__u64 idle_cpus;
+	__u32 nr_cpus_allowed;
+	__u32 nr_cpus;
 };
 
 /* The CFS bandwidth limit of a throttled holder (LS_REC_THROTTLE). */
@@ -168,7 +183,9 @@ struct ls_holder {
 	 * The part of the hold inside the wait the kernel gave a cause for
 	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED, RT_THROTTLED
 	 * and IO are off-CPU time (IO part of offcpu_by_state[BLOCKED]);
-	 * RECLAIM is time in reclaim, on CPU or off.
+	 * RUNNABLE is preempted time in which a CPU it could not use idled
+	 * (a lower bound: the most one such CPU idled); RECLAIM is time in
+	 * reclaim, on CPU or off; STEAL is on-CPU time the hypervisor took.
 	 */
 	__u64 cause_ns[LS_CAUSE_N];
 	enum ls_cause cause;
@@ -182,12 +199,21 @@ struct ls_holder {
 	 */
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];
+	struct ls_pinned pinned;	/* cause_ns[RUNNABLE]: the CPUs; else all 0 */
 	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
 	bool has_waker;
 	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+	/*
+	 * A PI futex's owner: the time inside the wait it sat runnable at a
+	 * priority below the waiter's (not boosted), and whether that or its
+	 * time asleep (offcpu_by_state[BLOCKED], where no boost helps) reached
+	 * ENGINE_PI_LATE_NS: not boosted in time.  0/false for other locks.
+	 */
+	__u64 pi_unboosted_ns;
+	bool pi_late;
 	/* Its off-CPU spells inside the lock wait, oldest first: for timelines. */
 	const struct ls_spell *spells;
 	unsigned int n_spells;

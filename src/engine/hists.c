@@ -216,23 +216,18 @@ static void hist__fold_least(struct engine *e)
  */
 void hists__rename(struct engine *e, __u32 tgid, const char comm[LS_COMM_LEN])
 {
-	static const struct {
-		__u8 kind, write;
-	} keys[] = {
-		{ LS_HIST_WAIT, 0 },
-		{ LS_HIST_WAIT, 1 },
-		{ LS_HIST_HOLD, LS_HIST_ANY_MODE },
-		{ LS_HIST_OFFCPU, LS_HIST_ANY_MODE },
-	};
 	struct ls_hist_key k = { .tgid = tgid };
+	unsigned int i;
 	__u32 idx;
-	size_t i;
 
 	if (!tgid || !comm[0] || !e->cum.n)
 		return;
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		k.kind = keys[i].kind;
-		k.write = keys[i].write;
+	/* Every kind in modes 0 and 1, or in its one mode (LS_HIST_ANY_MODE). */
+	for (i = 0; i < 2 * LS_HIST_KIND_N; i++) {
+		k.kind = (__u8)(i / 2);
+		k.write = ls_hist_lock_kind(k.kind) >= 0 ? (__u8)(i % 2) : LS_HIST_ANY_MODE;
+		if (i % 2 && k.write == LS_HIST_ANY_MODE)
+			continue;
 		idx = hist__find(e, &k);
 		if (idx && !e->cum.v[idx - 1].procs)
 			memcpy(e->cum.v[idx - 1].hist.comm, comm, LS_COMM_LEN);

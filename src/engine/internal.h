@@ -57,6 +57,13 @@
 #define ENGINE_MAX_TALLY	64	/* distinct preemptors per holder; rest summed */
 #define ENGINE_MAX_CANDS	8192	/* holds judged per stall; rest counted as dropped */
 /*
+ * A PI futex's owner is boosted in time unless, inside its waiter's wait,
+ * it sat runnable below the waiter's priority or asleep for this long in
+ * all (DESIGN.md, "PI futexes"): a scheduler tick at HZ=250, the longest a
+ * non-preemptible kernel may take to act on a boost.
+ */
+#define ENGINE_PI_LATE_NS	4000000ULL
+/*
  * Runner-history entries one stall may visit for its preemptor tallies;
  * past it, preemptor time is summed unnamed.  Bounds a crafted stream that
  * repeats WAIT_ENDs over maximal state; real stalls visit far fewer.
@@ -214,9 +221,22 @@ struct spell {
 	bool has_waker;		/* BLOCKED spells closed by a WAKEUP */
 	bool holding;		/* the kernel said it held or was granted the lock at open */
 	__u8 cause;		/* LS_CAUSE_F_* the kernel gave at open, SPELL_* */
+	__s32 prio;		/* task->prio as the record that opened it said */
 	struct ls_task waker;
 	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
 	__u32 io_dev;		/* LS_CAUSE_F_IO: the device (LS_REC_IO_DEV); 0: not known */
+	/* SPELL_IDLE_TOLD: a CPU it could not use idled this long in it (LS_REC_RUNNABLE) */
+	__u64 idle_ns;
+	__u64 allowed;		/* ... the CPUs it may run on, and those outside that idled */
+	__u64 idle_cpus;
+	__u32 nr_cpus_allowed;
+	__u32 nr_cpus;
+	/*
+	 * LS_CAUSE_F_STEAL: the on-CPU stretch that ended at this spell's
+	 * start, steal_on_ns long, had steal_ns of steal (LS_REC_STEAL).
+	 */
+	__u64 steal_on_ns;
+	__u64 steal_ns;
 };
 
 /* A blocked spell the kernel said was an I/O wait: all of it counts as I/O. */
@@ -227,6 +247,19 @@ static inline bool spell__io(const struct spell *sp)
 
 /* spell.cause: an UNTHROTTLE said how much of the throttled spell was throttled. */
 #define SPELL_THROTTLED_TOLD	0x80
+/* spell.cause: a RUNNABLE said how long CPUs it could not use idled in the pinned spell. */
+#define SPELL_IDLE_TOLD		0x40
+
+/*
+ * Of x ns that fell somewhere in a stretch len ns long, what surely fell in
+ * a part of it part ns long: never more than seen.
+ */
+static inline __u64 share__sure(__u64 x, __u64 len, __u64 part)
+{
+	__u64 out = len > part ? len - part : 0;
+
+	return x > out ? (x - out < part ? x - out : part) : 0;
+}
 
 /* The part of a spell the kernel said its cgroup's quota held it, from its start. */
 static inline __u64 spell__throttled_end(const struct spell *sp)
@@ -404,6 +437,10 @@ void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
 /* IO_DEV: the device of the I/O wait its SWITCH or OWNER just opened, and its disk's name. */
 void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r);
+/* RUNNABLE: CPUs it could not use idled in the pinned spell its SWITCH is about to end. */
+void tasks__runnable(struct engine *e, const struct ls_rec_runnable *r);
+/* STEAL: its CPU was stolen in the stretch on CPU its SWITCH just ended. */
+void tasks__steal(struct engine *e, const struct ls_rec_steal *r);
 /* The disk name an IO_DEV gave dev (LS_DISK_NAME_LEN bytes, maybe unterminated); NULL: none. */
 const char *tasks__io_disk(const struct engine *e, __u32 dev);
 /* OWNER: follow the owner from here on, as it was when the wait began. */

@@ -73,6 +73,10 @@ const char *ls_cause_name(enum ls_cause c)
 		return "reclaim";
 	case LS_CAUSE_RT_THROTTLED:
 		return "rt_throttled";
+	case LS_CAUSE_RUNNABLE:
+		return "runnable";
+	case LS_CAUSE_STEAL:
+		return "steal";
 	case LS_CAUSE_IO:
 		return "io";
 	case LS_CAUSE_NONE:
@@ -166,7 +170,7 @@ static const struct {
 	{ 279, "move_pages" },	{ 295, "preadv" },	{ 310, "process_vm_readv" },
 	{ 311, "process_vm_writev" }, { 323, "userfaultfd" }, { 324, "membarrier" },
 	{ 325, "mlock2" },	{ 329, "pkey_mprotect" }, { 435, "clone3" },
-	{ 440, "process_madvise" }, { 450, "set_mempolicy_home_node" },
+	{ 440, "process_madvise" }, { 449, "futex_waitv" }, { 450, "set_mempolicy_home_node" },
 	{ 453, "map_shadow_stack" }, { 462, "mseal" },
 };
 

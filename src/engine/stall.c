@@ -27,7 +27,11 @@ struct stall_cand {
 	__u64 by_cause[LS_CAUSE_N];
 	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
 	__u32 io_dev;
+	__u64 pinned_most;	/* the pinned spell with the most idle elsewhere: its CPUs */
+	struct ls_pinned pinned;
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
+	bool pi;		/* a PI futex's owner: unboosted is measured */
+	__u64 unboosted;	/* runnable below the waiter's priority */
 	bool has_waker;
 	struct ls_task waker;
 	__u32 n_group;		/* leader: holds of this tid, itself first */
@@ -295,6 +299,48 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 	stall__add_cand(e, x, h, true);
 }
 
+/* The steal of the stretch on CPU that ended at sp's start, as far as it surely fell in [from, to). */
+static __u64 spell__steal_in(const struct spell *sp, __u64 from, __u64 to)
+{
+	__u64 on = sp->start > sp->steal_on_ns ? sp->start - sp->steal_on_ns : 0;
+
+	if (!(sp->cause & LS_CAUSE_F_STEAL) || !sp->steal_ns)
+		return 0;
+	return share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
+}
+
+/* A pinned spell's idle elsewhere surely inside its len ns in the wait, and its CPUs. */
+static void stall__pinned(struct stall_cand *c, const struct spell *sp, __u64 len)
+{
+	__u64 idle;
+
+	if (!spell__runnable(sp) || !(sp->cause & SPELL_IDLE_TOLD))
+		return;
+	idle = share__sure(sp->idle_ns, sp->end - sp->start, len);
+	if (!idle)
+		return;
+	c->by_cause[LS_CAUSE_RUNNABLE] += idle;
+	c->pinned.idle_cpus |= sp->idle_cpus;
+	if (idle > c->pinned_most) {
+		c->pinned_most = idle;
+		c->pinned.allowed = sp->allowed;
+		c->pinned.nr_cpus_allowed = sp->nr_cpus_allowed;
+		c->pinned.nr_cpus = sp->nr_cpus;
+	}
+}
+
+/* Fold candidate c's pinned CPUs into its group's leader. */
+static void pinned__fold(struct stall_cand *lead, const struct stall_cand *c)
+{
+	lead->pinned.idle_cpus |= c->pinned.idle_cpus;
+	if (c->pinned_most > lead->pinned_most) {
+		lead->pinned_most = c->pinned_most;
+		lead->pinned.allowed = c->pinned.allowed;
+		lead->pinned.nr_cpus_allowed = c->pinned.nr_cpus_allowed;
+		lead->pinned.nr_cpus = c->pinned.nr_cpus;
+	}
+}
+
 /* c's hold inside the wait, from `from` on: overlap, off-CPU time by state, waker. */
 static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u64 from)
 {
@@ -306,8 +352,10 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	c->from = u64_max(u64_max(h->start, x->ws), from);
 	c->to = u64_max(u64_min(h->end, x->we), c->from);
 	c->overlap = c->to - c->from;
+	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];
+		c->by_cause[LS_CAUSE_STEAL] += spell__steal_in(sp, c->from, c->to);
 		s = u64_max(sp->start, c->from);
 		t = u64_min(sp->end, c->to);
 		if (t <= s || sp->state >= LS_STATE_N)
@@ -318,9 +366,13 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		if (spell__runnable(sp))
 			c->by_cause[LS_CAUSE_THROTTLED] +=
 				span_overlap(sp->start, spell__throttled_end(sp), s, t);
+		/* A larger prio number: less important, so not boosted to the waiter's. */
+		if (c->pi && spell__runnable(sp) && sp->prio > x->r->task.prio)
+			c->unboosted += len;
 		/* No counter tells when the refill came: the whole spell, as the kernel said. */
 		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
 			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
+		stall__pinned(c, sp, len);
 		if (spell__io(sp)) {
 			c->by_cause[LS_CAUSE_IO] += len;
 			if (sp->io_dev && len > c->io_dev_longest) {
@@ -398,10 +450,12 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			stall__measure(x, c, e->cands[j - 1].to);
 			lead->overlap += c->overlap;
 			lead->offcpu += c->offcpu;
+			lead->unboosted += c->unboosted;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
 			for (k = 0; k < LS_CAUSE_N; k++)
 				lead->by_cause[k] += c->by_cause[k];
+			pinned__fold(lead, c);
 			if (c->io_dev_longest > lead->io_dev_longest) {
 				lead->io_dev_longest = c->io_dev_longest;
 				lead->io_dev = c->io_dev;
@@ -518,6 +572,8 @@ static void stall__holder_causes(const struct engine *e, const struct stall_cand
 	/* A cause that explains little of the hold must not point the advice at its knob. */
 	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
 		hd->cause = LS_CAUSE_NONE;
+	if (hd->cause_ns[LS_CAUSE_RUNNABLE])
+		hd->pinned = lead->pinned;
 	if (hd->cause_ns[LS_CAUSE_IO] && lead->io_dev) {
 		hd->io_dev = lead->io_dev;
 		disk = tasks__io_disk(e, hd->io_dev);
@@ -576,6 +632,11 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 				best = s;
 	}
 	hd->state = best;
+	if (lead->pi) {
+		hd->pi_unboosted_ns = lead->unboosted;
+		hd->pi_late = lead->unboosted >= ENGINE_PI_LATE_NS ||
+			      lead->by_state[LS_STATE_BLOCKED] >= ENGINE_PI_LATE_NS;
+	}
 	stall__holder_causes(e, lead, hd);
 	hd->has_waker = lead->has_waker;
 	if (lead->has_waker)

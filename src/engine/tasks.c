@@ -301,6 +301,8 @@ static void spell__open(struct engine *e, struct task *tk, __u8 state, __u32 cpu
 	tk->open.start = ts;
 	tk->open.cpu = cpu;
 	tk->open.state = state;
+	/* Every record that opens a spell has named the task first (task__touch()). */
+	tk->open.prio = tk->info.prio;
 	tk->open.holding = !!(tk->flags & LS_TASK_F_HOLDS);
 	if (spell__runnable(&tk->open)) {
 		struct cpu *c = cpus__get(e, cpu);
@@ -524,9 +526,9 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		if (r->prev_flags & LS_TASK_F_ANY) {
 			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
 				    r->hdr.cpu, ts);
-			/* IO only for a sleep, the others only for a runnable holder */
+			/* IO only for a sleep, STEAL for both, the others only for a runnable holder */
 			p->open.cause = r->prev_runnable ? r->prev_cause & ~LS_CAUSE_F_IO :
-							   r->prev_cause & LS_CAUSE_F_IO;
+				r->prev_cause & (LS_CAUSE_F_IO | LS_CAUSE_F_STEAL);
 		}
 	}
 
@@ -595,7 +597,7 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 {
 	__u64 ts = r->hdr.ts;
 	struct task *tk;
-	__u8 state;
+	__u8 state, pinned = 0;
 	struct cpu *c = cpus__get(e, r->to_cpu);
 
 	if (!c)
@@ -615,8 +617,9 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 		return;
 	}
 	if (tk->spell_open) {
-		/* The spell goes on, now waiting for the new CPU. */
+		/* The spell goes on, now waiting for the new CPU (its mask with it). */
 		state = tk->open.state;
+		pinned = tk->open.cause & LS_CAUSE_F_PINNED;
 	} else if ((r->flags & LS_TASK_F_ANY) && tk->cpu_state != TASK_CPU_ON) {
 		state = (r->flags & LS_TASK_F_GRANTED) ?
 			LS_STATE_GRANTED_NOT_RUNNING : LS_STATE_PREEMPTED;
@@ -624,6 +627,7 @@ void tasks__migrate(struct engine *e, const struct ls_rec_migrate *r)
 		return;
 	}
 	spell__open(e, tk, state, r->to_cpu, ts);
+	tk->open.cause = pinned;
 	tk->cpu_state = TASK_CPU_OFF;
 }
 
@@ -794,6 +798,42 @@ void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
 		return;
 	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
 	tk->open.io_dev = r->dev;
+}
+
+void tasks__runnable(struct engine *e, const struct ls_rec_runnable *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+	struct spell *sp;
+	__u64 ts = r->hdr.ts;
+
+	/* It comes just before the SWITCH that closes the spell. */
+	if (!tk || !tk->spell_open || !spell__runnable(&tk->open) ||
+	    !(tk->open.cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
+		return;
+	sp = &tk->open;
+	tk->last_ts = u64_max(tk->last_ts, ts);
+	sp->cause |= SPELL_IDLE_TOLD;
+	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
+	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
+	sp->allowed = r->allowed;
+	sp->idle_cpus = r->idle_cpus;
+	sp->nr_cpus_allowed = r->nr_cpus_allowed;
+	sp->nr_cpus = r->nr_cpus;
+}
+
+void tasks__steal(struct engine *e, const struct ls_rec_steal *r)
+{
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	/* It comes just after the SWITCH that opened the spell. */
+	if (!tk || !tk->spell_open || !(tk->open.cause & LS_CAUSE_F_STEAL) ||
+	    tk->open.start != r->hdr.ts)
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	tk->open.steal_on_ns = r->on_ns;
+	tk->open.steal_ns = r->steal_ns < r->on_ns ? r->steal_ns : r->on_ns;
 }
 
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)

@@ -168,7 +168,8 @@ int hist__select(const struct ls_hist_set *h, unsigned int kind, const struct si
 	m = hist__members(h, kind, opts, &n);
 	if (!m)
 		return -ENOMEM;
-	if (kind != LS_HIST_WAIT && opts->hist_min_ns && !hist__waited(h, opts)) {
+	/* Holds and off-CPU spells are mmap_lock's: shown when its waits are. */
+	if (ls_hist_lock_kind(kind) < 0 && opts->hist_min_ns && !hist__waited(h, opts)) {
 		/* each member once: what --hist-min 0 would show, counted */
 		sel->no_wait = true;
 		for (i = 0; i < n; i++)

@@ -485,7 +485,7 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	unsigned int i, n;
 	double bw, bh;
 
-	fprintf(f, "<h3>%s, mmap_lock%s, ", m->title, m->mode);
+	fprintf(f, "<h3>%s, %s%s, ", m->title, m->lock, m->mode);
 	html_text(f, m->who, sizeof(m->who));
 	fputs("</h3>\n", f);
 	if (m->any) {

@@ -193,6 +193,17 @@ static void json_cause_io(FILE *f, const struct ls_holder *h)
 	}
 }
 
+/* ,"allowed_cpus":"1","nr_cpus_allowed":N,"nr_cpus":N,"idle_cpus":"0" of a pinned holder. */
+static void json_cause_pinned(FILE *f, const struct ls_pinned *p)
+{
+	char list[SINK_CPU_LIST_LEN];
+
+	json_strv(f, "allowed_cpus", sink__cpu_list(p->allowed, list, sizeof(list)));
+	json_u64(f, "nr_cpus_allowed", p->nr_cpus_allowed);
+	json_u64(f, "nr_cpus", p->nr_cpus);
+	json_strv(f, "idle_cpus", sink__cpu_list(p->idle_cpus, list, sizeof(list)));
+}
+
 /*
  * ,"cause":NAME,"causes":{"throttled":{"ns":N,"cgroup":PATH,...},
  * "reclaim":{...},"io":{"ns":N,"device":"M:m",...}}: what the kernel said of
@@ -222,6 +233,8 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 			json_cause_reclaim(f, h->reclaim);
 		if (c == LS_CAUSE_IO && h->io_dev)
 			json_cause_io(f, h);
+		if (c == LS_CAUSE_RUNNABLE && h->pinned.nr_cpus)
+			json_cause_pinned(f, &h->pinned);
 		putc('}', f);
 	}
 	putc('}', f);
@@ -254,6 +267,11 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_bool(f, "granted", h->granted);
 	json_bool(f, "downgraded", h->downgraded);
 	json_bool(f, "released", h->released);
+	/* a PI futex's owner: was it boosted to the waiter's priority in time (DESIGN.md)? */
+	if (st->mm.kind == LS_LOCK_PI_FUTEX && h->how == LS_OWNER_FUTEX_WORD) {
+		json_bool(f, "pi_boosted_in_time", !h->pi_late);
+		json_u64(f, "pi_unboosted_ns", h->pi_unboosted_ns);
+	}
 	if (st->pending)
 		json_holder_now(f, h);
 	fprintf(f, ",\"preempted_by\":[");
@@ -382,6 +400,17 @@ static int json__stall(struct sink *s, const struct ls_stall *st)
 
 static const char *kind_key(unsigned int kind)
 {
+	static const char *const lock_waits[LS_HIST_KIND_N] = {
+		[LS_HIST_WAIT_FUTEX] = "futex_wait",
+		[LS_HIST_WAIT_PI_FUTEX] = "pi_futex_wait",
+		[LS_HIST_WAIT_MUTEX] = "mutex_wait",
+		[LS_HIST_WAIT_RWSEM] = "rwsem_wait",
+		[LS_HIST_WAIT_RT_MUTEX] = "rt_mutex_wait",
+		[LS_HIST_WAIT_PERCPU_RWSEM] = "percpu_rwsem_wait",
+	};
+
+	if (kind < LS_HIST_KIND_N && lock_waits[kind])
+		return lock_waits[kind];
 	switch (kind) {
 	case LS_HIST_WAIT:
 		return "wait";
@@ -393,9 +422,10 @@ static const char *kind_key(unsigned int kind)
 	return "other";
 }
 
-/* One histogram view: its process(es), mode, totals and slots. */
+/* One histogram view: its process(es), lock kind (waits), mode, totals and slots. */
 static void json_hist(FILE *f, const struct hist_view *v)
 {
+	int lock = ls_hist_lock_kind(v->key.kind);
 	unsigned int j;
 
 	fprintf(f, "{\"pid\":%u,\"comm\":", v->key.tgid);
@@ -407,6 +437,8 @@ static void json_hist(FILE *f, const struct hist_view *v)
 	for (j = 0; j < v->n_pids; j++)
 		fprintf(f, "%s%u", j ? "," : "", v->pids[j]);
 	putc(']', f);
+	if (lock >= 0)
+		json_strv(f, "lock", ls_lock_kind_name((unsigned int)lock));
 	if (v->key.write == 0 || v->key.write == 1)
 		json_strv(f, "mode", mode_name(v->key.write));
 	json_u64(f, "count", v->hist.count);
@@ -418,7 +450,8 @@ static void json_hist(FILE *f, const struct hist_view *v)
 }
 
 /*
- * "histograms":{"wait":[...],"hold":[...],"offcpu":[...]}, the same
+ * "histograms":{"wait":[...],"hold":[...],"offcpu":[...],"futex_wait":[...],
+ * ... one per other lock kind ("lock" in each says which)}, the same
  * selection and order as the text sink: by command name unless --per-pid
  * ("processes" and "pids" say whose), then how they were picked and how
  * many each kind left out ("histograms_not_shown").  "mode" only where the kernel keyed the histogram by lock

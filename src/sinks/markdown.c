@@ -348,7 +348,9 @@ static void md_hist(void *ctx, const struct rm_hist *m)
 	const struct ls_hist *h = m->h;
 	unsigned int i, k, bars;
 
-	fprintf(f, "#### %s, mmap\\_lock%s, ", m->title, m->mode);
+	fprintf(f, "#### %s, ", m->title);
+	md_text(f, m->lock);
+	fprintf(f, "%s, ", m->mode);
 	if (m->view->processes > 1 && m->view->exited < m->view->processes) {
 		md_name(f, m->comm);
 		fprintf(f, " (%u processes)", m->view->processes);

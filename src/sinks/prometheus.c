@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * See prometheus.h.  The wait histograms are summed over processes into one
- * per lock mode; slot i of the log2 histograms ends at 2^i us, so bucket i
+ * per lock kind and mode (mmap_lock's in lockstall_wait_seconds, as before
+ * other kinds were traced; the others in lockstall_lock_wait_seconds); slot i of the log2 histograms ends at 2^i us, so bucket i
  * is le="2^i us in seconds" and holds slots 0..i.
  */
 #include <errno.h>
@@ -27,7 +28,7 @@ struct prom_sink {
 	__u64 stalls[LS_VERDICT_N];
 	__u64 causes[LS_CAUSE_N];	/* by ls_stall.cause */
 	__u64 locks[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
-	struct prom_hist wait[PROM_MODES];
+	struct prom_hist wait[LS_LOCK_KIND_N][PROM_MODES];	/* by lock kind, mode */
 	struct ls_summary counters;	/* events, lost, slo and hooks only */
 };
 
@@ -38,11 +39,17 @@ static struct prom_sink *to_prom(struct sink *s)
 	return (struct prom_sink *)s;
 }
 
-static bool prom__wanted(const struct prom_sink *p, const struct ls_hist_entry *e)
+/* A wait histogram of a lock kind, of the process asked for: its sum's; else NULL. */
+static struct prom_hist *prom__sum_of(struct prom_hist (*wait)[PROM_MODES],
+				      const struct prom_sink *p, const struct ls_hist_entry *e)
 {
-	if (e->key.kind != LS_HIST_WAIT || e->key.write >= PROM_MODES)
-		return false;
-	return !p->base.opts.filter_pid || e->key.tgid == p->base.opts.filter_pid;
+	int lock = ls_hist_lock_kind(e->key.kind);
+
+	if (lock < 0 || lock >= LS_LOCK_KIND_N || e->key.write >= PROM_MODES)
+		return NULL;
+	if (p->base.opts.filter_pid && e->key.tgid != p->base.opts.filter_pid)
+		return NULL;
+	return &wait[lock][e->key.write];
 }
 
 static void prom_hist__add(struct prom_hist *h, const struct ls_hist *x)
@@ -75,11 +82,13 @@ static int prom__stall(struct sink *s, const struct ls_stall *st)
 static int prom__interval(struct sink *s, const struct ls_hist_set *h)
 {
 	struct prom_sink *p = to_prom(s);
+	struct prom_hist *sum;
 	size_t i;
 
 	for (i = 0; i < h->n; i++) {
-		if (prom__wanted(p, &h->v[i]))
-			prom_hist__add(&p->wait[h->v[i].key.write], &h->v[i].hist);
+		sum = prom__sum_of(p->wait, p, &h->v[i]);
+		if (sum)
+			prom_hist__add(sum, &h->v[i].hist);
 	}
 	return 0;
 }
@@ -88,8 +97,8 @@ static int prom__interval(struct sink *s, const struct ls_hist_set *h)
 static int prom__summary(struct sink *s, const struct ls_summary *sum)
 {
 	struct prom_sink *p = to_prom(s);
-	struct prom_hist cum[PROM_MODES];
-	size_t i;
+	struct prom_hist cum[LS_LOCK_KIND_N][PROM_MODES], *acc;
+	size_t i, m;
 
 	sink_prometheus__set_counters(s, sum);
 	for (i = 0; i < LS_VERDICT_N; i++) {
@@ -108,14 +117,15 @@ static int prom__summary(struct sink *s, const struct ls_summary *sum)
 		return 0;
 	memset(cum, 0, sizeof(cum));
 	for (i = 0; i < sum->hists->n; i++) {
-		const struct ls_hist_entry *e = &sum->hists->v[i];
-
-		if (prom__wanted(p, e))
-			prom_hist__add(&cum[e->key.write], &e->hist);
+		acc = prom__sum_of(cum, p, &sum->hists->v[i]);
+		if (acc)
+			prom_hist__add(acc, &sum->hists->v[i].hist);
 	}
-	for (i = 0; i < PROM_MODES; i++) {
-		if (cum[i].count >= p->wait[i].count)
-			p->wait[i] = cum[i];
+	for (i = 0; i < LS_LOCK_KIND_N; i++) {
+		for (m = 0; m < PROM_MODES; m++) {
+			if (cum[i][m].count >= p->wait[i][m].count)
+				p->wait[i][m] = cum[i][m];
+		}
 	}
 	return 0;
 }
@@ -183,28 +193,40 @@ static void prom__counter(FILE *f, const char *name, const char *help, __u64 v)
 	fprintf(f, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static void prom__hist(FILE *f, const char *mode, const struct prom_hist *h)
+/* The labels of one histogram series: mode, and lock unless it is mmap_lock's family. */
+static void prom__hist_labels(FILE *f, const char *lock, const char *mode)
+{
+	if (lock)
+		fprintf(f, "lock=\"%s\",", lock);
+	fprintf(f, "mode=\"%s\"", mode);
+}
+
+static void prom__hist(FILE *f, const char *name, const char *lock, const char *mode,
+		       const struct prom_hist *h)
 {
 	__u64 cum = 0, total;
 	size_t i;
 
 	for (i = 0; i < LS_HIST_SLOTS; i++) {
 		cum += h->slots[i];
-		fprintf(f, "lockstall_wait_seconds_bucket{mode=\"");
-		prom__write_label_value(f, mode);
+		fprintf(f, "%s_bucket{", name);
+		prom__hist_labels(f, lock, mode);
 		/* 2^i us, exactly: at most 2^31 us, 12 digits are plenty */
-		fprintf(f, "\",le=\"%.12g\"} %llu\n", (double)(1ULL << i) / 1e6,
+		fprintf(f, ",le=\"%.12g\"} %llu\n", (double)(1ULL << i) / 1e6,
 			(unsigned long long)cum);
 	}
 	/* +Inf is the count, and never below the last bucket */
 	total = h->count > cum ? h->count : cum;
-	fprintf(f, "lockstall_wait_seconds_bucket{mode=\"%s\",le=\"+Inf\"} %llu\n", mode,
-		(unsigned long long)total);
-	fprintf(f, "lockstall_wait_seconds_sum{mode=\"%s\"} %llu.%09llu\n", mode,
-		(unsigned long long)(h->sum_ns / NSEC_PER_SEC),
+	fprintf(f, "%s_bucket{", name);
+	prom__hist_labels(f, lock, mode);
+	fprintf(f, ",le=\"+Inf\"} %llu\n", (unsigned long long)total);
+	fprintf(f, "%s_sum{", name);
+	prom__hist_labels(f, lock, mode);
+	fprintf(f, "} %llu.%09llu\n", (unsigned long long)(h->sum_ns / NSEC_PER_SEC),
 		(unsigned long long)(h->sum_ns % NSEC_PER_SEC));
-	fprintf(f, "lockstall_wait_seconds_count{mode=\"%s\"} %llu\n", mode,
-		(unsigned long long)total);
+	fprintf(f, "%s_count{", name);
+	prom__hist_labels(f, lock, mode);
+	fprintf(f, "} %llu\n", (unsigned long long)total);
 }
 
 /* VmRSS of /proc/self/status in bytes; 0 when it cannot be read. */
@@ -238,7 +260,7 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	const struct ls_summary *c = &p->counters;
 	struct rusage ru;
 	double cpu = 0;
-	size_t i;
+	size_t i, m;
 
 	prom__family(f, "lockstall_stalls_total", "counter",
 		     "Stalls found, by verdict.");
@@ -257,8 +279,15 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 			     p->locks[i]);
 	prom__family(f, "lockstall_wait_seconds", "histogram",
 		     "Time waited for mmap_lock, by lock mode, all processes.");
-	for (i = 0; i < PROM_MODES; i++)
-		prom__hist(f, mode_names[i], &p->wait[i]);
+	for (m = 0; m < PROM_MODES; m++)
+		prom__hist(f, "lockstall_wait_seconds", NULL, mode_names[m], &p->wait[LS_LOCK_MMAP][m]);
+	prom__family(f, "lockstall_lock_wait_seconds", "histogram",
+		     "Time waited for futexes and kernel locks (contended waits), by lock kind and mode, all processes.");
+	for (i = LS_LOCK_FUTEX; i < LS_LOCK_KIND_N; i++) {
+		for (m = 0; m < PROM_MODES; m++)
+			prom__hist(f, "lockstall_lock_wait_seconds", ls_lock_kind_name((unsigned int)i),
+				   mode_names[m], &p->wait[i][m]);
+	}
 	prom__counter(f, "lockstall_events_total", "Records analysed.", c->events);
 	prom__counter(f, "lockstall_lost_events_total",
 		      "Records lost (ring buffer full); findings in those spans are unknown.",

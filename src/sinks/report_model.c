@@ -204,9 +204,9 @@ const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool wit
 
 const char *rm_hist_title(unsigned int kind)
 {
-	switch (kind) {
-	case LS_HIST_WAIT:
+	if (ls_hist_lock_kind(kind) >= 0)
 		return "wait time";
+	switch (kind) {
 	case LS_HIST_HOLD:
 		return "hold time";
 	case LS_HIST_OFFCPU:
@@ -215,9 +215,14 @@ const char *rm_hist_title(unsigned int kind)
 	return "time";
 }
 
-/* Every lock operation's wait is counted (most are uncontended), each hold, each spell. */
+/*
+ * Every mmap_lock operation's wait is counted (most are uncontended), each
+ * hold, each spell; of the other locks, only contended waits.
+ */
 const char *rm_count_noun(unsigned int kind, __u64 n)
 {
+	if (kind != LS_HIST_WAIT && ls_hist_lock_kind(kind) >= 0)
+		return n == 1 ? "contended wait" : "contended waits";
 	switch (kind) {
 	case LS_HIST_WAIT:
 		return n == 1 ? "lock operation" : "lock operations";
@@ -233,6 +238,7 @@ static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 {
 	const struct ls_hist *h = &v->hist;
 	unsigned int i;
+	int lock;
 
 	memset(m, 0, sizeof(*m));
 	m->h = h;
@@ -240,6 +246,8 @@ static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 	m->title = rm_hist_title(v->key.kind);
 	m->kind = v->key.kind;
 	m->mode = v->key.write == 1 ? " write" : v->key.write == 0 ? " read" : "";
+	lock = ls_hist_lock_kind(v->key.kind);
+	m->lock = ls_lock_kind_name(lock < 0 ? LS_LOCK_MMAP : (unsigned int)lock);
 	ls_comm_text(h->comm, m->comm, sizeof(m->comm));
 	m->tgid = v->key.tgid;
 	if (v->n_pids == 1 && v->processes == 1)
@@ -266,6 +274,8 @@ static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 /* What one sample of a histogram of this kind is, in "every ... under 1ms". */
 static const char *rm_sample_noun(unsigned int kind)
 {
+	if (ls_hist_lock_kind(kind) >= 0)
+		return "wait";
 	switch (kind) {
 	case LS_HIST_WAIT:
 		return "wait";
@@ -291,7 +301,7 @@ static const char *rm_cut_text(unsigned int kind, const struct hist_sel *sel,
 			      sel->n_more, noun, sel->n_more == 1 ? "" : "s",
 			      sel->n_quiet ? ";" : "");
 	if (sel->no_wait && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, " %zu %s histogram%s, as no lock wait reached %s (--hist-min 0 shows %s)",
+		snprintf(buf + n, len - n, " %zu %s histogram%s, as no mmap_lock wait reached %s (--hist-min 0 shows %s)",
 			 sel->n_quiet, noun, sel->n_quiet == 1 ? "" : "s",
 			 ls_format_duration(opts->hist_min_ns, min, sizeof(min)),
 			 sel->n_quiet == 1 ? "it" : "them");

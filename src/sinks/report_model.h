@@ -79,7 +79,7 @@ const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len);
  */
 const char *rm_when(const struct report_meta *meta, __u64 ts, __u64 t0, bool with_date,
 		    char *buf, size_t len);
-/* "wait time", "hold time", "off-CPU time while holding" */
+/* "wait time" (of any lock kind), "hold time", "off-CPU time while holding" */
 const char *rm_hist_title(unsigned int kind);
 
 /* One histogram as the reports and the text draw it: its heading, its used slots, its totals. */
@@ -89,6 +89,7 @@ struct rm_hist {
 	const char *title;		/* rm_hist_title() */
 	unsigned int kind;		/* enum ls_hist_kind */
 	const char *mode;		/* " write", " read" or "" */
+	const char *lock;		/* the lock kind: "mmap_lock", "futex", "mutex"... */
 	char comm[LS_COMM_TEXT_LEN];	/* printable (ls_comm_text): escape it for the format too */
 	__u32 tgid;			/* the process (with most time in it, of several) */
 	/* "bash[123]", or "bash (37 processes)": printable, escape it for the format too */

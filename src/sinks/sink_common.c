@@ -396,8 +396,48 @@ static const char *sink__io_text(const struct ls_holder *h, char *buf, size_t le
 	return buf;
 }
 
+const char *sink__cpu_list(__u64 mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i, j;
+	int k;
+
+	if (!mask) {
+		snprintf(buf, len, "none");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < 64 && n < len; i = j) {
+		if (!(mask & (1ULL << i))) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < 64 && (mask & (1ULL << j)); j++)
+			;
+		k = j - 1 == i ? snprintf(buf + n, len - n, "%s%u", n ? "," : "", i) :
+			snprintf(buf + n, len - n, "%s%u-%u", n ? "," : "", i, j - 1);
+		if (k < 0)
+			break;
+		n += k;
+	}
+	return buf;
+}
+
+/* "allowed CPUs 1 (1 of 2), idle meanwhile: CPUs 0" of a pinned holder. */
+static const char *sink__pinned_text(const struct ls_pinned *p, char *buf, size_t len)
+{
+	char allowed[SINK_CPU_LIST_LEN], idle[SINK_CPU_LIST_LEN];
+
+	snprintf(buf, len, "allowed CPUs %s (%u of %u), idle meanwhile: CPUs %s",
+		 sink__cpu_list(p->allowed, allowed, sizeof(allowed)), p->nr_cpus_allowed,
+		 p->nr_cpus, sink__cpu_list(p->idle_cpus, idle, sizeof(idle)));
+	return buf;
+}
+
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len)
 {
+	if (c == LS_CAUSE_RUNNABLE && h->pinned.nr_cpus)
+		return sink__pinned_text(&h->pinned, buf, len);
 	if (c == LS_CAUSE_THROTTLED && h->throttle)
 		return sink__throttle_text(h->throttle, buf, len);
 	if (c == LS_CAUSE_RECLAIM && h->reclaim)

@@ -123,12 +123,17 @@ struct ls_frames *ls_frames__dup(const struct ls_frames *fr);
 #define SINK_THROTTLE_TEXT_LEN (4 * LS_THROTTLE_PATH_MAX + 96)
 const char *sink__throttle_text(const struct ls_throttle *t, char *buf, size_t len);
 
+/* A mask of CPUs 0-63 as a list, "0,2-5"; "none" for 0. */
+#define SINK_CPU_LIST_LEN 192
+const char *sink__cpu_list(__u64 mask, char *buf, size_t len);
+
 /*
  * What the kernel said behind holder h's cause c, for people: the throttle
  * limit; the kind of reclaim and the memory cgroup at its limit ("memcg
  * reclaim: /lsr (cgroup v1) at its max 16.0MiB, usage 16.0MiB"); the
- * device of an I/O wait ("device 254:1 (disk vda)").  NULL: nothing beyond the
- * time.  Paths escaped as ls_cgroup_text() does.
+ * device of an I/O wait ("device 254:1 (disk vda)"); a pinned holder's
+ * CPUs ("allowed CPUs 1 (1 of 2), idle meanwhile: CPUs 0").  NULL: nothing
+ * beyond the time.  Paths escaped as ls_cgroup_text() does.
  */
 #define SINK_CAUSE_TEXT_LEN SINK_THROTTLE_TEXT_LEN
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len);

@@ -243,6 +243,21 @@ static void text__holder_now(FILE *f, struct text_sink *t, const struct ls_stall
 	putc('\n', f);
 }
 
+/*
+ * A PI futex's owner that the boost did not get running in time: below
+ * the waiter's priority on a run queue, or asleep, where no boost helps.
+ */
+static void text__pi_late(FILE *f, const struct ls_holder *h)
+{
+	char low[32], asleep[32];
+
+	if (!h->pi_late)
+		return;
+	fprintf(f, "           not boosted in time: %s runnable below the waiter's priority, %s asleep (no boost runs a sleeping owner)\n",
+		ls_format_duration(h->pi_unboosted_ns, low, sizeof(low)),
+		ls_format_duration(h->offcpu_by_state[LS_STATE_BLOCKED], asleep, sizeof(asleep)));
+}
+
 static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st,
 			 const struct ls_holder *h)
 {
@@ -278,6 +293,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (h->how == LS_OWNER_HINT)
 		fputs(" (the last reader to take it: it may have let go, others may hold it)", f);
 	putc('\n', f);
+	text__pi_late(f, h);
 	if (st->pending)
 		text__holder_now(f, t, st, h);
 	if (h->state == LS_STATE_PREEMPTED)
@@ -478,7 +494,7 @@ static void text__hist(void *ctx, const struct rm_hist *m)
 	FILE *f = th->f;
 	unsigned int i;
 
-	fprintf(f, "%s, mmap_lock%s, %s:\n", m->title, m->mode, m->who);
+	fprintf(f, "%s, %s%s, %s:\n", m->title, m->lock, m->mode, m->who);
 	if (m->any) {
 		fprintf(f, "%10s%-14s : count    distribution (log scale)\n", "usecs", "");
 		for (i = m->first; i <= m->last; i++) {
@@ -528,7 +544,7 @@ static int text__interval(struct sink *s, const struct ls_hist_set *h)
 	if (err)
 		return err;
 	if (!th.printed && !th.cut)
-		fprintf(s->out, "  no mmap_lock activity recorded\n\n");
+		fprintf(s->out, "  no lock activity recorded\n\n");
 	return sink__flush(s->out);
 }
 

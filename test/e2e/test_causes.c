@@ -415,3 +415,77 @@ Test(watch, io_holder, .fini = teardown, .timeout = 180)
 	/* its first wait may come before lockstall followed it; the rest name the device */
 	cr_assert_geq(2 * with_dev, n, "the device named in %lld of %lld stalls", with_dev, n);
 }
+
+/*
+ * long_hold: the holder is pinned to CPU 1 under a hog, the victim waits on
+ * CPU 0.  Whatever lockstall says of the holder's runnable time while a CPU
+ * it may not use idled must be CPU 0's, with CPU 1 alone allowed, within the
+ * holder's preempted time, and in all within both the victim CPU's idle
+ * time (/proc/stat, to the tick) and the holder's run-queue time (schedstat)
+ * over the run; when CPU 0 idled for long (a quiet host), it must have been
+ * said and named the stalls' cause, with advice on the affinity.
+ */
+#define IDLE_TICK_SLACK_NS	20000000LL
+
+/* One victim stall's runnable cause of the holder: checked; its ns, or -1 if none. */
+static json_int_t pinned_holder_check(const json_t *st, json_int_t holder_tid)
+{
+	const json_t *h = e2e_holder_with_tid(st, holder_tid);
+	const json_t *c = h ? json_object_get(h, "causes") : NULL;
+	const json_t *rn = c ? json_object_get(c, "runnable") : NULL;
+	char cpu[16];
+
+	if (!rn)
+		return -1;
+	snprintf(cpu, sizeof(cpu), "%d", 1);
+	cr_expect_str_eq(e2e_str(rn, "allowed_cpus"), cpu);
+	cr_expect_eq(e2e_int(rn, "nr_cpus_allowed"), 1);
+	snprintf(cpu, sizeof(cpu), "%d", 0);
+	cr_expect_str_eq(e2e_str(rn, "idle_cpus"), cpu);
+	cr_expect_leq(e2e_int(rn, "ns"), e2e_int(e2e_object(h, "offcpu_by_state"), "preempted"));
+	return e2e_int(rn, "ns");
+}
+
+Test(watch, pinned_holder, .fini = teardown, .timeout = 180)
+{
+	const char *args[] = { "-d", "2", NULL };
+	json_int_t victim_pid, holder_tid, idle_truth, delay_truth, ns, sum = 0, n = 0, named = 0;
+	const json_t *st;
+	size_t i;
+
+	e2e_require(true);
+	e2e_watch__run(&w, "long_hold", args);
+	cr_assert_eq(e2e_int(w.truth, "victim_cpu"), 0);
+	cr_assert_eq(e2e_int(w.truth, "holder_cpu"), 1);
+	victim_pid = e2e_int(w.truth, "victim_pid");
+	holder_tid = e2e_int(w.truth, "holder_tid");
+	idle_truth = e2e_int(w.truth, "victim_cpu_idle_ns");
+	delay_truth = e2e_int(w.truth, "holder_run_delay_ns");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "mm"), "pid") != victim_pid)
+			continue;
+		ns = pinned_holder_check(st, holder_tid);
+		if (ns < 0)
+			continue;
+		n++;
+		sum += ns;
+		if (!strcmp(e2e_str(st, "cause"), "runnable")) {
+			named++;
+			cr_expect(strstr(e2e_str(st, "advice"), "affinity"), "advice: %s",
+				  e2e_str(st, "advice"));
+		}
+	}
+	cr_log_info("pinned_holder: %lld victim stalls told the holder runnable while CPU 0 idled, "
+		    "%lldus in all, %lld named it their cause; truth: CPU 0 idled %lldus "
+		    "(/proc/stat), the holder waited %lldus on a run queue (schedstat)",
+		    n, sum / 1000, named, idle_truth / 1000, delay_truth / 1000);
+	cr_assert_leq(sum, idle_truth + IDLE_TICK_SLACK_NS, "more idle time told than CPU 0 had");
+	if (delay_truth)
+		cr_assert_leq(sum, delay_truth, "more runnable time told than the holder waited");
+	if (idle_truth >= 10 * IDLE_TICK_SLACK_NS) {
+		cr_assert_gt(n, 0, "CPU 0 idled %lldus and nothing was told", idle_truth / 1000);
+		cr_assert_gt(named, 0, "runnable was never the cause of a stall");
+	} else {
+		cr_log_info("CPU 0 hardly idled (a busy host): only the bounds were checked");
+	}
+}

@@ -69,14 +69,22 @@ static size_t round_of(const json_t *st)
 static void klock_check(const struct klock_case *c)
 {
 	const char *const args[] = { "--lock", c->lock, NULL };
-	const json_t *found[16], *st, *h, *lock, *chain;
+	const json_t *found[16], *st, *h, *lock, *chain, *hist;
 	json_int_t rounds, hold_ns;
 	size_t n, i, r, short_rounds = 0;
+	char kind_hist[32];
 
+	snprintf(kind_hist, sizeof(kind_hist), "%s_wait", c->kind);
 	e2e_watch__run(&w, "klock_uffd", args);
 	cr_assert_str_eq(e2e_str(w.truth, "victim_policy"), "fifo");
 	rounds = e2e_int(w.truth, "rounds");
 	hold_ns = e2e_int(w.truth, "hold_ms") * 1000000;
+	/* each round's wait is in the histogram of the lock's kind, write mode (the victim's) */
+	hist = e2e_hist(w.summary, kind_hist, e2e_int(w.truth, "pid"), "write");
+	cr_assert_not_null(hist, "no %s histogram of the workload", kind_hist);
+	cr_assert_str_eq(e2e_str(hist, "lock"), c->kind);
+	cr_assert_geq(e2e_hist_at_least(hist, hold_ns / 2000), rounds);
+	cr_assert_leq(e2e_hist_top(hist), e2e_hist_slot(e2e_int(w.truth, "worst_ns")));
 	n = victim_stalls(c->kind, e2e_int(w.truth, "victim_tid"), found, 16);
 	/* every round's wait, and nothing else of the victim's */
 	cr_assert_eq(n, (size_t)rounds, "%zu %s stalls of the victim, want %lld", n, c->kind,

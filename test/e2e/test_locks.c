@@ -187,16 +187,62 @@ Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
 }
 
 /*
+ * The victim's futex waits feed its process's futex wait histogram (mode
+ * write), apart from mmap_lock's: its slowest lock call is the top slot
+ * (or the one below: the call is a little longer than its wait), and each
+ * call of 5 ms or more has a wait in the slot of 4 ms or above.
+ */
+Test(locks, futex_waits_in_histograms, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	json_int_t worst, over;
+	const json_t *h;
+	int top;
+
+	e2e_watch__run(&w, "pthread_mutex", args);
+	worst = e2e_int(w.truth, "worst_ns");
+	over = e2e_int(w.truth, "over_5ms");
+	cr_assert_geq(worst, 100000000, "the victim never waited 100 ms: nothing was checked");
+	h = e2e_hist(w.summary, "futex_wait", e2e_int(w.truth, "victim_pid"), "write");
+	cr_assert_not_null(h, "no futex wait histogram of the workload");
+	cr_assert_str_eq(e2e_str(h, "lock"), "futex");
+	top = e2e_hist_top(h);
+	cr_assert(top == e2e_hist_slot(worst) || top + 1 == e2e_hist_slot(worst),
+		  "top slot %d, the slowest call (%lld ns) is in slot %d", top, worst,
+		  e2e_hist_slot(worst));
+	cr_assert_geq(e2e_hist_at_least(h, 5000), over, "%lld calls over 5 ms, %lld waits",
+		      over, e2e_hist_at_least(h, 5000));
+	cr_assert_geq(e2e_int(h, "sum_ns") * 10, worst * 9);
+	cr_assert_null(e2e_hist(w.summary, "pi_futex_wait", e2e_int(w.truth, "victim_pid"),
+				"write"), "a plain mutex's waits counted as a PI futex's");
+}
+
+/*
  * A pthread_rwlock_t held for writing: a reader (FUTEX_WAIT on
  * __wrphase_futex) or a writer (on __writers_futex) waits on the rwlock,
- * named by its address, its writer named by glibc's __cur_writer.
+ * named by its address, its writer named by glibc's __cur_writer; the
+ * word waited on tells the victim's mode, as the workload took it, in
+ * the stall and in the futex wait histogram.
  */
+static void check_rwlock_mode(void)
+{
+	const char *mode = e2e_str(w.truth, "mode");
+	const json_t *st = victim_stall(e2e_int(w.truth, "victim_tid"));
+
+	cr_assert_str_eq(e2e_str(st, "mode"), mode);
+	cr_assert_str_eq(e2e_str(json_array_get(e2e_array(st, "chain"), 0), "mode"), mode);
+	cr_assert_not_null(e2e_hist(w.summary, "futex_wait", e2e_int(w.truth, "victim_pid"), mode),
+			   "no futex wait histogram of mode %s", mode);
+}
+
 Test(locks, pthread_rwlock_reader_behind_writer, .fini = teardown, .timeout = 180)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 
 	e2e_watch__run(&w, "pthread_rwlock", args);
 	check_inversion("rwlock", "rwlock_writer");
+	cr_assert_str_eq(e2e_str(w.truth, "mode"), "read");
+	check_rwlock_mode();
 }
 
 Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 180)
@@ -205,6 +251,8 @@ Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 18
 
 	e2e_watch__run(&w, "pthread_rwlock", args);
 	check_inversion("rwlock", "rwlock_writer");
+	cr_assert_str_eq(e2e_str(w.truth, "mode"), "write");
+	check_rwlock_mode();
 }
 
 /*
@@ -252,9 +300,59 @@ Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 		cr_assert_str_eq(e2e_str(h, "found_by"), "futex_word");
 		/* boosted to the victim's priority: a SCHED_IDLE task is never below 100 */
 		cr_assert_lt(e2e_int(h, "prio"), 100);
+		cr_assert(json_is_true(json_object_get(h, "pi_boosted_in_time")),
+			  "a boosted owner told as not boosted in time (%lld ns unboosted)",
+			  e2e_int(h, "pi_unboosted_ns"));
 	}
 	cr_assert_lt(e2e_int(w.truth, "worst_ns"), 100000000, "the PI holder was not boosted");
 	cr_assert_gt(seen, 0, "no wait of the victim over 200us: nothing was checked");
+	/* each stall was a FUTEX_LOCK_PI wait, in the PI futex histogram */
+	h = e2e_hist(w.summary, "pi_futex_wait", e2e_int(w.truth, "victim_pid"), "write");
+	cr_assert_not_null(h, "no PI futex wait histogram of the workload");
+	cr_assert_geq(e2e_int(h, "count"), (json_int_t)seen);
+	cr_assert_leq(e2e_hist_top(h), e2e_hist_slot(e2e_int(w.truth, "worst_ns")));
+}
+
+/*
+ * futex_waitv(2) on two event words (no lock convention): each round's
+ * wait is a futex wait on the vector's first word, as long as the
+ * workload timed it, op futex_waitv, and no owner is ever named: at most
+ * the waker, as the releaser, and no verdict on it.
+ */
+Test(locks, futex_waitv_wait_names_no_owner, .fini = teardown, .timeout = 180)
+{
+	const json_t *st, *h, *holders;
+	json_int_t victim, waited;
+	size_t i, j, seen = 0;
+
+	e2e_watch__run(&w, "futex_waitv", NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
+			continue;
+		cr_assert_str_eq(e2e_str(st, "lock"), "futex");
+		cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"), e2e_str(w.truth, "futex"));
+		cr_assert_str_eq(e2e_str(e2e_object(st, "waiter"), "op"), "futex_waitv");
+		cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
+		holders = e2e_array(st, "holders");
+		json_array_foreach(holders, j, h) {
+			cr_assert_str_eq(e2e_str(h, "found_by"), "releaser");
+			cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "waker_tid"));
+		}
+		/* inside one of the rounds the workload timed, and most of it */
+		waited = e2e_int(st, "lock_wait_ns");
+		for (j = 0; j < json_array_size(e2e_array(w.truth, "wait_ns")); j++) {
+			json_int_t t = json_integer_value(json_array_get(e2e_array(w.truth, "wait_ns"), j));
+
+			if (waited <= t && waited * 10 >= t * 9)
+				break;
+		}
+		cr_assert_lt(j, json_array_size(e2e_array(w.truth, "wait_ns")),
+			     "a wait of %lld ns matches no round of the workload", waited);
+		seen++;
+	}
+	cr_assert_eq(seen, (size_t)e2e_int(w.truth, "rounds"), "%zu waits of %lld rounds", seen,
+		     e2e_int(w.truth, "rounds"));
 }
 
 /*

@@ -419,6 +419,56 @@ static const json_t *field(const json_t *obj, const char *key)
 	return v;
 }
 
+const json_t *e2e_hist(const json_t *summary, const char *kind, json_int_t pid, const char *mode)
+{
+	const json_t *all = e2e_array(e2e_object(summary, "histograms"), kind), *h, *p;
+	size_t i, j;
+
+	json_array_foreach(all, i, h) {
+		if (strcmp(e2e_str(h, "mode"), mode))
+			continue;
+		json_array_foreach(e2e_array(h, "pids"), j, p)
+			if (json_integer_value(p) == pid)
+				return h;
+	}
+	return NULL;
+}
+
+int e2e_hist_slot(json_int_t ns)
+{
+	json_int_t us = ns / 1000;
+	int slot = 0;
+
+	while (us) {
+		slot++;
+		us >>= 1;
+	}
+	return slot;
+}
+
+json_int_t e2e_hist_at_least(const json_t *hist, json_int_t us)
+{
+	const json_t *slots = e2e_array(hist, "log2_usecs");
+	json_int_t n = 0;
+	size_t i;
+
+	/* slot i holds values from 2^(i-1) us up */
+	for (i = (size_t)e2e_hist_slot(us * 1000); i < json_array_size(slots); i++)
+		n += json_integer_value(json_array_get(slots, i));
+	return n;
+}
+
+int e2e_hist_top(const json_t *hist)
+{
+	const json_t *slots = e2e_array(hist, "log2_usecs");
+	int i;
+
+	for (i = (int)json_array_size(slots) - 1; i >= 0; i--)
+		if (json_integer_value(json_array_get(slots, (size_t)i)))
+			return i;
+	return -1;
+}
+
 json_int_t e2e_int(const json_t *obj, const char *key)
 {
 	const json_t *v = field(obj, key);

@@ -91,6 +91,18 @@ const char *e2e_str(const json_t *obj, const char *key);
 const json_t *e2e_array(const json_t *obj, const char *key);
 const json_t *e2e_object(const json_t *obj, const char *key);
 
+/*
+ * The histogram of kind ("wait", "futex_wait", "mutex_wait"...) and mode
+ * ("read", "write") in a summary whose "pids" has pid, or NULL.
+ */
+const json_t *e2e_hist(const json_t *summary, const char *kind, json_int_t pid, const char *mode);
+/* How many samples of a histogram object are in the slot of us microseconds or above. */
+json_int_t e2e_hist_at_least(const json_t *hist, json_int_t us);
+/* The log2 slot a value of ns falls in (slot i: [2^(i-1), 2^i) us, slot 0 under 1 us). */
+int e2e_hist_slot(json_int_t ns);
+/* The highest slot with a sample, -1 for none. */
+int e2e_hist_top(const json_t *hist);
+
 /* The holder of a "stall" object with this tid, or NULL. */
 const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
 

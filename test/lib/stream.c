@@ -297,6 +297,37 @@ void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task 
 	stream__append(s, &r, sizeof(r), LS_REC_IO_DEV, cpu, ts);
 }
 
+void stream__runnable(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		      __u64 start, __u64 allowed, __u32 nr_allowed, __u32 nr_cpus,
+		      __u64 idle_cpus, __u64 idle_ns)
+{
+	struct ls_rec_runnable r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.start_ns = start;
+	r.allowed = allowed;
+	r.nr_cpus_allowed = nr_allowed;
+	r.nr_cpus = nr_cpus;
+	r.idle_cpus = idle_cpus;
+	r.idle_ns = idle_ns;
+	stream__append(s, &r, sizeof(r), LS_REC_RUNNABLE, cpu, ts);
+}
+
+void stream__steal(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		   __u64 on_ns, __u64 steal_ns)
+{
+	struct ls_rec_steal r;
+
+	memset(&r, 0, sizeof(r));
+	r.tid = t->tid;
+	r.tgid = t->tgid;
+	r.on_ns = on_ns;
+	r.steal_ns = steal_ns;
+	stream__append(s, &r, sizeof(r), LS_REC_STEAL, cpu, ts);
+}
+
 void stream__wakeup(struct stream *s, __u16 cpu, __u64 ts,
 		    const struct ls_task *wakee, __u8 wakee_flags, const struct ls_task *waker,
 		    __u32 target_cpu, const struct ls_task *target_curr)

@@ -86,6 +86,16 @@ void stream__cause(struct stream *s, __u8 cause);
 /* An IO_DEV of t: dev as the kernel's dev_t (major << 20 | minor), its disk's name ("": none). */
 void stream__io_dev(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u32 dev,
 		    const char *disk);
+/*
+ * A RUNNABLE of t at ts: its pinned spell since start, CPUs allowed (mask,
+ * nr of nr_cpus), those outside that idled and the most one did.
+ */
+void stream__runnable(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		      __u64 start, __u64 allowed, __u32 nr_allowed, __u32 nr_cpus,
+		      __u64 idle_cpus, __u64 idle_ns);
+/* A STEAL of t at ts: steal_ns stolen in the on_ns on CPU up to ts. */
+void stream__steal(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
+		   __u64 on_ns, __u64 steal_ns);
 /* A THROTTLE of t: path "/a/b" (components of at most LS_CG_NAME bytes), quota, period. */
 void stream__throttle(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 		      const char *path, __u32 hierarchy_id, __u64 quota_ns, __u64 period_ns);

@@ -180,6 +180,18 @@ static inline void fx_stall_hop_lock(struct ls_stall *st, struct ls_holder *h, c
 	st->chain[1].lock_module = module;
 }
 
+/* A PI futex's stall whose owner (in the futex word) was not boosted in time. */
+static inline void fx_stall_pi_late(struct ls_stall *st, struct ls_holder *h)
+{
+	fx_holder_reader(h);
+	h->how = LS_OWNER_FUTEX_WORD;
+	h->pi_unboosted_ns = 22900000;
+	h->offcpu_by_state[LS_STATE_BLOCKED] = 0;
+	h->pi_late = true;
+	fx_stall(st, h, 1);
+	st->mm.kind = LS_LOCK_PI_FUTEX;
+}
+
 static inline void fx_hist(struct ls_hist_entry *e, __u32 tgid, __u8 kind, __u8 write,
 			   const char *comm, __u64 sum_ns)
 {

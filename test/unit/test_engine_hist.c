@@ -383,3 +383,57 @@ Test(hist, leader_exit_names_the_process)
 	cr_assert_not_null(ent);
 	cr_assert_str_eq(ent->hist.comm, "proc_reader");
 }
+
+/*
+ * A process's futex and kernel-lock waits are histograms of their own,
+ * apart from its mmap_lock waits and from each other, by kind and mode;
+ * a record naming the process renames them all.
+ */
+Test(hist, lock_kinds_kept_apart_and_renamed)
+{
+	struct ls_hist mmap = hist_of(5, MS(5), 10), futex = hist_of(3, MS(48), 14);
+	struct ls_hist rwsem_r = hist_of(2, MS(8), 12), rwsem_w = hist_of(1, MS(4), 12);
+	struct ls_task leader = stream__task(100, 100, LS_POLICY_NORMAL, 0, 0, "server");
+	const struct ls_hist_entry *ent;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT, 1, &mmap);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT_FUTEX, 1, &futex);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT_RWSEM, 0, &rwsem_r);
+	stream__hist(&efx.s, T(10), 100, LS_HIST_WAIT_RWSEM, 1, &rwsem_w);
+	stream__mark(&efx.s, T(10), LS_MARK_INTERVAL, 0);
+	stream__exit(&efx.s, 0, T(12), &leader, 0);
+	stream__mark(&efx.s, T(30), LS_MARK_END, 0);
+	cr_assert_eq(fixture__run(), 0);
+
+	cr_assert_eq(efx.cs->intervals[0].n, 4);
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT_FUTEX, 1);
+	cr_assert_not_null(ent);
+	cr_assert_eq(ent->hist.count, 3);
+	cr_assert_eq(ent->hist.sum_ns, MS(48));
+	cr_assert_str_eq(ent->hist.comm, "server");
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT_RWSEM, 0);
+	cr_assert_not_null(ent);
+	cr_assert_eq(ent->hist.count, 2);
+	cr_assert_str_eq(ent->hist.comm, "server");
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT_RWSEM, 1);
+	cr_assert_eq(ent->hist.count, 1);
+	ent = capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT, 1);
+	cr_assert_eq(ent->hist.count, 5, "mmap_lock's waits stay its own");
+	cr_assert_null(capture_sink__find(&efx.cs->summary_hists, 100, LS_HIST_WAIT_MUTEX, 1));
+}
+
+/* Every lock kind has its wait histogram kind, and back: the sinks rely on it. */
+Test(hist, wait_kind_of_every_lock_kind)
+{
+	unsigned int k;
+
+	cr_assert_eq(ls_hist_wait_kind(LS_LOCK_MMAP), LS_HIST_WAIT);
+	cr_assert_eq(ls_hist_wait_kind(LS_LOCK_FUTEX), LS_HIST_WAIT_FUTEX);
+	cr_assert_eq(ls_hist_wait_kind(LS_LOCK_PERCPU_RWSEM), LS_HIST_WAIT_PERCPU_RWSEM);
+	for (k = 0; k < LS_LOCK_KIND_N; k++)
+		cr_assert_eq(ls_hist_lock_kind(ls_hist_wait_kind((__u8)k)), (int)k);
+	cr_assert_eq(ls_hist_lock_kind(LS_HIST_HOLD), -1);
+	cr_assert_eq(ls_hist_lock_kind(LS_HIST_OFFCPU), -1);
+	cr_assert_eq(ls_hist_lock_kind(LS_HIST_KIND_N), -1);
+}

@@ -122,6 +122,138 @@ Test(owners, boosted_pi_owner_is_not_an_inversion)
 	/* off CPU 2 ms before the boost, then asleep from T(50) (then not owning) */
 	cr_assert_eq(st->holders[0].offcpu_ns, MS(2.5));
 	cr_assert_eq(st->verdict, LS_VERDICT_CONTENTION);
+	/* below the waiter's priority only until the boost, within ENGINE_PI_LATE_NS */
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(2));
+	cr_assert_not(st->holders[0].pi_late);
+}
+
+/*
+ * A PI futex's owner left runnable at its own priority (120, below the
+ * waiter's 89) for `ms` after the waiter began to wait, then run boosted:
+ * boosted in time only while that stays under ENGINE_PI_LATE_NS (4 ms).
+ */
+struct pi_case {
+	double ms;
+	bool late;
+};
+
+ParameterizedTestParameters(owners, pi_owner_boosted_late)
+{
+	static struct pi_case cases[] = {
+		{ 1, false }, { 3.9, false }, { 4, true }, { 30, true },
+	};
+
+	return cr_make_param_array(struct pi_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct pi_case *c, owners, pi_owner_boosted_late)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_task boosted = idle_holder;
+	const struct ls_stall *st;
+
+	boosted.prio = 89;
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(2 + c->ms), &efx.hog, 0, true, &boosted, OWNER);
+	stream__switch(&efx.s, 0, T(50), &boosted, OWNER, false, &efx.hog, 0);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(c->ms));
+	cr_assert_eq(st->holders[0].pi_late, c->late, "%.1f ms unboosted", c->ms);
+}
+
+/*
+ * Never boosted: the owner stays preempted at its own priority all the
+ * wait (its records say prio 120): not boosted in time, and the waiter
+ * waited for all of it behind the hog: an inversion.
+ */
+Test(owners, pi_owner_never_boosted)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, MS(48));
+	cr_assert(st->holders[0].pi_late);
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
+/*
+ * Boosted, but asleep (blocked in the kernel under the lock) for most of
+ * the wait: no boost runs a sleeping owner, so not boosted in time,
+ * though no record shows it below the waiter's priority.
+ */
+Test(owners, pi_owner_asleep_is_not_boosted_in_time)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_task boosted = idle_holder;
+	const struct ls_stall *st;
+
+	boosted.prio = 89;
+	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_BLOCKED);
+	stream__wakeup(&efx.s, 0, T(40), &boosted, OWNER, &efx.hog, 0, NULL);
+	stream__switch(&efx.s, 0, T(40.1), &efx.hog, 0, true, &boosted, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, 0);
+	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_BLOCKED], MS(38));
+	cr_assert(st->holders[0].pi_late);
+}
+
+/* A plain futex's owner is not judged for a boost it could never get. */
+Test(owners, plain_futex_owner_is_not_judged_for_boost)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNABLE);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].pi_unboosted_ns, 0);
+	cr_assert_not(st->holders[0].pi_late);
+}
+
+/*
+ * A glibc rwlock's reader (the kernel saw it wait on __wrphase_futex):
+ * its records say read, and so do the stall and the chain's waiter hop;
+ * the writer it waits for holds for writing.
+ */
+Test(owners, rwlock_reader_waits_in_read_mode)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder,
+				  .cpu_curr = &efx.hog, .start = T(2), .owner_cpu = 0,
+				  .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_RWLOCK_WRITER };
+	struct stream_lock wb = { .start = T(2), .write = false,
+				  .owner_how = LS_OWNER_RWLOCK_WRITER, .owner_tid = 101 };
+	struct stream_lock we = wb;
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &wb);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	stream__wakeup(&efx.s, 0, T(51), &rt_waiter, WAITING, &idle_holder, 1, NULL);
+	stream__switch(&efx.s, 1, T(52), NULL, 0, false, &rt_waiter, WAITING);
+	we.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__wait_end(&efx.s, 1, T(53), &rt_waiter, &lock, &we);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_not(st->write, "a reader's wait told as a write");
+	cr_assert_eq(st->chain[0].role, LS_ROLE_WAITER);
+	cr_assert_not(st->chain[0].write);
+	cr_assert(st->holders[0].write, "the writer holds for writing");
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
 }
 
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
@@ -143,6 +275,39 @@ Test(owners, releaser_is_named_but_not_judged)
 	/* nothing was lost: the advice must not say so */
 	cr_assert_eq(st->lost_in_window, 0);
 	cr_assert(strstr(st->advice, "released the lock"), "advice: %s", st->advice);
+}
+
+/*
+ * futex_waitv(2): a wait on its first futex, an event with no owner
+ * convention: a futex wait of op futex_waitv whose only holder is the
+ * releaser, marked so, never an owner; no verdict on it.
+ */
+Test(owners, futex_waitv_names_no_owner)
+{
+	static const struct ls_task waker = FX_NORMAL(106, 100, 0, "wl-waker");
+	struct ls_mm lock = futex_at(0x7ffccad99900ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(2), .write = true,
+				 .op = { .kind = LS_OP_SYSCALL, .syscall = 449 } };
+	struct stream_lock end = w;
+	const struct ls_stall *st;
+	char op[32];
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__wakeup(&efx.s, 0, T(33), &rt_waiter, WAITING, &waker, 1, NULL);
+	stream__switch(&efx.s, 1, T(33.1), NULL, 0, false, &rt_waiter, WAITING);
+	end.flags = LS_LOCK_F_BEGIN_SENT;
+	stream__wait_end(&efx.s, 1, T(33.2), &rt_waiter, &lock, &end);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_str_eq(ls_op_name(&st->op, op, sizeof(op)), "futex_waitv");
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 106);
+	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
 }
 
 /* A futex wait that failed (a timeout, a signal) is not known to have waited for a lock. */

@@ -52,7 +52,7 @@ static struct bad_case bad_cases[] = {
 		  ENGINE_MAX_CPUS, 4),
 	BAD_FIELD("migrate from cpu", LS_REC_MIGRATE, 96, OFF(ls_rec_migrate, from_cpu),
 		  1u << 31, 4),
-	BAD_FIELD("hist kind", LS_REC_HIST, 312, OFF(ls_rec_hist, key.kind), 7, 1),
+	BAD_FIELD("hist kind", LS_REC_HIST, 312, OFF(ls_rec_hist, key.kind), LS_HIST_KIND_N, 1),
 	BAD_FIELD("hist mode", LS_REC_HIST, 312, OFF(ls_rec_hist, key.write), 5, 1),
 	BAD_FIELD("mark kind 9", LS_REC_MARK, 24, OFF(ls_rec_mark, kind), 9, 4),
 };

@@ -1000,3 +1000,57 @@ Test(sink_json, histograms_by_name_say_whose_and_what_was_left_out)
 	free_lines(&l);
 	fx_out_free(&o);
 }
+
+/* runnable: the CPUs as lists and counts; steal: its time only. */
+Test(sink_json, cause_runnable_and_steal)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	struct lines l;
+	json_t *c, *rn;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_RUNNABLE] = FX_MS(40);
+	h.cause_ns[LS_CAUSE_STEAL] = FX_MS(3);
+	h.cause = LS_CAUSE_RUNNABLE;
+	h.pinned = (struct ls_pinned){ .allowed = 0x2, .idle_cpus = 0x5, .nr_cpus_allowed = 1,
+				       .nr_cpus = 3 };
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RUNNABLE;
+	st.advice = ls_advice(&st);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "cause", "runnable");
+	c = field(json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0), "causes", JSON_OBJECT);
+	rn = field(c, "runnable", JSON_OBJECT);
+	expect_u(rn, "ns", FX_MS(40));
+	expect_s(rn, "allowed_cpus", "1");
+	expect_u(rn, "nr_cpus_allowed", 1);
+	expect_u(rn, "nr_cpus", 3);
+	expect_s(rn, "idle_cpus", "0,2");
+	expect_u(field(c, "steal", JSON_OBJECT), "ns", FX_MS(3));
+	cr_assert_null(json_object_get(field(c, "steal", JSON_OBJECT), "allowed_cpus"));
+	cr_assert(strstr(json_string_value(json_object_get(l.v[0], "advice")), "affinity"));
+	free_lines(&l);
+	free(text);
+}
+
+/* A PI futex's owner says whether it was boosted in time; other holders say nothing of it. */
+Test(sink_json, pi_boost_fields)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_pi_late(&st, &h);
+	text = json_of_stall(&st);
+	cr_assert_not_null(strstr(text, "\"pi_boosted_in_time\":false,\"pi_unboosted_ns\":22900000"),
+			   "%s", text);
+	free(text);
+	st.mm.kind = LS_LOCK_FUTEX;
+	h.how = LS_OWNER_PTHREAD;
+	text = json_of_stall(&st);
+	cr_assert_null(strstr(text, "pi_boosted_in_time"), "%s", text);
+	free(text);
+}

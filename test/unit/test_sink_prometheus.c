@@ -15,7 +15,7 @@
 #include "sinks/prometheus.h"
 
 #define MAX_FAMILIES 32
-#define MAX_SAMPLES 256
+#define MAX_SAMPLES 1024
 
 struct fam {
 	char name[64];
@@ -28,6 +28,7 @@ struct sample {
 	char labels[128];	/* as written, between the braces */
 	char le[32];		/* the le label's value, if any */
 	char mode[16];		/* the mode label's value, if any */
+	char lock[16];		/* the lock label's value, if any */
 	double value;
 };
 
@@ -163,6 +164,7 @@ static void parse(struct expo *x, const char *text)
 			snprintf(s->labels, sizeof(s->labels), "%s", br + 1);
 			label_value(s->labels, "le", s->le, sizeof(s->le));
 			label_value(s->labels, "mode", s->mode, sizeof(s->mode));
+			label_value(s->labels, "lock", s->lock, sizeof(s->lock));
 		}
 		snprintf(s->name, sizeof(s->name), "%s", buf);
 		cr_assert_not_null(sample_family(x, s->name), "sample of no declared family: %s",
@@ -184,7 +186,9 @@ static double value_of(const struct expo *x, const char *name, const char *label
 }
 
 /* Each mode's buckets: le rising, counts cumulative, +Inf last and == _count. */
-static void check_histogram(const struct expo *x, const char *name, const char *mode)
+/* lock: the series' lock label, "" for none (lockstall_wait_seconds: mmap_lock's). */
+static void check_histogram_of(const struct expo *x, const char *name, const char *lock,
+			       const char *mode)
 {
 	char bucket[80], count[80], labels[64];
 	double prev_le = -1, prev = 0;
@@ -197,7 +201,7 @@ static void check_histogram(const struct expo *x, const char *name, const char *
 		const struct sample *s = &x->samples[i];
 		double le;
 
-		if (strcmp(s->name, bucket) || strcmp(s->mode, mode))
+		if (strcmp(s->name, bucket) || strcmp(s->mode, mode) || strcmp(s->lock, lock))
 			continue;
 		cr_assert(!inf, "a bucket after +Inf");
 		n++;
@@ -214,8 +218,16 @@ static void check_histogram(const struct expo *x, const char *name, const char *
 	}
 	cr_assert(inf, "no +Inf bucket for mode %s", mode);
 	cr_assert_eq(n, LS_HIST_SLOTS + 1);
-	snprintf(labels, sizeof(labels), "mode=\"%s\"", mode);
+	if (lock[0])
+		snprintf(labels, sizeof(labels), "lock=\"%s\",mode=\"%s\"", lock, mode);
+	else
+		snprintf(labels, sizeof(labels), "mode=\"%s\"", mode);
 	cr_assert_eq(prev, value_of(x, count, labels), "+Inf bucket is not _count");
+}
+
+static void check_histogram(const struct expo *x, const char *name, const char *mode)
+{
+	check_histogram_of(x, name, "", mode);
 }
 
 static struct sink *sink;
@@ -297,6 +309,8 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_IO;
 	cr_assert_eq(sink__stall(sink, &st), 0);
+	st.cause = LS_CAUSE_RUNNABLE;
+	cr_assert_eq(sink__stall(sink, &st), 0);
 	/* a pending report is no stall yet: counted by none of the series */
 	st.pending = true;
 	cr_assert_eq(sink__stall(sink, &st), 0);
@@ -311,7 +325,7 @@ Test(sink_prometheus, stalls_and_histograms)
 
 	parse(&x, render(&o));
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"priority_inversion\""), 2);
-	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 3);
+	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"contention\""), 4);
 	cr_assert_eq(value_of(&x, "lockstall_stalls_total", "verdict=\"unknown\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"none\""), 2);
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"throttled\""), 1);
@@ -319,8 +333,10 @@ Test(sink_prometheus, stalls_and_histograms)
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"io\""), 1);
 	/* every cause has its series from the start: fixed cardinality */
 	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"rt_throttled\""), 0);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"runnable\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_stall_causes_total", "cause=\"steal\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"mmap_lock\""), 3);
-	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 2);
+	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"futex\""), 3);
 	cr_assert_eq(value_of(&x, "lockstall_lock_stalls_total", "lock=\"rwsem\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"4e-06\""), 0);
 	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_bucket", "mode=\"read\",le=\"8e-06\""), 10);
@@ -404,6 +420,55 @@ Test(sink_prometheus, series_do_not_grow_with_processes)
 	check_histogram(&x, "lockstall_wait_seconds", "read");
 	fx_out_free(&o);
 	free(v);
+}
+
+/*
+ * Futex and kernel-lock waits: one series per lock kind and mode, all
+ * there from the start, summed over processes; mmap_lock's family keeps
+ * only mmap_lock's waits, and the others never reach it.
+ */
+Test(sink_prometheus, lock_waits_by_kind)
+{
+	struct ls_hist_entry v[5];
+	struct ls_hist_set h = { .v = v, .n = 5 };
+	struct fx_out o;
+	struct expo x;
+	size_t idle;
+	int k;
+
+	parse(&x, render(&o));
+	idle = x.n_samples;
+	cr_assert_str_eq(fam_find(&x, "lockstall_lock_wait_seconds")->type, "histogram");
+	for (k = LS_LOCK_FUTEX; k < LS_LOCK_KIND_N; k++) {
+		check_histogram_of(&x, "lockstall_lock_wait_seconds", ls_lock_kind_name(k), "read");
+		check_histogram_of(&x, "lockstall_lock_wait_seconds", ls_lock_kind_name(k), "write");
+	}
+	fx_out_free(&o);
+
+	wait_hist(&v[0], 10, LS_HIST_WAIT_FUTEX, 1, 14, 3);	/* 3 futex waits of ~16ms */
+	wait_hist(&v[1], 11, LS_HIST_WAIT_FUTEX, 1, 10, 2);	/* another process's 2 of ~1ms */
+	wait_hist(&v[2], 10, LS_HIST_WAIT_RWSEM, 0, 5, 4);	/* 4 rwsem reads */
+	wait_hist(&v[3], 12, LS_HIST_WAIT_PI_FUTEX, 1, 12, 1);
+	wait_hist(&v[4], 10, LS_HIST_WAIT, 1, 3, 6);		/* mmap_lock's, apart */
+	cr_assert_eq(sink__interval(sink, &h), 0);
+	parse(&x, render(&o));
+	cr_assert_eq(x.n_samples, idle, "series appeared with the data");
+	cr_assert_eq(value_of(&x, "lockstall_lock_wait_seconds_count",
+			      "lock=\"futex\",mode=\"write\""), 5);
+	cr_assert_eq(value_of(&x, "lockstall_lock_wait_seconds_bucket",
+			      "lock=\"futex\",mode=\"write\",le=\"0.001024\""), 2);
+	cr_assert_eq(value_of(&x, "lockstall_lock_wait_seconds_count",
+			      "lock=\"rwsem\",mode=\"read\""), 4);
+	cr_assert_eq(value_of(&x, "lockstall_lock_wait_seconds_count",
+			      "lock=\"pi_futex\",mode=\"write\""), 1);
+	cr_assert_eq(value_of(&x, "lockstall_lock_wait_seconds_count",
+			      "lock=\"mutex\",mode=\"write\""), 0);
+	cr_assert_eq(value_of(&x, "lockstall_wait_seconds_count", "mode=\"write\""), 6);
+	cr_assert_null(strstr(o.buf, "lock=\"mmap_lock\",mode"),
+		       "mmap_lock's waits are in lockstall_wait_seconds only");
+	check_histogram_of(&x, "lockstall_lock_wait_seconds", "futex", "write");
+	check_histogram_of(&x, "lockstall_lock_wait_seconds", "rwsem", "read");
+	fx_out_free(&o);
 }
 
 Test(sink_prometheus, pid_filter)

@@ -83,6 +83,25 @@ Test(sink_text, stall_one_holder)
  * A process that exec'd: each place that names it says its other name,
  * escaped like any comm; a task without a rename reads as before.
  */
+/* A PI futex's owner the boost did not run in time: one line says so; in time, none. */
+Test(sink_text, pi_owner_not_boosted_in_time)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_pi_late(&st, &h);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           not boosted in time: 22.9ms runnable below the waiter's priority, 0ns asleep (no boost runs a sleeping owner)");
+	free(text);
+
+	st.holders = &h;
+	h.pi_late = false;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert_null(strstr(text, "boosted in time"), "%s", text);
+	free(text);
+}
+
 Test(sink_text, renamed_tasks_say_their_other_name)
 {
 	struct ls_rename r[3];
@@ -484,6 +503,40 @@ Test(sink_text, histograms_ordered_by_total_time_and_capped)
 	free(text);
 }
 
+/*
+ * Futex and kernel-lock waits: their own histograms, named by lock kind,
+ * counted as contended waits, shown by their own --hist-min floor (holds
+ * and off-CPU spells are mmap_lock's and follow mmap_lock's waits).
+ */
+Test(sink_text, lock_wait_histograms_by_kind)
+{
+	struct sink_opts opts = { .top = 10, .t0_ns = FX_T0, .hist_min_ns = 1000000 };
+	struct ls_hist_entry e[4];
+	struct ls_hist_set set;
+	char *text;
+
+	fx_hist(&e[0], 21, LS_HIST_WAIT_FUTEX, 1, "app", 3000000);
+	e[0].hist.slots[12] = 1;
+	e[0].hist.count++;
+	fx_hist(&e[1], 22, LS_HIST_WAIT_RWSEM, 0, "kdamond", 2000000);
+	e[1].hist.slots[11] = 1;
+	e[1].hist.count++;
+	fx_hist(&e[2], 23, LS_HIST_WAIT_MUTEX, 1, "quiet", 1000);
+	fx_hist(&e[3], 24, LS_HIST_HOLD, LS_HIST_ANY_MODE, "holder", 2000000);
+	e[3].hist.slots[11] = 1;
+	hist_set(&set, e, 4);
+	text = text_of_interval(&set, &opts);
+	assert_line(text, "wait time, futex write, app[21]:");
+	assert_line(text, "wait time, rwsem read, kdamond[22]:");
+	cr_assert_not_null(strstr(text, " 10 contended waits  total 3ms  avg 300us\n"), "%s", text);
+	assert_line(text, "(not shown: 1 wait histogram with every wait under 1ms (--hist-min 0 shows it))");
+	/* no mmap_lock wait reached the floor: its holds stay hidden */
+	assert_line(text, "(not shown: 1 hold histogram, as no mmap_lock wait reached 1ms (--hist-min 0 shows it))");
+	cr_assert_null(strstr(text, "mmap_lock read"), "%s", text);
+	cr_assert_null(strstr(text, "mmap_lock write"), "%s", text);
+	free(text);
+}
+
 /* A churn of short-lived processes reads as one histogram per name, with the quiet ones counted. */
 Test(sink_text, histograms_by_name_with_a_floor)
 {
@@ -514,8 +567,8 @@ Test(sink_text, histograms_by_name_with_a_floor)
 	e[0].hist.slots[12] = 0;
 	text = text_of_interval(&set, &opts);
 	assert_line(text, "(not shown: 2 wait histograms with every wait under 1ms (--hist-min 0 shows them))");
-	assert_line(text, "(not shown: 1 hold histogram, as no lock wait reached 1ms (--hist-min 0 shows it))");
-	cr_assert_null(strstr(text, "no mmap_lock activity"), "%s", text);
+	assert_line(text, "(not shown: 1 hold histogram, as no mmap_lock wait reached 1ms (--hist-min 0 shows it))");
+	cr_assert_null(strstr(text, "no lock activity"), "%s", text);
 	cr_assert_null(strstr(text, "distribution"), "%s", text);
 	free(text);
 
@@ -553,7 +606,7 @@ Test(sink_text, empty_interval_says_so)
 
 	hist_set(&set, NULL, 0);
 	text = text_of_interval(&set, &default_opts);
-	cr_assert_str_eq(text, "+2.000s INTERVAL  since +1.000s (1s)\n  no mmap_lock activity recorded\n\n");
+	cr_assert_str_eq(text, "+2.000s INTERVAL  since +1.000s (1s)\n  no lock activity recorded\n\n");
 	free(text);
 }
 
@@ -936,5 +989,28 @@ Test(sink_text, io_holder_and_advice)
 	h.io_dev = 0;
 	text = text_of_stall(&st, &default_opts);
 	assert_line(text, "           io 30ms");
+	free(text);
+}
+
+/* A pinned holder: its time, the CPUs it may use and those that idled, and the advice. */
+Test(sink_text, runnable_holder_and_advice)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_holder_reader(&h);
+	h.cause_ns[LS_CAUSE_RUNNABLE] = FX_MS(25);
+	h.cause_ns[LS_CAUSE_STEAL] = FX_MS(2);
+	h.cause = LS_CAUSE_RUNNABLE;
+	h.pinned = (struct ls_pinned){ .allowed = 0x1eULL | 1ULL << 63, .idle_cpus = 0x1,
+				       .nr_cpus_allowed = 5, .nr_cpus = 64 };
+	fx_stall(&st, &h, 1);
+	st.cause = LS_CAUSE_RUNNABLE;
+	st.advice = ls_advice(&st);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "           runnable 25ms: allowed CPUs 1-4,63 (5 of 64), idle meanwhile: CPUs 0");
+	assert_line(text, "           steal 2ms");
+	assert_line(text, "  advice   the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)");
 	free(text);
 }

@@ -515,6 +515,50 @@ static inline uint64_t wl_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * How long cpu has been idle since boot (idle and iowait: its idle task ran),
+ * in ns, as /proc/stat counts it (in clock ticks: a truth to the tick); 0 if
+ * it cannot be read.
+ */
+static inline uint64_t wl_cpu_idle_ns(int cpu)
+{
+	char want[32], line[512];
+	unsigned long long user, nice, sys, idle = 0, iowait = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)) &&
+		    sscanf(line + strlen(want), "%llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+			   &iowait) == 5)
+			break;
+	fclose(f);
+	return hz > 0 ? (idle + iowait) * (1000000000ULL / (uint64_t)hz) : 0;
+}
+
+/*
+ * How long thread tid of this process has waited on a run queue, in ns
+ * (schedstat's run_delay: CONFIG_SCHED_INFO); 0 if it cannot be read.
+ */
+static inline uint64_t wl_run_delay_ns(pid_t tid)
+{
+	unsigned long long run = 0, delay = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
 /* Sleep between calls: pacing, so the victim leaves its CPU to others, never a hand-shake. */
 static inline void wl_pause(unsigned int us)
 {
