@@ -164,9 +164,10 @@ static __always_inline bool ls_hist_pending(const struct ls_task_state *st)
 /*
  * Everything st holds back, at the task's switch-out and its exit: the
  * histograms user space reads lag a task's last few short samples only
- * while it stays on CPU.
+ * while it stays on CPU.  A call, not inlined: inlined, the verifier walked
+ * the switch handler after it once per path through the three puts.
  */
-static __always_inline void ls_hist_flush_all(struct ls_task_state *st, struct task_struct *t)
+static __noinline void ls_hist_flush_all(struct ls_task_state *st, struct task_struct *t)
 {
 	ls_hist_flush_wait(st, t, 0);
 	ls_hist_flush_wait(st, t, 1);

@@ -149,9 +149,12 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	return 0;
 }
 
-/* The wait of t (current) goes off CPU for the first time: WAIT_BEGIN. */
-static __always_inline void ls_wait_begin(struct ls_task_state *st, struct task_struct *t,
-					  __u64 now)
+/*
+ * The wait of t (current) goes off CPU for the first time: WAIT_BEGIN.  A
+ * call, not inlined: the verifier then walks the rest of the switch
+ * handler once after it, not once per path through the record's making.
+ */
+static __noinline void ls_wait_begin(struct ls_task_state *st, struct task_struct *t, __u64 now)
 {
 	struct ls_wait_state *w = &st->wait;
 	struct ls_lock_event e = {

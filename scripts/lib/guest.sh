@@ -108,7 +108,8 @@ fetch_deb() {
 # Debian's current kernel of [SUITE/]FLAVOUR (bullseye/amd64; no suite: the
 # host's) in the cache, fetched and unpacked when missing: prints its
 # release (6.1.0-N-amd64).  $cache/<release>/ then has vmlinuz, config, and
-# x/ with /boot and the modules a guest may need.
+# x/ with /boot, the modules a guest may need and the list of those built
+# in (modules.builtin: 6.12 builds virtio_pci in).
 fetch_kernel() {
 	spec=$1
 	case $spec in
@@ -135,8 +136,9 @@ fetch_kernel() {
 		rm -rf "$kdir"
 		mkdir -p "$kdir/x"
 		dpkg-deb --fsys-tarfile "$deb" |
-			tar -x -C "$kdir/x" --wildcards './boot/*' './lib/modules/*/kernel/fs/*' \
-				'./lib/modules/*/kernel/net/9p/*' './lib/modules/*/kernel/drivers/virtio/*'
+			tar -x -C "$kdir/x" --wildcards './boot/*' './lib/modules/*/modules.builtin' \
+				'./lib/modules/*/kernel/fs/*' './lib/modules/*/kernel/net/9p/*' \
+				'./lib/modules/*/kernel/drivers/virtio/*'
 		cp "$kdir/x/boot/config-$release" "$kdir/config"
 		mv "$kdir/x/boot/vmlinuz-$release" "$kdir/vmlinuz"
 	fi

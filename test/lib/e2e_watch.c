@@ -16,6 +16,11 @@
 #include "lib/e2e_watch.h"
 
 #define E2E_ATTACH_TIMEOUT_MS	30000	/* BPF load and attach */
+/*
+ * Under qemu's TCG (test/kernels sets LOCKSTALL_E2E_TCG) the verifier runs
+ * emulated, many times slower than on a host: the attach takes that much longer.
+ */
+#define E2E_ATTACH_TCG_FACTOR	5
 #define E2E_WORKLOAD_TIMEOUT_MS	60000	/* a workload runs a few seconds */
 #define E2E_STOP_TIMEOUT_MS	30000	/* SIGINT to exit, summary included */
 #define E2E_CLI_TIMEOUT_MS	10000
@@ -251,7 +256,9 @@ static void watch__start(struct e2e_watch *w, char *const argv[])
 	rc = e2e_proc__spawn(&w->lockstall, "lockstall", argv);
 	cr_assert_eq(rc, 0, "cannot start %s: %s", argv[0], strerror(-rc));
 	/* lockstall says so once its programs are attached */
-	rc = e2e_proc__pump(both, 1, E2E_ATTACH_TIMEOUT_MS, tracing_or_gone, &ut);
+	rc = e2e_proc__pump(both, 1, E2E_ATTACH_TIMEOUT_MS *
+			    (getenv("LOCKSTALL_E2E_TCG") ? E2E_ATTACH_TCG_FACTOR : 1),
+			    tracing_or_gone, &ut);
 	cr_assert(e2e_buf__line_with_prefix(&w->lockstall.err, TRACING_PREFIX),
 		  "lockstall never said \"%s\" (%s, exit code %d); stderr:\n%s", TRACING_PREFIX,
 		  rc ? strerror(-rc) : "it ended", e2e_proc__exit_code(&w->lockstall),
