@@ -267,6 +267,8 @@ static __always_inline __u64 ls_steal_clock(struct task_struct *p)
 /* A task with lock state switches in at now: its CPU's steal clock, for its switch-out. */
 static __always_inline void ls_steal_in(struct ls_task_state *st, struct task_struct *p, __u64 now)
 {
+	if (!cfg.steal)
+		return;
 	st->steal_in_ns = now;
 	st->steal_in = ls_steal_clock(p);
 }
@@ -280,6 +282,8 @@ static __always_inline __u8 ls_steal_out(struct ls_task_state *st, struct task_s
 {
 	__u64 in = st->steal_in_ns, cur;
 
+	if (!cfg.steal)
+		return 0;
 	st->steal_in_ns = 0;
 	if (!in || now <= in)
 		return 0;

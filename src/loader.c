@@ -116,6 +116,7 @@ struct loader {
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
+	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
 	bool said_locks;	/* what --locks cannot trace was said */
 	bool said_owners;	/* how lock owners are followed was said */
@@ -587,6 +588,24 @@ static void loader_select_prior(struct loader *l)
 }
 
 /*
+ * The verifier gave up on the switch program (E2BIG: older verifiers
+ * explore more of it): try once more without the runnable and steal
+ * causes, the largest part of it tracing does without.
+ */
+static bool loader_cpu_time_failed(struct loader *l, int err)
+{
+	if (err != -E2BIG || l->cpu_time_refused ||
+	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)))
+		return false;
+	fprintf(stderr, "lockstall: the runnable and steal causes are not looked for: this kernel's verifier cannot take them (%s)\n",
+		strerror(-err));
+	l->cpu_time_refused = true;
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	return true;
+}
+
+/*
  * The load failed with the scan in: try once more without it, which
  * tracing does not need (a kernel that refuses sleepable iterators).
  */
@@ -860,9 +879,13 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 		return -E2BIG;
 	}
 	/* rodata, like the options: a holder allowed fewer CPUs than these is pinned. */
-	l->skel->rodata->cfg.nr_cpus = l->ncpus > 1 ? l->ncpus : 0;
-	if (l->ncpus > 1)
+	l->skel->rodata->cfg.nr_cpus = l->ncpus > 1 && !l->cpu_time_refused ? l->ncpus : 0;
+	l->features &= ~LS_FEAT_CAUSE_RUNNABLE;
+	if (l->skel->rodata->cfg.nr_cpus)
 		l->features |= LS_FEAT_CAUSE_RUNNABLE;
+	if (l->cpu_time_refused)
+		l->features &= ~LS_FEAT_CAUSE_STEAL;
+	l->skel->rodata->cfg.steal = !!(l->features & LS_FEAT_CAUSE_STEAL);
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
@@ -938,7 +961,8 @@ retry:
 		goto cleanup;
 	err = lockstall_bpf__load(l->skel);
 	if (err) {
-		if (loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
+		if (loader_cpu_time_failed(l, err) || loader_prior_failed(l, err) ||
+		    loader_backend_failed(l, opts->backend, err))
 			goto retry;
 		loader_say_load_failed(l, err);
 		goto cleanup;

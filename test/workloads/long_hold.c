@@ -21,7 +21,8 @@
  * a test stops lockstall on that line to see a wait still open at its exit.
  * The final line lists every call of 100 ms or more ("waits"), and over the
  * victim's run the idle time of its CPU (victim_cpu_idle_ns, /proc/stat's
- * idle + iowait, to the tick) and the holder's time on a run queue
+ * idle + iowait, to the tick), the victim's own time off CPU, which bounds
+ * how long its CPU can have idled (victim_offcpu_ns), and the holder's time on a run queue
  * (holder_run_delay_ns, schedstat): the truth of the runnable cause, as the
  * holder is pinned to CPU 1 while CPU 0 idles whenever the victim waits.
  */
@@ -56,6 +57,7 @@ struct victim {
 	const char *policy;
 	struct wl_worst worst;
 	uint64_t cpu_idle_ns;		/* its CPU's idle time while it measured */
+	uint64_t offcpu_ns;		/* its own time off CPU meanwhile */
 	pid_t holder_tid;
 	uint64_t holder_delay_ns;	/* the holder's time on a run queue, meanwhile */
 	atomic_uint_fast64_t in_call;	/* start of the call in progress; 0: none */
@@ -107,6 +109,7 @@ static void *victim__run(void *arg)
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
 	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM);
+	v->offcpu_ns = wl_thread_cpu_ns();
 	v->holder_delay_ns = wl_run_delay_ns(v->holder_tid);
 	do {
 		victim__call(v);
@@ -114,6 +117,8 @@ static void *victim__run(void *arg)
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, v->end_ns));
 	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM) - v->cpu_idle_ns;
+	/* wall time less CPU time: CPU 0 can have idled only while its pinned victim was off it */
+	v->offcpu_ns = (wl_now_ns() - v->start_ns) - (wl_thread_cpu_ns() - v->offcpu_ns);
 	v->holder_delay_ns = wl_run_delay_ns(v->holder_tid) - v->holder_delay_ns;
 	atomic_store(&v->in_call, ~0ULL);	/* done: main stops watching */
 	return NULL;
@@ -177,13 +182,15 @@ static void print_truth(const struct victim *v, const struct holder *h, const st
 	printf("{\"workload\":\"long_hold\",\"victim_pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
 	       "\"holder_pid\":%d,\"holder_tid\":%d,\"holder_policy\":\"idle\","
 	       "\"hog_pid\":%d,\"hog_tid\":%d,\"vmas\":%zu,\"mprotect_calls\":%llu,"
-	       "\"victim_cpu\":%d,\"victim_cpu_idle_ns\":%llu,\"holder_cpu\":%d,"
+	       "\"victim_cpu\":%d,\"victim_cpu_idle_ns\":%llu,\"victim_offcpu_ns\":%llu,"
+	       "\"holder_cpu\":%d,"
 	       "\"holder_run_delay_ns\":%llu,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,"
 	       "\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,\"waits\":[",
 	       (int)getpid(), (int)v->tid, v->policy, (int)getpid(), (int)h->tid,
 	       (int)hog->c.pid, (int)hog->c.tid, n_vmas, (unsigned long long)h->calls,
-	       WL_CPU_VICTIM, (unsigned long long)v->cpu_idle_ns, WL_CPU_LOW,
+	       WL_CPU_VICTIM, (unsigned long long)v->cpu_idle_ns,
+	       (unsigned long long)v->offcpu_ns, WL_CPU_LOW,
 	       (unsigned long long)v->holder_delay_ns,
 	       (unsigned long long)v->start_ns, (unsigned long long)v->end_ns,
 	       (unsigned long long)v->worst.calls, (unsigned long long)v->worst.start_ns,
