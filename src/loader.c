@@ -524,7 +524,8 @@ static void loader_owner_by_tid(struct loader *l)
 	bool forced = env && !strcmp(env, "1");
 	bool by_tid = forced || !l->has_task_from_pid;
 
-	l->skel->rodata->owner_by_tid = by_tid;
+	/* rodata: without futexes and kernel locks its code is dropped before verification */
+	l->skel->rodata->owner_by_tid = by_tid && (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK));
 	l->features &= ~LS_FEAT_OWNER_BY_TID;
 	if (!(l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)))
 		return;
