@@ -596,9 +596,9 @@ static void loader_select_prior(struct loader *l)
 static bool loader_cpu_time_failed(struct loader *l, int err)
 {
 	if (err != -E2BIG || l->cpu_time_refused ||
-	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)))
+	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)))
 		return false;
-	fprintf(stderr, "lockstall: the runnable and steal causes are not looked for: this kernel's verifier cannot take them (%s)\n",
+	fprintf(stderr, "lockstall: the runnable and steal causes and the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them (%s)\n",
 		strerror(-err));
 	l->cpu_time_refused = true;
 	lockstall_bpf__destroy(l->skel);
@@ -885,8 +885,9 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 	if (l->skel->rodata->cfg.nr_cpus)
 		l->features |= LS_FEAT_CAUSE_RUNNABLE;
 	if (l->cpu_time_refused)
-		l->features &= ~LS_FEAT_CAUSE_STEAL;
+		l->features &= ~(LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP);
 	l->skel->rodata->cfg.steal = !!(l->features & LS_FEAT_CAUSE_STEAL);
+	l->skel->rodata->cfg.task_cgroups = !!(l->features & LS_FEAT_TASK_CGROUP);
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
