@@ -257,15 +257,19 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return ls_switch(preempt, prev, next, prev_state);
+	return ls_switch(preempt, prev, next, prev_state, true);
 }
 
-/* Before 5.18, no prev_state (ls_switch_prev_state()); the loader picks one of the two. */
+/*
+ * Before 5.18, no prev_state (ls_switch_prev_state()); the loader picks one
+ * of the two.  Without the cgroups of holders and preemptors: 5.10's
+ * verifier gives up on the switch with them.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return ls_switch(preempt, prev, next, ls_switch_prev_state(preempt, prev));
+	return ls_switch(preempt, prev, next, ls_switch_prev_state(preempt, prev), false);
 }
 
 SEC("tp_btf/sched_waking")

@@ -91,7 +91,8 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
  * following is ls_state_flags() (task_state.bpf.h).
  */
 static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
-					struct task_struct *next, unsigned int prev_state)
+					struct task_struct *next, unsigned int prev_state,
+					const bool cgroups)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
@@ -144,8 +145,12 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 		ls_emit_io_dev(prev, ps, now);
 	if (ps && (cause & LS_CAUSE_F_STEAL))
 		ls_emit_steal(ps, prev, now);
-	/* rodata: off, the call is dropped before verification (5.10's gives up on it) */
-	if (cfg.task_cgroups)
+	/*
+	 * cgroups is a constant: where false the compiler drops the call, and
+	 * with it the global function, which a verifier before 6.8 checks even
+	 * when rodata makes the call dead (5.10's gives up on the switch).
+	 */
+	if (cgroups && cfg.task_cgroups)
 		ls_switch_cgroups(pf_after, nf, watched, cpu, now);
 	if (pf)
 		ps->seen = 1;
@@ -154,11 +159,15 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-/* The switch; then a dead task's state goes (task_state__delete()). */
+/*
+ * The switch; then a dead task's state goes (task_state__delete()).
+ * cgroups: whether this program tells holders' and preemptors' cgroups.
+ */
 static __always_inline int ls_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next, unsigned int prev_state)
+				     struct task_struct *next, unsigned int prev_state,
+				     const bool cgroups)
 {
-	ls_on_switch(preempt, prev, next, prev_state);
+	ls_on_switch(preempt, prev, next, prev_state, cgroups);
 	if (prev_state & TASK_DEAD)
 		task_state__delete(prev);
 	return 0;

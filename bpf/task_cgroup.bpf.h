@@ -77,14 +77,15 @@ __noinline int ls_task_cgroup_tell(__u32 tid, __u32 tgid, __u64 id, __u64 now)
 
 /*
  * The task at address t: its cgroup v2 id to user space.  Probe reads: t
- * may be only an address (a CPU's curr), gone by now.
+ * may be only an address (a CPU's curr), gone by now.  Each of these
+ * helpers is off with cfg.task_cgroups (rodata) when the loader is.
  */
 static __always_inline void ls_task_cgroup_at(__u64 t, __u64 now)
 {
 	struct task_struct___cg *tc = (void *)t;
 	struct task_struct *task = (void *)t;
 
-	if (t)
+	if (cfg.task_cgroups && t)
 		ls_task_cgroup_tell(BPF_CORE_READ(task, pid), BPF_CORE_READ(task, tgid),
 				    BPF_CORE_READ(tc, cgroups, dfl_cgrp, kn, id), now);
 }
@@ -93,15 +94,19 @@ static __always_inline void ls_emit_task_cgroup(struct task_struct *t, __u64 now
 {
 	struct task_struct___cg *tc = (void *)t;
 
-	ls_task_cgroup_tell(BPF_CORE_READ(t, pid), BPF_CORE_READ(t, tgid),
-			    BPF_CORE_READ(tc, cgroups, dfl_cgrp, kn, id), now);
+	if (cfg.task_cgroups)
+		ls_task_cgroup_tell(BPF_CORE_READ(t, pid), BPF_CORE_READ(t, tgid),
+				    BPF_CORE_READ(tc, cgroups, dfl_cgrp, kn, id), now);
 }
 
 /* What runs on cpu (its watch line's curr): it runs instead of a holder there. */
 static __always_inline void ls_emit_cpu_curr_cgroup(__u32 cpu, __u64 now)
 {
-	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+	struct ls_watch *w;
 
+	if (!cfg.task_cgroups)
+		return;
+	w = bpf_map_lookup_elem(&watch, &cpu);
 	if (w)
 		ls_task_cgroup_at(w->curr, now);
 }

@@ -328,8 +328,6 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 		l->features |= LS_FEAT_CAUSE_RECLAIM;
 	/* I/O waits are read at every switch; the device needs block_bio_queue's bio. */
 	l->features |= LS_FEAT_CAUSE_IO;
-	/* bpf/task_cgroup.bpf.h: every kernel has the default hierarchy's css_set.dfl_cgrp */
-	l->features |= LS_FEAT_TASK_CGROUP;
 	l->has_bio_tp = loader_btf_tp_nargs(btf, "block_bio_queue") > 0;
 	l->has_iomap_tp = loader_btf_tp_nargs(btf, "iomap_iter_dstmap") > 0;
 	/* Steal: the run queue's counter (CONFIG_PARAVIRT_TIME_ACCOUNTING), found through cfs_rq.rq. */
@@ -337,6 +335,14 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	    loader_btf_struct_has(btf, "cfs_rq", "rq"))
 		l->features |= LS_FEAT_CAUSE_STEAL;
 	l->switch_nargs = loader_btf_tp_nargs(btf, "sched_switch");
+	/*
+	 * bpf/task_cgroup.bpf.h: every kernel has css_set.dfl_cgrp, but the
+	 * switch program before 5.18 (ls_sched_switch_nostate) goes without.
+	 */
+	if (l->switch_nargs == 5)
+		l->features |= LS_FEAT_TASK_CGROUP;
+	else
+		fprintf(stderr, "lockstall: the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them before 5.18\n");
 	btf__free(btf);
 	return err;
 }

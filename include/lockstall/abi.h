@@ -795,7 +795,7 @@ struct ls_bpf_config {
 	__u8 kstacks;		/* send STACK records with kernel stacks */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u8 steal;		/* read the steal clock of holders' CPUs */
-	__u8 task_cgroups;	/* send LS_REC_TASK_CGROUP from the switch path */
+	__u8 task_cgroups;	/* send LS_REC_TASK_CGROUP (holders, preemptors) */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
 	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: none */
 };
