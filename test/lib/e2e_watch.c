@@ -551,28 +551,27 @@ void e2e_check_stack(const json_t *task, const char *const frames[])
 	}
 }
 
-const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
+/* The task of obj's array key whose tid is tid, or NULL. */
+static const json_t *e2e_task_with_tid(const json_t *obj, const char *key, json_int_t tid)
 {
-	const json_t *h;
+	const json_t *t;
 	size_t i;
 
-	json_array_foreach(e2e_array(stall, "holders"), i, h) {
-		if (e2e_int(h, "tid") == tid)
-			return h;
+	json_array_foreach(e2e_array(obj, key), i, t) {
+		if (e2e_int(t, "tid") == tid)
+			return t;
 	}
 	return NULL;
 }
 
+const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
+{
+	return e2e_task_with_tid(stall, "holders", tid);
+}
+
 const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
 {
-	const json_t *p;
-	size_t i;
-
-	json_array_foreach(e2e_array(holder, "preempted_by"), i, p) {
-		if (e2e_int(p, "tid") == tid)
-			return p;
-	}
-	return NULL;
+	return e2e_task_with_tid(holder, "preempted_by", tid);
 }
 
 json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause)

@@ -22,6 +22,13 @@ void fixture__setup(void)
 	efx.hog = hog;
 }
 
+void fixture__setup_pending(void)
+{
+	fixture__setup();
+	efx.opts.pending_after_ns = MS(1000);
+	efx.opts.pending_every_ns = MS(2000);
+}
+
 void fixture__teardown(void)
 {
 	engine__free(efx.e);

@@ -41,6 +41,8 @@ extern struct engine_fixture efx;
 
 /* Criterion .init / .fini */
 void fixture__setup(void);
+/* fixture__setup(), with waits reported in progress after 1 s, then every 2 s */
+void fixture__setup_pending(void);
 void fixture__teardown(void);
 /* The engine, made on first use with efx.opts. */
 struct engine *fixture__engine(void);

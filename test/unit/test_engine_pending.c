@@ -10,14 +10,7 @@
 #define HOLDING LS_TASK_F_HOLDING
 #define WAITING LS_TASK_F_WAITING
 
-static void pending_setup(void)
-{
-	fixture__setup();
-	efx.opts.pending_after_ns = MS(1000);
-	efx.opts.pending_every_ns = MS(2000);
-}
-
-TestSuite(pending, .init = pending_setup, .fini = fixture__teardown);
+TestSuite(pending, .init = fixture__setup_pending, .fini = fixture__teardown);
 
 static const struct ls_task idle_holder = FX_TASK(101, 300, LS_POLICY_IDLE, 0, 0, 120, "bg-reader");
 

@@ -13,14 +13,7 @@
 #define WAITING LS_TASK_F_WAITING
 #define PRIOR LS_LOCK_F_PRIOR
 
-static void prior_setup(void)
-{
-	fixture__setup();
-	efx.opts.pending_after_ns = MS(1000);
-	efx.opts.pending_every_ns = MS(2000);
-}
-
-TestSuite(prior, .init = prior_setup, .fini = fixture__teardown);
+TestSuite(prior, .init = fixture__setup_pending, .fini = fixture__teardown);
 
 static const struct ls_task holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 120, "holder");
 static const struct ls_task victim = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "victim");
