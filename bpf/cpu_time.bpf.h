@@ -51,14 +51,11 @@ struct {
 static __always_inline void ls_idle_switch(struct task_struct *prev, struct task_struct *next,
 					   __u32 cpu)
 {
+	bool to_idle = !BPF_CORE_READ(next, pid), from_idle = !BPF_CORE_READ(prev, pid);
 	struct ls_idle_clock *c;
-	bool to_idle;
 	__u64 now;
 
-	if (!cfg.nr_cpus)
-		return;
-	to_idle = !LS_TASK_READ(next, pid);
-	if (to_idle == !LS_TASK_READ(prev, pid))
+	if (!cfg.nr_cpus || to_idle == from_idle)
 		return;
 	c = bpf_map_lookup_elem(&idle_clock, &cpu);
 	if (!c)
