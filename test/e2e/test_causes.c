@@ -421,9 +421,9 @@ Test(watch, io_holder, .fini = teardown, .timeout = 180)
  * CPU 0.  Whatever lockstall says of the holder's runnable time while a CPU
  * it may not use idled must be CPU 0's, with CPU 1 alone allowed, within the
  * holder's runnable time off CPU (preempted, or granted and not running),
- * and in all within both the victim's own time off CPU (CPU 0 can idle only
- * while the victim pinned there is off it) and the holder's run-queue time
- * (schedstat) over the run.  /proc/stat's idle is no upper bound: it leaves
+ * and in all within both the victim's time off CPU over its life (each of
+ * its stalls tells at most its own wait) and the holder's run-queue time
+ * (schedstat) till then.  /proc/stat's idle is no upper bound: it leaves
  * out the interrupts the idle task serves, which lockstall's idle clock (the
  * idle task's time) counts.  When CPU 0 idled for long (a quiet host), the
  * cause must have been said and named the stalls' cause, with advice on the
@@ -488,11 +488,14 @@ Test(watch, pinned_holder, .fini = teardown, .timeout = 180)
 		    "(/proc/stat), the holder waited %lldus on a run queue (schedstat)",
 		    n, sum / 1000, named, idle_truth / 1000, delay_truth / 1000);
 	cr_assert_leq(sum, e2e_int(w.truth, "victim_offcpu_ns"),
-		      "more idle time told than CPU 0 could have had (its victim was off CPU %lldus)",
+		      "more idle time told than the victim waited (it was off CPU %lldus)",
 		      e2e_int(w.truth, "victim_offcpu_ns") / 1000);
 	if (delay_truth)
 		cr_assert_leq(sum, delay_truth, "more runnable time told than the holder waited");
-	if (idle_truth >= 10 * IDLE_TICK_SLACK_NS) {
+	if (e2e_kernel_is_preempt_rt()) {
+		cr_log_info("PREEMPT_RT: the victim's wait boosts the writer holder, which seldom "
+			    "sits runnable: only the bounds were checked");
+	} else if (idle_truth >= 10 * IDLE_TICK_SLACK_NS) {
 		cr_assert_gt(n, 0, "CPU 0 idled %lldus and nothing was told", idle_truth / 1000);
 		cr_assert_gt(named, 0, "runnable was never the cause of a stall");
 	} else {

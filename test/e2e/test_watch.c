@@ -91,18 +91,6 @@ static bool kernel_has_per_vma_lock(void)
 	return major > 6 || (major == 6 && minor >= 4);
 }
 
-/*
- * PREEMPT_RT turns rwsems into rwbase_rt on an rt_mutex (src/engine/DESIGN.md,
- * PREEMPT_RT): a writer holder is boosted by the tasks it blocks, so the
- * inversion of mprotect_fault cannot form there and has its own test.  A
- * reader holder is not boosted: proc_reader's inversion forms as elsewhere.
- */
-static bool kernel_is_preempt_rt(void)
-{
-	struct utsname u;
-
-	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
-}
 
 /*
  * Before 5.15 the kernel's unwinder stopped at kretprobe_trampoline, so
@@ -313,7 +301,7 @@ static void check_proc_reader(void)
 	if (!json_array_size(mine))
 		log_stalls("all stalls", w.stalls);
 	cr_assert_gt(json_array_size(mine), 0, "no stall of the victim thread %lld", victim_tid);
-	if (kernel_is_preempt_rt()) {
+	if (e2e_kernel_is_preempt_rt()) {
 		check_rt_proc_reader(mine, t, reader_tid);
 		json_decref(mine);
 		return;
@@ -368,7 +356,7 @@ static void check_mprotect_fault(void)
 	json_t *mine;
 	size_t i;
 
-	if (kernel_is_preempt_rt())
+	if (e2e_kernel_is_preempt_rt())
 		cr_skip_test("PREEMPT_RT boosts the holder: see watch::mprotect_fault_rt");
 	run_until_slow("mprotect_fault", slow_call_ms());
 	t = w.truth;
@@ -458,7 +446,7 @@ Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 	json_t *mine;
 	size_t i;
 
-	if (!kernel_is_preempt_rt())
+	if (!e2e_kernel_is_preempt_rt())
 		cr_skip_test("not a PREEMPT_RT kernel");
 	/*
 	 * A hold of 10 ms, not an inversion: the boosted holder's own work.

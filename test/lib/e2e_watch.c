@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 
@@ -572,6 +573,13 @@ const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
 const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
 {
 	return e2e_task_with_tid(holder, "preempted_by", tid);
+}
+
+bool e2e_kernel_is_preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
 }
 
 json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause)

@@ -21,8 +21,9 @@
  * a test stops lockstall on that line to see a wait still open at its exit.
  * The final line lists every call of 100 ms or more ("waits"), and over the
  * victim's run the idle time of its CPU (victim_cpu_idle_ns, /proc/stat's
- * idle + iowait, to the tick), the victim's own time off CPU, which bounds
- * how long its CPU can have idled (victim_offcpu_ns), and the holder's time on a run queue
+ * idle + iowait, to the tick), the victim thread's time off CPU over its
+ * whole life, which bounds the idle a stall of it can tell
+ * (victim_offcpu_ns), and the holder's time on a run queue
  * (holder_run_delay_ns, schedstat): the truth of the runnable cause, as the
  * holder is pinned to CPU 1 while CPU 0 idles whenever the victim waits.
  */
@@ -44,6 +45,7 @@ struct holder {
 	atomic_bool stop;
 	uint64_t calls;
 	int ready_fd;
+	uint64_t delay0_ns;	/* its run queue time before it first takes the lock */
 };
 
 struct call {
@@ -57,9 +59,10 @@ struct victim {
 	const char *policy;
 	struct wl_worst worst;
 	uint64_t cpu_idle_ns;		/* its CPU's idle time while it measured */
-	uint64_t offcpu_ns;		/* its own time off CPU meanwhile */
-	pid_t holder_tid;
-	uint64_t holder_delay_ns;	/* the holder's time on a run queue, meanwhile */
+	uint64_t born_ns;		/* main's clock before the thread existed */
+	uint64_t cpu_ns;		/* its CPU time, all of it, as it ends */
+	uint64_t offcpu_ns;		/* its time off CPU, from born_ns to its join */
+	uint64_t holder_delay_ns;	/* the holder's time on a run queue, to the victim's join */
 	atomic_uint_fast64_t in_call;	/* start of the call in progress; 0: none */
 	struct call waits[MAX_WAITS];	/* calls of LONG_CALL_NS or more */
 	unsigned int n_waits;
@@ -72,6 +75,7 @@ static void *holder__run(void *arg)
 	const int prot[2] = { PROT_READ, PROT_READ | PROT_WRITE };
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &h->tid);
+	h->delay0_ns = wl_run_delay_ns(h->tid);
 	/* Ready as it goes in: the hog comes while it is at work under the lock. */
 	wl_send(h->ready_fd, &h->tid, sizeof(h->tid));
 	close(h->ready_fd);
@@ -109,18 +113,14 @@ static void *victim__run(void *arg)
 	wl_gate__wait(&v->go);
 	v->start_ns = wl_now_ns();
 	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM);
-	v->offcpu_ns = wl_thread_cpu_ns();
-	v->holder_delay_ns = wl_run_delay_ns(v->holder_tid);
 	do {
 		victim__call(v);
 		v->end_ns = wl_now_ns();
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, v->end_ns));
 	v->cpu_idle_ns = wl_cpu_idle_ns(WL_CPU_VICTIM) - v->cpu_idle_ns;
-	/* wall time less CPU time: CPU 0 can have idled only while its pinned victim was off it */
-	v->offcpu_ns = (wl_now_ns() - v->start_ns) - (wl_thread_cpu_ns() - v->offcpu_ns);
-	v->holder_delay_ns = wl_run_delay_ns(v->holder_tid) - v->holder_delay_ns;
 	atomic_store(&v->in_call, ~0ULL);	/* done: main stops watching */
+	v->cpu_ns = wl_thread_cpu_ns();
 	return NULL;
 }
 
@@ -230,14 +230,20 @@ int main(int argc, char **argv)
 	h.map = wl_unmergeable_map(opts.size_mb * 1000, page);
 
 	wl_gate__init(&v.go);
+	v.born_ns = wl_now_ns();
 	h.tid = wl_start_threads(&vt, victim__run, &v, &ht, holder__run, &h, &h.ready_fd);
-	v.holder_tid = h.tid;
 	wl_hog__go(&hog);
 	wait_holder_locked(h.tid);
 	wl_gate__open(&v.go);
 
 	watch_victim(&v, &h, &hog, wait_ms);
 	pthread_join(vt, NULL);
+	/*
+	 * Wall time less CPU time over the victim's whole life: any wait of
+	 * it (a fault on its new stack before it measures, its exit) is in.
+	 */
+	v.offcpu_ns = (wl_now_ns() - v.born_ns) - v.cpu_ns;
+	v.holder_delay_ns = wl_run_delay_ns(h.tid) - h.delay0_ns;
 	/* The hog first: the holder needs a CPU to see the stop flag. */
 	wl_child__stop(&hog.c);
 	atomic_store(&h.stop, true);
