@@ -23,13 +23,16 @@ import sys
 
 RAW, MD, PAIRS, SECS, HAVE_RECORD, COMMAND = sys.argv[1:7]
 CONDS = ["base", "floor", "clock", "watch"] + (["record"] if HAVE_RECORD == "1" else []) + ["bpftrace"]
-WORKLOADS = ["switch", "mmap", "fault", "mixed", "inversion"]
+WORKLOADS = ["switch", "mmap", "fault", "mixed", "inversion", "syscall", "futex", "mutex", "klock"]
 LOCK_TPS = ("start_locking", "acquire_returned", "released")
 
 
 def tracepoint(name):
     """Program name (lockstall ls_*, floor fl_*, bpftrace's 15-char ones) -> tracepoint."""
-    for key, tp in (("switch", "sched_switch"), ("waking", "sched_waking"),
+    for key, tp in (("sys_enter", "sys_enter"), ("sys_exit", "sys_exit"),
+                    ("contention_b", "contention_begin"), ("contention_e", "contention_end"),
+                    ("process_exec", "sched_process_exec"),
+                    ("switch", "sched_switch"), ("waking", "sched_waking"),
                     ("wakeup", "sched_wakeup"), ("migrate", "sched_migrate_task"),
                     ("process_e", "sched_process_exit"), ("page_fault", "page_fault_user"),
                     ("start", "start_locking"), ("acqui", "acquire_returned"),

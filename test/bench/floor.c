@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "floor.skel.h"
@@ -32,8 +33,32 @@ static int floor_count_links(const struct floor_bpf *s)
 	int n = 0;
 
 	bpf_object__for_each_program(p, s->obj)
-		n++;
+		n += bpf_program__autoload(p);
 	return n;
+}
+
+/* Only the tracepoints this kernel has (its BTF's btf_trace_NAME), as lockstall. */
+static int floor_select(struct floor_bpf *s)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct bpf_program *p;
+	char name[128];
+	const char *tp;
+	int err;
+
+	if (!btf) {
+		err = -errno;
+		fprintf(stderr, "floor: cannot read the kernel's BTF: %s\n", strerror(-err));
+		return err;
+	}
+	bpf_object__for_each_program(p, s->obj) {
+		tp = strchr(bpf_program__section_name(p), '/');
+		snprintf(name, sizeof(name), "btf_trace_%s", tp ? tp + 1 : "");
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
+			bpf_program__set_autoload(p, false);
+	}
+	btf__free(btf);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -61,6 +86,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	s->rodata->clocked = argc == 2;
+	err = floor_select(s);
+	if (err)
+		goto cleanup;
 	err = floor_bpf__load(s);
 	if (err) {
 		fprintf(stderr, "floor: cannot load the BPF programs: %s\n", strerror(-err));
