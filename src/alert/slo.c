@@ -153,26 +153,42 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 	return 0;
 }
 
-/* cause=NAME: the culprit holder's cause (ls_cause_name(): none, throttled, ...). */
-static int parse_cause(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
+static const char *cause_name(unsigned int i)
 {
-	char names[128];
+	return ls_cause_name(i);
+}
+
+static const char *verdict_name(unsigned int i)
+{
+	return ls_verdict_name(i);
+}
+
+/*
+ * key=NAME, NAME one of the n that name() gives: its index into *out and
+ * *has set, else an error at col that lists them (and "any" when any is
+ * true: *out = n).
+ */
+static int parse_name(const struct parse_ctx *c, size_t col, const char *key, const char *val,
+		      const char *(*name)(unsigned int), unsigned int n, bool any,
+		      unsigned int *out, bool *has)
+{
+	char names[160];
 	size_t off = 0;
 	unsigned int i;
 
-	if (r->has_cause)
-		return parse_error(c, col, "cause= given twice");
-	for (i = 0; i < LS_CAUSE_N; i++)
-		if (!strcmp(val, ls_cause_name(i)))
-			break;
-	if (i == LS_CAUSE_N) {
-		for (i = 0; i < LS_CAUSE_N && off < sizeof(names); i++)
+	if (*has)
+		return parse_error(c, col, "%s= given twice", key);
+	for (i = 0; i < n && strcmp(val, name(i)); i++)
+		;
+	if (i == n && !(any && !strcmp(val, "any"))) {
+		for (i = 0; i < n && off < sizeof(names); i++)
 			off += snprintf(names + off, sizeof(names) - off, "%s%s", i ? ", " : "",
-					ls_cause_name(i));
-		return parse_error(c, col, "unknown cause '%.40s': expected one of %s", val, names);
+					name(i));
+		return parse_error(c, col, "unknown %s '%.40s': expected one of %s%s", key, val,
+				   names, any ? ", or any" : "");
 	}
-	r->cause = i;
-	r->has_cause = true;
+	*out = i;
+	*has = true;
 	return 0;
 }
 
@@ -223,31 +239,6 @@ static int parse_policy(const struct parse_ctx *c, struct slo_rule *r, const cha
 	return 0;
 }
 
-/* verdict=NAME: one verdict, or any (LS_VERDICT_N). */
-static int parse_verdict(const struct parse_ctx *c, struct slo_rule *r, const char *val,
-			 size_t col)
-{
-	unsigned int i;
-
-	if (r->has_verdict)
-		return parse_error(c, col, "verdict= given twice");
-	if (!strcmp(val, "any")) {
-		r->has_verdict = true;
-		r->verdict = LS_VERDICT_N;
-		return 0;
-	}
-	for (i = 0; i < LS_VERDICT_N; i++) {
-		if (!strcmp(val, ls_verdict_name(i)))
-			break;
-	}
-	if (i == LS_VERDICT_N)
-		return parse_error(c, col, "unknown verdict '%.40s': expected priority_inversion, holder_off_cpu, contention, unknown or any",
-				   val);
-	r->verdict = i;
-	r->has_verdict = true;
-	return 0;
-}
-
 static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word, size_t col,
 		      bool *has_cond, bool *has_every)
 {
@@ -287,7 +278,9 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 	} else if (!strcmp(word, "policy")) {
 		return parse_policy(c, r, val, col);
 	} else if (!strcmp(word, "verdict")) {
-		return parse_verdict(c, r, val, col);
+		/* any: LS_VERDICT_N, which no stall has; rule__matches() lets it by */
+		return parse_name(c, col, word, val, verdict_name, LS_VERDICT_N, true, &r->verdict,
+				  &r->has_verdict);
 	} else if (!strcmp(word, "every")) {
 		if (*has_every)
 			return parse_error(c, col, "every= given twice");
@@ -299,9 +292,13 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 			return parse_error(c, col, "cgroup= given twice");
 		return parse_cgroup(c, r, val, col);
 	} else if (!strcmp(word, "cause")) {
-		return parse_cause(c, r, val, col);
+		return parse_name(c, col, word, val, cause_name, LS_CAUSE_N, false, &r->cause,
+				  &r->has_cause);
+	} else if (!strcmp(word, "lock")) {
+		return parse_name(c, col, word, val, ls_lock_kind_name, LS_LOCK_KIND_N, false,
+				  &r->lock_kind, &r->has_lock);
 	} else {
-		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, cause, every, wait>= or stalled>=",
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, cause, lock, every, wait>= or stalled>=",
 				   word);
 	}
 	return 0;
@@ -653,6 +650,8 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 	if (r->has_verdict && st->verdict != r->verdict)
 		return false;
 	if (r->has_cause && st->cause != r->cause)
+		return false;
+	if (r->has_lock && st->mm.kind != r->lock_kind)
 		return false;
 	if (r->has_comm) {
 		char comm[LS_COMM_TEXT_LEN];

@@ -25,6 +25,9 @@
  *		cause=NAME	the culprit holder's cause (ls_cause_name()):
  *				none, throttled, reclaim, rt_throttled, io,
  *				runnable, steal
+ *		lock=KIND	the lock's kind (ls_lock_kind_name()):
+ *				mmap_lock, futex, pi_futex, mutex, rwsem,
+ *				rt_mutex, percpu_rwsem
  *	one condition
  *		wait>=DURATION		a single stall of at least DURATION
  *		stalled>=DURATION/WINDOW	matching stalls add up to at least
@@ -68,7 +71,7 @@ enum slo_kind {
 struct slo_rule {
 	char *text;		/* the rule as written, trimmed */
 	/* selectors; unset ones match everything */
-	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup, has_cause;
+	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup, has_cause, has_lock;
 	__u32 pid;
 	char comm[SLO_MAX_GLOB + 1];
 	/*
@@ -78,8 +81,9 @@ struct slo_rule {
 	char *cgroup;
 	bool cgroup_glob;
 	unsigned int policy;	/* enum ls_policy */
-	enum ls_verdict verdict;
-	enum ls_cause cause;	/* the culprit holder's: none, throttled, ... */
+	unsigned int verdict;	/* enum ls_verdict; LS_VERDICT_N: any */
+	unsigned int cause;	/* enum ls_cause, the culprit holder's: none, throttled, ... */
+	unsigned int lock_kind;	/* enum ls_lock_kind: mmap_lock, futex, ... */
 	/* condition */
 	enum slo_kind kind;
 	__u64 limit_ns;

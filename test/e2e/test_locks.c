@@ -185,6 +185,35 @@ Test(locks, pthread_mutex_inversion, .fini = teardown, .timeout = 180)
 }
 
 /*
+ * lock= selects stalls by the kind of their lock: the victim's pthread
+ * mutex waits break the futex rule (2), the mmap_lock rule (1) only ever
+ * sees mmap_lock stalls.
+ */
+Test(locks, slo_rule_selects_the_lock_kind, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	const char *const watch[] = { "--slo", "lock=mmap_lock wait>=5ms every=1ns", "--slo",
+				      "lock=futex comm=wl-victim wait>=5ms every=1ns", NULL };
+	const json_t *v, *st;
+	size_t i, n = 0;
+
+	e2e_watch__run_with(&w, "pthread_mutex", args, watch);
+	cr_assert_not_null(victim_stall(e2e_int(w.truth, "victim_tid")),
+			   "no futex stall of the victim (tid %lld)", e2e_int(w.truth, "victim_tid"));
+	json_array_foreach(w.violations, i, v) {
+		st = json_array_get(e2e_array(v, "stalls"), 0);
+		cr_assert_not_null(st, "a violation without its stall");
+		if (e2e_int(v, "rule_index") == 2)
+			n++;
+		cr_assert_str_eq(e2e_str(st, "lock"),
+				 e2e_int(v, "rule_index") == 2 ? "futex" : "mmap_lock",
+				 "rule %lld broken by a stall on %s", e2e_int(v, "rule_index"),
+				 e2e_str(st, "lock"));
+	}
+	cr_assert_gt(n, 0, "the futex rule never fired");
+}
+
+/*
  * The victim's futex waits feed its process's futex wait histogram (mode
  * write), apart from mmap_lock's: its slowest lock call is the top slot
  * (or the one below: the call is a little longer than its wait), and each

@@ -57,6 +57,8 @@ static void rule_text(const struct slo_rules *rules, char *buf, size_t len)
 		fprintf(f, " cgroup%s=%s", r->cgroup_glob ? "~" : "", r->cgroup);
 	if (r->has_cause)
 		fprintf(f, " cause=%s", ls_cause_name(r->cause));
+	if (r->has_lock)
+		fprintf(f, " lock=%s", ls_lock_kind_name(r->lock_kind));
 	fprintf(f, " text=[%s]", r->text);
 	fclose(f);
 }
@@ -117,6 +119,20 @@ static struct parse_case cases[] = {
 	{ "cause=slow wait>=1ms", -EINVAL,
 	  "unknown cause 'slow': expected one of none, throttled, reclaim, rt_throttled, io, runnable, steal", 7 },
 	{ "cause=none cause=none wait>=1ms", -EINVAL, "cause= given twice", 18 },
+	{ "lock=mmap_lock wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 lock=mmap_lock text=[lock=mmap_lock wait>=1ms]", 0 },
+	{ "lock=futex wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 lock=futex text=[lock=futex wait>=1ms]", 0 },
+	{ "wait>=1ms lock=percpu_rwsem", 0,
+	  "wait limit=1000000 every=10000000000 lock=percpu_rwsem text=[wait>=1ms lock=percpu_rwsem]", 0 },
+	{ "lock=spinlock wait>=1ms", -EINVAL,
+	  "unknown lock 'spinlock': expected one of mmap_lock, futex, pi_futex, mutex, rwsem, rt_mutex, percpu_rwsem", 6 },
+	{ "lock=any wait>=1ms", -EINVAL, "unknown lock 'any'", 6 },
+	{ "lock=futex lock=mutex wait>=1ms", -EINVAL, "lock= given twice", 17 },
+	{ "verdict=stuck wait>=1ms", -EINVAL,
+	  "expected one of priority_inversion, holder_off_cpu, contention, unknown, deadlock, or any", 9 },
+	{ "verdict=deadlock wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 verdict=deadlock text=[verdict=deadlock wait>=1ms]", 0 },
 	{ "every=0s wait>=1ms", -EINVAL, "invalid duration '0s' for every=", 7 },
 	{ "every=1s every=2s wait>=1ms", -EINVAL, "every= given twice", 16 },
 	/* cgroup=: normalised, so that matching is a string compare ("~": a glob) */
@@ -505,10 +521,12 @@ Test(slo, selectors)
 		"wait>=21ms",				/* 10: too short a wait */
 		"cause=none wait>=10ms",		/* 11: yes, nothing was said */
 		"cause=throttled wait>=10ms",		/* 12: no */
+		"lock=mmap_lock wait>=10ms",		/* 13: yes */
+		"lock=futex wait>=10ms",		/* 14: no */
 		NULL,
 	};
 	struct slo *slo = make(lines);
-	static const size_t want[] = { 0, 2, 3, 5, 7, 9, 11 };
+	static const size_t want[] = { 0, 2, 3, 5, 7, 9, 11, 13 };
 	size_t i;
 
 	feed(slo, stall(100, 20));
@@ -519,6 +537,25 @@ Test(slo, selectors)
 		cr_assert_eq(fired.n_stalls[i], 1);
 		cr_assert_eq(fired.holder_tid[i], 21, "the stall was copied with its holders");
 	}
+	slo__free(slo);
+}
+
+/* lock= selects by the stall's lock kind, whatever else the stall is. */
+Test(slo, lock_selects_the_kind)
+{
+	const char *const lines[] = {
+		"lock=futex wait>=10ms",		/* 0: yes */
+		"lock=mmap_lock wait>=10ms",		/* 1: no */
+		"lock=pi_futex wait>=10ms",		/* 2: no: a plain futex */
+		NULL,
+	};
+	struct slo *slo = make(lines);
+	struct ls_stall st = stall(100, 20);
+
+	st.mm.kind = LS_LOCK_FUTEX;
+	feed(slo, st);
+	cr_assert_eq(fired.n, 1);
+	cr_assert_eq(fired.rule[0], 0);
 	slo__free(slo);
 }
 
