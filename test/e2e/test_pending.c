@@ -78,19 +78,25 @@ static json_int_t top_preemptor(const json_t *rec, json_int_t tid)
 	return -1;
 }
 
-/* The stall of the victim's wait that began in [from, to], or NULL. */
+/*
+ * The longest stall of tid's waits that began in [from, to], or NULL: a
+ * call (mmap() + munmap()) may wait twice, the longer one second.
+ */
 static const json_t *stall_in(const json_t *stalls, json_int_t tid, json_int_t from, json_int_t to)
 {
-	const json_t *st;
+	const json_t *st, *best = NULL;
 	size_t i;
 
 	json_array_foreach(stalls, i, st) {
 		json_int_t s = e2e_int(st, "start_ns");
 
-		if (e2e_int(e2e_object(st, "waiter"), "tid") == tid && s >= from && s <= to)
-			return st;
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid || s < from || s > to)
+			continue;
+		if (!best || e2e_int(st, "end_ns") - s >
+			     e2e_int(best, "end_ns") - e2e_int(best, "start_ns"))
+			best = st;
 	}
-	return NULL;
+	return best;
 }
 
 /* The pending records of the wait of tid that began at start, in order. */
