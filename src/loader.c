@@ -594,6 +594,17 @@ static void loader_select_prior(struct loader *l)
 	l->features |= on ? LS_FEAT_PRIOR_WAITS : 0;
 }
 
+/* Load again without what (why not): said on stderr, noted in *refused. */
+static bool loader_retry_without(struct loader *l, bool *refused, const char *what,
+				 const char *why, int err)
+{
+	fprintf(stderr, "lockstall: %s are not looked for: %s (%s)\n", what, why, strerror(-err));
+	*refused = true;
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	return true;
+}
+
 /*
  * The verifier gave up on the switch program (E2BIG: older verifiers
  * explore more of it): try once more without the runnable and steal
@@ -604,12 +615,9 @@ static bool loader_cpu_time_failed(struct loader *l, int err)
 	if (err != -E2BIG || l->cpu_time_refused ||
 	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)))
 		return false;
-	fprintf(stderr, "lockstall: the runnable and steal causes and the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them (%s)\n",
-		strerror(-err));
-	l->cpu_time_refused = true;
-	lockstall_bpf__destroy(l->skel);
-	l->skel = NULL;
-	return true;
+	return loader_retry_without(l, &l->cpu_time_refused,
+				    "the runnable and steal causes and the cgroups of holders and preemptors",
+				    "this kernel's verifier cannot take them", err);
 }
 
 /*
@@ -620,12 +628,9 @@ static bool loader_prior_failed(struct loader *l, int err)
 {
 	if (!(l->features & LS_FEAT_PRIOR_WAITS))
 		return false;
-	fprintf(stderr, "lockstall: futex waits that began before tracing are not looked for: the kernel refused the scan (%s)\n",
-		strerror(-err));
-	l->prior_refused = true;
-	lockstall_bpf__destroy(l->skel);
-	l->skel = NULL;
-	return true;
+	return loader_retry_without(l, &l->prior_refused,
+				    "futex waits that began before tracing",
+				    "the kernel refused the scan", err);
 }
 
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
