@@ -211,7 +211,7 @@ static void check_summary(const struct e2e_watch *run)
  */
 static int slow_call_ms(void)
 {
-	return getenv("LOCKSTALL_E2E_TCG") ? 100 : 20;
+	return e2e_under_tcg() ? 100 : 20;
 }
 
 /*
@@ -228,7 +228,7 @@ static void run_until_slow(const char *workload, int slow_ms)
 	char ms[16];
 	const char *const args[] = { "-u", ms, NULL };
 	/* Under TCG, a run without it is all or nothing (the holder never preempted in 30 s): more runs. */
-	int attempt, attempts = getenv("LOCKSTALL_E2E_TCG") ? 5 : 3;
+	int attempt, attempts = e2e_under_tcg() ? 5 : 3;
 
 	snprintf(ms, sizeof(ms), "%d", slow_ms);
 	for (attempt = 1; attempt <= attempts; attempt++) {

@@ -19,10 +19,12 @@
 #define E2E_ATTACH_TIMEOUT_MS	30000	/* BPF load and attach */
 /*
  * Under qemu's TCG (test/kernels sets LOCKSTALL_E2E_TCG) the verifier runs
- * emulated, many times slower than on a host: the attach takes that much longer.
+ * emulated, many times slower than on a host: the attach takes that much
+ * longer.  A workload's starved holder takes its lock for seconds there.
  */
 #define E2E_ATTACH_TCG_FACTOR	5
 #define E2E_WORKLOAD_TIMEOUT_MS	60000	/* a workload runs a few seconds */
+#define E2E_WORKLOAD_TCG_FACTOR	2
 #define E2E_STOP_TIMEOUT_MS	30000	/* SIGINT to exit, summary included */
 #define E2E_CLI_TIMEOUT_MS	10000
 
@@ -193,6 +195,11 @@ static void watch__stop(struct e2e_watch *w, int sig)
 		     strsignal(sig), w->lockstall.err.data);
 }
 
+static int workload_timeout_ms(void)
+{
+	return E2E_WORKLOAD_TIMEOUT_MS * (e2e_under_tcg() ? E2E_WORKLOAD_TCG_FACTOR : 1);
+}
+
 /* Stop lockstall once the workload printed needle, while the workload goes on. */
 static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 {
@@ -200,7 +207,7 @@ static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 	struct until_line u = { &w->workload, needle };
 	int rc;
 
-	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, line_or_gone, &u);
+	rc = e2e_proc__pump(both, 2, workload_timeout_ms(), line_or_gone, &u);
 	cr_assert(!rc && w->workload.out.data && strstr(w->workload.out.data, needle),
 		  "the workload never printed %s (%s); stdout:\n%s\nstderr:\n%s", needle,
 		  rc ? strerror(-rc) : "it ended", w->workload.out.data, w->workload.err.data);
@@ -257,8 +264,8 @@ static void watch__start(struct e2e_watch *w, char *const argv[])
 	rc = e2e_proc__spawn(&w->lockstall, "lockstall", argv);
 	cr_assert_eq(rc, 0, "cannot start %s: %s", argv[0], strerror(-rc));
 	/* lockstall says so once its programs are attached */
-	rc = e2e_proc__pump(both, 1, E2E_ATTACH_TIMEOUT_MS *
-			    (getenv("LOCKSTALL_E2E_TCG") ? E2E_ATTACH_TCG_FACTOR : 1),
+	rc = e2e_proc__pump(both, 1,
+			    E2E_ATTACH_TIMEOUT_MS * (e2e_under_tcg() ? E2E_ATTACH_TCG_FACTOR : 1),
 			    tracing_or_gone, &ut);
 	cr_assert(e2e_buf__line_with_prefix(&w->lockstall.err, TRACING_PREFIX),
 		  "lockstall never said \"%s\" (%s, exit code %d); stderr:\n%s", TRACING_PREFIX,
@@ -283,9 +290,9 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 	cr_assert_eq(rc, 0, "cannot start %s: %s", a.path, strerror(-rc));
 	if (o->stop_on) {
 		watch__stop_on(w, o->stop_on, stop_signal);
-		rc = e2e_proc__pump(both + 1, 1, E2E_WORKLOAD_TIMEOUT_MS, proc_gone, &w->workload);
+		rc = e2e_proc__pump(both + 1, 1, workload_timeout_ms(), proc_gone, &w->workload);
 	} else {
-		rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, workload_or_lockstall_gone, w);
+		rc = e2e_proc__pump(both, 2, workload_timeout_ms(), workload_or_lockstall_gone, w);
 	}
 	cr_assert_eq(rc, 0, "workload %s did not finish: %s; its stderr:\n%s", workload,
 		     strerror(-rc), w->workload.err.data);
@@ -353,7 +360,7 @@ void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char 
 	watch__argv(&a, workload, args, watch_args);
 	rc = e2e_proc__spawn(&w->workload, workload, a.wl);
 	cr_assert_eq(rc, 0, "cannot start %s: %s", a.path, strerror(-rc));
-	rc = e2e_proc__pump(both + 1, 1, E2E_WORKLOAD_TIMEOUT_MS, line_or_gone, &ul);
+	rc = e2e_proc__pump(both + 1, 1, workload_timeout_ms(), line_or_gone, &ul);
 	w->truth = line_json_with(&w->workload.out, begun);
 	cr_assert(json_is_object(w->truth), "workload %s never printed %s (%s); stdout:\n%s\nstderr:\n%s",
 		  workload, begun, rc ? strerror(-rc) : "it ended", w->workload.out.data,
@@ -361,7 +368,7 @@ void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char 
 	cr_log_info("%s ground truth: %s", workload, w->workload.out.data);
 
 	watch__start(w, a.ls);
-	rc = e2e_proc__pump(both, 2, E2E_WORKLOAD_TIMEOUT_MS, found_or_gone, &uo);
+	rc = e2e_proc__pump(both, 2, workload_timeout_ms(), found_or_gone, &uo);
 	cr_assert_eq(rc, 0, "lockstall never printed %s: %s; stderr:\n%s", found, strerror(-rc),
 		     w->lockstall.err.data);
 	cr_assert(!e2e_proc__done(&w->workload), "workload %s ended before lockstall found %s",
@@ -573,6 +580,11 @@ const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid)
 const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
 {
 	return e2e_task_with_tid(holder, "preempted_by", tid);
+}
+
+bool e2e_under_tcg(void)
+{
+	return getenv("LOCKSTALL_E2E_TCG");
 }
 
 bool e2e_kernel_is_preempt_rt(void)

@@ -123,6 +123,9 @@ json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char 
  */
 bool e2e_kernel_is_preempt_rt(void);
 
+/* Under qemu's TCG (test/kernels sets LOCKSTALL_E2E_TCG): everything runs many times slower. */
+bool e2e_under_tcg(void);
+
 /* Write text into the existing file path (a sysctl, a cgroup file): 0 or -errno. */
 int e2e_write_file(const char *path, const char *text);
 
