@@ -84,7 +84,9 @@ struct ls_glibc_mutex {
 #define LS_RWLOCK_CUR_WRITER	6	/* the TID of the writer holding it */
 #define LS_RWLOCK_SHARED	7	/* 0 or 1 (PTHREAD_PROCESS_SHARED) */
 #define LS_RWLOCK_FLAGS		12	/* PTHREAD_RWLOCK_PREFER_READER_NP .. _WRITER_NONRECURSIVE_NP */
+#define LS_RWLOCK_WRPHASE	1
 #define LS_RWLOCK_WRLOCKED	2
+#define LS_RWLOCK_READER_SHIFT	3
 #define LS_RWLOCK_WIN_WORDS	14	/* the 13 words up to __flags, from either start */
 
 /*
@@ -186,6 +188,29 @@ static __always_inline __u32 ls_rwlock_owner(struct ls_futex_args *ctx, __u8 *ho
 	return writer;
 }
 
+/*
+ * A FUTEX_WAIT with val 2 on a glibc rwlock's __wrphase_futex (8 bytes in)
+ * by a writer that waits for its readers to leave: write-locked, still in
+ * its read phase, with readers and no writer yet, glibc's padding and
+ * flags.  ctx->uaddr becomes the rwlock's address, as for the waits above.
+ * No word names a reader: the owner stays unknown (the releaser, later).
+ */
+static __always_inline void ls_rwlock_readers_wait(struct ls_futex_args *ctx,
+						   struct task_struct *other)
+{
+	__u64 rwlock = ctx->uaddr - 8;
+	__u32 f[LS_RWLOCK_WIN_WORDS - 1];
+
+	if (ls_futex_read(f, sizeof(f), rwlock, other))
+		return;
+	if ((f[LS_RWLOCK_READERS] & (LS_RWLOCK_WRPHASE | LS_RWLOCK_WRLOCKED)) != LS_RWLOCK_WRLOCKED ||
+	    !(f[LS_RWLOCK_READERS] >> LS_RWLOCK_READER_SHIFT) || f[LS_RWLOCK_PAD3] ||
+	    f[LS_RWLOCK_PAD4] || f[LS_RWLOCK_CUR_WRITER] || f[LS_RWLOCK_SHARED] > 1 ||
+	    f[LS_RWLOCK_FLAGS] > 2)
+		return;
+	ctx->uaddr = rwlock;
+}
+
 /* The owner's TID as the lock's memory says, and how it was found; 0: none. */
 static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind, __u8 *how,
 					    struct task_struct *other)
@@ -211,8 +236,10 @@ static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind
 	 * makes, and not PI or PP (those never FUTEX_WAIT).  Other words
 	 * waited on with 2 (glibc's internal locks) fail this, mostly.
 	 */
-	if (!m.nusers || (m.kind & ~LS_GLIBC_KIND_OK))
+	if (!m.nusers || (m.kind & ~LS_GLIBC_KIND_OK)) {
+		ls_rwlock_readers_wait(ctx, other);
 		return 0;
+	}
 	*how = LS_OWNER_PTHREAD;
 	return m.owner;
 }

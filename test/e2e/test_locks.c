@@ -283,6 +283,39 @@ Test(locks, pthread_rwlock_writer_behind_writer, .fini = teardown, .timeout = 18
 }
 
 /*
+ * A writer behind a reader (SCHED_IDLE, preempted by the hog): the writer
+ * waits on __wrphase_futex, named by the rwlock's address, mode write.  No
+ * word of the rwlock names its readers, so no owner is invented: at most
+ * the reader whose unlock woke the writer, as the releaser, and no
+ * inversion claimed on it.
+ */
+Test(locks, pthread_rwlock_writer_behind_reader, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", "--behind-reader", NULL };
+	const json_t *st, *h;
+	json_int_t worst;
+	size_t i;
+
+	e2e_watch__run(&w, "pthread_rwlock", args);
+	cr_assert_str_eq(e2e_str(w.truth, "holder_mode"), "read");
+	worst = e2e_int(w.truth, "worst_ns");
+	cr_assert_geq(worst, 100000000, "the victim never waited 100 ms: nothing was checked");
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
+			   e2e_int(w.truth, "victim_tid"));
+	cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"), e2e_str(w.truth, "rwlock"));
+	check_rwlock_mode();
+	cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
+	json_array_foreach(e2e_array(st, "holders"), i, h) {
+		cr_assert_str_eq(e2e_str(h, "found_by"), "releaser");
+		cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
+	}
+	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
+	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
+	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+}
+
+/*
  * An event, not a lock: the victim waits (FUTEX_WAIT with 3, what a rwlock
  * waiter passes) on a word that is no rwlock, as long as it waited on the
  * rwlock above: no holder to name, so no lock stall at all.

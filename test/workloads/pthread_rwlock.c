@@ -7,6 +7,11 @@
  * on the rwlock's __wrphase_futex, or __writers_futex with --write;
  * glibc's __cur_writer names the writer).
  *
+ * --behind-reader: the holder takes it for reading and the victim for
+ * writing: the writer waits for the readers to leave (FUTEX_WAIT with 2 on
+ * __wrphase_futex), and no word of the rwlock names a reader, so only the
+ * last reader's wake (the releaser) can say who it was.
+ *
  * --event: no rwlock, an event: the holder raises a word to 3 (the value
  * a rwlock waiter passes) for its 1 ms of work and the victim waits
  * (FUTEX_WAIT with 3) until it drops: as long a wait, but on no lock, so
@@ -66,8 +71,12 @@ static const struct wl_lock_ops modes[] = {
 	{ .hold = rw__wrlock, .unhold = rw__unlock, .take = rw__rdlock, .release = rw__unlock },
 	{ .hold = rw__wrlock, .unhold = rw__unlock, .take = rw__wrlock, .release = rw__unlock },
 	{ .hold = event__raise, .unhold = event__clear, .take = event__wait },
+	{ .hold = rw__rdlock, .unhold = rw__unlock, .take = rw__wrlock, .release = rw__unlock },
 };
-static const char *const mode_names[] = { "read", "write", "event" };
+/* The victim's mode, then the holder's. */
+static const char *const mode_names[][2] = {
+	{ "read", "write" }, { "write", "write" }, { "event", "event" }, { "write", "read" },
+};
 
 int main(int argc, char **argv)
 {
@@ -75,19 +84,22 @@ int main(int argc, char **argv)
 	struct rw_event l = { .event = 0 };
 	struct wl_inversion x = { .opts = &opts, .lock = &l };
 	int mode = 0;
-	char head[128];
+	char head[160];
 
 	if (wl_take_flag(&argc, argv, "--write"))
 		mode = 1;
 	if (wl_take_flag(&argc, argv, "--event"))
 		mode = 2;
+	if (wl_take_flag(&argc, argv, "--behind-reader"))
+		mode = 3;
 	wl_parse_opts(argc, argv, &opts);
 	pthread_rwlock_init(&l.rwlock, NULL);
 	x.ops = &modes[mode];
 	wl_inversion__run(&x, 0);	/* never hold_all */
 	snprintf(head, sizeof(head),
-		 "\"workload\":\"pthread_rwlock\",\"mode\":\"%s\",\"rwlock\":\"0x%llx\"",
-		 mode_names[mode], (unsigned long long)(uintptr_t)&l.rwlock);
+		 "\"workload\":\"pthread_rwlock\",\"mode\":\"%s\",\"holder_mode\":\"%s\","
+		 "\"rwlock\":\"0x%llx\"",
+		 mode_names[mode][0], mode_names[mode][1], (unsigned long long)(uintptr_t)&l.rwlock);
 	wl_inversion__print(&x, head);
 	return 0;
 }
