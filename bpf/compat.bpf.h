@@ -56,6 +56,24 @@ static __always_inline unsigned int ls_task_sched_state(struct task_struct *t)
 }
 
 /*
+ * Where a task is (enum ls_owner_state) from its on_cpu, on_rq and state.
+ * Since 6.12's delayed dequeue (the commit "sched/fair:
+ * Implement delayed dequeue") a task that went to sleep may stay on its
+ * run queue (on_rq) until it is picked: only one in TASK_RUNNING there is
+ * runnable.  On a CPU but not TASK_RUNNING: on its way to sleep, its
+ * switch-out perhaps already past the tracepoint, told as asleep (told as
+ * running, the engine would never see it leave).
+ */
+static __always_inline __u8 ls_task_where(bool on_cpu, bool on_rq, unsigned int state)
+{
+	if (state != TASK_RUNNING)
+		return LS_OWNER_BLOCKED;
+	if (on_cpu)
+		return LS_OWNER_RUNNING;
+	return on_rq ? LS_OWNER_RUNNABLE : LS_OWNER_BLOCKED;
+}
+
+/*
  * Commit 65c9cc9e2c14 ("x86/fred: Reserve space for the FRED stack frame")
  * leaves 16 bytes between the top of the kernel stack and the user pt_regs
  * with CONFIG_X86_FRED (6.9+).  Only the hash object finds the registers

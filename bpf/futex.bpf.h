@@ -247,17 +247,7 @@ static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind
 /* Where the owner is now, for the engine; 0..2 as enum ls_owner_state. */
 static __always_inline __u8 ls_owner_state(struct task_struct *t)
 {
-	/*
-	 * On CPU but not TASK_RUNNING: on its way to sleep, its switch-out
-	 * perhaps already past the tracepoint (while it was not followed),
-	 * its on_cpu not yet cleared.  Told as running, the engine would
-	 * never see it leave.
-	 */
-	if (t->on_cpu)
-		return ls_task_sched_state(t) == TASK_RUNNING ? LS_OWNER_RUNNING : LS_OWNER_BLOCKED;
-	if (t->on_rq)
-		return LS_OWNER_RUNNABLE;
-	return LS_OWNER_BLOCKED;
+	return ls_task_where(t->on_cpu, t->on_rq, ls_task_sched_state(t));
 }
 
 /*
@@ -494,7 +484,7 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 
 /*
  * t asleep as a futex wait sleeps (interruptible, not stopped or traced,
- * on no CPU or run queue) in a kernel entry that is the futex call: its
+ * on no CPU) in a kernel entry that is the futex call: its
  * saved user registers are that call's arguments.
  */
 static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls_futex_args *a)
@@ -502,7 +492,8 @@ static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls
 	unsigned int state = ls_task_sched_state(t);
 	struct pt_regs *regs;
 
-	if ((t->flags & PF_KTHREAD) || t->on_cpu || t->on_rq ||
+	/* on_rq is no test: asleep, it may stay queued (delayed dequeue, ls_task_where()) */
+	if ((t->flags & PF_KTHREAD) || t->on_cpu ||
 	    (state & (TASK_INTERRUPTIBLE | __TASK_STOPPED | __TASK_TRACED)) != TASK_INTERRUPTIBLE)
 		return false;
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);

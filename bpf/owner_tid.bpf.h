@@ -159,10 +159,8 @@ static __always_inline __u64 ls_thread_of(struct task_struct *cur, __u32 tid, bo
 /* Where t (an address: probe reads) is now; ls_owner_state() for a BTF pointer. */
 static __always_inline __u8 ls_owner_state_probe(struct task_struct *t)
 {
-	if (BPF_CORE_READ(t, on_cpu))
-		return ls_task_sched_state(t) == TASK_RUNNING ? LS_OWNER_RUNNING :
-							     LS_OWNER_BLOCKED;
-	return BPF_CORE_READ(t, on_rq) ? LS_OWNER_RUNNABLE : LS_OWNER_BLOCKED;
+	return ls_task_where(BPF_CORE_READ(t, on_cpu), BPF_CORE_READ(t, on_rq),
+			     ls_task_sched_state(t));
 }
 
 /*

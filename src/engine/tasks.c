@@ -856,6 +856,14 @@ void tasks__exit(struct engine *e, const struct ls_rec_exit *r)
 		tasks__drop(e, tk);
 }
 
+/* An open spell says what the kernel says of the task now (runnable or asleep). */
+static bool owner__spell_agrees(const struct spell *sp, __u8 owner_state)
+{
+	if (owner_state == LS_OWNER_RUNNABLE)
+		return sp->state == LS_STATE_PREEMPTED || sp->state == LS_STATE_GRANTED_NOT_RUNNING;
+	return sp->state == LS_STATE_BLOCKED;
+}
+
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 {
 	__u64 ts = r->hdr.ts;
@@ -881,8 +889,13 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 		o->cpu_state = TASK_CPU_ON;
 		return;
 	}
-	/* Already followed off CPU (it holds another lock, or waits): that spell goes on. */
-	if (o->spell_open)
+	/*
+	 * Already followed off CPU (it holds another lock, or waits): that
+	 * spell goes on, if the kernel agrees.  If not, the spell was left
+	 * open when the task stopped being followed (preempted as the last
+	 * waiter took over, then ran and slept unseen): the kernel's word wins.
+	 */
+	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state))
 		return;
 	if (r->owner_state == LS_OWNER_RUNNABLE && r->cpu_curr.tid)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);

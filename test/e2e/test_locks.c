@@ -333,6 +333,19 @@ Test(locks, futex_event_with_rwlock_value_is_no_stall, .fini = teardown, .timeou
 		       st ? e2e_int(st, "lock_wait_ns") : 0);
 }
 
+/* A PI futex stall of the victim: no inversion claimed, the workload's holder its owner. */
+static const json_t *pi_stall_holder(const json_t *st)
+{
+	const json_t *h = json_array_get(e2e_array(st, "holders"), 0);
+
+	cr_assert_str_eq(e2e_str(st, "lock"), "pi_futex");
+	cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
+	cr_assert_not_null(h);
+	cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
+	cr_assert_str_eq(e2e_str(h, "found_by"), "futex_word");
+	return h;
+}
+
 /*
  * PTHREAD_PRIO_INHERIT: the kernel boosts the holder while the victim
  * waits, so the hog cannot keep it off its CPU: the victim's waits (seen
@@ -352,12 +365,7 @@ static void pi_no_inversion(void)
 		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim)
 			continue;
 		seen++;
-		cr_assert_str_eq(e2e_str(st, "lock"), "pi_futex");
-		cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
-		h = json_array_get(e2e_array(st, "holders"), 0);
-		cr_assert_not_null(h);
-		cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
-		cr_assert_str_eq(e2e_str(h, "found_by"), "futex_word");
+		h = pi_stall_holder(st);
 		/* boosted to the victim's priority: a SCHED_IDLE task is never below 100 */
 		cr_assert_lt(e2e_int(h, "prio"), 100);
 		cr_assert(json_is_true(json_object_get(h, "pi_boosted_in_time")),
@@ -371,6 +379,41 @@ static void pi_no_inversion(void)
 	cr_assert_not_null(h, "no PI futex wait histogram of the workload");
 	cr_assert_geq(e2e_int(h, "count"), (json_int_t)seen);
 	cr_assert_leq(e2e_hist_top(h), e2e_hist_slot(e2e_int(w.truth, "worst_ns")));
+}
+
+/*
+ * PTHREAD_PRIO_INHERIT, but the holder sleeps 10 ms under each hold: no
+ * boost runs a sleeping owner.  Each wait of the victim's of 6 ms or more
+ * (seen with a low threshold) names the holder by the futex word, asleep
+ * for most of it, and not boosted in time; still no inversion claimed.
+ */
+Test(locks, pi_owner_asleep_is_not_boosted_in_time, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "--pi", "--sleep-under", "10", NULL };
+	const char *const watch_args[] = { "-t", "1ms", NULL };
+	json_int_t victim;
+	const json_t *st, *h;
+	size_t i, seen = 0;
+
+	e2e_watch__run_with(&w, "pthread_mutex", args, watch_args);
+	cr_assert_eq(e2e_int(w.truth, "sleep_under_ms"), 10);
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != victim ||
+		    e2e_int(st, "lock_wait_ns") < 6000000)
+			continue;
+		seen++;
+		h = pi_stall_holder(st);
+		cr_assert(json_is_false(json_object_get(h, "pi_boosted_in_time")),
+			  "an owner asleep %lld ns of a %lld ns wait told as boosted in time",
+			  e2e_int(e2e_object(h, "offcpu_by_state"), "blocked"),
+			  e2e_int(st, "lock_wait_ns"));
+		cr_assert_geq(e2e_int(e2e_object(h, "offcpu_by_state"), "blocked") * 2,
+			      e2e_int(st, "lock_wait_ns"), "the owner slept, told: %s",
+			      json_dumps(h, JSON_COMPACT));
+	}
+	cr_assert_gt(seen, 0, "no wait of the victim of 6 ms or more (%lld calls over 5 ms)",
+		     e2e_int(w.truth, "over_5ms"));
 }
 
 /*

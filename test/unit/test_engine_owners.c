@@ -207,6 +207,49 @@ Test(owners, pi_owner_asleep_is_not_boosted_in_time)
 	cr_assert(st->holders[0].pi_late);
 }
 
+/*
+ * The owner was followed once and left preempted (the last waiter took over
+ * from it), then ran and slept unseen.  A new wait finds it asleep: the
+ * kernel's word wins over that stale spell, so the new wait's owner slept
+ * and was never preempted.
+ */
+Test(owners, stale_spell_gives_way_to_the_owner_state)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_task waiter2 = FX_TASK(103, 100, LS_POLICY_FIFO, 0, 10, 89, "rt-waiter2");
+	struct stream_owner o = { .waiter = &waiter2, .owner = &idle_holder,
+				  .cpu_curr = &waiter2, .start = T(60), .owner_cpu = 0,
+				  .state = LS_OWNER_BLOCKED, .how = LS_OWNER_PTHREAD };
+	struct stream_lock w = { .start = T(60), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = idle_holder.tid };
+	struct stream_lock end = w;
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNING);
+	/* it lets go and is preempted by the waiter it woke: a spell left open */
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	stream__switch(&efx.s, 0, T(52), &idle_holder, OWNER, true, &rt_waiter, WAITING);
+	stream__owner(&efx.s, 1, T(60), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(60), &waiter2, &lock, &w);
+	stream__switch(&efx.s, 1, T(60), &waiter2, WAITING, false, NULL, 0);
+	stream__wakeup(&efx.s, 0, T(90), &idle_holder, OWNER, &efx.hog, 0, NULL);
+	stream__switch(&efx.s, 0, T(90), &efx.hog, 0, true, &idle_holder, OWNER);
+	end.granted = T(91);
+	end.flags = LS_LOCK_F_BEGIN_SENT | LS_LOCK_F_GRANTED;
+	stream__wakeup(&efx.s, 0, T(91), &waiter2, WAITING | LS_TASK_F_GRANTED, &idle_holder, 1,
+		       NULL);
+	stream__switch(&efx.s, 1, T(91), NULL, 0, false, &waiter2, WAITING | LS_TASK_F_GRANTED);
+	stream__wait_end(&efx.s, 1, T(91), &waiter2, &lock, &end);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(efx.cs->n_stalls - 1);
+	cr_assert_eq(st->waiter.tid, 103);
+	cr_assert_eq(st->holders[0].task.tid, 101);
+	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
+	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_PREEMPTED], 0);
+	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_BLOCKED], MS(30));
+	cr_assert_eq(st->holders[0].n_preempted_by, 0);
+}
+
 /* A plain futex's owner is not judged for a boost it could never get. */
 Test(owners, plain_futex_owner_is_not_judged_for_boost)
 {

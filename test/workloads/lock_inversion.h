@@ -45,6 +45,7 @@ struct wl_inversion {
 	void *lock;
 	struct wl_gate go_holder, go_victim;	/* a gate lets one thread through */
 	bool hold_all;
+	unsigned int sleep_under_ms;	/* the holder sleeps this long under each hold, after its work */
 	struct wl_gate held;	/* hold_all: the holder has the lock */
 	volatile int stop;
 	pid_t victim_tid, holder_tid;
@@ -79,6 +80,8 @@ static inline void *wl_inversion__holder(void *arg)
 		t0 = wl_thread_cpu_ns();
 		while (wl_thread_cpu_ns() - t0 < WL_HOLD_CPU_NS)
 			;
+		if (x->sleep_under_ms)
+			wl_pause(x->sleep_under_ms * 1000);
 		x->holds++;
 		x->ops->unhold(x->lock);
 		wl_pause(WL_HOLDER_PAUSE_US);

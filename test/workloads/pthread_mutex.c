@@ -9,6 +9,10 @@
  * the holder to the victim's priority while the victim waits, so the hog
  * cannot keep it off its CPU, and the waits stay short: no inversion.
  *
+ * --sleep-under MS: the holder sleeps MS milliseconds under each hold,
+ * after its work.  With --pi no boost can run it then: a PI owner not
+ * boosted in time.
+ *
  * Where the mutex lives, which is how lockstall names it: on main()'s
  * stack (default: no name, only its address); --global: the global
  * g_wl_mutex (in .bss); --in-struct: the lock member of the global
@@ -55,10 +59,11 @@ int main(int argc, char **argv)
 	bool global = wl_take_flag(&argc, argv, "--global");
 	bool in_struct = wl_take_flag(&argc, argv, "--in-struct");
 	bool hold_all = wl_take_flag(&argc, argv, "--hold-all");
+	unsigned long sleep_under_ms = wl_take_number(&argc, argv, "--sleep-under", 0, 1000);
 	pthread_mutex_t on_stack;
 	pthread_mutex_t *mutex = global ? &g_wl_mutex : in_struct ? &g_wl_queue.lock : &on_stack;
 	struct wl_inversion x = { .opts = &opts, .ops = &mutex_ops, .lock = mutex,
-				  .hold_all = hold_all };
+				  .hold_all = hold_all, .sleep_under_ms = sleep_under_ms };
 	pthread_mutexattr_t attr;
 	char head[192], name[64] = "null";
 
@@ -74,8 +79,9 @@ int main(int argc, char **argv)
 	else if (in_struct)
 		snprintf(name, sizeof(name), "\"g_wl_queue+0x%zx\"", offsetof(struct wl_queue, lock));
 	snprintf(head, sizeof(head),
-		 "\"workload\":\"pthread_mutex\",\"pi\":%s,\"mutex\":\"0x%llx\",\"mutex_name\":%s",
-		 pi ? "true" : "false", (unsigned long long)(uintptr_t)mutex, name);
+		 "\"workload\":\"pthread_mutex\",\"pi\":%s,\"sleep_under_ms\":%lu,"
+		 "\"mutex\":\"0x%llx\",\"mutex_name\":%s",
+		 pi ? "true" : "false", sleep_under_ms, (unsigned long long)(uintptr_t)mutex, name);
 	wl_inversion__print(&x, head);
 	return 0;
 }

@@ -578,6 +578,34 @@ static inline bool wl_take_flag(int *argc, char **argv, const char *flag)
 	return seen;
 }
 
+/*
+ * A workload's own option with a number (--sleep-under 10): its value, 0
+ * to max, or def if not given; both taken out of argv as wl_take_flag() does.
+ */
+static inline unsigned long wl_take_number(int *argc, char **argv, const char *opt,
+					   unsigned long def, unsigned long max)
+{
+	unsigned long n = def;
+	char *end;
+	int i, j;
+
+	for (i = j = 0; i < *argc; i++) {
+		if (strcmp(argv[i], opt)) {
+			argv[j++] = argv[i];
+			continue;
+		}
+		if (i + 1 >= *argc)
+			wl_die("%s: a number is missing", opt);
+		errno = 0;
+		n = strtoul(argv[++i], &end, 10);
+		if (errno || *end || end == argv[i] || n > max)
+			wl_die("%s %s: want 0 to %lu", opt, argv[i], max);
+	}
+	*argc = j;
+	argv[j] = NULL;
+	return n;
+}
+
 /* The calling thread's own CPU time: work "under a lock" that a preemption stretches. */
 static inline uint64_t wl_thread_cpu_ns(void)
 {
