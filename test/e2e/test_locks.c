@@ -338,7 +338,8 @@ static const json_t *pi_stall_holder(const json_t *st)
 {
 	const json_t *h = json_array_get(e2e_array(st, "holders"), 0);
 
-	cr_assert_str_eq(e2e_str(st, "lock"), "pi_futex");
+	cr_assert_str_eq(e2e_str(st, "lock"), "pi_futex", "a stall of the victim: %s",
+			 json_dumps(st, JSON_COMPACT));
 	cr_assert_str_neq(e2e_str(st, "verdict"), "priority_inversion");
 	cr_assert_not_null(h);
 	cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
