@@ -9,7 +9,8 @@
  *
  * Which lock, from the flags: MUTEX a mutex, RT an rt_mutex, PERCPU a
  * percpu-rwsem, READ/WRITE alone an rwsem.  SPIN alone (or with
- * READ/WRITE) is a spinlock or rwlock_t: never followed.  A mutex first
+ * READ/WRITE) is a spinlock or rwlock_t, no flag a semaphore: never
+ * followed.  A mutex first
  * spins (MUTEX|SPIN) on CPU, then sleeps (MUTEX again, same lock): the
  * wait starts at the first and the owner is followed from the second, so
  * a short spin costs no record (ls_wait_end() sends WAIT_END only for a
@@ -49,6 +50,13 @@ static __always_inline __u8 ls_klock_kind(__u32 flags)
 	if (flags & LS_LCB_F_PERCPU)
 		return LS_LOCK_PERCPU_RWSEM;
 	if (flags & LS_LCB_F_SPIN)
+		return LS_LOCK_MMAP;
+	/*
+	 * No flag at all: a struct semaphore (semaphore.c), which keeps no
+	 * owner.  Read as an rwsem, its spinlock and wait list would pass for
+	 * a writer's count and owner: not followed.
+	 */
+	if (!(flags & (LS_LCB_F_READ | LS_LCB_F_WRITE)))
 		return LS_LOCK_MMAP;
 	return LS_LOCK_RWSEM;
 }
