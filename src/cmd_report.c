@@ -284,7 +284,7 @@ static void report__warn_cgroups(const struct ls_config *cfg, const struct slo_r
 
 	cgroups__for_each(cg, report__count_one, &known);
 	for (i = 0; i < rules->n && !known; i++) {
-		if (!rules->v[i].has_cgroup)
+		if (!rules->v[i].cgroup.path && !rules->v[i].holder_cgroup.path)
 			continue;
 		fprintf(err, "lockstall: %s: the recording names no cgroup (an older lockstall's, or made without cgroup v2): rule '%s' matches no stall\n",
 			cfg->input, rules->v[i].text);

@@ -87,12 +87,14 @@ static bool cgroup_dot(const char *comp, size_t len)
 }
 
 /*
- * cgroup=PATH, normalised the way the resolver writes paths, so a match is
- * a string compare: escapes decoded and written again as ls_cgroup_text()
- * does, "//" and a trailing "/" dropped.  Then, when the caller checks
- * paths, the cgroup (for a glob: its fixed leading components) must exist.
+ * cgroup=PATH or holder_cgroup=PATH into sel, normalised the way the
+ * resolver writes paths, so a match is a string compare: escapes decoded
+ * and written again as ls_cgroup_text() does, "//" and a trailing "/"
+ * dropped.  Then, when the caller checks paths, the cgroup (for a glob:
+ * its fixed leading components) must exist.
  */
-static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
+static int parse_cgroup(const struct parse_ctx *c, struct slo_cgroup_sel *sel, const char *val,
+			size_t col)
 {
 	char raw[SLO_MAX_CGROUP + 1], norm[SLO_MAX_CGROUP + 2], why[256];
 	size_t len, i, comp, o = 0;
@@ -147,9 +149,8 @@ static int parse_cgroup(const struct parse_ctx *c, struct slo_rule *r, const cha
 			return parse_error(c, col, "%s", why[0] ? why : "no such cgroup");
 		}
 	}
-	r->cgroup = text;
-	r->cgroup_glob = glob != NULL;
-	r->has_cgroup = true;
+	sel->path = text;
+	sel->glob = glob != NULL;
 	return 0;
 }
 
@@ -288,9 +289,13 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 			return -EINVAL;
 		*has_every = true;
 	} else if (!strcmp(word, "cgroup")) {
-		if (r->has_cgroup)
+		if (r->cgroup.path)
 			return parse_error(c, col, "cgroup= given twice");
-		return parse_cgroup(c, r, val, col);
+		return parse_cgroup(c, &r->cgroup, val, col);
+	} else if (!strcmp(word, "holder_cgroup")) {
+		if (r->holder_cgroup.path)
+			return parse_error(c, col, "holder_cgroup= given twice");
+		return parse_cgroup(c, &r->holder_cgroup, val, col);
 	} else if (!strcmp(word, "cause")) {
 		return parse_name(c, col, word, val, cause_name, LS_CAUSE_N, false, &r->cause,
 				  &r->has_cause);
@@ -298,7 +303,7 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 		return parse_name(c, col, word, val, ls_lock_kind_name, LS_LOCK_KIND_N, false,
 				  &r->lock_kind, &r->has_lock);
 	} else {
-		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, policy, verdict, cause, lock, every, wait>= or stalled>=",
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, holder_cgroup, policy, verdict, cause, lock, every, wait>= or stalled>=",
 				   word);
 	}
 	return 0;
@@ -391,8 +396,10 @@ static int parse_line(struct slo_rules *rules, const char *line, size_t len, con
 			parse_error(&c, 0, "more than %d rules", SLO_MAX_RULES);
 	}
 fail:
-	if (rc)
-		free(r.cgroup);
+	if (rc) {
+		free(r.cgroup.path);
+		free(r.holder_cgroup.path);
+	}
 	free(buf);
 	return rc;
 }
@@ -490,7 +497,8 @@ void slo_rules__free(struct slo_rules *rules)
 
 	for (i = 0; i < rules->n; i++) {
 		free(rules->v[i].text);
-		free(rules->v[i].cgroup);
+		free(rules->v[i].cgroup.path);
+		free(rules->v[i].holder_cgroup.path);
 	}
 	free(rules->v);
 	rules->v = NULL;
@@ -607,28 +615,28 @@ void slo__free(struct slo *slo)
 }
 
 /*
- * Is path (the resolver's text of the waiter's cgroup; NULL: unknown) the
- * rule's cgroup or below it?  A glob of k components is matched against
+ * Is path (the resolver's text of a task's cgroup; NULL: unknown) the
+ * selector's cgroup or below it?  A glob of k components is matched against
  * the path's ancestor of k components: with FNM_PATHNAME no glob
  * character matches a '/', so no other ancestor could match.
  */
-static bool rule__cgroup_matches(const struct slo_rule *r, const char *path)
+static bool cgroup_sel__matches(const struct slo_cgroup_sel *r, const char *path)
 {
 	char prefix[LS_CGROUP_TEXT_MAX];
 	size_t n, i, depth = 0, seen = 0;
 
 	if (!path || path[0] != '/')
 		return false;
-	if (!r->cgroup_glob) {
-		n = strlen(r->cgroup);
+	if (!r->glob) {
+		n = strlen(r->path);
 		if (n == 1)
 			return true;	/* "/": every cgroup known */
-		return !strncmp(path, r->cgroup, n) && (path[n] == '\0' || path[n] == '/');
+		return !strncmp(path, r->path, n) && (path[n] == '\0' || path[n] == '/');
 	}
 	if (!path[1])
 		return false;	/* the root: no components for the glob's */
-	for (i = 0; r->cgroup[i]; i++)
-		depth += r->cgroup[i] == '/';
+	for (i = 0; r->path[i]; i++)
+		depth += r->path[i] == '/';
 	for (i = 0; path[i]; i++)
 		if (path[i] == '/' && ++seen > depth)
 			break;
@@ -636,12 +644,25 @@ static bool rule__cgroup_matches(const struct slo_rule *r, const char *path)
 		return false;
 	memcpy(prefix, path, i);
 	prefix[i] = '\0';
-	return !fnmatch(r->cgroup, prefix, FNM_PATHNAME | FNM_NOESCAPE);
+	return !fnmatch(r->path, prefix, FNM_PATHNAME | FNM_NOESCAPE);
+}
+
+/* Is any holder of st (whose cgroup is known) in the selector's cgroup? */
+static bool cgroup_sel__matches_a_holder(const struct slo_cgroup_sel *r, const struct ls_stall *st)
+{
+	__u32 i;
+
+	for (i = 0; i < st->n_holders; i++)
+		if (cgroup_sel__matches(r, st->holders[i].cgroup))
+			return true;
+	return false;
 }
 
 static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 {
-	if (r->has_cgroup && !rule__cgroup_matches(r, st->waiter_cgroup))
+	if (r->cgroup.path && !cgroup_sel__matches(&r->cgroup, st->waiter_cgroup))
+		return false;
+	if (r->holder_cgroup.path && !cgroup_sel__matches_a_holder(&r->holder_cgroup, st))
 		return false;
 	if (r->has_pid && st->waiter.tgid != r->pid)
 		return false;

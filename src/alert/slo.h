@@ -68,18 +68,23 @@ enum slo_kind {
 	SLO_STALLED = 1,	/* limit_ns of stalled time within window_ns */
 };
 
+/*
+ * A cgroup selector: the path normalised (no "//", no trailing "/",
+ * escapes as ls_cgroup_text() writes them); malloc'ed, NULL when not given.
+ */
+struct slo_cgroup_sel {
+	char *path;
+	bool glob;	/* path has *, ? or [: matched component by component */
+};
+
 struct slo_rule {
 	char *text;		/* the rule as written, trimmed */
 	/* selectors; unset ones match everything */
-	bool has_pid, has_comm, has_policy, has_verdict, has_cgroup, has_cause, has_lock;
+	bool has_pid, has_comm, has_policy, has_verdict, has_cause, has_lock;
 	__u32 pid;
 	char comm[SLO_MAX_GLOB + 1];
-	/*
-	 * cgroup=: normalised (no "//", no trailing "/", escapes as
-	 * ls_cgroup_text() writes them); malloc'ed, NULL when not given.
-	 */
-	char *cgroup;
-	bool cgroup_glob;
+	struct slo_cgroup_sel cgroup;		/* cgroup=: the waiter's */
+	struct slo_cgroup_sel holder_cgroup;	/* holder_cgroup=: any holder's */
 	unsigned int policy;	/* enum ls_policy */
 	unsigned int verdict;	/* enum ls_verdict; LS_VERDICT_N: any */
 	unsigned int cause;	/* enum ls_cause, the culprit holder's: none, throttled, ... */

@@ -8,7 +8,7 @@
  * path and the waiter the victim's, and every preemptor that is the hog
  * the hog's; at least one must name both.  Then the recording the run
  * made, reported after the cgroups are gone, names the same paths from
- * its cgroup table.
+ * its cgroup table, and holder_cgroup= rules select by the holder's.
  *
  * A futex owner (pthread_mutex: the holder a thread of the victim's
  * process) and an mmap_lock reader (proc_reader: a process of its own).
@@ -146,10 +146,35 @@ static void check_recording(void)
 	json_decref(stalls);
 }
 
+/*
+ * holder_cgroup= rules: rule 1 names the holder's cgroup and fires, on
+ * stalls whose holders include it; rule 2 names the hog's, which holds
+ * nothing (it only preempts), and never fires.
+ */
+static void check_holder_rules(void)
+{
+	const json_t *v, *st, *h;
+	size_t i, j, n = 0;
+	bool named;
+
+	json_array_foreach(w.violations, i, v) {
+		cr_assert_eq(e2e_int(v, "rule_index"), 1, "the rule of the hog's cgroup fired");
+		n++;
+		st = json_array_get(e2e_array(v, "stalls"), 0);
+		cr_assert_not_null(st, "a violation without its stall");
+		named = false;
+		json_array_foreach(e2e_array(st, "holders"), j, h)
+			named |= !strcmp(e2e_str(h, "cgroup"), e2e_str(w.truth, "holder_cgroup"));
+		cr_assert(named, "a holder_cgroup= violation of a stall without such a holder");
+	}
+	cr_assert_gt(n, 0, "the rule of the holder's cgroup never fired");
+}
+
 /* Run workload (args, then --split-cgroups DIR) under watch -o, and check both outputs. */
 static void run_split(const char *workload, const char *const wl_args[])
 {
-	const char *const watch_args[] = { "-o", rec, NULL };
+	char holder_rule[320], hog_rule[320];
+	const char *const watch_args[] = { "-o", rec, "--slo", holder_rule, "--slo", hog_rule, NULL };
 	const char *args[16];
 	size_t n;
 
@@ -157,6 +182,11 @@ static void run_split(const char *workload, const char *const wl_args[])
 	if (!cg_make())
 		cr_skip_test("no cgroup v2 hierarchy mounted here");
 	snprintf(rec, sizeof(rec), "/tmp/lockstall-e2e-cg-%d.lst", (int)getpid());
+	/* the paths from the cgroup2 root, as /proc/PID/cgroup gives them */
+	snprintf(holder_rule, sizeof(holder_rule), "holder_cgroup=%s/holder wait>=5ms every=1ns",
+		 strrchr(cg_dir, '/'));
+	snprintf(hog_rule, sizeof(hog_rule), "holder_cgroup=%s/hog wait>=5ms every=1ns",
+		 strrchr(cg_dir, '/'));
 	for (n = 0; wl_args[n] && n < 12; n++)
 		args[n] = wl_args[n];
 	args[n++] = "--split-cgroups";
@@ -169,6 +199,7 @@ static void run_split(const char *workload, const char *const wl_args[])
 	cr_assert_str_neq(e2e_str(w.truth, "hog_cgroup"), e2e_str(w.truth, "holder_cgroup"));
 	n = check_paths(w.stalls, "watch");
 	cr_log_info("watch: %zu stalls name the holder's and the hog's cgroups", n);
+	check_holder_rules();
 	check_recording();
 }
 

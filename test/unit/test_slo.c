@@ -53,8 +53,11 @@ static void rule_text(const struct slo_rules *rules, char *buf, size_t len)
 		fprintf(f, " policy=%u", r->policy);
 	if (r->has_verdict)
 		fprintf(f, " verdict=%s", ls_verdict_name(r->verdict));
-	if (r->has_cgroup)
-		fprintf(f, " cgroup%s=%s", r->cgroup_glob ? "~" : "", r->cgroup);
+	if (r->cgroup.path)
+		fprintf(f, " cgroup%s=%s", r->cgroup.glob ? "~" : "", r->cgroup.path);
+	if (r->holder_cgroup.path)
+		fprintf(f, " holder_cgroup%s=%s", r->holder_cgroup.glob ? "~" : "",
+			r->holder_cgroup.path);
 	if (r->has_cause)
 		fprintf(f, " cause=%s", ls_cause_name(r->cause));
 	if (r->has_lock)
@@ -161,6 +164,13 @@ static struct parse_case cases[] = {
 	{ "cgroup=/a\\x4 wait>=1ms", -EINVAL, "a backslash not followed by xNN", 8 },
 	{ "cgroup=/a\\ wait>=1ms", -EINVAL, "a backslash not followed by xNN", 8 },
 	{ "cgroup=/a cgroup=/b wait>=1ms", -EINVAL, "cgroup= given twice", 18 },
+	/* holder_cgroup=: the same paths, of the holders */
+	{ "holder_cgroup=/batch.slice// wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 holder_cgroup=/batch.slice text=[holder_cgroup=/batch.slice// wait>=1ms]", 0 },
+	{ "cgroup=/db holder_cgroup=/batch/* wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 cgroup=/db holder_cgroup~=/batch/* text=[cgroup=/db holder_cgroup=/batch/* wait>=1ms]", 0 },
+	{ "holder_cgroup=batch wait>=1ms", -EINVAL, "expected a cgroup v2 path from the cgroup2 root", 15 },
+	{ "holder_cgroup=/a holder_cgroup=/b wait>=1ms", -EINVAL, "holder_cgroup= given twice", 32 },
 	{ "foo=bar wait>=1ms", -EINVAL, "unknown key 'foo'", 1 },
 	{ "comm= wait>=1ms", -EINVAL, "expected a comm or a glob of 1 to 64 bytes", 6 },
 	{ "comm=\xc3\xa9t\xc3\xa9 wait>=1ms", -EINVAL, "byte 0xc3: expected printable ASCII", 6 },
@@ -261,7 +271,7 @@ Test(slo, cgroup_long_paths)
 	n += SLO_MAX_CGROUP - 1;
 	n += (size_t)snprintf(line + n, sizeof(line) - n, " wait>=1ms");
 	cr_assert_eq(slo_rules__parse_line(&rules, line, n, "r", err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(strlen(rules.v[0].cgroup), SLO_MAX_CGROUP);
+	cr_assert_eq(strlen(rules.v[0].cgroup.path), SLO_MAX_CGROUP);
 	slo_rules__free(&rules);
 
 	n = (size_t)snprintf(line, sizeof(line), "cgroup=/");
@@ -279,7 +289,7 @@ Test(slo, cgroup_long_paths)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "\\xff");
 	n += (size_t)snprintf(line + n, sizeof(line) - n, " wait>=1ms");
 	cr_assert_eq(slo_rules__parse_line(&rules, line, n, "r", err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(strlen(rules.v[0].cgroup), 1 + 255 * 4);
+	cr_assert_eq(strlen(rules.v[0].cgroup.path), 1 + 255 * 4);
 	slo_rules__free(&rules);
 }
 
@@ -357,9 +367,9 @@ Test(slo, hostile_bytes_every_position)
 				if (rc)
 					assert_printable(err);
 				/* a cgroup= that parsed is a path: '/' first, never empty */
-				if (rules.n && rules.v[0].has_cgroup)
-					cr_assert_eq(rules.v[0].cgroup[0], '/', "%s",
-						     rules.v[0].cgroup);
+				if (rules.n && rules.v[0].cgroup.path)
+					cr_assert_eq(rules.v[0].cgroup.path[0], '/', "%s",
+						     rules.v[0].cgroup.path);
 				slo_rules__free(&rules);
 			}
 		}
@@ -690,6 +700,48 @@ Test(slo, cgroup_sibling_and_unknown)
 	st.holders = &h;
 	cr_assert_eq(slo__on_stall(slo, &st), 0);
 	cr_assert_eq(fired.n, 0, "a stall of an unknown cgroup matched");
+	slo__free(slo);
+}
+
+/*
+ * holder_cgroup= selects by the holders' cgroups: any holder below the
+ * path matches, the waiter's cgroup does not count, and a holder whose
+ * cgroup is unknown matches nothing.
+ */
+Test(slo, holder_cgroup_selects_by_any_holder)
+{
+	const char *const lines[] = { "holder_cgroup=/batch wait>=10ms",	/* 0 */
+				      "holder_cgroup=/db wait>=10ms",	/* 1: the waiter's, not a holder's */
+				      "cgroup=/db holder_cgroup=/batch/* wait>=10ms",	/* 2 */
+				      NULL };
+	struct slo *slo = make(lines);
+	struct ls_stall st = stall(100, 20);
+	struct ls_holder h[2];
+
+	h[0] = *st.holders;
+	h[1] = *st.holders;
+	h[0].cgroup_id = 80;
+	h[0].cgroup = "/system.slice/a.service";
+	h[1].cgroup_id = 81;
+	h[1].cgroup = "/batch/job7";
+	st.holders = h;
+	st.n_holders = 2;
+	st.waiter_cgroup_id = 82;
+	st.waiter_cgroup = "/db";
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 2);
+	cr_assert_eq(fired.rule[0], 0);
+	cr_assert_eq(fired.rule[1], 2);
+
+	memset(&fired, 0, sizeof(fired));
+	st = stall(20000, 20);
+	h[0].cgroup = NULL;	/* not known */
+	h[0].cgroup_id = 0;
+	st.holders = h;
+	st.n_holders = 1;
+	st.waiter_cgroup = "/batch";
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 0, "an unknown holder cgroup, or the waiter's, matched");
 	slo__free(slo);
 }
 
