@@ -57,12 +57,13 @@ static __always_inline unsigned int ls_task_sched_state(struct task_struct *t)
 
 /*
  * Where a task is (enum ls_owner_state) from its on_cpu, on_rq and state.
- * Since 6.12's delayed dequeue (the commit "sched/fair:
- * Implement delayed dequeue") a task that went to sleep may stay on its
- * run queue (on_rq) until it is picked: only one in TASK_RUNNING there is
- * runnable.  On a CPU but not TASK_RUNNING: on its way to sleep, its
- * switch-out perhaps already past the tracepoint, told as asleep (told as
- * running, the engine would never see it leave).
+ * Since 6.12's delayed dequeue ("sched/fair: Implement delayed dequeue") a
+ * task that went to sleep may stay on its run queue (on_rq) until it is
+ * picked: only one in TASK_RUNNING there is runnable.  On a CPU but not
+ * TASK_RUNNING: on its way to sleep, its switch-out perhaps already past
+ * the tracepoint, told as asleep (told as running, the engine would never
+ * see it leave).  One preempted on its way to sleep is told as asleep
+ * until its next switch.
  */
 static __always_inline __u8 ls_task_where(bool on_cpu, bool on_rq, unsigned int state)
 {
