@@ -93,14 +93,16 @@ static bool cgroup_dot(const char *comp, size_t len)
  * dropped.  Then, when the caller checks paths, the cgroup (for a glob:
  * its fixed leading components) must exist.
  */
-static int parse_cgroup(const struct parse_ctx *c, struct slo_cgroup_sel *sel, const char *val,
-			size_t col)
+static int parse_cgroup(const struct parse_ctx *c, const char *key, struct slo_cgroup_sel *sel,
+			const char *val, size_t col)
 {
 	char raw[SLO_MAX_CGROUP + 1], norm[SLO_MAX_CGROUP + 2], why[256];
 	size_t len, i, comp, o = 0;
 	char *text, *glob, *fixed;
 	int n;
 
+	if (sel->path)
+		return parse_error(c, col, "%s= given twice", key);
 	if (val[0] != '/')
 		return parse_error(c, col, "expected a cgroup v2 path from the cgroup2 root, like /system.slice/db.service, got '%.40s'",
 				   val);
@@ -289,13 +291,9 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 			return -EINVAL;
 		*has_every = true;
 	} else if (!strcmp(word, "cgroup")) {
-		if (r->cgroup.path)
-			return parse_error(c, col, "cgroup= given twice");
-		return parse_cgroup(c, &r->cgroup, val, col);
+		return parse_cgroup(c, word, &r->cgroup, val, col);
 	} else if (!strcmp(word, "holder_cgroup")) {
-		if (r->holder_cgroup.path)
-			return parse_error(c, col, "holder_cgroup= given twice");
-		return parse_cgroup(c, &r->holder_cgroup, val, col);
+		return parse_cgroup(c, word, &r->holder_cgroup, val, col);
 	} else if (!strcmp(word, "cause")) {
 		return parse_name(c, col, word, val, cause_name, LS_CAUSE_N, false, &r->cause,
 				  &r->has_cause);
