@@ -366,7 +366,8 @@ static bool in_progress_row(const char *text, int pid, char *buf, size_t len)
  */
 Test(top, stall_in_progress)
 {
-	const char *const wl_args[] = { "-d", "6", NULL };
+	/* until one call took 400 ms: two refreshes, so the wait can be seen in progress */
+	const char *const wl_args[] = { "-d", "6", "-u", "400", NULL };
 	const char *const resize[] = { "resize-window", "-t", "top", "-x", "132", "-y", "30",
 				       NULL };
 	struct e2e_proc *one[1] = { &wl };
