@@ -309,14 +309,19 @@ static __u64 spell__steal_in(const struct spell *sp, __u64 from, __u64 to)
 	return share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
 }
 
-/* A pinned spell's idle elsewhere surely inside its len ns in the wait, and its CPUs. */
-static void stall__pinned(struct stall_cand *c, const struct spell *sp, __u64 len)
+/*
+ * A pinned spell's idle elsewhere surely inside its part [s, t) in the wait,
+ * and its CPUs.  Not while its cgroup was throttled: the quota is the
+ * group's, on every CPU, so another CPU's idling could not have helped.
+ */
+static void stall__pinned(struct stall_cand *c, const struct spell *sp, __u64 s, __u64 t)
 {
 	__u64 idle;
 
 	if (!spell__runnable(sp) || !(sp->cause & SPELL_IDLE_TOLD))
 		return;
-	idle = share__sure(sp->idle_ns, sp->end - sp->start, len);
+	s = u64_max(s, spell__throttled_end(sp));
+	idle = share__sure(sp->idle_ns, sp->end - sp->start, t > s ? t - s : 0);
 	if (!idle)
 		return;
 	c->by_cause[LS_CAUSE_RUNNABLE] += idle;
@@ -372,7 +377,7 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		/* No counter tells when the refill came: the whole spell, as the kernel said. */
 		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
 			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
-		stall__pinned(c, sp, len);
+		stall__pinned(c, sp, s, t);
 		if (spell__io(sp)) {
 			c->by_cause[LS_CAUSE_IO] += len;
 			if (sp->io_dev && len > c->io_dev_longest) {

@@ -129,6 +129,34 @@ Test(cpu_time, pinned_spell_split_by_migration)
 }
 
 /*
+ * Pinned and throttled at once: the holder goes off at T(1) with its cgroup
+ * out of quota, the UNTHROTTLE says the quota held it 30 ms, and CPU 1 idled
+ * the whole spell.  Only the run-queue wait after the refill, T(31)..T(40),
+ * can be the pinning's: the quota held it on every CPU.
+ */
+Test(cpu_time, throttled_is_not_pinned)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(39), .write = true };
+	const struct ls_stall *st;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__throttle(&efx.s, 0, T(1), &efx.holder, "/batch", 0, MS(10), MS(100));
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, NULL, 0);
+	stream__cause(&efx.s, LS_CAUSE_F_THROTTLED | LS_CAUSE_F_PINNED);
+	scenario__wait_begin(&efx.waiter, true, T(2));
+	stream__unthrottle(&efx.s, 0, T(40), &efx.holder, MS(30));
+	stream__runnable(&efx.s, 0, T(40), &efx.holder, T(1), CPU_ALLOWED, 1, 2, CPU_IDLE, MS(39));
+	stream__switch(&efx.s, 0, T(40), NULL, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(2), T(47), &efx.holder);
+	st = run_one();
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_THROTTLED], MS(29));
+	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_RUNNABLE], MS(9), "told %llu",
+		     (unsigned long long)st->holders[0].cause_ns[LS_CAUSE_RUNNABLE]);
+	cr_assert_eq(st->cause, LS_CAUSE_THROTTLED, "cause %s", ls_cause_name(st->cause));
+}
+
+/*
  * The holder runs T(0)..T(20) on CPU 0 (switched in at T(0)), goes off
  * runnable with STEAL and a STEAL record (steal_ms of the 20 ms), runs again
  * T(25)..T(45).  The waiter waits T(2)..T(47): 18 of the 20 ms inside.
