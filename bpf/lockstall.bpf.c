@@ -312,6 +312,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	if (raised) {
 		ls_watch_raise(st, cpu);
 		cause = ls_cause_of(p, now);
+		ls_owner_io_dev_at_wakeup(p, st, now);
 	}
 
 	r = ls_emit_reserve(LS_REC_WAKEUP, sizeof(*r), now);

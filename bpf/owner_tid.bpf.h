@@ -122,6 +122,23 @@ static __always_inline struct ls_task_state *ls_owner_take_marks(struct task_str
 }
 
 /*
+ * An owner woken from an I/O wait: a waiter here could not reach its
+ * storage, so its OWNER record named no device; the device the owner noted
+ * before it slept goes now, before the WAKEUP that ends the wait.  At the
+ * wakeup in_iowait is still set: the task clears it when it runs.
+ */
+static __always_inline void ls_owner_io_dev_at_wakeup(struct task_struct *t,
+						      struct ls_task_state *st, __u64 now)
+{
+	struct task_struct___io *p = (void *)t;
+
+	if (!owner_by_tid || !st->pend.owner_waiters || !st->io_dev)
+		return;
+	if (BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait))
+		ls_emit_io_dev(t, st, now);
+}
+
+/*
  * The thread of cur's process whose TID is tid (a task_struct address),
  * or 0 with *all set if cur's process has no such thread, 0 with *all
  * clear if it was not among the first LS_OWNER_WALK_MAX.

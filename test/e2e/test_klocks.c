@@ -172,24 +172,17 @@ Test(klocks, rwsem_reader_hint, .fini = teardown, .timeout = 180)
 }
 
 /* Owners followed by TID, forced where bpf_task_from_pid() exists: said on stderr. */
-static void by_tid(void)
-{
-	cr_assert_eq(setenv("LOCKSTALL_OWNER_BY_TID", "1", 1), 0);
-}
-
 static void klock_check_by_tid(const struct klock_case *c)
 {
 	klock_check(c);
-	cr_assert(strstr(w.lockstall.err.data, "lockstall: lock owners followed by TID"),
-		  "lockstall did not say it follows owners by TID; stderr:\n%s",
-		  w.lockstall.err.data);
+	e2e_watch__said_by_tid(&w);
 }
 
 /*
  * Not the pipe mutex yet: by TID its holder is at times told preempted
  * for the whole wait, its sleep and its waker missed.
  */
-TestSuite(klocks_by_tid, .init = by_tid, .fini = teardown, .timeout = 180);
+TestSuite(klocks_by_tid, .init = e2e_owner_by_tid, .fini = teardown, .timeout = 180);
 
 Test(klocks_by_tid, rwsem_writer_owner)
 {

@@ -566,46 +566,34 @@ Test(locks, mutex_named_in_a_report, .fini = teardown, .timeout = 180)
  * The same with owners followed by TID, as on kernels before 6.2 (no
  * bpf_task_from_pid()), forced here so that every run tests that way too.
  */
-static void by_tid(void)
-{
-	cr_assert_eq(setenv("LOCKSTALL_OWNER_BY_TID", "1", 1), 0);
-}
-
-static void by_tid_said(void)
-{
-	cr_assert(strstr(w.lockstall.err.data, "lockstall: lock owners followed by TID"),
-		  "lockstall did not say it follows owners by TID; stderr:\n%s",
-		  w.lockstall.err.data);
-}
-
-TestSuite(locks_by_tid, .init = by_tid, .fini = teardown, .timeout = 180);
+TestSuite(locks_by_tid, .init = e2e_owner_by_tid, .fini = teardown, .timeout = 180);
 
 Test(locks_by_tid, pthread_mutex_inversion)
 {
 	mutex_inversion();
-	by_tid_said();
+	e2e_watch__said_by_tid(&w);
 }
 
 Test(locks_by_tid, pthread_rwlock_reader_behind_writer)
 {
 	rwlock_inversion(false);
-	by_tid_said();
+	e2e_watch__said_by_tid(&w);
 }
 
 Test(locks_by_tid, pthread_rwlock_writer_behind_writer)
 {
 	rwlock_inversion(true);
-	by_tid_said();
+	e2e_watch__said_by_tid(&w);
 }
 
 Test(locks_by_tid, pthread_mutex_pi_is_no_inversion)
 {
 	pi_no_inversion();
-	by_tid_said();
+	e2e_watch__said_by_tid(&w);
 }
 
 Test(locks_by_tid, ab_ba_deadlock)
 {
 	ab_ba_deadlock();
-	by_tid_said();
+	e2e_watch__said_by_tid(&w);
 }

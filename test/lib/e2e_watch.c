@@ -587,6 +587,18 @@ bool e2e_under_tcg(void)
 	return getenv("LOCKSTALL_E2E_TCG");
 }
 
+void e2e_owner_by_tid(void)
+{
+	cr_assert_eq(setenv("LOCKSTALL_OWNER_BY_TID", "1", 1), 0);
+}
+
+void e2e_watch__said_by_tid(const struct e2e_watch *w)
+{
+	cr_assert(strstr(w->lockstall.err.data, "lockstall: lock owners followed by TID"),
+		  "lockstall did not say it follows owners by TID; stderr:\n%s",
+		  w->lockstall.err.data);
+}
+
 bool e2e_kernel_is_preempt_rt(void)
 {
 	struct utsname u;

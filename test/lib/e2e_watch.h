@@ -126,6 +126,14 @@ bool e2e_kernel_is_preempt_rt(void);
 /* Under qemu's TCG (test/kernels sets LOCKSTALL_E2E_TCG): everything runs many times slower. */
 bool e2e_under_tcg(void);
 
+/*
+ * Owners followed by TID, as on kernels before 6.2 (no bpf_task_from_pid()),
+ * forced where the kfunc exists: a suite's .init; then that lockstall w said
+ * so on stderr.
+ */
+void e2e_owner_by_tid(void);
+void e2e_watch__said_by_tid(const struct e2e_watch *w);
+
 /* Write text into the existing file path (a sysctl, a cgroup file): 0 or -errno. */
 int e2e_write_file(const char *path, const char *text);
 
