@@ -109,7 +109,8 @@ fetch_deb() {
 # host's) in the cache, fetched and unpacked when missing: prints its
 # release (6.1.0-N-amd64).  $cache/<release>/ then has vmlinuz, config, and
 # x/ with /boot, the modules a guest may need and the list of those built
-# in (modules.builtin: 6.12 builds virtio_pci in).
+# in (modules.builtin: 6.12 builds virtio_pci in).  A cache unpacked before
+# the disk's modules were a guest's need is unpacked again.
 fetch_kernel() {
 	spec=$1
 	case $spec in
@@ -131,14 +132,16 @@ fetch_kernel() {
 	echo "$pkg" >"$last"
 	release=${pkg#linux-image-}
 	kdir=$cache/$release
-	if [ ! -f "$kdir/vmlinuz" ]; then
+	if [ ! -f "$kdir/vmlinuz" ] || [ ! -d "$kdir/x/lib/modules/$release/kernel/crypto" ]; then
 		deb=$(fetch_deb "$pkg")
 		rm -rf "$kdir"
 		mkdir -p "$kdir/x"
 		dpkg-deb --fsys-tarfile "$deb" |
 			tar -x -C "$kdir/x" --wildcards './boot/*' './lib/modules/*/modules.builtin' \
 				'./lib/modules/*/kernel/fs/*' './lib/modules/*/kernel/net/9p/*' \
-				'./lib/modules/*/kernel/drivers/virtio/*'
+				'./lib/modules/*/kernel/drivers/virtio/*' \
+				'./lib/modules/*/kernel/drivers/block/*' './lib/modules/*/kernel/lib/*' \
+				'./lib/modules/*/kernel/crypto/*'
 		cp "$kdir/x/boot/config-$release" "$kdir/config"
 		mv "$kdir/x/boot/vmlinuz-$release" "$kdir/vmlinuz"
 	fi
