@@ -7,8 +7,10 @@
  * switches, contention_end ends it through ls_wait_end() (no hold record:
  * the owner is followed instead).
  *
- * Which lock, from the flags: MUTEX a mutex, RT an rt_mutex, PERCPU a
- * percpu-rwsem, READ/WRITE alone an rwsem.  SPIN alone (or with
+ * Which lock, from the flags: MUTEX a mutex, RT alone an rt_mutex (a
+ * mutex too on PREEMPT_RT), RT with READ/WRITE PREEMPT_RT's rwsem (an
+ * rwbase_rt, rwlock_t too), PERCPU a percpu-rwsem, READ/WRITE alone an
+ * rwsem.  SPIN alone (or with
  * READ/WRITE) is a spinlock or rwlock_t, no flag a semaphore: never
  * followed.  A mutex first spins (MUTEX|SPIN) on CPU, then sleeps (MUTEX
  * again, same lock): the wait starts at the first and the owner is
@@ -46,7 +48,7 @@ static __always_inline __u8 ls_klock_kind(__u32 flags)
 	if (flags & LS_LCB_F_MUTEX)
 		return LS_LOCK_MUTEX;
 	if (flags & LS_LCB_F_RT)
-		return LS_LOCK_RT_MUTEX;
+		return flags & (LS_LCB_F_READ | LS_LCB_F_WRITE) ? LS_LOCK_RWSEM : LS_LOCK_RT_MUTEX;
 	if (flags & LS_LCB_F_PERCPU)
 		return LS_LOCK_PERCPU_RWSEM;
 	if (flags & LS_LCB_F_SPIN)
@@ -67,6 +69,20 @@ static __always_inline bool ls_is_klock(__u8 kind)
 }
 
 #ifndef LS_TASK_STATE_HASH
+/*
+ * A PREEMPT_RT rwsem's writer: it holds the rwbase's rt_mutex from its
+ * first step to its unlock.  Readers keep no owner; a writer that waits
+ * for readers to leave holds the rt_mutex itself (its own pid: nobody).
+ */
+static __always_inline unsigned long ls_rwbase_owner(void *lock)
+{
+	struct rwbase_rt *rwb = lock;
+
+	if (!bpf_core_field_exists(rwb->rtmutex))
+		return 0;
+	return (unsigned long)BPF_CORE_READ(rwb, rtmutex.owner) & ~LS_RT_MUTEX_HAS_WAITERS;
+}
+
 /* The task a lock's owner word points to, and how much it is believed; NULL: none. */
 static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 kind, __u8 *how)
 {
@@ -92,7 +108,7 @@ static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 
 		return (struct task_struct *)(word & ~LS_RT_MUTEX_HAS_WAITERS);
 	case LS_LOCK_RWSEM:
 		if (!bpf_core_field_exists(((struct rw_semaphore *)lock)->owner))
-			return NULL;
+			return (struct task_struct *)ls_rwbase_owner(lock);
 		word = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
 		if (word & LS_RWSEM_READER_OWNED) {
 			*how = LS_OWNER_HINT;

@@ -156,6 +156,11 @@ struct rt_mutex_base {
 	struct task_struct *owner;	/* bit 0: RT_MUTEX_HAS_WAITERS */
 };
 
+/* PREEMPT_RT's rw_semaphore and rwlock_t: a writer holds rtmutex all along. */
+struct rwbase_rt {
+	struct rt_mutex_base rtmutex;
+};
+
 /* A task iterator's context (bpf/stack_now.bpf.c, the scan of bpf/futex.bpf.h). */
 struct bpf_iter_meta {
 	void *seq;
