@@ -10,13 +10,12 @@
  * Which lock, from the flags: MUTEX a mutex, RT alone an rt_mutex (a
  * mutex too on PREEMPT_RT), RT with READ/WRITE PREEMPT_RT's rwsem (an
  * rwbase_rt, rwlock_t too), PERCPU a percpu-rwsem, READ/WRITE alone an
- * rwsem.  SPIN alone (or with
- * READ/WRITE) is a spinlock or rwlock_t, no flag a semaphore: never
- * followed.  A mutex first spins (MUTEX|SPIN) on CPU, then sleeps (MUTEX
- * again, same lock): the wait starts at the first and the owner is
- * followed from the second, so a short spin costs no record (ls_wait_end()
- * sends WAIT_END only for a wait that went off CPU, named its owner, or
- * lasted min_wait_ns).
+ * rwsem.  SPIN alone (or with READ/WRITE) is a spinlock or rwlock_t, no
+ * flag a semaphore: never followed.  A mutex first spins (MUTEX|SPIN) on
+ * CPU, then sleeps (MUTEX again, same lock): the wait starts at the first
+ * and the owner is followed from the second, so a short spin costs no
+ * record (ls_wait_end() sends WAIT_END only for a wait that went off CPU,
+ * named its owner, or lasted min_wait_ns).
  *
  * Left to others: a contention inside a wait already followed (an
  * mmap_lock wait, whose own tracepoints tell it with its exact readers;
