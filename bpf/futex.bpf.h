@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Futex waits (user-space locks), from the raw syscall tracepoints
- * (tp_btf sys_enter/sys_exit, every syscall, the futex number checked
- * first): the classic syscalls:sys_enter_futex would need tracefs
- * mounted to attach, which a host need not have.  Either way every
- * syscall of every task takes the kernel's slow path while attached.
+ * Futex waits (user-space locks), from fentry and fexit on the futex
+ * syscalls' functions where the kernel's trampolines work, else from the
+ * raw syscall tracepoints (tp_btf sys_enter/sys_exit, every syscall, the
+ * futex number checked first): the classic syscalls:sys_enter_futex
+ * would need tracefs mounted to attach, which a host need not have.
+ * Either syscall tracepoint sends every syscall of every task down the
+ * kernel's slow path while attached; fentry costs only the futex calls.
  * The wait is the task's ls_wait_state with kind set, so the switch path
- * sends its WAIT_BEGIN and switches as for an mmap_lock wait, and
- * sys_exit ends it through ls_wait_end() (no hold: a futex is held in user
- * space).
+ * sends its WAIT_BEGIN and switches as for an mmap_lock wait, and the
+ * call's exit ends it through ls_wait_end() (no hold: a futex is held in
+ * user space).
  *
  * The owner, most precise first, read at the wait (never from user space,
  * never under a lock): the TID in a PI futex word (FUTEX_LOCK_PI*); for a
@@ -41,6 +43,9 @@
 #define LS_GLIBC_MUTEX_OWNER	8	/* offsetof(pthread_mutex_t, __data.__owner), x86-64 */
 #define LS_GLIBC_LOCK_WAITERS	2	/* lll_lock_wait(): "locked, maybe waiters" */
 #define LS_GLIBC_RWLOCK_WAIT	3	/* 1 | PTHREAD_RWLOCK_FUTEX_USED: a writer holds it */
+
+/* The futex calls are traced by fentry and fexit (src/loader.c), not by sys_enter and sys_exit. */
+const volatile bool futex_fentry = false;
 
 #define LS_NR_FUTEX		202	/* x86_64 */
 #define LS_NR_FUTEX_WAITV	449	/* x86_64, 5.16+ */
@@ -483,6 +488,35 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
+ * The same from fentry and fexit on the x86-64 futex syscalls' own
+ * functions, where the kernel's trampolines work (src/loader.c chooses,
+ * futex_fentry): then only futex calls pay, not every syscall.
+ */
+SEC("?fentry/__x64_sys_futex")
+int BPF_PROG(ls_futex_fentry, struct pt_regs *regs)
+{
+	return ls_futex_enter(regs, false);
+}
+
+SEC("?fexit/__x64_sys_futex")
+int BPF_PROG(ls_futex_fexit, struct pt_regs *regs, long ret)
+{
+	return ls_futex_exit(ctx, ret, false);
+}
+
+SEC("?fentry/__x64_sys_futex_waitv")
+int BPF_PROG(ls_futex_waitv_fentry, struct pt_regs *regs)
+{
+	return ls_futex_enter(regs, true);
+}
+
+SEC("?fexit/__x64_sys_futex_waitv")
+int BPF_PROG(ls_futex_waitv_fexit, struct pt_regs *regs, long ret)
+{
+	return ls_futex_exit(ctx, ret, true);
+}
+
+/*
  * t asleep as a futex wait sleeps (interruptible, not stopped or traced,
  * on no CPU) in a kernel entry that is the futex call: its
  * saved user registers are that call's arguments.
@@ -537,7 +571,8 @@ static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_
  * asleep in a futex wait that began before tracing gets the state
  * ls_futex_enter() would have given it, marked LS_W_PRIOR (its start is
  * now, the scan's time), and the OWNER and WAIT_BEGIN its switch-out would
- * have sent.  From then on it is any other wait: sys_exit ends it.
+ * have sent.  From then on it is any other wait: sys_exit ends it (with
+ * the fentry programs, ls_prior_unqueue() or ls_prior_unqueue_pi() does).
  * Sleepable, to read the task's memory as ls_futex_enter() reads current's.
  * Writes the tid of each wait found to its output.
  */
@@ -552,6 +587,9 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	__u8 kind, how;
 
 	if (!t || ls_is_self(t) || !ls_prior_futex_args(t, &a))
+		return 0;
+	/* no end of its own for ls_prior_unqueue*() to see: left to sys_exit */
+	if (futex_fentry && (a.op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
 		return 0;
 	switches = t->nvcsw + t->nivcsw;
 	kind = ls_futex_lock(&a, t, t, &owner, &how);
@@ -572,7 +610,7 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	ls_wait_begin(st, t, now);
 	st->seen = 1;
 	st->wait.flags |= LS_W_ACTIVE;
-	/* Still asleep in that call, no switch since the first look: sys_exit will end it. */
+	/* Still asleep in that call, no switch since the first look: its end will be seen. */
 	if (ls_prior_futex_args(t, &again) && t->nvcsw + t->nivcsw == switches) {
 		tid = t->pid;
 		bpf_seq_write(ctx->meta->seq, &tid, sizeof(tid));
@@ -582,6 +620,46 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.start_ns == now)
 		ls_prior_undo(st, t, now);
 	return 0;
+}
+
+/* The wait the scan found for current, of this kind, ends here. */
+static __always_inline int ls_prior_end(void *ctx, __u8 kind, bool success)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st = task_state__lookup(cur);
+
+	if (!st || (st->wait.flags & (LS_W_ACTIVE | LS_W_PRIOR)) != (LS_W_ACTIVE | LS_W_PRIOR) ||
+	    st->wait.kind != kind)
+		return 0;
+	ls_owned_wait_end(ctx, st, cur, success);
+	return 0;
+}
+
+/*
+ * With the fentry programs, a wait the scan found has no fexit to end it:
+ * its call began before the trampoline.  It ends where the woken task
+ * leaves the futex's queue instead.  A FUTEX_WAIT at futex_unqueue(): 0, a
+ * wake took it off the queue; else a timeout, a signal or a spurious
+ * wakeup, ended as failed (never judged).  A PI lock at
+ * futex_unqueue_pi(), acquired if the futex word names it.
+ */
+SEC("?fexit/futex_unqueue")
+int BPF_PROG(ls_prior_unqueue, void *q, int ret)
+{
+	return ls_prior_end(ctx, LS_LOCK_FUTEX, ret == 0);
+}
+
+SEC("?fentry/futex_unqueue_pi")
+int BPF_PROG(ls_prior_unqueue_pi, void *q)
+{
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st = task_state__lookup(cur);
+	__u32 word = 0;
+
+	if (!st || !(st->wait.flags & LS_W_PRIOR))
+		return 0;
+	bpf_probe_read_user(&word, sizeof(word), (void *)st->wait.mm);
+	return ls_prior_end(ctx, LS_LOCK_PI_FUTEX, (word & LS_FUTEX_TID_MASK) == (__u32)cur->pid);
 }
 #else
 SEC("?tp_btf/sys_enter")
@@ -596,8 +674,44 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+SEC("?fentry/__x64_sys_futex")
+int BPF_PROG(ls_futex_fentry, struct pt_regs *regs)
+{
+	return 0;
+}
+
+SEC("?fexit/__x64_sys_futex")
+int BPF_PROG(ls_futex_fexit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+
+SEC("?fentry/__x64_sys_futex_waitv")
+int BPF_PROG(ls_futex_waitv_fentry, struct pt_regs *regs)
+{
+	return 0;
+}
+
+SEC("?fexit/__x64_sys_futex_waitv")
+int BPF_PROG(ls_futex_waitv_fexit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+
 SEC("?iter.s/task")
 int ls_prior_waits(struct bpf_iter__task *ctx)
+{
+	return 0;
+}
+
+SEC("?fexit/futex_unqueue")
+int BPF_PROG(ls_prior_unqueue, void *q, int ret)
+{
+	return 0;
+}
+
+SEC("?fentry/futex_unqueue_pi")
+int BPF_PROG(ls_prior_unqueue_pi, void *q)
 {
 	return 0;
 }

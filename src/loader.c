@@ -85,6 +85,11 @@ LOADER_SAME_MEMBER(links.ls_sched_switch);
 LOADER_SAME_MEMBER(links.ls_sched_switch_nostate);
 LOADER_SAME_MEMBER(links.ls_released_memcg);
 LOADER_SAME_MEMBER(links.ls_start_locking);
+LOADER_SAME_MEMBER(progs.ls_futex_fentry);
+LOADER_SAME_MEMBER(progs.ls_prior_unqueue_pi);
+_Static_assert(offsetof(struct lockstall_bpf__rodata, futex_fentry) ==
+	       offsetof(struct lockstall_hash_bpf__rodata, futex_fentry),
+	       "lockstall_hash_bpf differs from lockstall_bpf at rodata futex_fentry");
 _Static_assert(sizeof(struct lockstall_bpf) == sizeof(struct lockstall_hash_bpf) &&
 	       sizeof(struct lockstall_bpf__rodata) == sizeof(struct lockstall_hash_bpf__rodata) &&
 	       sizeof(struct lockstall_bpf__bss) == sizeof(struct lockstall_hash_bpf__bss),
@@ -115,6 +120,9 @@ struct loader {
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
+	int futex_fn_id;	/* __x64_sys_futex in the kernel's BTF, with the unqueues; 0: none */
+	bool has_futex_waitv_fn;	/* __x64_sys_futex_waitv in the kernel's BTF (5.16+) */
+	bool futex_fentry;	/* futex calls by fentry and fexit, not the syscall tracepoints */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
@@ -279,6 +287,23 @@ static int loader_btf_tp_nargs(const struct btf *btf, const char *tp)
 }
 
 /*
+ * The functions fentry traces futex calls on (bpf/futex.bpf.h): the x86-64
+ * syscalls', and the two a woken waiter leaves its queue by, where a wait
+ * found by the scan ends.  Only from the kernel's own BTF: the ids of a
+ * --btf file need not be the kernel's.
+ */
+static void loader_probe_futex_fns(struct loader *l, const struct btf *btf, const char *btf_path)
+{
+	if (!btf_path && btf__find_by_name_kind(btf, "futex_unqueue", BTF_KIND_FUNC) > 0 &&
+	    btf__find_by_name_kind(btf, "futex_unqueue_pi", BTF_KIND_FUNC) > 0)
+		l->futex_fn_id = btf__find_by_name_kind(btf, "__x64_sys_futex", BTF_KIND_FUNC);
+	if (l->futex_fn_id < 0)
+		l->futex_fn_id = 0;
+	l->has_futex_waitv_fn = btf__find_by_name_kind(btf, "__x64_sys_futex_waitv",
+						       BTF_KIND_FUNC) > 0;
+}
+
+/*
  * Which tracepoint layout, backends and lock features this kernel has.  The
  * tracepoints' absence is judged later, by the backend choice: the rwsem
  * functions may do instead.
@@ -305,6 +330,7 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	l->has_task_from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
 	l->has_copy_from_user_task = loader_btf_enum_has(btf, "bpf_func_id",
 							 "BPF_FUNC_copy_from_user_task");
+	loader_probe_futex_fns(l, btf, btf_path);
 	l->has_contention_tp = loader_btf_tp_nargs(btf, "contention_begin") == 3 &&
 			       loader_btf_tp_nargs(btf, "contention_end") == 3;
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
@@ -459,6 +485,26 @@ static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 	return false;
 }
 
+/*
+ * The rwsem function a backend program (bpf/backend_rwsem.bpf.h) traces,
+ * from its section ("fentry/down_read"); NULL for any other program, the
+ * futex calls' fentry ones included.
+ */
+static const char *loader_rwsem_fn(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+	const char *fn;
+
+	sec += *sec == '?';	/* autoload-off sections */
+	fn = strchr(sec, '/');
+	if (!fn || (strncmp(sec, "fentry/", 7) && strncmp(sec, "fexit/", 6) &&
+		    strncmp(sec, "kprobe/", 7) && strncmp(sec, "kretprobe/", 10)))
+		return NULL;
+	fn++;
+	return !strncmp(fn, "down_", 5) || !strncmp(fn, "up_", 3) ||
+	       !strcmp(fn, "downgrade_write") ? fn : NULL;
+}
+
 /* Turn on the programs of l->backend, and off the lock programs of the others. */
 static void loader_backend_select(struct loader *l)
 {
@@ -478,10 +524,9 @@ static void loader_backend_select(struct loader *l)
 		if (!strncmp(sec, "tp_btf/mmap_lock_", 17)) {
 			if (!tp)
 				bpf_program__set_autoload(p, false);
-		} else if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
-			bpf_program__set_autoload(p, l->backend == LS_BACKEND_FENTRY);
-		} else if (!strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)) {
-			bpf_program__set_autoload(p, l->backend == LS_BACKEND_KPROBE);
+		} else if (loader_rwsem_fn(p)) {
+			bpf_program__set_autoload(p, l->backend == (*sec == 'f' ? LS_BACKEND_FENTRY :
+									 LS_BACKEND_KPROBE));
 		}
 	}
 }
@@ -519,6 +564,68 @@ static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8
 }
 
 /*
+ * Does fentry work on function btf_id of the kernel's BTF?  Some kernels
+ * refuse trampolines (a hypervisor's, one without direct calls): tried
+ * with an empty program, attached and let go at once, rather than by
+ * failing the whole object's load.
+ */
+static int loader_fentry_try(int btf_id)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+	int fd, link, err = 0;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ls_fentry_try", "GPL", ret0, ARRAY_SIZE(ret0), &o);
+	if (fd < 0)
+		return -errno;
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
+}
+
+/*
+ * How futex calls are traced, said on stderr: by fentry and fexit on them
+ * where the kernel's trampolines work, else by the syscall tracepoints,
+ * which send every syscall of every task down the kernel's slow path.
+ * LOCKSTALL_FUTEX_SYSCALLS=1 asks for the tracepoints where fentry works,
+ * so that the tests run both ways on one kernel.
+ */
+static void loader_futex_choose(struct loader *l, const struct loader_opts *opts)
+{
+	const char *env = getenv("LOCKSTALL_FUTEX_SYSCALLS");
+	const char *why = NULL;
+	char refused[64];
+	int err;
+
+	if (loader_locks_why_not(l, opts->locks, LS_LOCKS_FUTEX))
+		return;
+	if (env && !strcmp(env, "1"))
+		why = "LOCKSTALL_FUTEX_SYSCALLS=1";
+	else if (opts->btf_path)
+		why = "fentry needs the kernel's own BTF, not --btf";
+	else if (!l->futex_fn_id)
+		why = "the kernel's BTF lacks __x64_sys_futex(), futex_unqueue() or futex_unqueue_pi()";
+	else if ((err = loader_fentry_try(l->futex_fn_id))) {
+		snprintf(refused, sizeof(refused), "the kernel refuses fentry (%s)", strerror(-err));
+		why = refused;
+	}
+	l->futex_fentry = !why;
+	if (why)
+		fprintf(stderr, "lockstall: futex calls traced by the syscall tracepoints, which slow every syscall: %s\n",
+			why);
+	else
+		fprintf(stderr, "lockstall: futex calls traced by fentry on them\n");
+}
+
+/*
  * How lock owners are followed: with bpf_task_from_pid() (6.2+), else by
  * TID (bpf/owner_tid.bpf.h).  LOCKSTALL_OWNER_BY_TID=1 asks for the TID
  * way where the kfunc exists, so that the tests run it on every kernel.
@@ -547,6 +654,21 @@ static void loader_owner_by_tid(struct loader *l)
 				 "the kernel lacks bpf_task_from_pid(), 6.2+");
 }
 
+/* The futex calls' programs (on: futexes are traced), as loader_futex_choose() chose. */
+static void loader_select_futex_calls(struct loader *l, bool on)
+{
+	struct lockstall_bpf *s = l->skel;
+	bool fentry = on && l->futex_fentry;
+
+	bpf_program__set_autoload(s->progs.ls_sys_enter, on && !fentry);
+	bpf_program__set_autoload(s->progs.ls_sys_exit, on && !fentry);
+	bpf_program__set_autoload(s->progs.ls_futex_fentry, fentry);
+	bpf_program__set_autoload(s->progs.ls_futex_fexit, fentry);
+	bpf_program__set_autoload(s->progs.ls_futex_waitv_fentry, fentry && l->has_futex_waitv_fn);
+	bpf_program__set_autoload(s->progs.ls_futex_waitv_fexit, fentry && l->has_futex_waitv_fn);
+	s->rodata->futex_fentry = fentry;
+}
+
 /*
  * --locks: the futex and kernel lock programs only where the kernel has
  * what they need, else said on stderr (once: the retries of other
@@ -563,13 +685,13 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	if (klock && *klock && !l->said_locks)
 		fprintf(stderr, "lockstall: kernel locks are not traced: %s\n", klock);
 	l->said_locks = true;
-	bpf_program__set_autoload(s->progs.ls_sys_enter, !futex);
-	bpf_program__set_autoload(s->progs.ls_sys_exit, !futex);
+	loader_select_futex_calls(l, !futex);
 	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
-	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_KLOCK);
+	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_FUTEX_FENTRY | LS_FEAT_KLOCK);
 	/* futex_waitv with the futexes: a kernel before it (5.16) has no such calls to miss */
 	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV) |
+		       (futex || !l->futex_fentry ? 0 : LS_FEAT_FUTEX_FENTRY) |
 		       (klock ? 0 : LS_FEAT_KLOCK);
 	loader_owner_by_tid(l);
 }
@@ -590,6 +712,9 @@ static void loader_select_prior(struct loader *l)
 		on = false;
 	}
 	bpf_program__set_autoload(l->skel->progs.ls_prior_waits, on);
+	/* where the scan's waits end when fexit cannot see them (bpf/futex.bpf.h) */
+	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue, on && l->futex_fentry);
+	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue_pi, on && l->futex_fentry);
 	l->features &= ~LS_FEAT_PRIOR_WAITS;
 	l->features |= on ? LS_FEAT_PRIOR_WAITS : 0;
 }
@@ -618,6 +743,19 @@ static bool loader_cpu_time_failed(struct loader *l, int err)
 	return loader_retry_without(l, &l->cpu_time_refused,
 				    "the runnable and steal causes and the cgroups of holders and preemptors",
 				    "this kernel's verifier cannot take them", err);
+}
+
+/* The load or attach failed with fentry on the futex calls: the syscall tracepoints instead. */
+static bool loader_futex_fentry_failed(struct loader *l, int err)
+{
+	if (!(l->features & LS_FEAT_FUTEX_FENTRY))
+		return false;
+	fprintf(stderr, "lockstall: futex calls traced by the syscall tracepoints after all: fentry on them failed (%s)\n",
+		strerror(-err));
+	l->futex_fentry = false;
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	return true;
 }
 
 /*
@@ -658,17 +796,13 @@ static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
 static int loader_rwsem_pass(const struct bpf_program *prog)
 {
 	const char *sec = bpf_program__section_name(prog);
-	const char *fn;
+	const char *fn = loader_rwsem_fn(prog);
 
-	if (!bpf_program__autoload(prog))
+	if (!bpf_program__autoload(prog) || !fn)
 		return -1;
-	sec += *sec == '?';	/* autoload-off sections */
-	fn = strchr(sec, '/');
-	if (!fn || (strncmp(sec, "fentry/", 7) && strncmp(sec, "fexit/", 6) &&
-		    strncmp(sec, "kprobe/", 7) && strncmp(sec, "kretprobe/", 10)))
-		return -1;
-	if (!strncmp(fn, "/up_", 4) || !strcmp(fn, "/downgrade_write"))
+	if (!strncmp(fn, "up_", 3) || !strcmp(fn, "downgrade_write"))
 		return 0;
+	sec += *sec == '?';
 	return !strncmp(sec, "fexit/", 6) || !strncmp(sec, "kretprobe/", 10) ? 1 : 2;
 }
 
@@ -740,6 +874,12 @@ static int loader_attach(struct loader *l)
 		/* futex waits: the end before the start, as for mmap_lock */
 		{ s->progs.ls_sys_exit, &s->links.ls_sys_exit },
 		{ s->progs.ls_sys_enter, &s->links.ls_sys_enter },
+		{ s->progs.ls_prior_unqueue, &s->links.ls_prior_unqueue },
+		{ s->progs.ls_prior_unqueue_pi, &s->links.ls_prior_unqueue_pi },
+		{ s->progs.ls_futex_fexit, &s->links.ls_futex_fexit },
+		{ s->progs.ls_futex_fentry, &s->links.ls_futex_fentry },
+		{ s->progs.ls_futex_waitv_fexit, &s->links.ls_futex_waitv_fexit },
+		{ s->progs.ls_futex_waitv_fentry, &s->links.ls_futex_waitv_fentry },
 		/* reclaim and compaction: the ends before the starts, likewise */
 		{ s->progs.ls_direct_reclaim_end, &s->links.ls_direct_reclaim_end },
 		{ s->progs.ls_memcg_reclaim_end, &s->links.ls_memcg_reclaim_end },
@@ -841,7 +981,10 @@ static int loader_choose(struct loader *l, const struct loader_opts *opts, bool 
 			l->switch_nargs);
 		return -ENOTSUP;
 	}
-	return loader_pick_object(l, opts->task_state);
+	err = loader_pick_object(l, opts->task_state);
+	if (!err)
+		loader_futex_choose(l, opts);
+	return err;
 }
 
 /* The options into rodata, and the programs this kernel and backend run. */
@@ -974,8 +1117,8 @@ retry:
 		goto cleanup;
 	err = lockstall_bpf__load(l->skel);
 	if (err) {
-		if (loader_cpu_time_failed(l, err) || loader_prior_failed(l, err) ||
-		    loader_backend_failed(l, opts->backend, err))
+		if (loader_cpu_time_failed(l, err) || loader_futex_fentry_failed(l, err) ||
+		    loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
 			goto retry;
 		loader_say_load_failed(l, err);
 		goto cleanup;
@@ -984,7 +1127,8 @@ retry:
 	if (err)
 		goto cleanup;
 	err = loader_attach(l);
-	if (err && loader_backend_failed(l, opts->backend, err))
+	if (err && (loader_futex_fentry_failed(l, err) ||
+		    loader_backend_failed(l, opts->backend, err)))
 		goto retry;
 	if (err)
 		goto cleanup;

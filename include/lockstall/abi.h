@@ -60,6 +60,8 @@
  * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
  * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
  * mmap_lock's); ls_hist_key's layout is unchanged.
+ * 4 (futex calls by fentry): LS_FEAT_FUTEX_FENTRY, how the futex calls
+ * were traced; the records are the same either way.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -646,6 +648,7 @@ enum ls_mark_kind {
 #define LS_FEAT_CAUSE_STEAL	0x4000	/* steal time on holders' CPUs is read */
 #define LS_FEAT_TASK_CGROUP	0x8000	/* LS_REC_TASK_CGROUP: holders' and preemptors' cgroups */
 #define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
+#define LS_FEAT_FUTEX_FENTRY	0x80000	/* futex calls by fentry/fexit, not the syscall tracepoints */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
 			 LS_FEAT_CAUSE_IO | LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)

@@ -123,6 +123,9 @@ int record_meta__start(struct trace_writer *w, const struct record_run *run)
 	err = err ?: trace_writer__meta_str(w, "backend",
 					    (run->features & LS_FEAT_BACKEND_FENTRY) ? "fentry" :
 					    (run->features & LS_FEAT_BACKEND_KPROBE) ? "kprobe" : "tracepoint");
+	err = err ?: trace_writer__meta_str(w, "futex",
+					    !(run->features & LS_FEAT_FUTEX) ? "none" :
+					    (run->features & LS_FEAT_FUTEX_FENTRY) ? "fentry" : "syscalls");
 	err = err ?: trace_writer__meta_str(w, "task_state",
 					    (run->features & LS_FEAT_TASK_STATE_HASH) ? "hash" : "storage");
 	err = err ?: trace_writer__meta_u64(w, "start.realtime_ns", real);

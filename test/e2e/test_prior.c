@@ -8,6 +8,7 @@
  * since then (began_before_tracing).  Needs root, BPF and a kernel that
  * traces futexes (6.2+).
  */
+#include <signal.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
@@ -54,7 +55,7 @@ Test(prior, ab_ba_deadlock_before_tracing, .fini = teardown, .timeout = 240)
 	size_t n = 0;
 
 	e2e_watch__run_after(&w, "ab_ba", args, "\"both_wait\":true",
-			     "\"verdict\":\"deadlock\"", NULL);
+			     "\"verdict\":\"deadlock\"", 0, NULL);
 	a = e2e_int(w.truth, "tid_a");
 	b = e2e_int(w.truth, "tid_b");
 	n = lines_of(w.stalls, a, "deadlock", &found) + lines_of(w.stalls, b, "deadlock", &found);
@@ -88,7 +89,7 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
 	size_t n;
 
 	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
-			     "\"began_before_tracing\":true", NULL);
+			     "\"began_before_tracing\":true", 0, NULL);
 	victim = e2e_int(w.truth, "victim_tid");
 	n = lines_of(w.pending, victim, NULL, &rep);
 	cr_assert_geq(n, 1, "no pending report of the victim %lld", victim);
@@ -100,4 +101,43 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
 			   e2e_int(w.truth, "holder_tid"));
 	cr_assert_str_eq(e2e_str(holder, "found_by"), "pthread_owner");
 	cr_assert_str_eq(e2e_str(rep, "verdict"), "priority_inversion");
+}
+
+/*
+ * Its end: the victim waits before tracing, then the holder lets go while
+ * lockstall watches.  The wait is reported ended, acquired, once, between
+ * lockstall finding it and the victim's own clock reading after its lock
+ * call returned.  With fentry on the futex calls (bpf/futex.bpf.h) that
+ * end has no fexit to see it; a plain mutex and a PI one end differently.
+ */
+static void wait_that_ends(const char *const args[])
+{
+	const json_t *st = NULL;
+	json_int_t victim;
+	size_t n;
+
+	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
+			     "\"began_before_tracing\":true", SIGUSR1, NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	n = lines_of(w.stalls, victim, NULL, &st);
+	cr_assert_eq(n, 1, "%zu stalls of the victim %lld, want its one wait", n, victim);
+	expect_before_tracing(st, e2e_int(w.truth, "wait_ns"));
+	cr_assert(json_is_true(json_object_get(st, "acquired")), "the victim's wait is not acquired");
+	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"),
+		      "the wait ended after the victim's lock call had returned");
+	cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"), e2e_str(w.truth, "lock"));
+}
+
+Test(prior, mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "--hold-all", "-d", "600", NULL };
+
+	wait_that_ends(args);
+}
+
+Test(prior, pi_mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "--pi", "--hold-all", "-d", "600", NULL };
+
+	wait_that_ends(args);
 }

@@ -347,8 +347,34 @@ static bool found_or_gone(void *ctx)
 	       e2e_proc__done(&u->w->workload);
 }
 
+/*
+ * The workload is told to end the wait (signal sig) and awaited, as
+ * lockstall watches: its last line's fields join its ground truth.
+ */
+static void watch__release(struct e2e_watch *w, const char *workload, int sig)
+{
+	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
+	json_t *last;
+	int rc;
+
+	rc = e2e_proc__signal(&w->workload, sig);
+	cr_assert_eq(rc, 0, "%s to %s: %s", strsignal(sig), workload, strerror(-rc));
+	rc = e2e_proc__pump(both, 2, workload_timeout_ms(), proc_gone, &w->workload);
+	cr_assert_eq(rc, 0, "workload %s did not end after %s: %s", workload, strsignal(sig),
+		     strerror(-rc));
+	cr_assert_eq(e2e_proc__exit_code(&w->workload), 0, "workload %s failed (status %#x); stderr:\n%s",
+		     workload, w->workload.status, w->workload.err.data);
+	last = last_line_json(&w->workload.out);
+	cr_assert(json_is_object(last), "workload %s printed no ground truth at its end; stdout:\n%s",
+		  workload, w->workload.out.data);
+	json_object_update(w->truth, last);
+	json_decref(last);
+	cr_log_info("%s ground truth at its end: %s", workload, w->workload.out.data);
+}
+
 void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char *const args[],
-			  const char *begun, const char *found, const char *const watch_args[])
+			  const char *begun, const char *found, int release,
+			  const char *const watch_args[])
 {
 	struct e2e_proc *both[2] = { &w->lockstall, &w->workload };
 	struct until_line ul = { &w->workload, begun };
@@ -373,10 +399,13 @@ void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char 
 		     w->lockstall.err.data);
 	cr_assert(!e2e_proc__done(&w->workload), "workload %s ended before lockstall found %s",
 		  workload, found);
+	if (release)
+		watch__release(w, workload, release);
 	watch__stop(w, SIGINT);
 	watch__parse(w);
 	/* the wait goes on: only the test ends it */
-	e2e_proc__signal(&w->workload, SIGKILL);
+	if (!release)
+		e2e_proc__signal(&w->workload, SIGKILL);
 }
 
 void e2e_watch__release(struct e2e_watch *w)

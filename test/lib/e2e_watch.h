@@ -71,9 +71,13 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
  * (as e2e_watch__run_with) once the workload printed a line holding begun,
  * its ground truth (w->truth); lockstall is stopped once its stdout holds
  * found (or the workload ended: a failure); then the workload is killed.
+ * With release, a signal: once found, the workload gets it instead, which
+ * ends its wait, and is awaited (its last line's fields join w->truth)
+ * before lockstall is stopped.
  */
 void e2e_watch__run_after(struct e2e_watch *w, const char *workload, const char *const args[],
-			  const char *begun, const char *found, const char *const watch_args[]);
+			  const char *begun, const char *found, int release,
+			  const char *const watch_args[]);
 void e2e_watch__release(struct e2e_watch *w);
 
 /* Run the lockstall binary with args to completion, no workload; for CLI tests. */

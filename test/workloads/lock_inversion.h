@@ -20,7 +20,8 @@
  * keeps it for the whole run (-d), burning CPU when it gets any; the
  * victim's one take lasts as long.  Once the victim sleeps in that wait, a
  * first line says so ("victim_waits"), for a test that starts lockstall
- * only then.
+ * only then.  SIGUSR1 ends the hold before the run's length, for a test
+ * that wants that wait to end while lockstall watches.
  */
 #ifndef LOCKSTALL_LOCK_INVERSION_H
 #define LOCKSTALL_LOCK_INVERSION_H
@@ -107,16 +108,24 @@ static inline void *wl_inversion__victim(void *arg)
 			x->ops->release(x->lock);
 		wl_worst__add(&x->worst, t0, t1, 0);
 		wl_pause(x->opts->pause_us);
-	} while (!wl_done(x->opts, &x->worst, x->start_ns, t1));
+	} while (!x->hold_all && !wl_done(x->opts, &x->worst, x->start_ns, t1));
 	x->end_ns = t1;
 	return NULL;
 }
 
 #define WL_NR_FUTEX 202	/* x86_64 */
 
-/* hold_all: the victim waits (said on stdout); the run's length on; then all let go. */
+/*
+ * hold_all: the victim waits (said on stdout); the run's length on, or
+ * until SIGUSR1 (blocked in every thread: wl_inversion__run()); then all
+ * let go.
+ */
 static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word)
 {
+	double s = x->opts->duration_s;
+	struct timespec left = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9) };
+	sigset_t usr1;
+
 	while (!__atomic_load_n(&x->victim_tid, __ATOMIC_ACQUIRE))
 		wl_pause(1000);
 	wl_await_syscall(x->victim_tid, WL_NR_FUTEX, word);
@@ -124,7 +133,9 @@ static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word
 	       "\"hog_tid\":%d,\"lock\":\"0x%llx\",\"wait_ns\":%llu}\n",
 	       (int)getpid(), (int)x->victim_tid, (int)x->holder_tid, (int)x->hog.c.tid,
 	       (unsigned long long)word, (unsigned long long)wl_now_ns());
-	wl_pause((unsigned int)(x->opts->duration_s * 1e6));
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigtimedwait(&usr1, NULL, &left);
 	x->stop = 1;
 	/* The hog first: the SCHED_IDLE holder needs the CPU to let go. */
 	wl_child__stop(&x->hog.c);
@@ -140,6 +151,13 @@ static inline void wl_inversion__run(struct wl_inversion *x, uintptr_t word)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (x->hold_all) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
 	if (x->opts->split_cgroups)
 		wl_join_cgroup(x->opts->split_cgroups);
 	wl_gate__init(&x->go_holder);

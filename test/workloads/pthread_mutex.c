@@ -21,6 +21,7 @@
  * --hold-all: the holder keeps the mutex for the whole run (-d) and the
  * victim waits once, all along (lock_inversion.h): a first line says when
  * it waits ("victim_waits"), for a test that starts lockstall only then.
+ * SIGUSR1 lets go of the mutex before the run's end.
  *
  * Ground truth: one JSON line on stdout (workload.h), with the mutex's
  * address and name ("mutex_name", null on the stack) and the victim's
