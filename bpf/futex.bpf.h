@@ -622,17 +622,15 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* The wait the scan found for current, of this kind, ends here. */
-static __always_inline int ls_prior_end(void *ctx, __u8 kind, bool success)
+/* current's state if the wait it is in is one the scan found, of this kind; else NULL. */
+static __always_inline struct ls_task_state *ls_prior_wait(struct task_struct *cur, __u8 kind)
 {
-	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
 
 	if (!st || (st->wait.flags & (LS_W_ACTIVE | LS_W_PRIOR)) != (LS_W_ACTIVE | LS_W_PRIOR) ||
 	    st->wait.kind != kind)
-		return 0;
-	ls_owned_wait_end(ctx, st, cur, success);
-	return 0;
+		return NULL;
+	return st;
 }
 
 /*
@@ -646,20 +644,26 @@ static __always_inline int ls_prior_end(void *ctx, __u8 kind, bool success)
 SEC("?fexit/futex_unqueue")
 int BPF_PROG(ls_prior_unqueue, void *q, int ret)
 {
-	return ls_prior_end(ctx, LS_LOCK_FUTEX, ret == 0);
+	struct task_struct *cur = ls_current();
+	struct ls_task_state *st = ls_prior_wait(cur, LS_LOCK_FUTEX);
+
+	if (st)
+		ls_owned_wait_end(ctx, st, cur, ret == 0);
+	return 0;
 }
 
 SEC("?fentry/futex_unqueue_pi")
 int BPF_PROG(ls_prior_unqueue_pi, void *q)
 {
 	struct task_struct *cur = ls_current();
-	struct ls_task_state *st = task_state__lookup(cur);
+	struct ls_task_state *st = ls_prior_wait(cur, LS_LOCK_PI_FUTEX);
 	__u32 word = 0;
 
-	if (!st || !(st->wait.flags & LS_W_PRIOR))
+	if (!st)
 		return 0;
 	bpf_probe_read_user(&word, sizeof(word), (void *)st->wait.mm);
-	return ls_prior_end(ctx, LS_LOCK_PI_FUTEX, (word & LS_FUTEX_TID_MASK) == (__u32)cur->pid);
+	ls_owned_wait_end(ctx, st, cur, (word & LS_FUTEX_TID_MASK) == (__u32)cur->pid);
+	return 0;
 }
 #else
 SEC("?tp_btf/sys_enter")
