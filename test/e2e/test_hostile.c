@@ -48,7 +48,17 @@ Test(hostile, executable_swapped_with_a_fifo)
 	const char *const args[] = { "--swap-exe", "-d", "2", "-s", "64", NULL };
 	const char *const watch_args[] = { "-t", "100us", NULL };
 
-	e2e_watch__run_with(&w, "mprotect_fault", args, watch_args);
+	int attempt;
+
+	/* a run whose calls all stayed under the threshold has no stall to report: run again */
+	for (attempt = 0; attempt < 3; attempt++) {
+		if (attempt)
+			e2e_watch__release(&w);
+		e2e_watch__run_with(&w, "mprotect_fault", args, watch_args);
+		if (e2e_int(w.truth, "worst_ns") >= 100000)
+			break;
+	}
+	cr_assert_geq(e2e_int(w.truth, "worst_ns"), 100000, "no call of the workload stalled");
 	cr_assert_gt(e2e_int(w.truth, "exe_swaps"), 0, "the workload swapped nothing");
 	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
 	cr_assert_gt(e2e_int(w.summary, "events"), 0);
