@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Futex waits (user-space locks), from fentry and fexit on the futex
+ * Futex waits (user-space locks: futex(2), futex_waitv(2) and futex2's
+ * futex_wait(2)), from fentry and fexit on those
  * syscalls' functions where the kernel's trampolines work, else from the
  * raw syscall tracepoints (tp_btf sys_enter/sys_exit, every syscall, the
  * futex number checked first): the classic syscalls:sys_enter_futex
@@ -49,6 +50,31 @@ const volatile bool futex_fentry = false;
 
 #define LS_NR_FUTEX		202	/* x86_64 */
 #define LS_NR_FUTEX_WAITV	449	/* x86_64, 5.16+ */
+#define LS_NR_FUTEX_WAIT	455	/* x86_64, 6.7+: futex2's futex_wait(2) */
+#define LS_FUTEX2_SIZE_MASK	0x3
+#define LS_FUTEX2_SIZE_U32	0x2	/* the only size futex_wait(2) takes yet */
+
+/* Which futex call a wait is in: each reads its arguments its own way. */
+enum ls_futex_call {
+	LS_CALL_FUTEX,
+	LS_CALL_WAITV,
+	LS_CALL_WAIT2,
+	LS_CALL_NONE,
+};
+
+/* The futex call of syscall number id; LS_CALL_NONE for the others. */
+static __always_inline enum ls_futex_call ls_futex_call_of(long id)
+{
+	switch (id) {
+	case LS_NR_FUTEX:
+		return LS_CALL_FUTEX;
+	case LS_NR_FUTEX_WAITV:
+		return LS_CALL_WAITV;
+	case LS_NR_FUTEX_WAIT:
+		return LS_CALL_WAIT2;
+	}
+	return LS_CALL_NONE;
+}
 
 /* A futex call's arguments, from its registers (x86_64 syscall ABI), and the wait's mode. */
 struct ls_futex_args {
@@ -430,10 +456,30 @@ static __always_inline __u8 ls_futex_waitv_lock(struct pt_regs *regs, struct ls_
 	return LS_LOCK_FUTEX;
 }
 
-static __always_inline int ls_futex_enter(struct pt_regs *regs, bool waitv)
+/*
+ * The arguments of a futex(2) call, or of futex2's futex_wait(2) (6.7+:
+ * uaddr, val, mask, flags), told as the FUTEX_WAIT_BITSET it is; false
+ * for a word size it does not take (it fails EINVAL).
+ */
+static __always_inline bool ls_futex_args_of(const struct pt_regs *regs, enum ls_futex_call call,
+					     struct ls_futex_args *a)
+{
+	a->uaddr = regs->di;
+	a->write = 1;
+	if (call == LS_CALL_WAIT2) {
+		a->op = LS_FUTEX_WAIT_BITSET;
+		a->val = regs->si;
+		return (regs->r10 & LS_FUTEX2_SIZE_MASK) == LS_FUTEX2_SIZE_U32;
+	}
+	a->op = regs->si;
+	a->val = regs->dx;
+	return true;
+}
+
+static __always_inline int ls_futex_enter(struct pt_regs *regs, enum ls_futex_call call)
 {
 	struct task_struct *cur = ls_current();
-	struct ls_futex_args a = { .uaddr = regs->di, .op = regs->si, .val = regs->dx, .write = 1 };
+	struct ls_futex_args a = { .write = 1 };
 	struct ls_task_state *st;
 	__u8 kind, how;
 	__u32 owner;
@@ -441,10 +487,12 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, bool waitv)
 
 	if (ls_is_self(cur))
 		return 0;
-	if (waitv)
+	if (call == LS_CALL_WAITV)
 		kind = ls_futex_waitv_lock(regs, &a, cur, &owner, &how);
-	else
+	else if (ls_futex_args_of(regs, call, &a))
 		kind = ls_futex_lock(&a, cur, NULL, &owner, &how);
+	else
+		return 0;
 	if (kind == LS_LOCK_MMAP)
 		return 0;
 	st = task_state__get(cur);
@@ -457,7 +505,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, bool waitv)
 }
 
 /* futex_waitv returns the index of the futex that woke it: any ret >= 0 is success. */
-static __always_inline int ls_futex_exit(void *ctx, long ret, bool waitv)
+static __always_inline int ls_futex_exit(void *ctx, long ret, enum ls_futex_call call)
 {
 	struct task_struct *cur = ls_current();
 	struct ls_task_state *st = task_state__lookup(cur);
@@ -465,26 +513,28 @@ static __always_inline int ls_futex_exit(void *ctx, long ret, bool waitv)
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) ||
 	    (st->wait.kind != LS_LOCK_FUTEX && st->wait.kind != LS_LOCK_PI_FUTEX))
 		return 0;
-	ls_owned_wait_end(ctx, st, cur, waitv ? ret >= 0 : ret == 0);
+	ls_owned_wait_end(ctx, st, cur, call == LS_CALL_WAITV ? ret >= 0 : ret == 0);
 	return 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ls_sys_enter, struct pt_regs *regs, long id)
 {
-	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
+	enum ls_futex_call call = ls_futex_call_of(id);
+
+	if (call == LS_CALL_NONE)
 		return 0;
-	return ls_futex_enter(regs, id == LS_NR_FUTEX_WAITV);
+	return ls_futex_enter(regs, call);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 {
-	long id = regs->orig_ax;
+	enum ls_futex_call call = ls_futex_call_of(regs->orig_ax);
 
-	if (id != LS_NR_FUTEX && id != LS_NR_FUTEX_WAITV)
+	if (call == LS_CALL_NONE)
 		return 0;
-	return ls_futex_exit(ctx, ret, id == LS_NR_FUTEX_WAITV);
+	return ls_futex_exit(ctx, ret, call);
 }
 
 /*
@@ -495,25 +545,37 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 SEC("?fentry/__x64_sys_futex")
 int BPF_PROG(ls_futex_fentry, struct pt_regs *regs)
 {
-	return ls_futex_enter(regs, false);
+	return ls_futex_enter(regs, LS_CALL_FUTEX);
 }
 
 SEC("?fexit/__x64_sys_futex")
 int BPF_PROG(ls_futex_fexit, struct pt_regs *regs, long ret)
 {
-	return ls_futex_exit(ctx, ret, false);
+	return ls_futex_exit(ctx, ret, LS_CALL_FUTEX);
 }
 
 SEC("?fentry/__x64_sys_futex_waitv")
 int BPF_PROG(ls_futex_waitv_fentry, struct pt_regs *regs)
 {
-	return ls_futex_enter(regs, true);
+	return ls_futex_enter(regs, LS_CALL_WAITV);
 }
 
 SEC("?fexit/__x64_sys_futex_waitv")
 int BPF_PROG(ls_futex_waitv_fexit, struct pt_regs *regs, long ret)
 {
-	return ls_futex_exit(ctx, ret, true);
+	return ls_futex_exit(ctx, ret, LS_CALL_WAITV);
+}
+
+SEC("?fentry/__x64_sys_futex_wait")
+int BPF_PROG(ls_futex_wait2_fentry, struct pt_regs *regs)
+{
+	return ls_futex_enter(regs, LS_CALL_WAIT2);
+}
+
+SEC("?fexit/__x64_sys_futex_wait")
+int BPF_PROG(ls_futex_wait2_fexit, struct pt_regs *regs, long ret)
+{
+	return ls_futex_exit(ctx, ret, LS_CALL_WAIT2);
 }
 
 /*
@@ -524,6 +586,7 @@ int BPF_PROG(ls_futex_waitv_fexit, struct pt_regs *regs, long ret)
 static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls_futex_args *a)
 {
 	unsigned int state = ls_task_sched_state(t);
+	enum ls_futex_call call;
 	struct pt_regs *regs;
 
 	/* on_rq is no test: asleep, it may stay queued (delayed dequeue, ls_task_where()) */
@@ -531,13 +594,12 @@ static __always_inline bool ls_prior_futex_args(struct task_struct *t, struct ls
 	    (state & (TASK_INTERRUPTIBLE | __TASK_STOPPED | __TASK_TRACED)) != TASK_INTERRUPTIBLE)
 		return false;
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
-	if (!regs || regs->orig_ax != LS_NR_FUTEX)
+	if (!regs)
 		return false;
-	a->uaddr = regs->di;
-	a->op = regs->si;
-	a->val = regs->dx;
-	a->write = 1;
-	return true;
+	call = ls_futex_call_of(regs->orig_ax);
+	if (call != LS_CALL_FUTEX && call != LS_CALL_WAIT2)
+		return false;
+	return ls_futex_args_of(regs, call, a);
 }
 
 /*
@@ -698,6 +760,18 @@ int BPF_PROG(ls_futex_waitv_fentry, struct pt_regs *regs)
 
 SEC("?fexit/__x64_sys_futex_waitv")
 int BPF_PROG(ls_futex_waitv_fexit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+
+SEC("?fentry/__x64_sys_futex_wait")
+int BPF_PROG(ls_futex_wait2_fentry, struct pt_regs *regs)
+{
+	return 0;
+}
+
+SEC("?fexit/__x64_sys_futex_wait")
+int BPF_PROG(ls_futex_wait2_fexit, struct pt_regs *regs, long ret)
 {
 	return 0;
 }

@@ -122,6 +122,7 @@ struct loader {
 	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
 	int futex_fn_id;	/* __x64_sys_futex in the kernel's BTF, with the unqueues; 0: none */
 	bool has_futex_waitv_fn;	/* __x64_sys_futex_waitv in the kernel's BTF (5.16+) */
+	bool has_futex_wait2_fn;	/* __x64_sys_futex_wait, futex2's, in the kernel's BTF (6.7+) */
 	bool futex_fentry;	/* futex calls by fentry and fexit, not the syscall tracepoints */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
@@ -300,6 +301,8 @@ static void loader_probe_futex_fns(struct loader *l, const struct btf *btf, cons
 	if (l->futex_fn_id < 0)
 		l->futex_fn_id = 0;
 	l->has_futex_waitv_fn = btf__find_by_name_kind(btf, "__x64_sys_futex_waitv",
+						       BTF_KIND_FUNC) > 0;
+	l->has_futex_wait2_fn = btf__find_by_name_kind(btf, "__x64_sys_futex_wait",
 						       BTF_KIND_FUNC) > 0;
 }
 
@@ -666,6 +669,8 @@ static void loader_select_futex_calls(struct loader *l, bool on)
 	bpf_program__set_autoload(s->progs.ls_futex_fexit, fentry);
 	bpf_program__set_autoload(s->progs.ls_futex_waitv_fentry, fentry && l->has_futex_waitv_fn);
 	bpf_program__set_autoload(s->progs.ls_futex_waitv_fexit, fentry && l->has_futex_waitv_fn);
+	bpf_program__set_autoload(s->progs.ls_futex_wait2_fentry, fentry && l->has_futex_wait2_fn);
+	bpf_program__set_autoload(s->progs.ls_futex_wait2_fexit, fentry && l->has_futex_wait2_fn);
 	s->rodata->futex_fentry = fentry;
 }
 
@@ -688,9 +693,10 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	loader_select_futex_calls(l, !futex);
 	bpf_program__set_autoload(s->progs.ls_contention_begin, !klock);
 	bpf_program__set_autoload(s->progs.ls_contention_end, !klock);
-	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_FUTEX_FENTRY | LS_FEAT_KLOCK);
-	/* futex_waitv with the futexes: a kernel before it (5.16) has no such calls to miss */
-	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV) |
+	l->features &= ~(LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_FUTEX_WAIT2 |
+			 LS_FEAT_FUTEX_FENTRY | LS_FEAT_KLOCK);
+	/* futex_waitv and futex_wait with the futexes: a kernel before them has no such calls */
+	l->features |= (futex ? 0 : LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_FUTEX_WAIT2) |
 		       (futex || !l->futex_fentry ? 0 : LS_FEAT_FUTEX_FENTRY) |
 		       (klock ? 0 : LS_FEAT_KLOCK);
 	loader_owner_by_tid(l);
@@ -880,6 +886,8 @@ static int loader_attach(struct loader *l)
 		{ s->progs.ls_futex_fentry, &s->links.ls_futex_fentry },
 		{ s->progs.ls_futex_waitv_fexit, &s->links.ls_futex_waitv_fexit },
 		{ s->progs.ls_futex_waitv_fentry, &s->links.ls_futex_waitv_fentry },
+		{ s->progs.ls_futex_wait2_fexit, &s->links.ls_futex_wait2_fexit },
+		{ s->progs.ls_futex_wait2_fentry, &s->links.ls_futex_wait2_fentry },
 		/* reclaim and compaction: the ends before the starts, likewise */
 		{ s->progs.ls_direct_reclaim_end, &s->links.ls_direct_reclaim_end },
 		{ s->progs.ls_memcg_reclaim_end, &s->links.ls_memcg_reclaim_end },

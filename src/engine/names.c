@@ -171,7 +171,7 @@ static const struct {
 	{ 311, "process_vm_writev" }, { 323, "userfaultfd" }, { 324, "membarrier" },
 	{ 325, "mlock2" },	{ 329, "pkey_mprotect" }, { 435, "clone3" },
 	{ 440, "process_madvise" }, { 449, "futex_waitv" }, { 450, "set_mempolicy_home_node" },
-	{ 453, "map_shadow_stack" }, { 462, "mseal" },
+	{ 453, "map_shadow_stack" }, { 455, "futex_wait" }, { 462, "mseal" },
 };
 
 const char *ls_op_name(const struct ls_op *op, char *buf, size_t len)

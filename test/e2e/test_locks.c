@@ -469,6 +469,40 @@ Test(locks, futex_waitv_wait_names_no_owner, .fini = teardown, .timeout = 180)
 		     e2e_int(w.truth, "rounds"));
 }
 
+/*
+ * futex2's futex_wait(2) (6.7+) on a lock of the workload's own: the
+ * victim's slowest take is a futex wait on its word, named by its symbol,
+ * op futex_wait.  Nothing in that lock names a holder: the holder is named
+ * only as the releaser, and no inversion is claimed.
+ */
+Test(locks, futex2_wait_names_the_releaser, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "-d", "2", "-u", "100", NULL };
+	const json_t *st, *h, *lock;
+	json_int_t worst;
+
+	e2e_need_futex2();
+	e2e_watch__run(&w, "futex2_mutex", args);
+	st = victim_stall(e2e_int(w.truth, "victim_tid"));
+	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
+			   e2e_int(w.truth, "victim_tid"));
+	lock = e2e_object(st, "lock_id");
+	cr_assert_str_eq(e2e_str(lock, "kind"), "futex");
+	cr_assert_str_eq(e2e_str(lock, "addr"), e2e_str(w.truth, "lock"));
+	if (maps_known(st))
+		cr_assert_str_eq(e2e_str(lock, "name"), e2e_str(w.truth, "lock_name"));
+	cr_assert_str_eq(e2e_str(e2e_object(st, "waiter"), "op"), "futex_wait");
+	cr_assert_str_eq(e2e_str(st, "verdict"), "unknown");
+	h = json_array_get(e2e_array(st, "holders"), 0);
+	cr_assert_not_null(h, "not even the releaser named");
+	cr_assert_str_eq(e2e_str(h, "found_by"), "releaser");
+	cr_assert_eq(e2e_int(h, "tid"), e2e_int(w.truth, "holder_tid"));
+	worst = e2e_int(w.truth, "worst_ns");
+	cr_assert_geq(e2e_int(st, "start_ns"), e2e_int(w.truth, "worst_start_ns"));
+	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"));
+	cr_assert_geq(e2e_int(st, "lock_wait_ns") * 10, worst * 9);
+}
+
 Test(locks, pthread_mutex_pi_is_no_inversion, .fini = teardown, .timeout = 180)
 {
 	pi_no_inversion();

@@ -110,13 +110,13 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
  * call returned.  With fentry on the futex calls (bpf/futex.bpf.h) that
  * end has no fexit to see it; a plain mutex and a PI one end differently.
  */
-static void wait_that_ends(const char *const args[])
+static void wait_that_ends(const char *workload, const char *const args[])
 {
 	const json_t *st = NULL;
 	json_int_t victim;
 	size_t n;
 
-	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
+	e2e_watch__run_after(&w, workload, args, "\"victim_waits\":true",
 			     "\"began_before_tracing\":true", SIGUSR1, NULL);
 	victim = e2e_int(w.truth, "victim_tid");
 	n = lines_of(w.stalls, victim, NULL, &st);
@@ -132,12 +132,21 @@ Test(prior, mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
 {
 	const char *const args[] = { "--hold-all", "-d", "600", NULL };
 
-	wait_that_ends(args);
+	wait_that_ends("pthread_mutex", args);
 }
 
 Test(prior, pi_mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
 {
 	const char *const args[] = { "--pi", "--hold-all", "-d", "600", NULL };
 
-	wait_that_ends(args);
+	wait_that_ends("pthread_mutex", args);
+}
+
+/* The same in futex2's futex_wait(2) (6.7+), on the workload's own lock. */
+Test(prior, futex2_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "--hold-all", "-d", "600", NULL };
+
+	e2e_need_futex2();
+	wait_that_ends("futex2_mutex", args);
 }

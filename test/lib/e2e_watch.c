@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
@@ -614,6 +615,13 @@ const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
 bool e2e_under_tcg(void)
 {
 	return getenv("LOCKSTALL_E2E_TCG");
+}
+
+void e2e_need_futex2(void)
+{
+	/* NULL is no word to wait on: EFAULT or EINVAL where the call exists */
+	if (syscall(455, NULL, 0UL, 0UL, 0U, NULL, 0) < 0 && errno == ENOSYS)
+		cr_skip_test("no futex_wait(2) (6.7+) here");
 }
 
 void e2e_owner_by_tid(void)

@@ -10,6 +10,7 @@
 #include <criterion/parameterized.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
+#include "util.h"
 
 #define WAITING LS_TASK_F_WAITING
 #define OWNER LS_TASK_F_OWNER
@@ -358,22 +359,40 @@ Test(owners, releaser_is_named_but_not_judged)
 	cr_assert(strstr(st->advice, "released the lock"), "advice: %s", st->advice);
 }
 
+/* A futex call whose lock names no owner, and the op it is told as (an array: params are copied). */
+struct no_owner_case {
+	int syscall;
+	char op[16];
+};
+
+static struct no_owner_case no_owner_cases[] = {
+	{ 449, "futex_waitv" },	/* its first futex: an event, no owner convention */
+	{ 455, "futex_wait" },	/* futex2's, on a lock of a program's own */
+};
+
+ParameterizedTestParameters(owners, futex_call_names_no_owner)
+{
+	return cr_make_param_array(struct no_owner_case, no_owner_cases,
+				   ARRAY_SIZE(no_owner_cases));
+}
+
 /*
- * futex_waitv(2): a wait on its first futex, an event with no owner
- * convention: a futex wait of op futex_waitv whose only holder is the
- * releaser, marked so, never an owner; no verdict on it.
+ * futex_waitv(2), futex2's futex_wait(2): a futex wait of that op whose
+ * lock names no owner: its only holder is the releaser, marked so, never
+ * an owner; no verdict on it.
  */
-Test(owners, futex_waitv_names_no_owner)
+ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 {
 	static const struct ls_task waker = FX_NORMAL(106, 100, 0, "wl-waker");
 	struct ls_mm lock = futex_at(0x7ffccad99900ULL, 100, LS_LOCK_FUTEX);
 	struct stream_lock w = { .start = T(2), .write = true,
-				 .op = { .kind = LS_OP_SYSCALL, .syscall = 449 } };
+				 .op = { .kind = LS_OP_SYSCALL, .syscall = c->syscall } };
 	struct stream_lock end = w;
 	const struct ls_stall *st;
 	char op[32];
 
-	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV);
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN,
+		     LS_FEAT_FUTEX | LS_FEAT_FUTEX_WAITV | LS_FEAT_FUTEX_WAIT2);
 	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
 	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
 	stream__wakeup(&efx.s, 0, T(33), &rt_waiter, WAITING, &waker, 1, NULL);
@@ -384,7 +403,7 @@ Test(owners, futex_waitv_names_no_owner)
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
 	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
-	cr_assert_str_eq(ls_op_name(&st->op, op, sizeof(op)), "futex_waitv");
+	cr_assert_str_eq(ls_op_name(&st->op, op, sizeof(op)), c->op);
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 106);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);

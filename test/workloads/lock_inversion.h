@@ -38,6 +38,7 @@ struct wl_lock_ops {
 	void (*unhold)(void *lock);
 	void (*take)(void *lock);
 	void (*release)(void *lock);	/* NULL: nothing to let go (an event) */
+	long wait_nr;	/* the syscall a waiter sleeps in; 0: futex(2) */
 };
 
 struct wl_inversion {
@@ -128,7 +129,7 @@ static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word
 
 	while (!__atomic_load_n(&x->victim_tid, __ATOMIC_ACQUIRE))
 		wl_pause(1000);
-	wl_await_syscall(x->victim_tid, WL_NR_FUTEX, word);
+	wl_await_syscall(x->victim_tid, x->ops->wait_nr ? x->ops->wait_nr : WL_NR_FUTEX, word);
 	printf("{\"victim_waits\":true,\"pid\":%d,\"victim_tid\":%d,\"holder_tid\":%d,"
 	       "\"hog_tid\":%d,\"lock\":\"0x%llx\",\"wait_ns\":%llu}\n",
 	       (int)getpid(), (int)x->victim_tid, (int)x->holder_tid, (int)x->hog.c.tid,
