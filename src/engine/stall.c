@@ -294,7 +294,8 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 	}
 	h->task = who;
 	h->write = true;
-	h->released = false;
+	/* A wait that got the lock saw it let go; a pending, failed or deadlocked one did not. */
+	h->released = !x->p->pending && x->r->success;
 	h->how = how;
 	stall__add_cand(e, x, h, true);
 }

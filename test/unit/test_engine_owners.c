@@ -87,6 +87,8 @@ ParameterizedTest(__u8 *how, owners, user_lock_owner_preempted_is_an_inversion)
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 101);
 	cr_assert_eq(st->holders[0].how, *how);
+	/* the wait got the lock: its owner let go, though no hold of it is traced */
+	cr_assert(st->holders[0].released);
 	cr_assert_eq(st->holders[0].state, LS_STATE_PREEMPTED);
 	cr_assert_eq(st->holders[0].offcpu_ns, MS(48));
 	cr_assert_eq(st->holders[0].n_preempted_by, 1);
@@ -407,6 +409,7 @@ ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 106);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
+	cr_assert(st->holders[0].released);
 	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
 }
 
@@ -502,6 +505,7 @@ Test(owners, deadlock_reported_while_it_lasts)
 	cr_assert_eq(st->waiter.tid, 112);
 	cr_assert_eq(st->mm.id, 0x1000);
 	cr_assert_not(st->acquired);
+	cr_assert_not(st->holders[0].released, "a deadlocked owner let go");
 	cr_assert_eq(st->n_chain, 3);
 	cr_assert_eq(st->chain[1].task.tid, 111);
 	cr_assert_eq(st->chain[1].lock.id, 0x1000);
