@@ -17,11 +17,12 @@
  * lock is taken (struct wl_lock_ops) and what its ground truth adds.
  *
  * hold_all: the holder takes the lock once, before the victim asks, and
- * keeps it for the whole run (-d), burning CPU when it gets any; the
- * victim's one take lasts as long.  Once the victim sleeps in that wait, a
- * first line says so ("victim_waits"), for a test that starts lockstall
- * only then.  SIGUSR1 ends the hold before the run's length, for a test
- * that wants that wait to end while lockstall watches.
+ * keeps it for the whole run (-d), burning 1 ms of CPU whenever it gets
+ * the CPU and sleeping 1 ms after each; the victim's one take lasts as
+ * long.  Once the victim sleeps in that wait, a first line says so
+ * ("victim_waits"), for a test that starts lockstall only then.  SIGUSR1
+ * ends the hold before the run's length, for a test that wants that wait
+ * to end while lockstall watches.
  */
 #ifndef LOCKSTALL_LOCK_INVERSION_H
 #define LOCKSTALL_LOCK_INVERSION_H
@@ -59,10 +60,18 @@ struct wl_inversion {
 	char cgroups[1024];	/* --split-cgroups: wl_split_cgroups_truth() */
 };
 
+/* WL_HOLD_CPU_NS of the calling thread's own CPU time. */
+static inline void wl_inversion__burn(void)
+{
+	uint64_t t0 = wl_thread_cpu_ns();
+
+	while (wl_thread_cpu_ns() - t0 < WL_HOLD_CPU_NS)
+		;
+}
+
 static inline void *wl_inversion__holder(void *arg)
 {
 	struct wl_inversion *x = arg;
-	uint64_t t0;
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &x->holder_tid);
 	if (x->opts->split_cgroups)
@@ -71,17 +80,23 @@ static inline void *wl_inversion__holder(void *arg)
 	if (x->hold_all) {
 		x->ops->hold(x->lock);
 		wl_gate__open(&x->held);
-		while (!x->stop)
-			;
+		/*
+		 * Never a spin without end: a PI holder runs boosted to the
+		 * victim's real-time priority, and on PREEMPT_RT one that never
+		 * sleeps starves its CPU's RCU threads (priority 1) and stalls
+		 * the whole kernel, lockstall's start-up with it.
+		 */
+		while (!x->stop) {
+			wl_inversion__burn();
+			wl_pause(WL_HOLDER_PAUSE_US);
+		}
 		x->holds++;
 		x->ops->unhold(x->lock);
 		return NULL;
 	}
 	while (!x->stop) {
 		x->ops->hold(x->lock);
-		t0 = wl_thread_cpu_ns();
-		while (wl_thread_cpu_ns() - t0 < WL_HOLD_CPU_NS)
-			;
+		wl_inversion__burn();
 		if (x->sleep_under_ms)
 			wl_pause(x->sleep_under_ms * 1000);
 		x->holds++;
