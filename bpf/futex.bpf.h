@@ -110,10 +110,14 @@ struct ls_glibc_mutex {
  */
 #define LS_RWLOCK_WIN_OFF	12	/* offsetof(__writers_futex) */
 #define LS_RWLOCK_READERS	0	/* __readers: WRPHASE 1, WRLOCKED 2, readers << 3 */
+#define LS_RWLOCK_WRITERS_FUTEX	3	/* 1 (| FUTEX_USED) while a writer holds WRLOCKED */
 #define LS_RWLOCK_PAD3		4
 #define LS_RWLOCK_PAD4		5
 #define LS_RWLOCK_CUR_WRITER	6	/* the TID of the writer holding it */
 #define LS_RWLOCK_SHARED	7	/* 0 or 1 (PTHREAD_PROCESS_SHARED) */
+#define LS_RWLOCK_ELISION	8	/* __rwelision in the low byte, then __pad1's first 3 */
+#define LS_RWLOCK_PAD1		9	/* the rest of __pad1 */
+#define LS_RWLOCK_PAD2		10	/* and 11: __pad2 */
 #define LS_RWLOCK_FLAGS		12	/* PTHREAD_RWLOCK_PREFER_READER_NP .. _WRITER_NONRECURSIVE_NP */
 #define LS_RWLOCK_WRPHASE	1
 #define LS_RWLOCK_WRLOCKED	2
@@ -174,15 +178,25 @@ static __always_inline long ls_futex_read(void *dst, __u32 size, __u64 addr,
 }
 
 /*
- * The rwlock starting at word `at` of the window is write-locked, its
- * padding is glibc's zeros and its flags are ones glibc sets: its writer.
+ * The words f look like a glibc rwlock a writer holds: WRLOCKED, with
+ * __writers_futex set as the primary writer sets it, glibc's zero padding
+ * and a __shared and __flags it sets.  Any word waited on with 2 or 3 is
+ * tried: a futex word just after a pointer must not pass.
  */
+static __always_inline bool ls_rwlock_write_locked(const __u32 *f)
+{
+	return (f[LS_RWLOCK_READERS] & LS_RWLOCK_WRLOCKED) && (f[LS_RWLOCK_WRITERS_FUTEX] & 1) &&
+	       !f[LS_RWLOCK_PAD3] && !f[LS_RWLOCK_PAD4] && !(f[LS_RWLOCK_ELISION] & ~0xffU) &&
+	       !f[LS_RWLOCK_PAD1] && !f[LS_RWLOCK_PAD2] && !f[LS_RWLOCK_PAD2 + 1] &&
+	       f[LS_RWLOCK_SHARED] <= 1 && f[LS_RWLOCK_FLAGS] <= 2;
+}
+
+/* The rwlock starting at word `at` of the window is held by a writer: that writer. */
 static __always_inline __s32 ls_rwlock_writer(const __u32 *win, int at)
 {
 	const __u32 *f = win + at;
 
-	if (!(f[LS_RWLOCK_READERS] & LS_RWLOCK_WRLOCKED) || f[LS_RWLOCK_PAD3] ||
-	    f[LS_RWLOCK_PAD4] || f[LS_RWLOCK_SHARED] > 1 || f[LS_RWLOCK_FLAGS] > 2)
+	if (!ls_rwlock_write_locked(f))
 		return 0;
 	return (__s32)f[LS_RWLOCK_CUR_WRITER] > 0 ? (__s32)f[LS_RWLOCK_CUR_WRITER] : 0;
 }
@@ -234,10 +248,8 @@ static __always_inline void ls_rwlock_readers_wait(struct ls_futex_args *ctx,
 
 	if (ls_futex_read(f, sizeof(f), rwlock, other))
 		return;
-	if ((f[LS_RWLOCK_READERS] & (LS_RWLOCK_WRPHASE | LS_RWLOCK_WRLOCKED)) != LS_RWLOCK_WRLOCKED ||
-	    !(f[LS_RWLOCK_READERS] >> LS_RWLOCK_READER_SHIFT) || f[LS_RWLOCK_PAD3] ||
-	    f[LS_RWLOCK_PAD4] || f[LS_RWLOCK_CUR_WRITER] || f[LS_RWLOCK_SHARED] > 1 ||
-	    f[LS_RWLOCK_FLAGS] > 2)
+	if (!ls_rwlock_write_locked(f) || (f[LS_RWLOCK_READERS] & LS_RWLOCK_WRPHASE) ||
+	    !(f[LS_RWLOCK_READERS] >> LS_RWLOCK_READER_SHIFT) || f[LS_RWLOCK_CUR_WRITER])
 		return;
 	ctx->uaddr = rwlock;
 }
