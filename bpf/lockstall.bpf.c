@@ -449,3 +449,4 @@ int BPF_PROG(ls_sched_process_exec, struct task_struct *p)
 #include "backend_rwsem.bpf.h"
 #include "futex.bpf.h"
 #include "klock.bpf.h"
+#include "prior.bpf.h"

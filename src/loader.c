@@ -90,6 +90,9 @@ LOADER_SAME_MEMBER(progs.ls_prior_unqueue_pi);
 _Static_assert(offsetof(struct lockstall_bpf__rodata, futex_fentry) ==
 	       offsetof(struct lockstall_hash_bpf__rodata, futex_fentry),
 	       "lockstall_hash_bpf differs from lockstall_bpf at rodata futex_fentry");
+_Static_assert(offsetof(struct lockstall_bpf__rodata, prior_mutex) ==
+	       offsetof(struct lockstall_hash_bpf__rodata, prior_mutex),
+	       "lockstall_hash_bpf differs from lockstall_bpf at rodata prior_mutex");
 _Static_assert(sizeof(struct lockstall_bpf) == sizeof(struct lockstall_hash_bpf) &&
 	       sizeof(struct lockstall_bpf__rodata) == sizeof(struct lockstall_hash_bpf__rodata) &&
 	       sizeof(struct lockstall_bpf__bss) == sizeof(struct lockstall_hash_bpf__bss),
@@ -120,6 +123,7 @@ struct loader {
 	bool has_task_from_pid;	/* the bpf_task_from_pid() kfunc (6.2+): futex owners */
 	bool has_contention_tp;	/* lock:contention_begin/end (5.19+): kernel locks */
 	bool has_copy_from_user_task;	/* sleepable task iterators read other tasks (5.18+) */
+	bool has_mutex_blocked_on;	/* task_struct.blocked_on, the mutex it waits on (6.16+) */
 	int futex_fn_id;	/* __x64_sys_futex in the kernel's BTF, with the unqueues; 0: none */
 	bool has_futex_waitv_fn;	/* __x64_sys_futex_waitv in the kernel's BTF (5.16+) */
 	bool has_futex_wait2_fn;	/* __x64_sys_futex_wait, futex2's, in the kernel's BTF (6.7+) */
@@ -214,6 +218,16 @@ static void loader_say_root(void)
 	fprintf(stderr, "lockstall: tracing needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN): run it as root (sudo), or grant them (see scripts/lockstall.service)\n");
 }
 
+/* The type of id past modifiers and typedefs; NULL: none. */
+static const struct btf_type *loader_btf_skip_mods(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t;
+}
+
 /* Does a member of this name exist in the struct, anonymous members included? */
 static bool loader_btf_has_member(const struct btf *btf, const struct btf_type *t,
 				  const char *name, int depth)
@@ -230,9 +244,7 @@ static bool loader_btf_has_member(const struct btf *btf, const struct btf_type *
 				return true;
 			continue;
 		}
-		mt = btf__type_by_id(btf, m->type);
-		while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
-			mt = btf__type_by_id(btf, mt->type);
+		mt = loader_btf_skip_mods(btf, m->type);
 		if (mt && btf_is_composite(mt) && depth < 4 &&
 		    loader_btf_has_member(btf, mt, name, depth + 1))
 			return true;
@@ -247,6 +259,28 @@ static bool loader_btf_struct_has(const struct btf *btf, const char *sname, cons
 	if (id < 0)
 		return false;
 	return loader_btf_has_member(btf, btf__type_by_id(btf, id), member, 0);
+}
+
+/* Is struct sname's own member a pointer to struct target (blocked_on to a mutex, say)? */
+static bool loader_btf_member_points_to(const struct btf *btf, const char *sname,
+					const char *member, const char *target)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m;
+	int i;
+
+	if (!t)
+		return false;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), member))
+			continue;
+		t = loader_btf_skip_mods(btf, m->type);
+		t = t && btf_is_ptr(t) ? loader_btf_skip_mods(btf, t->type) : NULL;
+		return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(btf, t->name_off), target);
+	}
+	return false;
 }
 
 /* Does the kernel's enum ename have the value vname (a helper's BPF_FUNC_*, say)? */
@@ -333,6 +367,9 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	l->has_task_from_pid = btf__find_by_name_kind(btf, "bpf_task_from_pid", BTF_KIND_FUNC) > 0;
 	l->has_copy_from_user_task = loader_btf_enum_has(btf, "bpf_func_id",
 							 "BPF_FUNC_copy_from_user_task");
+	/* 6.16+; before, CONFIG_DEBUG_MUTEXES kernels have a mutex_waiter there */
+	l->has_mutex_blocked_on = loader_btf_member_points_to(btf, "task_struct", "blocked_on",
+							       "mutex");
 	loader_probe_futex_fns(l, btf, btf_path);
 	l->has_contention_tp = loader_btf_tp_nargs(btf, "contention_begin") == 3 &&
 			       loader_btf_tp_nargs(btf, "contention_end") == 3;
@@ -702,27 +739,45 @@ static void loader_select_locks(struct loader *l, __u8 locks)
 	loader_owner_by_tid(l);
 }
 
+/* Why the scan cannot look for some waits (what: "futex waits"), said once. */
+static void loader_say_prior(struct loader *l, const char *what, const char *why)
+{
+	if (!l->said_prior)
+		fprintf(stderr, "lockstall: %s that began before tracing are not looked for: %s\n",
+			what, why);
+}
+
 /*
- * The scan for futex waits begun before tracing (ls_prior_waits in
- * bpf/futex.bpf.h), with the futex programs: a sleepable task iterator
- * that reads other tasks' memory.  Said once when the kernel cannot.
+ * The scan for waits begun before tracing (ls_prior_waits in
+ * bpf/prior.bpf.h): futex waits with the futex programs, kernel mutex
+ * waits with the kernel lock programs where the kernel keeps
+ * task_struct.blocked_on; a sleepable task iterator that reads other
+ * tasks' memory.  Said once for what the kernel cannot.
  */
 static void loader_select_prior(struct loader *l)
 {
-	bool on = (l->features & LS_FEAT_FUTEX) && !l->prior_refused;
+	bool futex = (l->features & LS_FEAT_FUTEX) && !l->prior_refused;
+	bool mutex = (l->features & LS_FEAT_KLOCK) && !l->prior_refused;
 
-	if (on && !l->has_copy_from_user_task) {
-		if (!l->said_prior)
-			fprintf(stderr, "lockstall: futex waits that began before tracing are not looked for: the kernel lacks bpf_copy_from_user_task() (5.18+)\n");
-		l->said_prior = true;
-		on = false;
+	if (mutex && !l->has_mutex_blocked_on) {
+		loader_say_prior(l, "kernel mutex waits",
+				 "the kernel keeps no task_struct.blocked_on (6.16+)");
+		mutex = false;
 	}
-	bpf_program__set_autoload(l->skel->progs.ls_prior_waits, on);
-	/* where the scan's waits end when fexit cannot see them (bpf/futex.bpf.h) */
-	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue, on && l->futex_fentry);
-	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue_pi, on && l->futex_fentry);
-	l->features &= ~LS_FEAT_PRIOR_WAITS;
-	l->features |= on ? LS_FEAT_PRIOR_WAITS : 0;
+	if ((futex || mutex) && !l->has_copy_from_user_task) {
+		loader_say_prior(l, "lock waits",
+				 "the kernel lacks bpf_copy_from_user_task() (5.18+)");
+		futex = mutex = false;
+	}
+	l->said_prior = true;
+	bpf_program__set_autoload(l->skel->progs.ls_prior_waits, futex || mutex);
+	/* where the scan's futex waits end when fexit cannot see them (bpf/prior.bpf.h) */
+	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue, futex && l->futex_fentry);
+	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue_pi, futex && l->futex_fentry);
+	l->skel->rodata->prior_futex = futex;
+	l->skel->rodata->prior_mutex = mutex;
+	l->features &= ~(LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX);
+	l->features |= (futex ? LS_FEAT_PRIOR_WAITS : 0) | (mutex ? LS_FEAT_PRIOR_MUTEX : 0);
 }
 
 /* Load again without what (why not): said on stderr, noted in *refused. */
@@ -770,10 +825,10 @@ static bool loader_futex_fentry_failed(struct loader *l, int err)
  */
 static bool loader_prior_failed(struct loader *l, int err)
 {
-	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+	if (!(l->features & (LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX)))
 		return false;
 	return loader_retry_without(l, &l->prior_refused,
-				    "futex waits that began before tracing",
+				    "lock waits that began before tracing",
 				    "the kernel refused the scan", err);
 }
 
@@ -1564,10 +1619,10 @@ static void *loader_prior_read(void *arg)
 	close(ps->fd);
 	bpf_link__destroy(ps->link);
 	if (err)
-		fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
+		fprintf(stderr, "lockstall: lock waits that began before tracing were not looked for: %s\n",
 			strerror(-err));
 	else if (ps->verbose)
-		fprintf(stderr, "lockstall: %d futex waits began before tracing\n", found);
+		fprintf(stderr, "lockstall: %d lock waits began before tracing\n", found);
 	free(ps);
 	return NULL;
 }
@@ -1579,7 +1634,7 @@ int loader__prior_waits(struct loader *l)
 	pthread_t t;
 	int err;
 
-	if (!(l->features & LS_FEAT_PRIOR_WAITS))
+	if (!(l->features & (LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX)))
 		return 0;
 	ps = calloc(1, sizeof(*ps));
 	if (!ps)
@@ -1606,7 +1661,7 @@ int loader__prior_waits(struct loader *l)
 		close(ps->fd);
 	bpf_link__destroy(ps->link);
 	free(ps);
-	fprintf(stderr, "lockstall: futex waits that began before tracing were not looked for: %s\n",
+	fprintf(stderr, "lockstall: lock waits that began before tracing were not looked for: %s\n",
 		strerror(-err));
 	return err;
 }

@@ -64,6 +64,8 @@
  * were traced; the records are the same either way.
  * 4 (futex2): LS_FEAT_FUTEX_WAIT2; futex_wait(2)'s waits are LS_LOCK_FUTEX
  * records as a FUTEX_WAIT_BITSET's: no new record type or layout.
+ * 4 (prior mutex waits): LS_FEAT_PRIOR_MUTEX; such waits are LS_LOCK_MUTEX
+ * records with LS_LOCK_F_PRIOR, as futex ones: no new record type or layout.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -652,6 +654,7 @@ enum ls_mark_kind {
 #define LS_FEAT_PRIOR_WAITS	0x40000	/* futex waits in progress at start-up were looked for */
 #define LS_FEAT_FUTEX_FENTRY	0x80000	/* futex calls by fentry/fexit, not the syscall tracepoints */
 #define LS_FEAT_FUTEX_WAIT2	0x100000	/* futex2's futex_wait(2) waits too (6.7+) */
+#define LS_FEAT_PRIOR_MUTEX	0x200000	/* kernel mutex waits in progress at start-up were looked for */
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
 			 LS_FEAT_CAUSE_IO | LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)

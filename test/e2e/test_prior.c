@@ -109,8 +109,11 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
  * lockstall finding it and the victim's own clock reading after its lock
  * call returned.  With fentry on the futex calls (bpf/futex.bpf.h) that
  * end has no fexit to see it; a plain mutex and a PI one end differently.
+ * That stall, on a lock of kind `kind`: a futex's on the workload's word
+ * (its truth's "lock").
  */
-static void wait_that_ends(const char *workload, const char *const args[])
+static const json_t *wait_that_ends(const char *workload, const char *const args[],
+				    const char *kind)
 {
 	const json_t *st = NULL;
 	json_int_t victim;
@@ -125,21 +128,25 @@ static void wait_that_ends(const char *workload, const char *const args[])
 	cr_assert(json_is_true(json_object_get(st, "acquired")), "the victim's wait is not acquired");
 	cr_assert_leq(e2e_int(st, "end_ns"), e2e_int(w.truth, "worst_end_ns"),
 		      "the wait ended after the victim's lock call had returned");
-	cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"), e2e_str(w.truth, "lock"));
+	cr_assert_str_eq(e2e_str(st, "lock"), kind);
+	if (strcmp(kind, "mutex"))
+		cr_assert_str_eq(e2e_str(e2e_object(st, "lock_id"), "addr"),
+				 e2e_str(w.truth, "lock"));
+	return st;
 }
 
 Test(prior, mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
 {
 	const char *const args[] = { "--hold-all", "-d", "600", NULL };
 
-	wait_that_ends("pthread_mutex", args);
+	wait_that_ends("pthread_mutex", args, "futex");
 }
 
 Test(prior, pi_mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
 {
 	const char *const args[] = { "--pi", "--hold-all", "-d", "600", NULL };
 
-	wait_that_ends("pthread_mutex", args);
+	wait_that_ends("pthread_mutex", args, "pi_futex");
 }
 
 /* The same in futex2's futex_wait(2) (6.7+), on the workload's own lock. */
@@ -148,5 +155,28 @@ Test(prior, futex2_wait_that_ends_while_traced, .fini = teardown, .timeout = 240
 	const char *const args[] = { "--hold-all", "-d", "600", NULL };
 
 	e2e_need_futex2();
-	wait_that_ends("futex2_mutex", args);
+	wait_that_ends("futex2_mutex", args, "futex");
+}
+
+/*
+ * A kernel mutex (a pipe's, held by a write(2) asleep in a userfaultfd
+ * fault) waited on before lockstall started: found through
+ * task_struct.blocked_on (6.16+; a PREEMPT_RT mutex is an rt_mutex, which
+ * never sets it), its owner read from the mutex, and once the hold ends
+ * while lockstall watches, reported acquired, once, before the victim's
+ * call returned.
+ */
+Test(prior, kernel_mutex_wait_that_ends_while_traced, .fini = teardown, .timeout = 240)
+{
+	const char *const args[] = { "--lock", "pipe", "--hold-all", NULL };
+	const json_t *st, *holder;
+
+	if (!e2e_kernel_at_least(6, 16) || e2e_kernel_is_preempt_rt())
+		cr_skip_test("no task_struct.blocked_on for a mutex here (6.16+, not PREEMPT_RT)");
+	st = wait_that_ends("klock_uffd", args, "mutex");
+	holder = e2e_holder_with_tid(st, e2e_int(w.truth, "holder_tid"));
+	cr_assert_not_null(holder, "the holder %lld is not among the stall's holders",
+			   e2e_int(w.truth, "holder_tid"));
+	cr_assert_str_eq(e2e_str(holder, "found_by"), "lock_owner");
+	cr_assert_str_eq(e2e_str(holder, "state"), "blocked");
 }

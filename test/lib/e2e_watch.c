@@ -636,6 +636,16 @@ void e2e_watch__said_by_tid(const struct e2e_watch *w)
 		  w->lockstall.err.data);
 }
 
+bool e2e_kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 bool e2e_kernel_is_preempt_rt(void)
 {
 	struct utsname u;

@@ -133,6 +133,9 @@ bool e2e_under_tcg(void);
 /* Skips the test where the kernel has no futex2 futex_wait(2) (6.7+). */
 void e2e_need_futex2(void);
 
+/* Is the running kernel's release at least major.minor? */
+bool e2e_kernel_at_least(int major, int minor);
+
 /*
  * Owners followed by TID, as on kernels before 6.2 (no bpf_task_from_pid()),
  * forced where the kfunc exists: a suite's .init; then that lockstall w said

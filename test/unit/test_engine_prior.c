@@ -18,12 +18,23 @@ TestSuite(prior, .init = fixture__setup_pending, .fini = fixture__teardown);
 static const struct ls_task holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 120, "holder");
 static const struct ls_task victim = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "victim");
 
-static struct ls_mm futex_at(__u64 addr)
+static struct ls_mm lock_at(__u64 addr, __u8 kind)
 {
 	struct ls_mm m = stream__mm(addr, 100, "app");
 
-	m.kind = LS_LOCK_FUTEX;
+	m.kind = kind;
 	return m;
+}
+
+static struct ls_mm futex_at(__u64 addr)
+{
+	return lock_at(addr, LS_LOCK_FUTEX);
+}
+
+/* How the scan names a holder: a pthread mutex's __owner, a kernel mutex's owner. */
+static __u8 owner_how(const struct ls_mm *lock)
+{
+	return lock->kind == LS_LOCK_FUTEX ? LS_OWNER_PTHREAD : LS_OWNER_KLOCK;
 }
 
 /*
@@ -34,9 +45,9 @@ static void wait_found(const struct ls_mm *lock, __u64 found, __u8 flags)
 {
 	struct stream_owner o = { .waiter = &victim, .owner = &holder, .start = found,
 				  .owner_cpu = 0, .state = LS_OWNER_BLOCKED,
-				  .how = LS_OWNER_PTHREAD };
+				  .how = owner_how(lock) };
 	struct stream_lock w = { .start = found, .write = true, .flags = flags,
-				 .owner_how = LS_OWNER_PTHREAD, .owner_tid = holder.tid };
+				 .owner_how = owner_how(lock), .owner_tid = holder.tid };
 
 	stream__owner(&efx.s, 1, found, lock, &o);
 	stream__wait_begin(&efx.s, 1, found, &victim, lock, &w);
@@ -47,16 +58,24 @@ static void wait_over(const struct ls_mm *lock, __u64 found, __u64 end, __u8 fla
 {
 	struct stream_lock w = { .start = found, .write = true,
 				 .flags = LS_LOCK_F_BEGIN_SENT | flags,
-				 .owner_how = LS_OWNER_PTHREAD, .owner_tid = holder.tid };
+				 .owner_how = owner_how(lock), .owner_tid = holder.tid };
 
 	stream__wakeup(&efx.s, 0, end - MS(2), &victim, WAITING, &holder, 1, NULL);
 	stream__switch(&efx.s, 1, end - MS(1), NULL, 0, false, &victim, WAITING);
 	stream__wait_end(&efx.s, 1, end, &victim, lock, &w);
 }
 
-Test(prior, pending_and_final_stall_say_at_least)
+ParameterizedTestParameters(prior, pending_and_final_stall_say_at_least)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1040ULL);
+	/* a pthread mutex's futex; a kernel mutex, found by task_struct.blocked_on */
+	static __u8 kinds[] = { LS_LOCK_FUTEX, LS_LOCK_MUTEX };
+
+	return cr_make_param_array(__u8, kinds, sizeof(kinds) / sizeof(kinds[0]));
+}
+
+ParameterizedTest(__u8 *kind, prior, pending_and_final_stall_say_at_least)
+{
+	struct ls_mm lock = lock_at(0x55d0c0de1040ULL, *kind);
 	const struct ls_stall *st;
 
 	wait_found(&lock, T(10), PRIOR);
@@ -69,10 +88,13 @@ Test(prior, pending_and_final_stall_say_at_least)
 	cr_assert(st->began_before, "the pending report of a wait found at start-up");
 	cr_assert_eq(st->start_ns, T(10), "its start is the scan's time");
 	cr_assert_eq(st->wait_ns, T(1100) - T(10));
+	cr_assert_eq(st->mm.kind, *kind);
 	cr_assert_eq(st->holders[0].task.tid, holder.tid);
+	cr_assert_eq(st->holders[0].how, owner_how(&lock));
 	st = fixture__stall(1);
 	cr_assert_not(st->pending);
 	cr_assert(st->began_before, "the final stall of a wait found at start-up");
+	cr_assert(st->acquired);
 	cr_assert_eq(st->start_ns, T(10));
 	cr_assert_eq(st->pending_reports, 1);
 }

@@ -23,6 +23,10 @@
  *
  * ROUNDS rounds, one fresh page each.  Ground truth: one JSON line on
  * stdout (workload.h): the tids, the lock, and the victim's slowest write.
+ *
+ * --hold-all: one round whose hold lasts until SIGUSR1 (or 600 s): once
+ * the victim sleeps in its call, a first line says so ("victim_waits"),
+ * for a test that starts lockstall only then.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -38,11 +42,14 @@
 #define ROUNDS		5
 #define HOLD_MS		60	/* the holder sleeps this long under the lock */
 #define PAGE		4096
+#define HOLD_ALL_S	600	/* --hold-all: SIGUSR1 ends the hold sooner */
 
 enum lock_kind { LOCK_PIPE, LOCK_FILE, LOCK_DIR };
 
 struct shared {
 	enum lock_kind kind;
+	int rounds;		/* ROUNDS, or 1 with --hold-all */
+	bool hold_all;
 	int uffd;
 	int fd;			/* the pipe's write end, or the file */
 	int vfd;		/* the victim's: the same, or the file opened again */
@@ -64,7 +71,7 @@ static void *holder__run(void *arg)
 	int i;
 
 	wl_thread_begin("wl-holder", WL_CPU_LOW, WL_CLASS_LOW, &s->holder_tid);
-	for (i = 0; i < ROUNDS; i++) {
+	for (i = 0; i < s->rounds; i++) {
 		if (s->kind == LOCK_DIR) {
 			lseek(s->dirfd, 0, SEEK_SET);
 			n = syscall(SYS_getdents64, s->dirfd, s->area + i * PAGE, PAGE);
@@ -105,7 +112,7 @@ static void *victim__run(void *arg)
 	int i;
 
 	s->victim_policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM, WL_CLASS_HIGH, &s->victim_tid);
-	for (i = 0; i < ROUNDS; i++) {
+	for (i = 0; i < s->rounds; i++) {
 		wl_gate__wait(&s->go_victim[i]);
 		t0 = wl_now_ns();
 		s->victim_start_ns[i] = t0;
@@ -115,6 +122,28 @@ static void *victim__run(void *arg)
 		wl_gate__open(&s->victim_done[i]);
 	}
 	return NULL;
+}
+
+/*
+ * --hold-all: once the victim sleeps in its call (said on stdout), until
+ * SIGUSR1 (blocked in every thread: main()) or HOLD_ALL_S.
+ */
+static void handler__hold_all(struct shared *s)
+{
+	struct timespec left = { .tv_sec = HOLD_ALL_S };
+	sigset_t usr1;
+
+	while (!__atomic_load_n(&s->victim_tid, __ATOMIC_ACQUIRE))
+		wl_pause(1000);
+	/* LOCK_DIR's victim makes a file (openat), the others write(2) one byte */
+	wl_await_syscall(s->victim_tid, s->kind == LOCK_DIR ? SYS_openat : SYS_write,
+			 s->kind == LOCK_DIR ? (uintptr_t)s->dirfd : (uintptr_t)s->vfd);
+	printf("{\"victim_waits\":true,\"pid\":%d,\"victim_tid\":%d,\"holder_tid\":%d,"
+	       "\"wait_ns\":%llu}\n", (int)getpid(), (int)s->victim_tid, (int)s->holder_tid,
+	       (unsigned long long)wl_now_ns());
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigtimedwait(&usr1, NULL, &left);
 }
 
 /* One fault: the holder is in it, under the lock, until the page is filled. */
@@ -134,8 +163,11 @@ static void handler__round(struct shared *s, int i)
 	s->hold_start_ns[i] = wl_now_ns();
 	wl_gate__open(&s->go_victim[i]);
 	/* The ground truth's hold time: a pause of the workload's own, never a hand-shake. */
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
-		;
+	if (s->hold_all)
+		handler__hold_all(s);
+	else
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
+			;
 	memset(page, 'h', sizeof(page));
 	copy = (struct uffdio_copy){
 		.dst = msg.arg.pagefault.address & ~(__u64)(PAGE - 1),
@@ -154,7 +186,7 @@ static void *handler__run(void *arg)
 
 	prctl(PR_SET_NAME, "wl-uffd");
 	s->handler_tid = gettid();
-	for (i = 0; i < ROUNDS; i++)
+	for (i = 0; i < s->rounds; i++)
 		handler__round(s, i);
 	return NULL;
 }
@@ -229,13 +261,24 @@ int main(int argc, char **argv)
 	uint64_t end_ns;
 	int i, err;
 
+	s.rounds = ROUNDS;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--lock") && i + 1 < argc)
 			what = argv[++i];
+		else if (!strcmp(argv[i], "--hold-all"))
+			s.hold_all = true;
 		else
-			wl_die("usage: %s [--lock pipe|file|dir]", argv[0]);
+			wl_die("usage: %s [--lock pipe|file|dir] [--hold-all]", argv[0]);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (s.hold_all) {
+		sigset_t usr1;
+
+		s.rounds = 1;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
 	kind = lock__setup(&s, what);
 	uffd__setup(&s);
 	for (i = 0; i < ROUNDS; i++) {
@@ -258,10 +301,10 @@ int main(int argc, char **argv)
 
 	/* per round: when the victim asked for the lock, when the holder's sleep ended */
 	printf("{\"victim_start_ns\":[");
-	for (i = 0; i < ROUNDS; i++)
+	for (i = 0; i < s.rounds; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)s.victim_start_ns[i]);
 	printf("],\"hold_end_ns\":[");
-	for (i = 0; i < ROUNDS; i++)
+	for (i = 0; i < s.rounds; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)s.hold_end_ns[i]);
 	printf("],\"workload\":\"klock_uffd\",\"lock\":\"%s\",\"kind\":\"%s\",\"rounds\":%d,"
 	       "\"hold_ms\":%d,\"pid\":%d,\"victim_tid\":%d,\"victim_policy\":\"%s\","
@@ -269,10 +312,10 @@ int main(int argc, char **argv)
 	       "\"first_hold_start_ns\":%llu,\"last_hold_end_ns\":%llu,\"end_ns\":%llu,"
 	       "\"calls\":%llu,\"over_5ms\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,"
 	       "\"worst_ns\":%llu}\n",
-	       what, kind, ROUNDS, HOLD_MS, (int)getpid(), (int)s.victim_tid, s.victim_policy,
+	       what, kind, s.rounds, HOLD_MS, (int)getpid(), (int)s.victim_tid, s.victim_policy,
 	       (int)s.holder_tid, (int)s.handler_tid,
 	       (unsigned long long)s.hold_start_ns[0],
-	       (unsigned long long)s.hold_end_ns[ROUNDS - 1], (unsigned long long)end_ns,
+	       (unsigned long long)s.hold_end_ns[s.rounds - 1], (unsigned long long)end_ns,
 	       (unsigned long long)s.worst.calls, (unsigned long long)s.worst.over_5ms,
 	       (unsigned long long)s.worst.start_ns, (unsigned long long)s.worst.end_ns,
 	       (unsigned long long)s.worst.ns);
