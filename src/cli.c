@@ -64,6 +64,7 @@ enum opt_id {
 	OPT_LOCKS,
 	OPT_PER_PID,
 	OPT_HIST_MIN,
+	OPT_RT_PRIORITY,
 };
 
 struct opt_def {
@@ -115,6 +116,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "pending-after", true, OPT_PENDING_AFTER },
 	{ 0, "pending-every", true, OPT_PENDING_EVERY },
 	{ 0, "locks", true, OPT_LOCKS },
+	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
 };
 
 static const struct opt_def record_opts[] = {
@@ -134,6 +136,7 @@ static const struct opt_def record_opts[] = {
 	{ 0, "btf", true, OPT_BTF },
 	{ 0, "task-state", true, OPT_TASK_STATE },
 	{ 0, "locks", true, OPT_LOCKS },
+	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
 };
 
 static const struct opt_def top_cmd_opts[] = {
@@ -150,6 +153,7 @@ static const struct opt_def top_cmd_opts[] = {
 	{ 0, "btf", true, OPT_BTF },
 	{ 0, "task-state", true, OPT_TASK_STATE },
 	{ 0, "locks", true, OPT_LOCKS },
+	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
 };
 
 static const struct opt_def report_opts[] = {
@@ -666,6 +670,13 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 		return 0;
 	case OPT_LOCKS:
 		return parse_locks(val, opt, cfg, err);
+	case OPT_RT_PRIORITY:
+		if (ls_parse_u64(val, 99, &v) || !v)
+			return usage_error(err, cfg->cmd,
+					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99",
+					   val, opt);
+		cfg->rt_priority = (unsigned int)v;
+		return 0;
 	case OPT_TASK_STATE:
 		if (!name_index(val, ls_task_state__name, &cfg->task_state))
 			return 0;
@@ -1010,7 +1021,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--metrics-interval DURATION]\n"
 "                       [--flight-recorder DIR [--keep DURATION] [--max-files N]]\n"
 "                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
-"                       [--locks LIST]\n"
+"                       [--locks LIST] [--rt-priority PRIO]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
@@ -1096,6 +1107,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            rwsems, rt_mutexes and percpu-rwsems, 5.19+),\n"
 "                            all (default: all the kernel supports; what\n"
 "                            cannot be traced is said on stderr)\n"
+"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): where busy\n"
+"                            real-time tasks leave lockstall too little CPU\n"
+"                            to keep up and events are lost (stderr says so)\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -1134,7 +1148,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall top [-b] [-i INTERVAL] [-n COUNT] [-d DURATION] [-t THRESHOLD]\n"
 "                     [-p PID] [--backend BACKEND] [--btf FILE]\n"
-"                     [--task-state WHERE] [--locks LIST] [-v]\n"
+"                     [--task-state WHERE] [--locks LIST] [--rt-priority PRIO]\n"
+"                     [-v]\n"
 "\n"
 "Trace lock waits live and show, refreshed every INTERVAL: the stalls in\n"
 "progress first (how long so far, the waiter, the lock, the holder and what\n"
@@ -1151,8 +1166,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -t, --threshold DURATION  count waits of at least DURATION (default 10ms)\n"
 "  -p, --pid PID             only stalls whose waiter or holder is in process\n"
 "                            PID, or on its memory\n"
-"      --backend BACKEND, --btf FILE, --task-state WHERE, --locks LIST\n"
-"                            as for watch\n"
+"      --backend BACKEND, --btf FILE, --task-state WHERE, --locks LIST,\n"
+"      --rt-priority PRIO    as for watch\n"
 "  -v, --verbose             libbpf messages on stderr\n"
 "  -h, --help                show this help\n"
 "\n"
@@ -1175,7 +1190,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
 "                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
-"                        [--task-state WHERE] [--locks LIST]\n"
+"                        [--task-state WHERE] [--locks LIST] [--rt-priority PRIO]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
 "\n"
@@ -1202,6 +1217,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
 "      --locks LIST          mmap, futex, kernel, all (default): as for watch\n"
+"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

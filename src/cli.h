@@ -115,6 +115,7 @@ struct ls_config {
 	__u64 pending_every_ns;	/* --pending-every; 0 with pending_every_set: once */
 	bool pending_every_set;
 	__u8 locks;		/* --locks: LS_LOCKS_* */
+	unsigned int rt_priority;	/* --rt-priority: run at SCHED_FIFO this (1..99); 0: as started */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

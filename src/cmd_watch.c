@@ -32,6 +32,7 @@
 #include "record/meta.h"
 #include "alert/hooks.h"
 #include "loader.h"
+#include "reader_cpu.h"
 #include "alert/metrics_http.h"
 #include "session.h"
 #include "sinks/prometheus.h"
@@ -70,6 +71,9 @@ struct watch {
 	struct loader *loader;
 	struct trace_writer *writer;	/* -o, record */
 	__u64 lost_warned;	/* drops already reported on stderr */
+	__u64 lost_seen;	/* drops at the last housekeeping */
+	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
+	bool starved_told;	/* ... said on stderr */
 	bool write_told;	/* the write error has been reported */
 	__u64 start_ns;		/* for progress */
 	const struct ls_config *cfg;
@@ -474,6 +478,31 @@ static __u64 watch__lost(struct watch *w)
 	return st.drops > sum.lost_events ? st.drops : sum.lost_events;
 }
 
+/* A housekeeping period ends at now: how long this thread waited for a CPU in it. */
+static void watch__note_cpu(struct watch *w, __u64 now)
+{
+	__u64 lost = watch__lost(w);
+
+	reader_cpu__period(&w->cpu, now, lost > w->lost_seen);
+	w->lost_seen = lost;
+}
+
+/* Why events were lost, when it was that this thread got too little CPU: once. */
+static void watch__tell_starved(struct watch *w)
+{
+	unsigned int prio = w->cfg->rt_priority;
+
+	if (w->starved_told || w->cpu.worst_pct < READER_CPU_STARVED_PCT)
+		return;
+	w->starved_told = true;
+	if (prio)
+		fprintf(stderr, "lockstall: even at SCHED_FIFO %u it waited for a CPU up to %u%% of the time while events were lost: a higher --rt-priority may let it keep up\n",
+			prio, w->cpu.worst_pct);
+	else
+		fprintf(stderr, "lockstall: it waited for a CPU up to %u%% of the time while events were lost (busy real-time tasks?): --rt-priority PRIO, above theirs, lets it keep up\n",
+			w->cpu.worst_pct);
+}
+
 /* Silence must never look like "no stalls" when the kernel dropped records. */
 static void watch__warn_lost(struct watch *w, bool final)
 {
@@ -486,6 +515,8 @@ static void watch__warn_lost(struct watch *w, bool final)
 		fprintf(stderr, "lockstall: %llu events lost so far (ring buffer full): findings in those spans are marked unknown\n",
 			(unsigned long long)lost);
 	}
+	if (lost)
+		watch__tell_starved(w);
 	w->lost_warned = lost;
 }
 
@@ -790,6 +821,7 @@ static int watch__housekeep(struct watch *w, __u64 now)
 	struct watch_progress p;
 	int rc;
 
+	watch__note_cpu(w, now);
 	if (w->front && w->front->progress) {
 		watch__progress(w, now, &p);
 		w->front->progress(w->front->ctx, &p);
@@ -1154,6 +1186,7 @@ static int watch__attach(struct watch *w, const struct loader_opts *lo)
 	/* said on stderr when it fails: tracing goes on without those waits */
 	loader__prior_waits(w->loader);
 	w->start_ns = ls_now_ns();
+	reader_cpu__start(&w->cpu, w->start_ns);
 	watch__say_tracing(w);
 	return 0;
 }
@@ -1203,6 +1236,7 @@ static int watch__conclude(struct watch *w, int ret)
 	/* after EPIPE nobody reads on; a closing message would only be noise */
 	if (w->s.feed_err == -EPIPE)
 		return ret;
+	watch__note_cpu(w, ls_now_ns());
 	watch__warn_lost(w, true);
 	watch__loader_notes(w);
 	return ret;
@@ -1296,6 +1330,12 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;
 
+	/* first: the threads started later (maps reader, the scan) inherit it */
+	if (cfg->rt_priority && (ret = reader_cpu__set_fifo(cfg->rt_priority))) {
+		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
+			cfg->rt_priority, strerror(-ret));
+		return LS_EXIT_FAILURE;
+	}
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
 	if (front && front->pending_after_ns)

@@ -5,6 +5,7 @@
  * lockstall was frozen, fooled or made to lose data, run for real.  Needs
  * root and BPF for the tracing ones (see e2e_require()).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -202,6 +203,71 @@ Test(hostile, double_sigint_keeps_the_recording_whole)
 		     e2e_int(w.summary, "stalls"));
 	cr_assert_eq(e2e_int(sum, "events"), e2e_int(w.summary, "events"));
 	json_decref(sum);
+}
+
+/* The scheduling policy and real-time priority of thread tid of process pid; false: unreadable. */
+static bool thread_sched(pid_t pid, const char *tid, unsigned int *policy, unsigned int *prio)
+{
+	char path[384], buf[1024], *f;
+	unsigned int field;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* after the comm, which may hold anything: field 3 on; rt_priority is 40, policy 41 */
+	f = strrchr(buf, ')');
+	for (field = 2; f && field < 40; field++)
+		f = strchr(f + 1, ' ');
+	return f && sscanf(f + 1, "%u %u", prio, policy) == 2;
+}
+
+/* Every thread of the running lockstall at SCHED_FIFO 7 (ctx: how many were seen). */
+static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
+{
+	unsigned int policy, prio, *seen = ctx;
+	char path[64];
+	struct dirent *d;
+	DIR *dir_;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)run->lockstall.pid);
+	dir_ = opendir(path);
+	cr_assert_not_null(dir_, "%s", path);
+	while ((d = readdir(dir_))) {
+		if (d->d_name[0] == '.' || !thread_sched(run->lockstall.pid, d->d_name, &policy, &prio))
+			continue;
+		cr_assert_eq(policy, SCHED_FIFO, "thread %s has policy %u", d->d_name, policy);
+		cr_assert_eq(prio, 7, "thread %s has priority %u", d->d_name, prio);
+		(*seen)++;
+	}
+	closedir(dir_);
+}
+
+/*
+ * Busy real-time tasks leave a SCHED_OTHER lockstall too little CPU to
+ * drain its ring buffer, and it loses events (stderr says so and suggests
+ * --rt-priority).  With --rt-priority 7 every one of its threads runs at
+ * SCHED_FIFO 7, those started after tracing began too, and it traces as
+ * ever.
+ */
+Test(hostile, rt_priority_runs_every_thread_at_sched_fifo)
+{
+	const char *const watch_args[] = { "--rt-priority", "7", NULL };
+	unsigned int seen = 0;
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = all_threads_fifo_7,
+				    .ctx = &seen };
+
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_gt(seen, 0, "no thread of lockstall was read");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
 }
 
 /* Occurrences of needle in hay. */

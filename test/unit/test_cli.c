@@ -63,6 +63,8 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
 	if (c->locks != LS_LOCKS_ALL)
 		fprintf(f, " locks=%u", c->locks);
+	if (c->rt_priority)
+		fprintf(f, " fifo=%u", c->rt_priority);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
 	if (c->force)
@@ -247,6 +249,14 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --locks futex,,", 0, "watch locks=3", "" },
 		{ "watch --locks mutex", 2, "invalid lock list 'mutex' for --locks", "watch" },
 		{ "report r.lst --locks futex", 2, "unknown option '--locks'", "report" },
+		/* --rt-priority: a SCHED_FIFO priority, for the live commands only */
+		{ "watch --rt-priority 50", 0, "watch fifo=50", "" },
+		{ "record -o r.lst --rt-priority=1", 0, "record fifo=1 o=r.lst", "" },
+		{ "watch --rt-priority 99", 0, "watch fifo=99", "" },
+		{ "watch --rt-priority 0", 2, "invalid priority '0' for --rt-priority", "watch" },
+		{ "watch --rt-priority 100", 2, "invalid priority '100' for --rt-priority", "watch" },
+		{ "watch --rt-priority high", 2, "invalid priority 'high' for --rt-priority", "watch" },
+		{ "report r.lst --rt-priority 5", 2, "unknown option '--rt-priority'", "report" },
 	};
 
 	return cr_make_param_array(struct cli_case, cases, ARRAY_SIZE(cases));
