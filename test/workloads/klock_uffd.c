@@ -130,9 +130,6 @@ static void *victim__run(void *arg)
  */
 static void handler__hold_all(struct shared *s)
 {
-	struct timespec left = { .tv_sec = HOLD_ALL_S };
-	sigset_t usr1;
-
 	while (!__atomic_load_n(&s->victim_tid, __ATOMIC_ACQUIRE))
 		wl_pause(1000);
 	/* LOCK_DIR's victim makes a file (openat), the others write(2) one byte */
@@ -141,9 +138,7 @@ static void handler__hold_all(struct shared *s)
 	printf("{\"victim_waits\":true,\"pid\":%d,\"victim_tid\":%d,\"holder_tid\":%d,"
 	       "\"wait_ns\":%llu}\n", (int)getpid(), (int)s->victim_tid, (int)s->holder_tid,
 	       (unsigned long long)wl_now_ns());
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	sigtimedwait(&usr1, NULL, &left);
+	wl_await_usr1(HOLD_ALL_S);
 }
 
 /* One fault: the holder is in it, under the lock, until the page is filled. */
@@ -272,12 +267,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s.hold_all) {
-		sigset_t usr1;
-
 		s.rounds = 1;
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+		wl_block_usr1();
 	}
 	kind = lock__setup(&s, what);
 	uffd__setup(&s);

@@ -138,10 +138,6 @@ static inline void *wl_inversion__victim(void *arg)
  */
 static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word)
 {
-	double s = x->opts->duration_s;
-	struct timespec left = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9) };
-	sigset_t usr1;
-
 	while (!__atomic_load_n(&x->victim_tid, __ATOMIC_ACQUIRE))
 		wl_pause(1000);
 	wl_await_syscall(x->victim_tid, x->ops->wait_nr ? x->ops->wait_nr : WL_NR_FUTEX, word);
@@ -149,9 +145,7 @@ static inline void wl_inversion__hold_all(struct wl_inversion *x, uintptr_t word
 	       "\"hog_tid\":%d,\"lock\":\"0x%llx\",\"wait_ns\":%llu}\n",
 	       (int)getpid(), (int)x->victim_tid, (int)x->holder_tid, (int)x->hog.c.tid,
 	       (unsigned long long)word, (unsigned long long)wl_now_ns());
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	sigtimedwait(&usr1, NULL, &left);
+	wl_await_usr1(x->opts->duration_s);
 	x->stop = 1;
 	/* The hog first: the SCHED_IDLE holder needs the CPU to let go. */
 	wl_child__stop(&x->hog.c);
@@ -167,13 +161,8 @@ static inline void wl_inversion__run(struct wl_inversion *x, uintptr_t word)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (x->hold_all) {
-		sigset_t usr1;
-
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	}
+	if (x->hold_all)
+		wl_block_usr1();
 	if (x->opts->split_cgroups)
 		wl_join_cgroup(x->opts->split_cgroups);
 	wl_gate__init(&x->go_holder);

@@ -668,6 +668,27 @@ static inline void wl_pause(unsigned int us)
 		nanosleep(&ts, NULL);
 }
 
+/* SIGUSR1 kept for wl_await_usr1(): blocked in this thread and every thread it starts after. */
+static inline void wl_block_usr1(void)
+{
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+}
+
+/* Until SIGUSR1 (blocked in every thread: wl_block_usr1()) or s seconds. */
+static inline void wl_await_usr1(double s)
+{
+	struct timespec left = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (time_t)s) * 1e9) };
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigtimedwait(&usr1, NULL, &left);
+}
+
 /*
  * Wait until thread tid of this process is asleep in system call nr with
  * first argument arg0, as its /proc/self/task/TID/syscall says ("202
