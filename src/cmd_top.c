@@ -63,7 +63,6 @@ static size_t top__render(struct top *t, const struct top_view *v, unsigned int 
 {
 	struct top_screen_in in = {
 		.view = v,
-		.now_ns = t->now_ns,
 		.t0_ns = t->t0_ns,
 		.interval_ns = t->cfg->interval_ns,
 		.threshold_ns = t->cfg->threshold_ns,

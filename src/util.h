@@ -18,6 +18,10 @@ struct stat;
 #define NSEC_PER_SEC 1000000000ULL
 #define LS_PID_MAX 4194304	/* PID_MAX_LIMIT on 64-bit */
 
+static inline __u64 u64_min(__u64 a, __u64 b) { return a < b ? a : b; }
+static inline __u64 u64_max(__u64 a, __u64 b) { return a > b ? a : b; }
+static inline __u64 u64_sat_sub(__u64 a, __u64 b) { return a > b ? a - b : 0; }
+
 /*
  * Parse a duration with a unit: "500us", "10ms", "1s", "2m", "250ns"; a bare
  * number means default_unit_ns of them; default_unit_ns 0 makes the unit

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "engine/engine.h"
+#include "util.h"
 
 /* Bounds.  A record naming a CPU at or past ENGINE_MAX_CPUS is malformed. */
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
@@ -87,10 +88,6 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
-
-static inline __u64 u64_min(__u64 a, __u64 b) { return a < b ? a : b; }
-static inline __u64 u64_max(__u64 a, __u64 b) { return a > b ? a : b; }
-static inline __u64 u64_sat_sub(__u64 a, __u64 b) { return a > b ? a - b : 0; }
 
 /* ts lies more than age before now (false if it is not before now at all). */
 static inline bool ts_older(__u64 now, __u64 ts, __u64 age)

@@ -45,6 +45,7 @@ struct top_model {
 	size_t cap, head, n;	/* head: the next slot written */
 	bool forgot;		/* a stall was overwritten */
 	__u64 seen;
+	__u64 latest_ns;	/* the newest report's time */
 	struct top_pending pending[TOP_MAX_PENDING];
 	size_t n_pending;
 	struct top_cgroup cgroups[TOP_CGROUPS_MAX];
@@ -309,6 +310,7 @@ int top_model__stall(struct top_model *m, const struct ls_stall *st)
 	struct top_fact *x = &m->ring[m->head];
 
 	pending__remove(m, st->waiter.tid, st->start_ns);
+	m->latest_ns = u64_max(m->latest_ns, st->end_ns);
 	if (m->n == m->cap)
 		m->forgot = true;
 	else
@@ -343,6 +345,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	struct top_pending *p = pending__slot(m, st->waiter.tid, st->start_ns);
 	const struct ls_holder *h = st->n_holders ? &st->holders[0] : NULL;
 
+	m->latest_ns = u64_max(m->latest_ns, st->end_ns);
 	if (!p)
 		return 0;	/* TOP_MAX_PENDING older waits are shown */
 	memset(p, 0, sizeof(*p));
@@ -583,7 +586,7 @@ static int view__pending(struct top_model *m, const struct top_query *q, struct 
 	for (i = 0; i < m->n_pending;) {
 		struct top_pending *p = &m->pending[i];
 
-		if (q->stale_ns && q->now_ns > p->reported_ns + q->stale_ns)
+		if (q->stale_ns && v->now_ns > p->reported_ns + q->stale_ns)
 			*p = m->pending[--m->n_pending];	/* its end was lost */
 		else
 			i++;
@@ -602,17 +605,20 @@ int top_model__query(struct top_model *m, const struct top_query *q, struct top_
 {
 	const struct top_filter none = { 0 };
 	const struct top_filter *f = q->filter ? q->filter : &none;
-	__u64 from = q->now_ns > q->interval_ns ? q->now_ns - q->interval_ns : 0;
 	struct agg a = { 0 };
+	__u64 from;
 	size_t i;
 	int err;
 
 	memset(v, 0, sizeof(*v));
+	/* a redraw between refreshes (a key) shows reports newer than the refresh */
+	v->now_ns = u64_max(q->now_ns, m->latest_ns);
+	from = u64_sat_sub(v->now_ns, q->interval_ns);
 	v->seen_stalls = m->seen;
 	err = view__pending(m, q, v);
 	for (i = 0; !err && i < m->n; i++) {
 		const struct top_fact *x = &m->ring[(m->head + m->cap - m->n + i) % m->cap];
-		bool in_interval = x->end_ns > from && x->end_ns <= q->now_ns;
+		bool in_interval = x->end_ns > from && x->end_ns <= v->now_ns;
 
 		if (i == 0 && m->forgot)
 			v->history_from_ns = x->end_ns;

@@ -102,7 +102,7 @@ struct top_pending {
 };
 
 struct top_query {
-	__u64 now_ns;		/* the refresh's time (record clock) */
+	__u64 now_ns;		/* the refresh's time (record clock); a newer report moves it on */
 	__u64 interval_ns;	/* the last interval: stalls that ended in (now - it, now] */
 	/* a stall in progress not reported again this long is dropped (its end lost); 0: never */
 	__u64 stale_ns;
@@ -112,6 +112,7 @@ struct top_query {
 };
 
 struct top_view {
+	__u64 now_ns;		/* the query's, or the newest report's if later */
 	struct top_pending *pending;	/* oldest first */
 	size_t n_pending;
 	struct top_row *victims;	/* ranked by the sort */

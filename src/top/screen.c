@@ -148,8 +148,7 @@ static void screen__status(struct screen *s)
 	struct top_line *l = screen__line(s, TOP_LINE_STATUS);
 
 	snprintf(text, sizeof(text), "lockstall top  up %s  every %s  threshold %s  sort %s%s",
-		 ls_format_duration(in->now_ns > in->t0_ns ? in->now_ns - in->t0_ns : 0, up,
-				    sizeof(up)),
+		 ls_format_duration(u64_sat_sub(v->now_ns, in->t0_ns), up, sizeof(up)),
 		 ls_format_duration(in->interval_ns, every, sizeof(every)),
 		 ls_format_duration(in->threshold_ns, thr, sizeof(thr)), top_sort_name(in->sort),
 		 in->paused ? "  PAUSED" : "");
@@ -158,7 +157,7 @@ static void screen__status(struct screen *s)
 	from[0] = '\0';
 	if (v->history_from_ns)
 		snprintf(from, sizeof(from), " (kept: last %s)",
-			 ls_format_duration(in->now_ns - v->history_from_ns, up, sizeof(up)));
+			 ls_format_duration(u64_sat_sub(v->now_ns, v->history_from_ns), up, sizeof(up)));
 	top_filter__text(in->filter, filter, sizeof(filter));
 	snprintf(text, sizeof(text), "stalls %llu last %s, %llu since start%s  lost events %llu  filter %s",
 		 (unsigned long long)v->iv_stalls, every, (unsigned long long)v->all_stalls, from,
@@ -190,7 +189,7 @@ static void screen__pending(struct screen *s, size_t rows)
 	cell(s, l, "WHY", 0, false);
 	for (i = 0; i < v->n_pending && i < rows; i++) {
 		const struct top_pending *p = &v->pending[i];
-		__u64 a = s->in->now_ns > p->start_ns ? s->in->now_ns - p->start_ns : 0;
+		__u64 a = u64_sat_sub(v->now_ns, p->start_ns);
 
 		l = screen__line(s, TOP_LINE_TEXT);
 		/* began before tracing: older than that ('>'), its start unknown */

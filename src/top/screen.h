@@ -35,7 +35,6 @@ struct top_line {
 
 struct top_screen_in {
 	const struct top_view *view;
-	__u64 now_ns;		/* the view's time */
 	__u64 t0_ns;		/* the run's start */
 	__u64 interval_ns;
 	__u64 threshold_ns;

@@ -398,6 +398,34 @@ Test(top_model, pending_stale)
 	top_model__free(m);
 }
 
+/*
+ * A key redraws between refreshes: a wait reported since the last refresh
+ * began after it, and its age counts from the newest report, never from
+ * the refresh (which would make it 0).
+ */
+Test(top_model, pending_newer_than_the_refresh)
+{
+	struct top_model *m = top_model__new(0);
+	struct top_query q = { .now_ns = S(100), .interval_ns = S(10), .stale_ns = S(30) };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct top_view v;
+
+	pending_stall(&st, &h, 7, S(101), S(103));
+	top_model__pending(m, &st);
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_expect_eq(v.now_ns, S(103));
+	cr_assert_eq(v.n_pending, 1);
+	cr_expect_gt(v.now_ns, v.pending[0].start_ns);
+	top_view__release(&v);
+	/* nothing newer: the refresh's time */
+	q.now_ns = S(110);
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_expect_eq(v.now_ns, S(110));
+	top_view__release(&v);
+	top_model__free(m);
+}
+
 /* A full table keeps the oldest waits: they are the incident. */
 Test(top_model, pending_full_keeps_oldest)
 {

@@ -50,7 +50,7 @@ static void fx_screen__fini(struct fx_screen *s)
 static size_t fx_render(struct fx_screen *s, unsigned int cols, unsigned int rows, bool batch)
 {
 	struct top_screen_in in = {
-		.view = &s->v, .now_ns = NOW, .t0_ns = FX_T0, .interval_ns = NSEC_PER_SEC,
+		.view = &s->v, .t0_ns = FX_T0, .interval_ns = NSEC_PER_SEC,
 		.threshold_ns = FX_MS(10), .lost = 3, .batch = batch,
 	};
 
