@@ -1205,6 +1205,9 @@ static void watch__loader_notes(struct watch *w)
 	if (st.task_state_full)
 		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
 			(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
+	if (st.prog_misses)
+		fprintf(stderr, "lockstall: %llu events missed: a program of ours was still running on that CPU when they came (preempted, as PREEMPT_RT allows); counted among the lost events\n",
+			(unsigned long long)st.prog_misses);
 	if (st.owner_marks_full)
 		fprintf(stderr, "lockstall: %llu lock waits whose owner was not followed: too many owners waited on at once\n",
 			(unsigned long long)st.owner_marks_full);

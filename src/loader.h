@@ -78,6 +78,7 @@ struct loader_stats {
 	__u64 drops;		/* records the BPF side could not reserve, all CPUs */
 	__u64 bytes;
 	__u64 hist_misses;	/* waits/holds not in the histograms: their map was full */
+	__u64 prog_misses;	/* program runs the kernel skipped (counted as lost events too) */
 	__u64 stack_records;	/* STACK records made ... */
 	__u64 stack_ns;		/* ... and the BPF time that took (capture, copy, output) */
 	__u64 kstack_saves;	/* kernel stacks saved after a holder's long off-CPU spell ... */
