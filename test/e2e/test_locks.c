@@ -529,6 +529,10 @@ static void ab_ba_deadlock(void)
 		n++;
 		found = st;
 	}
+	/* a wait never seen is no cycle: only if lockstall said it lost events */
+	if (!n && e2e_int(w.summary, "lost_events"))
+		cr_skip_test("lockstall lost %lld events, a wait of the cycle among them (said so)",
+			     e2e_int(w.summary, "lost_events"));
 	cr_assert_eq(n, 1, "%zu deadlock stalls, want 1", n);
 	waiter = e2e_int(e2e_object(found, "waiter"), "tid");
 	cr_assert(waiter == a || waiter == b, "the waiter %lld is neither thread", waiter);

@@ -3,7 +3,9 @@
  * ab_ba: two threads take two pthread mutexes in opposite orders and
  * deadlock.  "wl-a" holds A and waits for B; "wl-b" holds B and waits for A.
  * Each takes its first mutex, then both meet at a barrier, so the deadlock
- * always forms.  Once both threads sleep in their second lock's futex wait
+ * always forms.  They run on CPUs of their own where there are two: on
+ * PREEMPT_RT a futex program preempted in one thread would make the
+ * kernel skip it for the other on that CPU (lockstall counts that lost).  Once both threads sleep in their second lock's futex wait
  * (the deadlock is complete), it says so in a first line ("both_wait"), for
  * a test that starts lockstall only then.  It lasts -d seconds (default 3):
  * then the process exits, the deadlock with it, after printing its ground
@@ -24,6 +26,7 @@ static void *thread_a(void *arg)
 	struct shared *s = arg;
 
 	prctl(PR_SET_NAME, "wl-a");
+	wl_pin_cpu(0);
 	__atomic_store_n(&s->tid_a, gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&s->a);
 	pthread_barrier_wait(&s->both_hold);
@@ -36,6 +39,7 @@ static void *thread_b(void *arg)
 	struct shared *s = arg;
 
 	prctl(PR_SET_NAME, "wl-b");
+	wl_pin_cpu(1);	/* fails on one CPU: then both share it */
 	__atomic_store_n(&s->tid_b, gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&s->b);
 	pthread_barrier_wait(&s->both_hold);
