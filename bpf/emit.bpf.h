@@ -213,7 +213,7 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 		r->owner_how = st->wait.owner_how;
 		r->owner_tid = st->wait.owner_tid;
 		if (st->wait.flags & LS_W_PRIOR)
-			prior = LS_LOCK_F_PRIOR;
+			prior = st->wait.flags & LS_W_LATE ? LS_LOCK_F_LATE : LS_LOCK_F_PRIOR;
 	} else {
 		ls_mm_fill(&r->mm, e->mm, t);
 	}

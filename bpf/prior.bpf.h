@@ -18,6 +18,12 @@
 /* What the scan looks for (src/loader.c): only waits whose ends are traced. */
 const volatile bool prior_futex = false;
 const volatile bool prior_mutex = false;
+/*
+ * Set by user space for the scans after start-up: the kernel skipped one
+ * of our programs (its recursion guard), and a wait it would have seen
+ * begin may be going on unknown.  Such a wait is LS_W_LATE too.
+ */
+bool prior_late = false;
 
 #ifndef LS_TASK_STATE_HASH
 /* 6.16+: the mutex a task waits on, set around the mutex's wait loop (kernel/locking/mutex.c). */
@@ -174,7 +180,8 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	 * The records first, the wait active last: a live end that sees it
 	 * active sends its WAIT_END after them, never before.
 	 */
-	ls_futex_wait_set(st, &f.a, f.kind, f.owner, f.how, now, LS_W_WENT_OFF | LS_W_PRIOR);
+	ls_futex_wait_set(st, &f.a, f.kind, f.owner, f.how, now,
+			  LS_W_WENT_OFF | LS_W_PRIOR | (prior_late ? LS_W_LATE : 0));
 	st->offcpu_start_ns = now;
 	ls_futex_follow_owner(t, st, now);
 	ls_wait_begin(st, t, now);

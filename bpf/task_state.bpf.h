@@ -21,6 +21,7 @@
 #define LS_W_WENT_OFF	0x08	/* went off CPU at least once */
 #define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
 #define LS_W_PRIOR	0x20	/* began before tracing: start_ns is when the scan found it */
+#define LS_W_LATE	0x40	/* with LS_W_PRIOR: found by a later scan, its start lost */
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01

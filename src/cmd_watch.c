@@ -822,6 +822,8 @@ static int watch__housekeep(struct watch *w, __u64 now)
 	int rc;
 
 	watch__note_cpu(w, now);
+	/* said on stderr when it fails: the next period tries again */
+	loader__late_waits(w->loader);
 	if (w->front && w->front->progress) {
 		watch__progress(w, now, &p);
 		w->front->progress(w->front->ctx, &p);

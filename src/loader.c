@@ -93,6 +93,9 @@ _Static_assert(offsetof(struct lockstall_bpf__rodata, futex_fentry) ==
 _Static_assert(offsetof(struct lockstall_bpf__rodata, prior_mutex) ==
 	       offsetof(struct lockstall_hash_bpf__rodata, prior_mutex),
 	       "lockstall_hash_bpf differs from lockstall_bpf at rodata prior_mutex");
+_Static_assert(offsetof(struct lockstall_bpf__bss, prior_late) ==
+	       offsetof(struct lockstall_hash_bpf__bss, prior_late),
+	       "lockstall_hash_bpf differs from lockstall_bpf at bss prior_late");
 _Static_assert(sizeof(struct lockstall_bpf) == sizeof(struct lockstall_hash_bpf) &&
 	       sizeof(struct lockstall_bpf__rodata) == sizeof(struct lockstall_hash_bpf__rodata) &&
 	       sizeof(struct lockstall_bpf__bss) == sizeof(struct lockstall_hash_bpf__bss),
@@ -131,6 +134,9 @@ struct loader {
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
+	struct prior_gate *prior_gate;	/* a scan is going on: none other starts */
+	__u64 misses_scanned;	/* recursion misses when the last scan was planned */
+	int late_scans;		/* scans still due after new misses */
 	bool said_locks;	/* what --locks cannot trace was said */
 	bool said_owners;	/* how lock owners are followed was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
@@ -1618,12 +1624,40 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
 	return rc;
 }
 
+/*
+ * Whether a scan is going on, shared by the loader and the scan's thread,
+ * which may outlive it (a read of a waiter's memory can wait long): freed
+ * by whichever lets go last.
+ */
+struct prior_gate {
+	int refs;
+	int busy;
+};
+
+static void prior_gate__put(struct prior_gate *g)
+{
+	if (g && !__atomic_sub_fetch(&g->refs, 1, __ATOMIC_ACQ_REL))
+		free(g);
+}
+
 /* The scan's iterator, read by a thread of its own; it owns what it is given. */
 struct prior_scan {
 	struct bpf_link *link;
 	int fd;
 	bool verbose;
+	bool late;
+	struct prior_gate *gate;	/* a reference of its own */
 };
+
+static void prior_scan__free(struct prior_scan *ps)
+{
+	if (ps->fd >= 0)
+		close(ps->fd);
+	bpf_link__destroy(ps->link);
+	__atomic_store_n(&ps->gate->busy, 0, __ATOMIC_RELEASE);
+	prior_gate__put(ps->gate);
+	free(ps);
+}
 
 static void *loader_prior_read(void *arg)
 {
@@ -1641,30 +1675,46 @@ static void *loader_prior_read(void *arg)
 		}
 		found += (int)(n / sizeof(tids[0]));
 	}
-	close(ps->fd);
-	bpf_link__destroy(ps->link);
 	if (err)
-		fprintf(stderr, "lockstall: lock waits that began before tracing were not looked for: %s\n",
+		fprintf(stderr, "lockstall: lock waits %s were not looked for: %s\n",
+			ps->late ? "whose beginning was lost" : "that began before tracing",
 			strerror(-err));
-	else if (ps->verbose)
+	else if (ps->verbose && !ps->late)
 		fprintf(stderr, "lockstall: %d lock waits began before tracing\n", found);
-	free(ps);
+	else if (ps->verbose && found)
+		fprintf(stderr, "lockstall: %d lock waits found late (their beginning was lost)\n",
+			found);
+	prior_scan__free(ps);
 	return NULL;
 }
 
-int loader__prior_waits(struct loader *l)
+/* One scan, read by a thread of its own; late: after start-up (prior_late). */
+static int loader_prior_scan(struct loader *l, bool late)
 {
 	struct prior_scan *ps;
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
-	if (!(l->features & (LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX)))
-		return 0;
+	if (!l->prior_gate) {
+		l->prior_gate = calloc(1, sizeof(*l->prior_gate));
+		if (!l->prior_gate)
+			return -ENOMEM;
+		l->prior_gate->refs = 1;
+	}
+	if (__atomic_exchange_n(&l->prior_gate->busy, 1, __ATOMIC_ACQ_REL))
+		return -EBUSY;
 	ps = calloc(1, sizeof(*ps));
-	if (!ps)
+	if (!ps) {
+		__atomic_store_n(&l->prior_gate->busy, 0, __ATOMIC_RELEASE);
 		return -ENOMEM;
+	}
+	__atomic_add_fetch(&l->prior_gate->refs, 1, __ATOMIC_ACQ_REL);
+	ps->gate = l->prior_gate;
 	ps->verbose = l->verbose;
+	ps->late = late;
+	/* read by the iterator as it runs: no other scan runs meanwhile (the gate) */
+	l->skel->bss->prior_late = late;
 	ps->link = bpf_program__attach_iter(l->skel->progs.ls_prior_waits, NULL);
 	ps->fd = ps->link ? bpf_iter_create(bpf_link__fd(ps->link)) : -1;
 	err = ps->fd < 0 ? -errno : 0;
@@ -1682,12 +1732,43 @@ int loader__prior_waits(struct loader *l)
 	}
 	if (!err)
 		return 0;
-	if (ps->fd >= 0)
-		close(ps->fd);
-	bpf_link__destroy(ps->link);
-	free(ps);
-	fprintf(stderr, "lockstall: lock waits that began before tracing were not looked for: %s\n",
-		strerror(-err));
+	prior_scan__free(ps);
+	fprintf(stderr, "lockstall: lock waits %s were not looked for: %s\n",
+		late ? "whose beginning was lost" : "that began before tracing", strerror(-err));
+	return err;
+}
+
+static bool loader_scans(const struct loader *l)
+{
+	return l->features & (LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX);
+}
+
+int loader__prior_waits(struct loader *l)
+{
+	if (!loader_scans(l))
+		return 0;
+	l->misses_scanned = loader_prog_misses(l);
+	return loader_prior_scan(l, false);
+}
+
+int loader__late_waits(struct loader *l)
+{
+	__u64 misses;
+	int err;
+
+	if (!loader_scans(l))
+		return 0;
+	misses = loader_prog_misses(l);
+	if (misses > l->misses_scanned) {
+		l->misses_scanned = misses;
+		l->late_scans = 2;
+	}
+	if (!l->late_scans)
+		return 0;
+	err = loader_prior_scan(l, true);
+	if (err == -EBUSY)
+		return 0;	/* the next period, after it */
+	l->late_scans--;
 	return err;
 }
 
@@ -1695,6 +1776,7 @@ void loader__free(struct loader *l)
 {
 	if (!l)
 		return;
+	prior_gate__put(l->prior_gate);
 	bpf_link__destroy(l->sn_link);
 	stack_now_bpf__destroy(l->sn);
 	ring_buffer__free(l->rb);

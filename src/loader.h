@@ -138,6 +138,13 @@ int loader__stacks_now(struct loader *l, const __u32 *tids, size_t n, __u64 ts,
  * goes on without those waits).
  */
 int loader__prior_waits(struct loader *l);
+/*
+ * Each housekeeping period: when the kernel skipped runs of our programs
+ * since the last look, a wait may have begun unseen; scan again (this
+ * period and the next, as the task may not sleep yet), unless a scan is
+ * still going.  Waits found then are LS_LOCK_F_LATE.  0 or negative errno.
+ */
+int loader__late_waits(struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *out);
 void loader__free(struct loader *l);
 

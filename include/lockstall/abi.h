@@ -66,6 +66,8 @@
  * records as a FUTEX_WAIT_BITSET's: no new record type or layout.
  * 4 (prior mutex waits): LS_FEAT_PRIOR_MUTEX; such waits are LS_LOCK_MUTEX
  * records with LS_LOCK_F_PRIOR, as futex ones: no new record type or layout.
+ * 4 (late waits): LS_LOCK_F_LATE, a new ls_rec_lock.flags bit (0 in older
+ * records): no new record type or layout.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -195,6 +197,12 @@ struct ls_op {
  * lasted at least from start_ns, its true start is not known.
  */
 #define LS_LOCK_F_PRIOR		0x20
+/*
+ * WAIT_*: a wait whose beginning was lost (the kernel skipped one of our
+ * programs), found asleep in it by a later scan: start_ns is that scan's
+ * time, as for LS_LOCK_F_PRIOR, which it comes instead of.
+ */
+#define LS_LOCK_F_LATE		0x40
 
 /*
  * WAIT_BEGIN, WAIT_END and HOLD.

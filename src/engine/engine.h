@@ -358,6 +358,12 @@ struct ls_stall {
 	 * bounds: it lasted at least that long.  A deadlock: its last wait.
 	 */
 	bool began_before;
+	/*
+	 * With began_before: not at start-up but by a later scan, after the
+	 * kernel skipped a program of ours and the wait's beginning was lost
+	 * (LS_LOCK_F_LATE); it may have begun any time before.
+	 */
+	bool found_late;
 	/* Where the waiter asked for the lock (NULL: no STACK record), and its frames. */
 	const struct ls_rec_stack *waiter_stack;
 	const struct ls_frames *waiter_frames;

@@ -342,7 +342,8 @@ struct task {
 	bool wait_write;
 	struct ls_op wait_op;		/* from WAIT_BEGIN: for pending reports */
 	__u64 wait_cgroup_id;
-	bool wait_prior;		/* began before tracing (LS_LOCK_F_PRIOR): start a lower bound */
+	/* LS_LOCK_F_PRIOR or LS_LOCK_F_LATE: its start is a lower bound; 0: seen to begin */
+	__u8 wait_prior;
 	__u32 pend_reports;		/* pending reports made of this wait */
 	__u64 pend_first;		/* ... the first one's time */
 

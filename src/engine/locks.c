@@ -451,7 +451,7 @@ void locks__end_wait(struct engine *e, struct task *tk)
 			mm->min_open_valid = false;
 	}
 	tk->waiting = false;
-	tk->wait_prior = false;
+	tk->wait_prior = 0;
 	tk->wait_mm = NULL;
 }
 
@@ -477,7 +477,7 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->wait_write = !!r->write;
 	tk->wait_op = r->op;
 	tk->wait_cgroup_id = r->cgroup_id;
-	tk->wait_prior = r->flags & LS_LOCK_F_PRIOR;
+	tk->wait_prior = r->flags & (LS_LOCK_F_PRIOR | LS_LOCK_F_LATE);
 	tk->pend_reports = 0;
 	tk->pend_first = 0;
 	tk->flags |= LS_TASK_F_WAITING;

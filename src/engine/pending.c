@@ -94,7 +94,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 		.op = tk->wait_op,
 		.start_ns = tk->wait_start,
 		.write = tk->wait_write,
-		.flags = tk->wait_prior ? LS_LOCK_F_PRIOR : 0,
+		.flags = tk->wait_prior,
 		.cgroup_id = tk->wait_cgroup_id,
 	};
 	struct stall_pend p = {

@@ -870,7 +870,8 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		st.granted_ns = x.we;
 		st.run_delay_ns = st.end_ns - x.we;
 	}
-	st.began_before = r->flags & LS_LOCK_F_PRIOR;
+	st.began_before = r->flags & (LS_LOCK_F_PRIOR | LS_LOCK_F_LATE);
+	st.found_late = r->flags & LS_LOCK_F_LATE;
 	st.mm = r->mm;
 	st.waiter = r->task;
 	st.waiter_cgroup_id = r->cgroup_id;
@@ -937,6 +938,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.waiter = tk->info;
 	/* tk's wait began last: the cycle's start is its start, known or not */
 	st.began_before = tk->wait_prior;
+	st.found_late = tk->wait_prior & LS_LOCK_F_LATE;
 	/* Its OWNER comes before its WAIT_BEGIN: what it waits in may not be known yet. */
 	st.op.syscall = -1;
 	if (tk->waiting) {

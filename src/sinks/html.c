@@ -414,8 +414,7 @@ static void html_stall_title(FILE *f, unsigned int n, const struct ls_stall *st)
 	html_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
-	if (st->began_before)
-		fputs(" (began before tracing)", f);
+	fputs(sink__start_unknown(st->began_before, st->found_late), f);
 	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
 		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
 		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));

@@ -388,7 +388,9 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	if (st->history_short)
 		json_bool(f, "history_short", true);
 	/* present only then, as history_short: older consumers and goldens read on */
-	if (st->began_before)
+	if (st->found_late)
+		json_bool(f, "found_late", true);
+	else if (st->began_before)
 		json_bool(f, "began_before_tracing", true);
 	putc('}', f);
 }

@@ -311,8 +311,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	md_dur(f, st->lock_wait_ns);
 	if (st->pending)
 		fputs(" so far", f);
-	if (st->began_before)
-		fputs(" (began before tracing)", f);
+	fputs(sink__start_unknown(st->began_before, st->found_late), f);
 	fprintf(f, " for %s %s, %s\n\n", ls_lock_kind_name(st->mm.kind),
 		st->write ? "write" : "read", ls_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",

@@ -187,6 +187,13 @@ const char *sink__hop_lock_text(const struct ls_hop *hop, char *buf, size_t len)
 	return sink__named_lock_text(&hop->lock, hop->lock_name, hop->lock_module, NULL, buf, len);
 }
 
+const char *sink__start_unknown(bool began_before, bool found_late)
+{
+	if (!began_before)
+		return "";
+	return found_late ? " (found late)" : " (began before tracing)";
+}
+
 bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v)
 {
 	return v != LS_VERDICT_DEADLOCK || sum->stalls_by_verdict[v];

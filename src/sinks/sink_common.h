@@ -86,6 +86,12 @@ const char *sink__hop_lock_text(const struct ls_hop *hop, char *buf, size_t len)
  * Summaries list every verdict, but deadlock only once one was seen: a
  * summary without locks other than mmap_lock reads as it always did.
  */
+/*
+ * Why a wait's start is not known (ls_stall.began_before): " (began before
+ * tracing)", " (found late)", or "" when it is known.
+ */
+const char *sink__start_unknown(bool began_before, bool found_late);
+
 bool sink__verdict_listed(const struct ls_summary *sum, unsigned int v);
 
 /*

@@ -427,12 +427,12 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 		fprintf(f, "%s PENDING%s  %s%s so far%s  ",
 			text__time(t, st->start_ns, when, sizeof(when)), st->at_exit ? " AT EXIT" : "",
 			st->began_before ? ">= " : "", ls_format_duration(st->wait_ns, wait, sizeof(wait)),
-			st->began_before ? " (began before tracing)" : "");
+			sink__start_unknown(st->began_before, st->found_late));
 	else
 		fprintf(f, "%s STALL #%llu  %s%s%s  ", text__time(t, st->start_ns, when, sizeof(when)),
 			(unsigned long long)st->seq, st->began_before ? ">= " : "",
 			ls_format_duration(st->wait_ns, wait, sizeof(wait)),
-			st->began_before ? " (began before tracing)" : "");
+			sink__start_unknown(st->began_before, st->found_late));
 	if (st->mm.kind != LS_LOCK_MMAP)
 		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
 	else if (st->mm.tgid)

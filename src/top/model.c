@@ -359,6 +359,7 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	p->reported_ns = st->end_ns;
 	p->verdict = st->verdict;
 	p->began_before = st->began_before;
+	p->found_late = st->found_late;
 	if (h) {
 		p->has_holder = true;
 		p->holder = h->task;

@@ -99,6 +99,7 @@ struct top_pending {
 	__u64 preemptor_cgroup_id;	/* 0: not known */
 	enum ls_verdict verdict;	/* so far */
 	bool began_before;	/* began before tracing: start_ns is a lower bound of its age */
+	bool found_late;	/* with began_before: found by a later scan (ls_stall.found_late) */
 };
 
 struct top_query {

@@ -211,7 +211,8 @@ static void screen__pending(struct screen *s, size_t rows)
 		else
 			snprintf(why, sizeof(why), "%s", ls_verdict_name(p->verdict));
 		if (p->began_before)
-			strncat(why, ", began before tracing", sizeof(why) - strlen(why) - 1);
+			strncat(why, p->found_late ? ", found late" : ", began before tracing",
+				sizeof(why) - strlen(why) - 1);
 		cell(s, l, why, 0, false);
 	}
 }

@@ -4,7 +4,9 @@
  * found them, their start is its time.  Every report of such a wait says
  * it lasted at least that long (ls_stall.began_before): pending reports,
  * the final stall, a deadlock whose last wait it is; a wait seen from its
- * start does not, the same task's next one included.
+ * start does not, the same task's next one included.  A wait a later scan
+ * found (LS_LOCK_F_LATE: its beginning was lost) is the same, said
+ * found_late instead.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -12,6 +14,7 @@
 
 #define WAITING LS_TASK_F_WAITING
 #define PRIOR LS_LOCK_F_PRIOR
+#define LATE LS_LOCK_F_LATE
 
 TestSuite(prior, .init = fixture__setup_pending, .fini = fixture__teardown);
 
@@ -65,27 +68,38 @@ static void wait_over(const struct ls_mm *lock, __u64 found, __u64 end, __u8 fla
 	stream__wait_end(&efx.s, 1, end, &victim, lock, &w);
 }
 
+struct found_case {
+	__u8 kind;
+	__u8 flags;	/* PRIOR: at start-up; LATE: by a later scan */
+};
+
 ParameterizedTestParameters(prior, pending_and_final_stall_say_at_least)
 {
 	/* a pthread mutex's futex; a kernel mutex, found by task_struct.blocked_on */
-	static __u8 kinds[] = { LS_LOCK_FUTEX, LS_LOCK_MUTEX };
+	static struct found_case c[] = {
+		{ LS_LOCK_FUTEX, PRIOR },
+		{ LS_LOCK_MUTEX, PRIOR },
+		{ LS_LOCK_FUTEX, LATE },
+	};
 
-	return cr_make_param_array(__u8, kinds, sizeof(kinds) / sizeof(kinds[0]));
+	return cr_make_param_array(struct found_case, c, sizeof(c) / sizeof(c[0]));
 }
 
-ParameterizedTest(__u8 *kind, prior, pending_and_final_stall_say_at_least)
+ParameterizedTest(struct found_case *c, prior, pending_and_final_stall_say_at_least)
 {
-	struct ls_mm lock = lock_at(0x55d0c0de1040ULL, *kind);
+	struct ls_mm lock = lock_at(0x55d0c0de1040ULL, c->kind);
+	const __u8 *kind = &c->kind;
 	const struct ls_stall *st;
 
-	wait_found(&lock, T(10), PRIOR);
+	wait_found(&lock, T(10), c->flags);
 	stream__tick(&efx.s, T(1100), LS_TICK_PERIODIC);
-	wait_over(&lock, T(10), T(1500), PRIOR);
+	wait_over(&lock, T(10), T(1500), c->flags);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 2);
 	st = fixture__stall(0);
 	cr_assert(st->pending);
 	cr_assert(st->began_before, "the pending report of a wait found at start-up");
+	cr_assert_eq(st->found_late, c->flags == LATE);
 	cr_assert_eq(st->start_ns, T(10), "its start is the scan's time");
 	cr_assert_eq(st->wait_ns, T(1100) - T(10));
 	cr_assert_eq(st->mm.kind, *kind);
@@ -94,6 +108,7 @@ ParameterizedTest(__u8 *kind, prior, pending_and_final_stall_say_at_least)
 	st = fixture__stall(1);
 	cr_assert_not(st->pending);
 	cr_assert(st->began_before, "the final stall of a wait found at start-up");
+	cr_assert_eq(st->found_late, c->flags == LATE);
 	cr_assert(st->acquired);
 	cr_assert_eq(st->start_ns, T(10));
 	cr_assert_eq(st->pending_reports, 1);
@@ -122,7 +137,7 @@ Test(prior, next_wait_is_exact)
 /* The flag changes nothing else: the same wait, holder and verdict, with or without it. */
 ParameterizedTestParameters(prior, only_the_bound_differs)
 {
-	static __u8 flags[] = { PRIOR, 0 };
+	static __u8 flags[] = { PRIOR, LATE, 0 };
 
 	return cr_make_param_array(__u8, flags, sizeof(flags) / sizeof(flags[0]));
 }
@@ -137,7 +152,8 @@ ParameterizedTest(__u8 *flags, prior, only_the_bound_differs)
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
-	cr_assert_eq(st->began_before, *flags == PRIOR);
+	cr_assert_eq(st->began_before, *flags != 0);
+	cr_assert_eq(st->found_late, *flags == LATE);
 	cr_assert_eq(st->wait_ns, T(500) - T(10));
 	cr_assert_eq(st->holders[0].task.tid, holder.tid);
 	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
@@ -152,15 +168,17 @@ ParameterizedTest(__u8 *flags, prior, only_the_bound_differs)
 struct deadlock_case {
 	__u8 flags_a, flags_b;
 	__u64 start_b;
-	bool began_before;
+	bool began_before, found_late;
 };
 
 ParameterizedTestParameters(prior, deadlock_from_its_last_wait)
 {
 	static struct deadlock_case c[] = {
-		{ PRIOR, PRIOR, T(1), true },
-		{ PRIOR, 0, T(2), false },
-		{ 0, 0, T(2), false },
+		{ PRIOR, PRIOR, T(1), true, false },
+		{ PRIOR, 0, T(2), false, false },
+		{ 0, 0, T(2), false, false },
+		/* the last wait's beginning lost: found late, a cycle all the same */
+		{ 0, LATE, T(2), true, true },
 	};
 
 	return cr_make_param_array(struct deadlock_case, c, sizeof(c) / sizeof(c[0]));
@@ -193,4 +211,5 @@ ParameterizedTest(struct deadlock_case *c, prior, deadlock_from_its_last_wait)
 	cr_assert_eq(st->verdict, LS_VERDICT_DEADLOCK);
 	cr_assert_eq(st->start_ns, c->start_b);
 	cr_assert_eq(st->began_before, c->began_before);
+	cr_assert_eq(st->found_late, c->found_late);
 }

@@ -240,6 +240,15 @@ Test(sink_json, began_before_tracing)
 		parse_lines(text, &l);
 		expect_s(l.v[0], "type", pending ? "pending" : "stall");
 		expect_b(l.v[0], "began_before_tracing", true);
+		expect_absent(l.v[0], "found_late");
+		free_lines(&l);
+		free(text);
+		/* found by a later scan: said so instead */
+		st.found_late = true;
+		text = json_of_stall(&st);
+		parse_lines(text, &l);
+		expect_b(l.v[0], "found_late", true);
+		expect_absent(l.v[0], "began_before_tracing");
 		free_lines(&l);
 		free(text);
 	}

@@ -839,6 +839,12 @@ Test(sink_text, began_before_tracing)
 		  "%s", text);
 	free(text);
 
+	st.found_late = true;
+	text = text_of_stall(&st, &default_opts);
+	cr_assert(strstr(text, "+1.234s STALL #4  >= 3s (found late)  mmap_lock write"), "%s", text);
+	free(text);
+	st.found_late = false;
+
 	st.began_before = false;
 	text = text_of_stall(&st, &default_opts);
 	cr_assert_null(strstr(text, "before tracing"), "%s", text);
