@@ -20,8 +20,11 @@ static void teardown(void)
 	e2e_watch__release(&w);
 }
 
-/* The lines of arr (stalls or pending reports) whose waiter is tid and verdict is verdict. */
-static size_t lines_of(const json_t *arr, json_int_t tid, const char *verdict,
+/*
+ * The lines of arr (stalls or pending reports) whose waiter is tid and
+ * whose string field key is value (key NULL: all of tid's).
+ */
+static size_t lines_of(const json_t *arr, json_int_t tid, const char *key, const char *value,
 		       const json_t **last)
 {
 	const json_t *st;
@@ -29,28 +32,7 @@ static size_t lines_of(const json_t *arr, json_int_t tid, const char *verdict,
 
 	json_array_foreach(arr, i, st) {
 		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid ||
-		    (verdict && strcmp(e2e_str(st, "verdict"), verdict)))
-			continue;
-		*last = st;
-		n++;
-	}
-	return n;
-}
-
-/*
- * The stalls of tid on a lock of this kind.  Its other waits are no
- * matter: on PREEMPT_RT the futex code's own spinlocks are rt_mutexes, and
- * under TCG the woken victim may wait on one past the threshold.
- */
-static size_t kind_lines_of(const json_t *arr, json_int_t tid, const char *kind,
-			    const json_t **last)
-{
-	const json_t *st;
-	size_t i, n = 0;
-
-	json_array_foreach(arr, i, st) {
-		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid ||
-		    strcmp(e2e_str(st, "lock"), kind))
+		    (key && strcmp(e2e_str(st, key), value)))
 			continue;
 		*last = st;
 		n++;
@@ -79,7 +61,8 @@ Test(prior, ab_ba_deadlock_before_tracing, .fini = teardown, .timeout = 240)
 			     "\"verdict\":\"deadlock\"", 0, NULL);
 	a = e2e_int(w.truth, "tid_a");
 	b = e2e_int(w.truth, "tid_b");
-	n = lines_of(w.stalls, a, "deadlock", &found) + lines_of(w.stalls, b, "deadlock", &found);
+	n = lines_of(w.stalls, a, "verdict", "deadlock", &found) +
+	    lines_of(w.stalls, b, "verdict", "deadlock", &found);
 	cr_assert_eq(n, 1, "%zu deadlock stalls, want 1", n);
 	expect_before_tracing(found, e2e_int(w.truth, "wait_ns"));
 	cr_assert_not(json_is_true(json_object_get(found, "acquired")));
@@ -112,7 +95,7 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
 	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
 			     "\"began_before_tracing\":true", 0, NULL);
 	victim = e2e_int(w.truth, "victim_tid");
-	n = lines_of(w.pending, victim, NULL, &rep);
+	n = lines_of(w.pending, victim, NULL, NULL, &rep);
 	cr_assert_geq(n, 1, "no pending report of the victim %lld", victim);
 	expect_before_tracing(rep, e2e_int(w.truth, "wait_ns"));
 	cr_assert_str_eq(e2e_str(rep, "lock"), "futex");
@@ -143,8 +126,13 @@ static const json_t *wait_that_ends(const char *workload, const char *const args
 	e2e_watch__run_after(&w, workload, args, "\"victim_waits\":true",
 			     "\"began_before_tracing\":true", SIGUSR1, NULL);
 	victim = e2e_int(w.truth, "victim_tid");
-	n = kind_lines_of(w.stalls, victim, kind, &st);
-	if (lines_of(w.stalls, victim, NULL, &any) != n)
+	/*
+	 * Its waits on other locks are no matter: on PREEMPT_RT the futex
+	 * code's own spinlocks are rt_mutexes, and under TCG the woken victim
+	 * may wait on one past the threshold.
+	 */
+	n = lines_of(w.stalls, victim, "lock", kind, &st);
+	if (lines_of(w.stalls, victim, NULL, NULL, &any) != n)
 		cr_log_info("the victim also waited on other locks, the last: %s",
 			    e2e_str(any, "lock"));
 	cr_assert_eq(n, 1, "%zu %s stalls of the victim %lld, want its one wait", n, kind, victim);
