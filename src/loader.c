@@ -136,7 +136,7 @@ struct loader {
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
 	struct prior_gate *prior_gate;	/* a scan is going on: none other starts */
 	__u64 misses_scanned;	/* recursion misses when the last scan was planned */
-	int late_scans;		/* scans still due after new misses */
+	int late_scans;		/* scans still due after new misses; < 0: one failed, no more */
 	bool said_locks;	/* what --locks cannot trace was said */
 	bool said_owners;	/* how lock owners are followed was said */
 	/* The vmscan and compaction tracepoints (CONFIG_MEMCG, CONFIG_COMPACTION): reclaim.bpf.h. */
@@ -1756,7 +1756,7 @@ int loader__late_waits(struct loader *l)
 	__u64 misses;
 	int err;
 
-	if (!loader_scans(l))
+	if (!loader_scans(l) || l->late_scans < 0)
 		return 0;
 	misses = loader_prog_misses(l);
 	if (misses > l->misses_scanned) {
@@ -1768,7 +1768,8 @@ int loader__late_waits(struct loader *l)
 	err = loader_prior_scan(l, true);
 	if (err == -EBUSY)
 		return 0;	/* the next period, after it */
-	l->late_scans--;
+	/* said on stderr once: it would fail the same way each time */
+	l->late_scans = err ? -1 : l->late_scans - 1;
 	return err;
 }
 

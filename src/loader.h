@@ -142,7 +142,8 @@ int loader__prior_waits(struct loader *l);
  * Each housekeeping period: when the kernel skipped runs of our programs
  * since the last look, a wait may have begun unseen; scan again (this
  * period and the next, as the task may not sleep yet), unless a scan is
- * still going.  Waits found then are LS_LOCK_F_LATE.  0 or negative errno.
+ * still going.  Waits found then are LS_LOCK_F_LATE.  0 or negative errno;
+ * a scan that could not start is said once, and no more are tried.
  */
 int loader__late_waits(struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *out);
