@@ -134,6 +134,7 @@ struct loader {
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
+	int interrupted;	/* loads or attaches a signal cut short (EAGAIN, EINTR) */
 	struct prior_gate *prior_gate;	/* a scan is going on: none other starts */
 	__u64 misses_scanned;	/* recursion misses when the last scan was planned */
 	int late_scans;		/* scans still due after new misses; < 0: one failed, no more */
@@ -838,6 +839,31 @@ static bool loader_prior_failed(struct loader *l, int err)
 				    "the kernel refused the scan", err);
 }
 
+/* How many loads a signal may cut short in a row: a reload storm, not a kernel's refusal. */
+#define LOADER_MAX_INTERRUPTED	64
+
+/*
+ * The verifier gives up with EAGAIN when a signal is pending (a SIGHUP from
+ * a reload while the programs load), which says nothing about the kernel:
+ * load again, as it was, rather than take it for a backend's or a
+ * feature's failure.  *retry: try again; false with an interrupted err: give up.
+ */
+static bool loader_interrupted(struct loader *l, int err, bool *retry)
+{
+	*retry = false;
+	if (err != -EAGAIN && err != -EINTR)
+		return false;
+	if (++l->interrupted > LOADER_MAX_INTERRUPTED) {
+		fprintf(stderr, "lockstall: loading the BPF programs was cut short by signals %d times: giving up\n",
+			LOADER_MAX_INTERRUPTED);
+		return true;
+	}
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	*retry = true;
+	return true;
+}
+
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
 {
 	int err;
@@ -1151,12 +1177,12 @@ static int loader_open_ring(struct loader *l)
  * Open, configure, load and attach; a backend that fails to load or
  * attach under --backend=auto gives way to the next (retry).
  */
-int loader__open(struct loader **out, const struct loader_opts *opts)
+static int loader_open(struct loader **out, const struct loader_opts *opts)
 {
 	/* CO-RE relocations against --btf's types when given. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct loader *l;
-	bool memcg, has_fault_tp = false;
+	bool memcg, has_fault_tp = false, again;
 	int err;
 
 	*out = NULL;
@@ -1185,6 +1211,8 @@ retry:
 	if (err)
 		goto cleanup;
 	err = lockstall_bpf__load(l->skel);
+	if (err && loader_interrupted(l, err, &again))
+		goto interrupted;
 	if (err) {
 		if (loader_cpu_time_failed(l, err) || loader_futex_fentry_failed(l, err) ||
 		    loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
@@ -1196,6 +1224,8 @@ retry:
 	if (err)
 		goto cleanup;
 	err = loader_attach(l);
+	if (err && loader_interrupted(l, err, &again))
+		goto interrupted;
 	if (err && (loader_futex_fentry_failed(l, err) ||
 		    loader_backend_failed(l, opts->backend, err)))
 		goto retry;
@@ -1210,8 +1240,25 @@ retry:
 	*out = l;
 	return 0;
 
+interrupted:
+	if (again)
+		goto retry;
 cleanup:
 	loader__free(l);
+	return err;
+}
+
+/* A reload (SIGHUP) while the programs load waits until they are in: it would only cut the load short. */
+int loader__open(struct loader **out, const struct loader_opts *opts)
+{
+	sigset_t reload, old;
+	int err;
+
+	sigemptyset(&reload);
+	sigaddset(&reload, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &reload, &old);
+	err = loader_open(out, opts);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 

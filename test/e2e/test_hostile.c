@@ -387,3 +387,61 @@ Test(hostile, signal_during_a_blocked_write)
 	free(want);
 	free(got);
 }
+
+/* sig has a handler in pid (SigCgt): sent before that, it would kill. */
+static bool signal_caught(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask;
+	bool caught = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1 && (mask & (1ULL << (sig - 1))))
+			caught = true;
+	fclose(f);
+	return caught;
+}
+
+/* A child that sends pid SIGHUP every 200 us until it is killed: a reload storm. */
+static pid_t reload_storm(pid_t pid)
+{
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (!child) {
+		while (!kill(pid, SIGHUP))
+			usleep(200);
+		_exit(0);
+	}
+	return child;
+}
+
+/*
+ * Reloads (SIGHUP, systemctl reload) while the programs load: the verifier
+ * gives up on a load with a signal pending, and that EAGAIN was taken for a
+ * backend this kernel cannot run.  lockstall must start tracing all the same.
+ */
+Test(hostile, reload_storm_during_start_up)
+{
+	const char *bin = e2e_require(true);
+	char *argv[] = { (char *)bin, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
+	pid_t storm;
+	int i;
+
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	for (i = 0; i < 10000000 && !signal_caught(p.pid, SIGHUP) && !e2e_proc__done(&p); i++)
+		sched_yield();
+	cr_assert(signal_caught(p.pid, SIGHUP), "lockstall never caught SIGHUP");
+	storm = reload_storm(p.pid);
+	wait_err(&p, "lockstall: tracing");
+	kill(storm, SIGKILL);
+	waitpid(storm, NULL, 0);
+	cr_assert_null(strstr(p.err.data, "does not work on this kernel"), "stderr:\n%s", p.err.data);
+	cr_assert_null(strstr(p.err.data, "without"), "a feature was dropped; stderr:\n%s", p.err.data);
+	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
+}
