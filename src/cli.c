@@ -19,7 +19,10 @@
 #include "engine/engine.h"
 #include "record/flight.h"
 #include "alert/metrics_http.h"
+#include "symbols/symbols.h"
 #include "util.h"
+
+#define LS_SYMBOL_MEMORY_MAX	(64ull << 30)
 
 enum opt_id {
 	OPT_HELP,
@@ -52,6 +55,7 @@ enum opt_id {
 	OPT_USER_STACKS,
 	OPT_STACK_COPY,
 	OPT_NO_STACKS,
+	OPT_SYMBOL_MEMORY,
 	OPT_FOLDED,
 	OPT_PENDING_AFTER,
 	OPT_PENDING_EVERY,
@@ -109,6 +113,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
+	{ 0, "symbol-memory", true, OPT_SYMBOL_MEMORY },
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
@@ -659,6 +664,13 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 		/* whole 8-byte words: the record's padding rule */
 		cfg->ustack_copy = (__u32)v & ~7u;
 		return 0;
+	case OPT_SYMBOL_MEMORY:
+		if (ls_parse_size(val, &v) || v < SYM_BUDGET_MIN || v > LS_SYMBOL_MEMORY_MAX)
+			return usage_error(err, cfg->cmd,
+					   "invalid size '%s' for %s: expected bytes from 1M to 64G, like 64M",
+					   val, opt);
+		cfg->symbol_memory = v;
+		return 0;
 	case OPT_BACKEND:
 		if (!name_index(val, ls_backend__name, &cfg->backend))
 			return 0;
@@ -1023,6 +1035,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
 "                       [--locks LIST] [--rt-priority PRIO]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
+"                       [--symbol-memory SIZE]\n"
 "                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
@@ -1119,7 +1132,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            512 to 32K)\n"
 "      --no-stacks           no stacks at all, kernel ones included, and so no\n"
 "                            names for locks (they come with the stacks: a\n"
-"                            futex's variable, a kernel lock's caller)\n"
+"                            futex's variable, a kernel lock's caller)\n""      --symbol-memory SIZE  memory for the files read to name frames and\n"
+"                            locks (default 64M, 1M to 64G); the bytes read\n"
+"                            per second are bounded by it too.  Names that do\n"
+"                            not fit come out unknown, counted at the end\n"
 "      --folded              print folded stacks of the stall time at the end\n"
 "                            instead (flamegraph.pl, speedscope)\n"
 "  -h, --help                show this help\n"

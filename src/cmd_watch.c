@@ -38,6 +38,7 @@
 #include "sinks/prometheus.h"
 #include "sinks/sinks.h"
 #include "resolve/stacks.h"
+#include "symbols/symbols.h"
 #include "record/trace_file.h"
 #include "timers.h"
 #include "util.h"
@@ -1068,6 +1069,7 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 	struct sink_opts po = { .filter_pid = so->pid };
 	struct stacks_opts sko = {
 		.live = true,
+		.symbol_memory = cfg->symbol_memory,
 		.on_maps = watch__record_maps,
 		.on_maps_ctx = w,
 	};
@@ -1276,6 +1278,17 @@ static int watch__close_recording(struct watch *w)
 	return 0;
 }
 
+/* Files the symbolizer left unread, once at the end: why some names are missing. */
+static void watch__say_unnamed(const struct stacks *sk)
+{
+	const struct sym_budget *b = sk ? stacks__budget(sk) : NULL;
+
+	if (b && (b->too_big || b->over_rate || b->churning || b->changed))
+		fprintf(stderr, "lockstall: names left out: %llu files over --symbol-memory, %llu reads deferred by its rate, %llu asks of files changing between asks, %llu files changed while read\n",
+			(unsigned long long)b->too_big, (unsigned long long)b->over_rate,
+			(unsigned long long)b->churning, (unsigned long long)b->changed);
+}
+
 static int watch__teardown(struct watch *w, int ret)
 {
 	watch__front_stop(w);
@@ -1285,6 +1298,7 @@ static int watch__teardown(struct watch *w, int ret)
 	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
 		ret = LS_EXIT_FAILURE;
 	session__destroy(&w->s);
+	watch__say_unnamed(w->stacks);
 	stacks__free(w->stacks);
 	cgroups__free(w->cgroups);
 	slo_rules__free(&w->rules);

@@ -649,6 +649,14 @@ int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
 	return syms_find(ef->dsyms, ef->ndsyms, vaddr, out);
 }
 
+void elf_file__drop_data(struct elf_file *ef)
+{
+	free(ef->dsyms);
+	ef->dsyms = NULL;
+	ef->ndsyms = 0;
+	ef->dsyms_read = true;
+}
+
 const char *elf_file__path(const struct elf_file *ef)
 {
 	return ef->path;

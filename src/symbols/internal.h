@@ -67,6 +67,8 @@ int elf_file__open_debug_with(struct elf_file **out, const __u8 *id, size_t len,
 			      const char *debug_root, struct sym_budget *b);
 /* The bytes ef holds: its copies of the files, segments and symbol tables. */
 size_t elf_file__cost(const struct elf_file *ef);
+/* Forget ef's data symbols for good (they did not fit the budget): no data names from it. */
+void elf_file__drop_data(struct elf_file *ef);
 
 /* Fill out as unknown, with status. */
 void ls_sym__unknown(struct ls_sym *out, enum ls_sym_status status);

@@ -354,6 +354,8 @@ const char *elf_file__sym_source(const struct elf_file *ef);
 /* ---- The facade ---------------------------------------------------------- */
 
 #define SYMBOLIZER_MAX_FILES	64	/* elf_files cached (open fds), default */
+#define SYMBOLIZER_CHURN_PATHS	64	/* paths whose changes between asks are followed */
+#define SYMBOLIZER_CHURN_MAX_SHIFT	10	/* a churning file is read once in 2^10 asks at least */
 
 struct symbolizer_opts {
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
