@@ -445,3 +445,100 @@ Test(hostile, reload_storm_during_start_up)
 	cr_assert_null(strstr(p.err.data, "without"), "a feature was dropped; stderr:\n%s", p.err.data);
 	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
 }
+
+/*
+ * The futex stalls on memfd_elf's lock: each names it by its symbol or not
+ * at all, never anything else; how many named.
+ */
+static size_t memfd_lock_stalls(const struct e2e_watch *run, size_t *named)
+{
+	const json_t *st, *lock, *name;
+	size_t i, n = 0;
+
+	*named = 0;
+	json_array_foreach(run->stalls, i, st) {
+		lock = json_object_get(st, "lock_id");
+		if (!lock || strcmp(e2e_str(lock, "addr"), e2e_str(run->truth, "lock")))
+			continue;
+		n++;
+		name = json_object_get(lock, "name");
+		if (!json_is_string(name))
+			continue;
+		cr_assert_str_eq(json_string_value(name), e2e_str(run->truth, "lock_name"),
+				 "a wrong name for the lock");
+		(*named)++;
+	}
+	return n;
+}
+
+/* The control: the copy left alone, its lock is named. */
+Test(hostile, memfd_elf_named_when_still)
+{
+	const char *const args[] = { "-d", "4", "--still", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	size_t named;
+
+	e2e_watch__run_with(&w, "memfd_elf", args, watch_args);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_assert_gt(named, 0, "the lock of a file left alone was never named");
+}
+
+/*
+ * A user's process maps a memfd copy of an ELF file, waits on a futex in
+ * it, and truncates and rewrites the copy without pause.  lockstall names
+ * the futex from the copy's symbol table: read through a mapping, the
+ * table faulted (SIGBUS) and watch died within seconds.  It must trace on,
+ * and name the lock rightly or not at all.
+ */
+Test(hostile, memfd_elf_shrunk_under_a_futex)
+{
+	const char *const args[] = { "-d", "4", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	size_t named;
+
+	e2e_watch__run_with(&w, "memfd_elf", args, watch_args);
+	cr_assert_eq(e2e_int(w.truth, "uid"), 65534);
+	cr_assert_gt(e2e_int(w.truth, "rewrites"), 0, "the workload rewrote nothing");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_log_info("%zu stalls on the lock named", named);
+}
+
+/* lockstall's peak resident memory (VmHWM), in kB, while it still runs. */
+static void peak_rss(struct e2e_watch *run, void *ctx)
+{
+	char path[64], line[256];
+	unsigned long long *kb = ctx;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)run->lockstall.pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "VmHWM: %llu kB", kb);
+	fclose(f);
+}
+
+/*
+ * The same futex in a copy with a large symbol table (half a million more
+ * data symbols, a 12 MB file), whose mtime changes every millisecond: a
+ * cache keyed by stat read it again for every stall, and kept each copy,
+ * hundreds of megabytes in seconds.  lockstall stays within its symbol
+ * memory (the default, 64M) and its bytes read per second, and traces on.
+ */
+Test(hostile, memfd_elf_touched_large_symtab)
+{
+	const char *const args[] = { "-d", "4", "--touch", "--symbols", "500000", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	unsigned long long kb = 0;
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = peak_rss, .ctx = &kb };
+	size_t named;
+
+	e2e_watch__run_opts(&w, "memfd_elf", args, &o);
+	cr_assert_gt(e2e_int(w.truth, "rewrites"), 0, "the workload touched nothing");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_log_info("peak RSS %llu kB; %zu stalls on the lock named", kb, named);
+	/* the budget, and room for everything else lockstall holds */
+	cr_assert_lt(kb, 160ull << 10, "peak RSS %llu kB", kb);
+}
