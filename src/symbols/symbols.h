@@ -13,6 +13,8 @@
  *							           (elf_file.c)
  *	symbolizer	the facade: a lazily loaded ksyms and a bounded cache of
  *			elf_files keyed by (build-id, path)       (symbolizer.c)
+ *	sym_budget	the bytes every cache of parsed files may hold and
+ *			read per second                           (common.c)
  *
  * Pure C and libelf: no libbpf, no global state, no printing.  Functions
  * return 0 or a negative errno.  Nothing here is thread-safe: one
@@ -39,7 +41,14 @@
  *    copies of one build apart (their debug links may differ).  The cache
  *    is bounded (SYMBOLIZER_MAX_FILES open files, least recently used
  *    first out) because each entry keeps a file descriptor open for the
- *    unwinder.
+ *    unwinder, and by the bytes it holds (struct sym_budget).
+ *
+ *  - A traced process owns the files it maps: it can shrink one (a mapping
+ *    of it then faults, SIGBUS), rewrite it while it is read, touch it
+ *    forever, or give it a symbol table of millions.  So a file is never
+ *    mapped, only read whole into private memory within the budget, and
+ *    checked for changes while it was read (no names then, never wrong
+ *    ones); a file that changes between asks is read ever more rarely.
  *
  *  - /proc/<pid>/maps is read outside the hot path, once per process that
  *    shows up in a stall record, and kept as text.  Reading it takes the
