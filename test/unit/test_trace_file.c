@@ -981,6 +981,54 @@ Test(trace_zstd, write_error_leaves_a_readable_file)
 	write_until_efbig(LS_TRACE_ZSTD_LEVEL, 8 * 1024, 500);
 }
 
+/* Two readers give the same metadata and the same records. */
+static void assert_same_recording(const char *a, const char *b)
+{
+	struct trace_reader *ra, *rb;
+	const char *ka, *kb, *va, *vb;
+	struct stream ga, gb;
+	size_t la, lb, i;
+
+	cr_assert_eq(trace_reader__open(&ra, a, tf.errf), 0, "%s", tf_err());
+	cr_assert_eq(trace_reader__open(&rb, b, tf.errf), 0, "%s", tf_err());
+	stream__init(&ga);
+	stream__init(&gb);
+	cr_assert_eq(read_all(ra, &ga), read_all(rb, &gb));
+	cr_assert_eq(ga.len, gb.len);
+	cr_assert_eq(memcmp(ga.buf, gb.buf, ga.len), 0, "%s and %s: records differ", a, b);
+	for (i = 0; !trace_reader__meta_at(ra, i, &ka, &va, &la); i++) {
+		cr_assert_eq(trace_reader__meta_at(rb, i, &kb, &vb, &lb), 0, "%s: fewer metadata", b);
+		cr_assert_str_eq(ka, kb);
+		cr_assert(la == lb && !memcmp(va, vb, la), "%s differs", ka);
+	}
+	cr_assert_neq(trace_reader__meta_at(rb, i, &kb, &vb, &lb), 0, "%s: more metadata", b);
+	cr_assert_eq(trace_reader__status(ra) | trace_reader__status(rb), 0, "%s", tf_err());
+	cr_assert(trace_reader__compressed(rb));
+	stream__free(&ga);
+	stream__free(&gb);
+	trace_reader__close(ra);
+	trace_reader__close(rb);
+}
+
+/*
+ * test/data/golden-zstd.lst: the golden run, compressed as record writes
+ * it; it holds what test/data/golden.lst holds (so it reports the same).
+ * LOCKSTALL_REGEN_GOLDEN=1 (make golden) writes it anew.
+ */
+Test(trace_zstd, committed_recording_reads_as_the_raw_one)
+{
+	char raw[256], z[256];
+
+	snprintf(raw, sizeof(raw), "%s/golden.lst", trace_fixture__data_dir());
+	snprintf(z, sizeof(z), "%s/golden-zstd.lst", trace_fixture__data_dir());
+	if (getenv("LOCKSTALL_REGEN_GOLDEN")) {
+		trace_fixture__stream(&tf.s);
+		cr_assert_eq(trace_fixture__write_level(z, &tf.s, LS_TRACE_ZSTD_LEVEL), 0);
+		chmod(z, 0644);
+	}
+	assert_same_recording(raw, z);
+}
+
 TestSuite(create_file, .init = tf_setup, .fini = tf_teardown);
 
 Test(create_file, new_file_is_private)
