@@ -718,6 +718,7 @@ struct trace_reader {
 	size_t zin_alloc;
 	ZSTD_inBuffer zib;
 	__u64 zused;		/* file bytes used */
+	__u64 zmade;		/* bytes they inflated to */
 	bool zeof;
 	bool zmid;		/* inside a frame (or its header): its end not seen */
 	const char *zerr;	/* why decompressing stopped, if it did */
@@ -763,8 +764,14 @@ static ssize_t reader__inflate(struct trace_reader *r, unsigned char *dst, size_
 		in_was = r->zib.pos;
 		ret = ZSTD_decompressStream(r->zd, &out, &r->zib);
 		r->zused += r->zib.pos - in_was;
+		r->zmade += out.pos - out_was;
 		if (ZSTD_isError(ret)) {
 			reader__zerr(r, ret);
+			break;
+		}
+		/* a few bytes that inflate to gigabytes of skipped chunks: no recording does that */
+		if (r->zmade > LS_TRACE_ZSTD_RATIO_FROM && r->zmade / LS_TRACE_ZSTD_RATIO_MAX > r->zused) {
+			r->zerr = "it inflates over 4096 times: not what lockstall writes";
 			break;
 		}
 		if (r->zib.pos == in_was && out.pos == out_was) {

@@ -25,7 +25,7 @@
  * stream; each writer flush ends a frame, so a file cut short still reads
  * up to its last whole frame (and the whole blocks of the next).  Readers
  * tell the two apart by the first four bytes (zstd's magic) and bound the
- * window a frame may ask for.
+ * window a frame may ask for and how much a stream may inflate.
  */
 #ifndef LOCKSTALL_TRACE_FILE_H
 #define LOCKSTALL_TRACE_FILE_H
@@ -44,6 +44,8 @@
 #define LS_TRACE_ZSTD_LEVEL	3		/* the default compression level */
 #define LS_TRACE_ZSTD_LEVEL_MAX	19		/* zstd's levels past it need larger windows */
 #define LS_TRACE_ZSTD_WINDOW_LOG_MAX 23		/* readers refuse frames wanting over 8 MiB */
+#define LS_TRACE_ZSTD_RATIO_MAX	4096		/* ... and streams that inflate more, */
+#define LS_TRACE_ZSTD_RATIO_FROM (64u << 20)	/* once this much came out */
 
 enum ls_trace_chunk_type {
 	LS_CHUNK_RECORDS = 1,

@@ -939,6 +939,56 @@ static size_t zstd_raw_frame(unsigned char *out, unsigned char window, const voi
 	return 9 + len;
 }
 
+/* A zstd block: raw (the bytes) or RLE (one byte, n times); last ends the frame. */
+static size_t zstd_block(unsigned char *out, bool rle, bool last, const void *p, size_t n)
+{
+	__u32 bh = (last ? 1 : 0) | (rle ? 2 : 0) | (__u32)n << 3;
+
+	out[0] = bh & 0xff;
+	out[1] = bh >> 8 & 0xff;
+	out[2] = bh >> 16 & 0xff;
+	memcpy(out + 3, p, rle ? 1 : n);
+	return 3 + (rle ? 1 : n);
+}
+
+/*
+ * A few kilobytes that inflate to 80 MiB of chunks a reader skips (an
+ * unknown type, their CRCs right): refused once past the bound, not read
+ * to the end.
+ */
+Test(trace_zstd, inflating_too_much_is_refused)
+{
+	const size_t chunk = 16u << 20, block = 128u << 10;
+	struct ls_trace_chunk_hdr h = { .type = 99, .len = (__u32)chunk };
+	unsigned char *fill = malloc(chunk), *z = malloc(64 << 10), hdr[64];
+	unsigned int status = 0;
+	size_t len, i, k;
+
+	cr_assert(fill && z);
+	memset(fill, 0x08, chunk);
+	h.crc = ls_crc32(0, fill, chunk);
+	h.hdr_crc = ls_crc32(0, &h, 12);
+	memcpy(z, zstd_magic, 4);
+	z[4] = 0;
+	z[5] = (20 - 10) << 3;
+	len = 6;
+	for (i = 0; i < 5; i++) {
+		size_t n = 0;
+
+		if (!i)
+			n = file_hdr(hdr, LS_TRACE_FORMAT, LS_ABI_VERSION, 24);
+		memcpy(hdr + n, &h, sizeof(h));
+		len += zstd_block(z + len, false, false, hdr, n + sizeof(h));
+		for (k = 0; k < chunk / block; k++)
+			len += zstd_block(z + len, true, i == 4 && k == chunk / block - 1, fill, block);
+	}
+	cr_assert_eq(replay_mem(z, len, NULL, &status), 0, "%s", tf_err());
+	cr_assert(status & LS_TRACE_CORRUPT, "status %#x: %s", status, tf_err());
+	cr_assert_not_null(strstr(tf_err(), "inflates over 4096 times"), "%s", tf_err());
+	free(fill);
+	free(z);
+}
+
 /* A frame that asks for a window past the bound is refused, not allocated. */
 Test(trace_zstd, window_is_bounded)
 {
