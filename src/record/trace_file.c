@@ -737,7 +737,7 @@ static size_t reader__raw(struct trace_reader *r, unsigned char *dst, size_t len
 static void reader__zerr(struct trace_reader *r, size_t ret)
 {
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
-		r->zerr = "a frame asks for a window over 8 MiB";
+		r->zerr = "a frame asks for a window over 8 MiB: decompress it with zstd -d first";
 	else
 		r->zerr = ZSTD_getErrorName(ret);
 }
@@ -1154,7 +1154,7 @@ static int reader__header(struct trace_reader *r)
 		return (int)n;
 	}
 	if ((size_t)n < sizeof(h) && r->zerr) {
-		say(r->err, "%s: zstd-compressed, but corrupt from its start (zstd: %s): nothing to read",
+		say(r->err, "%s: zstd-compressed, but unreadable from its start (zstd: %s): nothing to read",
 		    r->name, r->zerr);
 		return -EINVAL;
 	}
