@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "engine/engine.h"
 #include "record/flight.h"
+#include "record/trace_file.h"
 #include "alert/metrics_http.h"
 #include "symbols/symbols.h"
 #include "util.h"
@@ -69,6 +70,7 @@ enum opt_id {
 	OPT_PER_PID,
 	OPT_HIST_MIN,
 	OPT_RT_PRIORITY,
+	OPT_COMPRESS,
 };
 
 struct opt_def {
@@ -97,6 +99,7 @@ static const struct opt_def watch_opts[] = {
 	{ 'o', "output", true, OPT_OUTPUT },
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 0, "compress", true, OPT_COMPRESS },
 	{ 0, "slo", true, OPT_SLO },
 	{ 0, "rules", true, OPT_RULES },
 	{ 0, "exec", false, OPT_EXEC },
@@ -133,6 +136,7 @@ static const struct opt_def record_opts[] = {
 	{ 'p', "pid", true, OPT_PID },
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 0, "compress", true, OPT_COMPRESS },
 	{ 'v', "verbose", false, OPT_VERBOSE },
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
@@ -282,6 +286,7 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
+	cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
 }
 
 /*
@@ -492,6 +497,29 @@ static int parse_window(struct ls_config *cfg, FILE *err, enum opt_id id, const 
 	return 0;
 }
 
+/* --compress none, zstd or zstd:LEVEL: how recordings are written. */
+static int parse_compress(struct ls_config *cfg, FILE *err, const char *opt, const char *val)
+{
+	__u64 v;
+
+	cfg->compress_set = true;
+	if (!strcmp(val, "none")) {
+		cfg->compress_level = 0;
+		return 0;
+	}
+	if (!strcmp(val, "zstd")) {
+		cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
+		return 0;
+	}
+	if (!strncmp(val, "zstd:", 5) && !ls_parse_u64(val + 5, LS_TRACE_ZSTD_LEVEL_MAX, &v) && v) {
+		cfg->compress_level = (int)v;
+		return 0;
+	}
+	return usage_error(err, cfg->cmd,
+			   "invalid compression '%s' for %s: expected none, zstd or zstd:LEVEL (1 to %d)",
+			   val, opt, LS_TRACE_ZSTD_LEVEL_MAX);
+}
+
 /* Where the findings go and in which form. */
 static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
 			    const char *val)
@@ -502,6 +530,8 @@ static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, co
 	switch (id) {
 	case OPT_OUTPUT:
 		return parse_name(cfg, err, opt, val, "file", &cfg->output);
+	case OPT_COMPRESS:
+		return parse_compress(cfg, err, opt, val);
 	case OPT_TOP:
 		if (ls_parse_u64(val, UINT32_MAX, &v))
 			return usage_error(err, cfg->cmd,
@@ -797,6 +827,9 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
 			return usage_error(err, cfg->cmd, "%s goes with -o FILE",
 					   cfg->force ? "--force" : "--no-cmdline");
+		if (cfg->compress_set && !cfg->output && !cfg->flight_dir)
+			return usage_error(err, cfg->cmd,
+					   "--compress goes with -o FILE or --flight-recorder DIR");
 		if (cfg->exec_argv && cfg->exec_file)
 			return usage_error(err, cfg->cmd, "--exec and --exec-file: give one hook");
 		if (cfg->metrics_interval_ns && !cfg->metrics_file && !cfg->metrics_listen)
@@ -1025,7 +1058,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall watch [-d DURATION] [-t THRESHOLD] [-p PID] [--json] [--top N]\n"
 "                       [--per-pid] [--hist-min DURATION]\n"
-"                       [-o FILE [--force] [--no-cmdline]]\n"
+"                       [-o FILE [--force] [--no-cmdline]] [--compress MODE]\n"
 "                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
 "                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
 "                       [--exec-timeout DURATION] [--exec-limit N]\n"
@@ -1064,6 +1097,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            report' later (see 'lockstall record --help')\n"
 "      --force               replace FILE if it exists (never through a symlink)\n"
 "      --no-cmdline          do not read the command lines of the processes seen\n"
+"      --compress MODE       how FILE and the flight recordings are written:\n"
+"                            zstd (default, level 3), zstd:LEVEL (1 to 19) or\n"
+"                            none (raw); report reads them all\n"
 "      --pending-after DURATION\n"
 "                            report a wait still going on after DURATION\n"
 "                            (default 1s, never below the threshold): PENDING\n"
@@ -1205,7 +1241,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 	if (cmd == LS_CMD_RECORD) {
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
-"                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
+"                        [--no-cmdline] [--compress MODE]\n"
+"                        [--backend BACKEND] [--btf FILE]\n"
 "                        [--task-state WHERE] [--locks LIST] [--rt-priority PRIO]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
@@ -1227,6 +1264,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --no-cmdline          do not read /proc/PID/cmdline of the processes seen\n"
 "                            (read once per process, at the end: it takes that\n"
 "                            process's mmap_lock)\n"
+"      --compress MODE       zstd (default, level 3), zstd:LEVEL (1 to 19) or\n"
+"                            none (the raw format): a zstd frame ends every\n"
+"                            second, so a file cut short still reads\n"
 "  -v, --verbose             libbpf messages on stderr\n"
 "      --backend BACKEND     auto (default), tracepoint, fentry or kprobe: as\n"
 "                            for watch; the one used is in the recording\n"
@@ -1243,7 +1283,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -h, --help                show this help\n"
 "\n"
 "Exit status: 0 done, 1 tracing or writing failed (the file then ends at its\n"
-"last whole chunk and still reads), 2 bad command line.\n"
+"last whole chunk, or frame, and still reads), 2 bad command line.\n"
 "\n"
 "Examples:\n"
 "  lockstall record -o incident.lst -d 60s\n"

@@ -74,6 +74,8 @@ struct ls_config {
 	const char *output;	/* -o: NULL for watch without a file, report to stdout */
 	bool force;		/* --force: replace an existing output file */
 	bool no_cmdline;	/* --no-cmdline: do not read /proc/PID/cmdline at the end */
+	int compress_level;	/* --compress (record, watch -o, flight recorder): zstd level, 0 none */
+	bool compress_set;	/* --compress given */
 	/* report */
 	const char *input;	/* the recording */
 	bool threshold_set;	/* -t given: else the recording's */

@@ -619,7 +619,8 @@ static int watch__flight_file(struct watch *w)
 		return rc;
 	}
 	watch__record_run(w, &run);
-	rc = record_meta__start(tw, &run);
+	rc = trace_writer__compress(tw, cfg->compress_level);
+	rc = rc ?: record_meta__start(tw, &run);
 	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
 	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
 	if (rc)
@@ -1147,6 +1148,8 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 	if (cfg->output) {
 		if (trace_writer__create(&w->writer, cfg->output, cfg->force, stderr) < 0)
 			return LS_EXIT_FAILURE;
+		/* the level was checked by cli.c, and nothing is written yet */
+		trace_writer__compress(w->writer, cfg->compress_level);
 		w->s.writer = w->writer;
 		w->s.stop_on_write_error = watch__file_only(w);
 	}

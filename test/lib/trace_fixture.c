@@ -118,6 +118,12 @@ static void name_one(void *ctx, __u32 tgid, const char comm[LS_COMM_LEN])
 
 int trace_fixture__write(const char *path, const struct stream *s)
 {
+	/* test/data/golden.lst stays in the raw format: old files must keep reading */
+	return trace_fixture__write_level(path, s, 0);
+}
+
+int trace_fixture__write_level(const char *path, const struct stream *s, int level)
+{
 	struct trace_writer *w;
 	size_t off = 0, i;
 	int err;
@@ -126,6 +132,11 @@ int trace_fixture__write(const char *path, const struct stream *s)
 	err = trace_writer__create(&w, path, false, stderr);
 	if (err)
 		return err;
+	err = trace_writer__compress(w, level);
+	if (err) {
+		trace_writer__close(w);
+		return err;
+	}
 	trace_writer__meta_str(w, "lockstall.version", "golden");
 	trace_writer__meta_str(w, "host", "golden-host");
 	trace_writer__meta_str(w, "kernel.release", "6.18.0-golden");

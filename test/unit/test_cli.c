@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "cli.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 /*
@@ -71,6 +72,8 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " force");
 	if (c->no_cmdline)
 		fprintf(f, " nocmd");
+	if (c->compress_level != LS_TRACE_ZSTD_LEVEL)
+		fprintf(f, " zstd=%d", c->compress_level);
 	if (c->has_from)
 		fprintf(f, " from=%llu", (unsigned long long)c->from_ns);
 	if (c->has_to)
@@ -186,6 +189,20 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --no-cmdline", 2, "--no-cmdline goes with -o FILE", "watch" },
 		{ "watch -o", 2, "option '-o' needs a value", "watch" },
 		{ "watch --output=", 2, "empty file name for --output", "watch" },
+		/* --compress: recordings are zstd at level 3 unless said otherwise */
+		{ "watch -o run.lst --compress=none", 0, "watch o=run.lst zstd=0", "" },
+		{ "watch -o run.lst --compress zstd", 0, "watch o=run.lst", "" },
+		{ "watch -o run.lst --compress=zstd:19", 0, "watch o=run.lst zstd=19", "" },
+		{ "watch --compress=none", 2, "--compress goes with -o FILE or --flight-recorder DIR",
+		  "watch" },
+		{ "record -o r.lst --compress=zstd:1", 0, "record o=r.lst zstd=1", "" },
+		{ "record -o r.lst --compress=zstd:0", 2,
+		  "invalid compression 'zstd:0' for --compress: expected none, zstd or zstd:LEVEL (1 to 19)",
+		  "record" },
+		{ "record -o r.lst --compress=zstd:20", 2, "invalid compression 'zstd:20'", "record" },
+		{ "record -o r.lst --compress=gzip", 2, "invalid compression 'gzip'", "record" },
+		{ "record -o r.lst --compress=zstd:", 2, "invalid compression 'zstd:'", "record" },
+		{ "report r.lst --compress=none", 2, "unknown option '--compress'", "report" },
 		/* record */
 		{ "record -o r.lst", 0, "record o=r.lst", "" },
 		{ "record -o r.lst -d 30s -t 1ms -p 42 --force --no-cmdline -v", 0,
@@ -354,7 +371,7 @@ Test(cli, record_and_report_help)
 	char *rec = usage_text(LS_CMD_RECORD), *rep = usage_text(LS_CMD_REPORT);
 	static const char *const rec_must[] = {
 		"Usage: lockstall record -o FILE", "-d, --duration", "-t, --threshold", "--force",
-		"--no-cmdline", "mmap_lock", "Exit status:",
+		"--no-cmdline", "mmap_lock", "--compress MODE", "zstd:LEVEL", "Exit status:",
 	};
 	static const char *const rep_must[] = {
 		"Usage: lockstall report FILE", "--format", "text (default) or json", "--from",
