@@ -274,7 +274,8 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->top = LS_DEFAULT_TOP;
 	cfg->hist_min_ns = LS_DEFAULT_HIST_MIN_NS;
 	cfg->stacks = true;
-	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
+	/* all the kernel supports, futexes where cheap: the loader says what not */
+	cfg->locks = LS_LOCKS_ALL | LS_LOCKS_DEFAULT;
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 }
@@ -1102,11 +1103,12 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            hash (a hash map, for 5.10; the default there)\n"
 "      --locks LIST          which locks to trace, comma-separated: mmap\n"
 "                            (always), futex (pthread mutexes and other\n"
-"                            user-space locks: every syscall then costs a\n"
-"                            little more), kernel (the kernel's mutexes,\n"
-"                            rwsems, rt_mutexes and percpu-rwsems, 5.19+),\n"
-"                            all (default: all the kernel supports; what\n"
-"                            cannot be traced is said on stderr)\n"
+"                            user-space locks: where the kernel refuses\n"
+"                            fentry, every syscall then costs more), kernel\n"
+"                            (the kernel's mutexes, rwsems, rt_mutexes and\n"
+"                            percpu-rwsems, 5.19+), all.  Default: all the\n"
+"                            kernel supports, futexes only by fentry; what\n"
+"                            is not traced is said on stderr\n"
 "      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): where busy\n"
 "                            real-time tasks leave lockstall too little CPU\n"
 "                            to keep up and events are lost (stderr says so)\n"
@@ -1216,7 +1218,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
-"      --locks LIST          mmap, futex, kernel, all (default): as for watch\n"
+"      --locks LIST          mmap, futex, kernel, all: as for watch\n"
 "      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"

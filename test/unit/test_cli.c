@@ -61,7 +61,7 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " interval=%llu", (unsigned long long)c->interval_ns);
 	if (c->count)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
-	if (c->locks != LS_LOCKS_ALL)
+	if (c->locks != (LS_LOCKS_ALL | LS_LOCKS_DEFAULT))
 		fprintf(f, " locks=%u", c->locks);
 	if (c->rt_priority)
 		fprintf(f, " fifo=%u", c->rt_priority);
@@ -240,12 +240,12 @@ ParameterizedTestParameters(cli, parse)
 		{ "report r.lst --force", 2, "--force goes with -o FILE", "report" },
 		{ "report r.lst -d 5", 2, "unknown option '-d'", "report" },
 		{ "report r.lst -t 0s", 2, "invalid threshold '0s' for -t", "report" },
-		/* --locks: mmap_lock always; the default is all that can be traced */
+		/* --locks: mmap_lock always; the default is all that can be traced cheaply */
 		{ "watch --locks mmap", 0, "watch locks=1", "" },
 		{ "watch --locks futex", 0, "watch locks=3", "" },
 		{ "watch --locks kernel", 0, "watch locks=5", "" },
-		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record o=r.lst", "" },
-		{ "watch --locks all", 0, "watch", "" },
+		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record locks=7 o=r.lst", "" },
+		{ "watch --locks all", 0, "watch locks=7", "" },
 		{ "watch --locks futex,,", 0, "watch locks=3", "" },
 		{ "watch --locks mutex", 2, "invalid lock list 'mutex' for --locks", "watch" },
 		{ "report r.lst --locks futex", 2, "unknown option '--locks'", "report" },
