@@ -276,6 +276,7 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->stacks = true;
 	/* all the kernel supports, futexes where cheap: the loader says what not */
 	cfg->locks = LS_LOCKS_ALL | LS_LOCKS_DEFAULT;
+	cfg->rt_priority = LS_DEFAULT_RT_PRIORITY;
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 }
@@ -672,11 +673,12 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 	case OPT_LOCKS:
 		return parse_locks(val, opt, cfg, err);
 	case OPT_RT_PRIORITY:
-		if (ls_parse_u64(val, 99, &v) || !v)
+		if (ls_parse_u64(val, 99, &v))
 			return usage_error(err, cfg->cmd,
-					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99",
+					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99, or 0 for none",
 					   val, opt);
 		cfg->rt_priority = (unsigned int)v;
+		cfg->rt_priority_set = true;
 		return 0;
 	case OPT_TASK_STATE:
 		if (!name_index(val, ls_task_state__name, &cfg->task_state))
@@ -1109,9 +1111,11 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            percpu-rwsems, 5.19+), all.  Default: all the\n"
 "                            kernel supports, futexes only by fentry; what\n"
 "                            is not traced is said on stderr\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): where busy\n"
-"                            real-time tasks leave lockstall too little CPU\n"
-"                            to keep up and events are lost (stderr says so)\n"
+"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99; 0: as started):\n"
+"                            where busy real-time tasks leave lockstall too\n"
+"                            little CPU to keep up and events are lost\n"
+"                            (stderr says so).  Default 1: the reading thread\n"
+"                            only, above normal tasks, below real-time ones\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -1219,7 +1223,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
 "      --locks LIST          mmap, futex, kernel, all: as for watch\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): as for watch\n"
+"      --rt-priority PRIO    SCHED_FIFO PRIO (0-99, default 1): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

@@ -63,7 +63,7 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
 	if (c->locks != (LS_LOCKS_ALL | LS_LOCKS_DEFAULT))
 		fprintf(f, " locks=%u", c->locks);
-	if (c->rt_priority)
+	if (c->rt_priority != LS_DEFAULT_RT_PRIORITY || c->rt_priority_set)
 		fprintf(f, " fifo=%u", c->rt_priority);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
@@ -253,7 +253,7 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --rt-priority 50", 0, "watch fifo=50", "" },
 		{ "record -o r.lst --rt-priority=1", 0, "record fifo=1 o=r.lst", "" },
 		{ "watch --rt-priority 99", 0, "watch fifo=99", "" },
-		{ "watch --rt-priority 0", 2, "invalid priority '0' for --rt-priority", "watch" },
+		{ "watch --rt-priority 0", 0, "watch fifo=0", "" },
 		{ "watch --rt-priority 100", 2, "invalid priority '100' for --rt-priority", "watch" },
 		{ "watch --rt-priority high", 2, "invalid priority 'high' for --rt-priority", "watch" },
 		{ "report r.lst --rt-priority 5", 2, "unknown option '--rt-priority'", "report" },
