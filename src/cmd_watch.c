@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -823,6 +824,12 @@ static int watch__housekeep(struct watch *w, __u64 now)
 	int rc;
 
 	watch__note_cpu(w, now);
+	/*
+	 * What the engine and the loader freed (the kernel's BTF after the
+	 * load, tables of tasks gone) goes back to the system, not kept in
+	 * the heap's holes: memory follows the live tasks.
+	 */
+	malloc_trim(0);
 	/* said on stderr when it fails: the next period tries again */
 	loader__late_waits(w->loader);
 	if (w->front && w->front->progress) {
