@@ -283,7 +283,9 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->top = LS_DEFAULT_TOP;
 	cfg->hist_min_ns = LS_DEFAULT_HIST_MIN_NS;
 	cfg->stacks = true;
-	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
+	/* all the kernel supports, futexes where cheap: the loader says what not */
+	cfg->locks = LS_LOCKS_ALL | LS_LOCKS_DEFAULT;
+	cfg->rt_priority = LS_DEFAULT_RT_PRIORITY;
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
 	cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
@@ -713,11 +715,12 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 	case OPT_LOCKS:
 		return parse_locks(val, opt, cfg, err);
 	case OPT_RT_PRIORITY:
-		if (ls_parse_u64(val, 99, &v) || !v)
+		if (ls_parse_u64(val, 99, &v))
 			return usage_error(err, cfg->cmd,
-					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99",
+					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99, or 0 for none",
 					   val, opt);
 		cfg->rt_priority = (unsigned int)v;
+		cfg->rt_priority_set = true;
 		return 0;
 	case OPT_TASK_STATE:
 		if (!name_index(val, ls_task_state__name, &cfg->task_state))
@@ -1151,14 +1154,17 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            hash (a hash map, for 5.10; the default there)\n"
 "      --locks LIST          which locks to trace, comma-separated: mmap\n"
 "                            (always), futex (pthread mutexes and other\n"
-"                            user-space locks: every syscall then costs a\n"
-"                            little more), kernel (the kernel's mutexes,\n"
-"                            rwsems, rt_mutexes and percpu-rwsems, 5.19+),\n"
-"                            all (default: all the kernel supports; what\n"
-"                            cannot be traced is said on stderr)\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): where busy\n"
-"                            real-time tasks leave lockstall too little CPU\n"
-"                            to keep up and events are lost (stderr says so)\n"
+"                            user-space locks: where the kernel refuses\n"
+"                            fentry, every syscall then costs more), kernel\n"
+"                            (the kernel's mutexes, rwsems, rt_mutexes and\n"
+"                            percpu-rwsems, 5.19+), all.  Default: all the\n"
+"                            kernel supports, futexes only by fentry; what\n"
+"                            is not traced is said on stderr\n"
+"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99; 0: as started):\n"
+"                            where busy real-time tasks leave lockstall too\n"
+"                            little CPU to keep up and events are lost\n"
+"                            (stderr says so).  Default 1: the reading thread\n"
+"                            only, above normal tasks, below real-time ones\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -1272,8 +1278,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
-"      --locks LIST          mmap, futex, kernel, all (default): as for watch\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): as for watch\n"
+"      --locks LIST          mmap, futex, kernel, all: as for watch\n"
+"      --rt-priority PRIO    SCHED_FIFO PRIO (0-99, default 1): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"

@@ -21,6 +21,8 @@
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
+/* The live loop's SCHED_FIFO priority: above every normal task, below real-time work */
+#define LS_DEFAULT_RT_PRIORITY	1
 /* Histograms whose every sample stayed under this are only counted: they say "all was well". */
 #define LS_DEFAULT_HIST_MIN_NS	(1000 * 1000ULL)
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
@@ -119,6 +121,7 @@ struct ls_config {
 	bool pending_every_set;
 	__u8 locks;		/* --locks: LS_LOCKS_* */
 	unsigned int rt_priority;	/* --rt-priority: run at SCHED_FIFO this (1..99); 0: as started */
+	bool rt_priority_set;	/* given: a failure to get it is an error, and threads inherit it */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

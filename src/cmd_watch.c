@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -75,6 +76,7 @@ struct watch {
 	__u64 lost_seen;	/* drops at the last housekeeping */
 	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
 	bool starved_told;	/* ... said on stderr */
+	unsigned int fifo;	/* the SCHED_FIFO priority it runs at; 0: none */
 	bool write_told;	/* the write error has been reported */
 	__u64 start_ns;		/* for progress */
 	const struct ls_config *cfg;
@@ -491,7 +493,7 @@ static void watch__note_cpu(struct watch *w, __u64 now)
 /* Why events were lost, when it was that this thread got too little CPU: once. */
 static void watch__tell_starved(struct watch *w)
 {
-	unsigned int prio = w->cfg->rt_priority;
+	unsigned int prio = w->fifo;
 
 	if (w->starved_told || w->cpu.worst_pct < READER_CPU_STARVED_PCT)
 		return;
@@ -824,6 +826,12 @@ static int watch__housekeep(struct watch *w, __u64 now)
 	int rc;
 
 	watch__note_cpu(w, now);
+	/*
+	 * What the engine and the loader freed (the kernel's BTF after the
+	 * load, tables of tasks gone) goes back to the system, not kept in
+	 * the heap's holes: memory follows the live tasks.
+	 */
+	malloc_trim(0);
 	/* said on stderr when it fails: the next period tries again */
 	loader__late_waits(w->loader);
 	if (w->front && w->front->progress) {
@@ -1319,6 +1327,34 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	return watch__run(cfg, stop, reload, out, NULL);
 }
 
+/*
+ * The loop's SCHED_FIFO priority, so that busy real-time work does not
+ * starve the ring's reader.  Asked for: the threads and hooks started
+ * later inherit it, and not getting it ends the run.  The default is this
+ * thread's only, and without it (no CAP_SYS_NICE) the run goes on, said.
+ */
+static int watch__set_fifo(struct watch *w)
+{
+	const struct ls_config *cfg = w->cfg;
+	int ret;
+
+	if (!cfg->rt_priority)
+		return 0;
+	ret = reader_cpu__set_fifo(cfg->rt_priority, !cfg->rt_priority_set);
+	if (!ret) {
+		w->fifo = cfg->rt_priority;
+		return 0;
+	}
+	if (cfg->rt_priority_set) {
+		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
+			cfg->rt_priority, strerror(-ret));
+		return ret;
+	}
+	fprintf(stderr, "lockstall: runs at its normal priority, not SCHED_FIFO %u (the default --rt-priority): %s: busy real-time tasks may starve it\n",
+		cfg->rt_priority, strerror(-ret));
+	return 0;
+}
+
 int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	       volatile sig_atomic_t *reload, FILE *out, const struct watch_front *front)
 {
@@ -1352,12 +1388,9 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;
 
-	/* first: the threads started later (maps reader, the scan) inherit it */
-	if (cfg->rt_priority && (ret = reader_cpu__set_fifo(cfg->rt_priority))) {
-		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
-			cfg->rt_priority, strerror(-ret));
+	/* first: with --rt-priority, the threads started later inherit it */
+	if (watch__set_fifo(&w))
 		return LS_EXIT_FAILURE;
-	}
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
 	if (front && front->pending_after_ns)

@@ -131,6 +131,7 @@ struct loader {
 	bool has_futex_waitv_fn;	/* __x64_sys_futex_waitv in the kernel's BTF (5.16+) */
 	bool has_futex_wait2_fn;	/* __x64_sys_futex_wait, futex2's, in the kernel's BTF (6.7+) */
 	bool futex_fentry;	/* futex calls by fentry and fexit, not the syscall tracepoints */
+	char futex_off[320];	/* why futexes are off by default here; "": they are not */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
@@ -605,6 +606,8 @@ static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8
 		return "";
 	if (l->hash)
 		return "no task storage";
+	if (bit == LS_LOCKS_FUTEX && l->futex_off[0])
+		return l->futex_off;
 	if (bit == LS_LOCKS_KERNEL && !l->has_contention_tp)
 		return "the kernel has no lock:contention_begin/end tracepoints (5.19+)";
 	return NULL;
@@ -665,6 +668,12 @@ static void loader_futex_choose(struct loader *l, const struct loader_opts *opts
 		why = refused;
 	}
 	l->futex_fentry = !why;
+	if (why && (opts->locks & LS_LOCKS_DEFAULT)) {
+		snprintf(l->futex_off, sizeof(l->futex_off),
+			 "not by default where only the syscall tracepoints can trace futex calls (%s), since those slow every system call of every task (a syscall-heavy program by about a sixth): --locks all (or --locks mmap,futex) traces them",
+			 why);
+		return;
+	}
 	if (why)
 		fprintf(stderr, "lockstall: futex calls traced by the syscall tracepoints, which slow every syscall: %s\n",
 			why);

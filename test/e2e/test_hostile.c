@@ -229,12 +229,21 @@ static bool thread_sched(pid_t pid, const char *tid, unsigned int *policy, unsig
 	return f && sscanf(f + 1, "%u %u", prio, policy) == 2;
 }
 
-/* Every thread of the running lockstall at SCHED_FIFO 7 (ctx: how many were seen). */
-static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
+/* The scheduling lockstall's threads must have: its main thread's, the others'. */
+struct sched_want {
+	unsigned int main_policy, main_prio;
+	unsigned int other_policy, other_prio;
+	unsigned int seen;	/* threads read */
+};
+
+/* Every thread of the running lockstall as ctx (struct sched_want) wants. */
+static void threads_sched(struct e2e_watch *run, void *ctx)
 {
-	unsigned int policy, prio, *seen = ctx;
+	struct sched_want *want = ctx;
+	unsigned int policy, prio;
 	char path[64];
 	struct dirent *d;
+	bool is_main;
 	DIR *dir_;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)run->lockstall.pid);
@@ -243,9 +252,12 @@ static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
 	while ((d = readdir(dir_))) {
 		if (d->d_name[0] == '.' || !thread_sched(run->lockstall.pid, d->d_name, &policy, &prio))
 			continue;
-		cr_assert_eq(policy, SCHED_FIFO, "thread %s has policy %u", d->d_name, policy);
-		cr_assert_eq(prio, 7, "thread %s has priority %u", d->d_name, prio);
-		(*seen)++;
+		is_main = atoi(d->d_name) == run->lockstall.pid;
+		cr_assert_eq(policy, is_main ? want->main_policy : want->other_policy,
+			     "thread %s has policy %u", d->d_name, policy);
+		cr_assert_eq(prio, is_main ? want->main_prio : want->other_prio,
+			     "thread %s has priority %u", d->d_name, prio);
+		want->seen++;
 	}
 	closedir(dir_);
 }
@@ -260,14 +272,35 @@ static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
 Test(hostile, rt_priority_runs_every_thread_at_sched_fifo)
 {
 	const char *const watch_args[] = { "--rt-priority", "7", NULL };
-	unsigned int seen = 0;
-	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = all_threads_fifo_7,
-				    .ctx = &seen };
+	struct sched_want want = { SCHED_FIFO, 7, SCHED_FIFO, 7, 0 };
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = threads_sched,
+				    .ctx = &want };
 
 	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
-	cr_assert_gt(seen, 0, "no thread of lockstall was read");
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
 	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
 	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+}
+
+/*
+ * By default the thread that reads the ring runs at SCHED_FIFO 1, above
+ * normal tasks and below real-time ones; the threads it starts run as
+ * started.  --rt-priority 0: all as started.
+ */
+Test(hostile, rt_priority_default_is_the_reader_only)
+{
+	struct sched_want want = { SCHED_FIFO, 1, SCHED_OTHER, 0, 0 };
+	const char *const none[] = { "--rt-priority", "0", NULL };
+	struct e2e_watch_opts o = { .before_stop = threads_sched, .ctx = &want };
+
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+	e2e_watch__release(&w);
+	want = (struct sched_want){ SCHED_OTHER, 0, SCHED_OTHER, 0, 0 };
+	o.watch_args = none;
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
 }
 
 /* Occurrences of needle in hay. */

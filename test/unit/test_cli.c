@@ -62,9 +62,9 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " interval=%llu", (unsigned long long)c->interval_ns);
 	if (c->count)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
-	if (c->locks != LS_LOCKS_ALL)
+	if (c->locks != (LS_LOCKS_ALL | LS_LOCKS_DEFAULT))
 		fprintf(f, " locks=%u", c->locks);
-	if (c->rt_priority)
+	if (c->rt_priority != LS_DEFAULT_RT_PRIORITY || c->rt_priority_set)
 		fprintf(f, " fifo=%u", c->rt_priority);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
@@ -257,12 +257,12 @@ ParameterizedTestParameters(cli, parse)
 		{ "report r.lst --force", 2, "--force goes with -o FILE", "report" },
 		{ "report r.lst -d 5", 2, "unknown option '-d'", "report" },
 		{ "report r.lst -t 0s", 2, "invalid threshold '0s' for -t", "report" },
-		/* --locks: mmap_lock always; the default is all that can be traced */
+		/* --locks: mmap_lock always; the default is all that can be traced cheaply */
 		{ "watch --locks mmap", 0, "watch locks=1", "" },
 		{ "watch --locks futex", 0, "watch locks=3", "" },
 		{ "watch --locks kernel", 0, "watch locks=5", "" },
-		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record o=r.lst", "" },
-		{ "watch --locks all", 0, "watch", "" },
+		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record locks=7 o=r.lst", "" },
+		{ "watch --locks all", 0, "watch locks=7", "" },
 		{ "watch --locks futex,,", 0, "watch locks=3", "" },
 		{ "watch --locks mutex", 2, "invalid lock list 'mutex' for --locks", "watch" },
 		{ "report r.lst --locks futex", 2, "unknown option '--locks'", "report" },
@@ -270,7 +270,7 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --rt-priority 50", 0, "watch fifo=50", "" },
 		{ "record -o r.lst --rt-priority=1", 0, "record fifo=1 o=r.lst", "" },
 		{ "watch --rt-priority 99", 0, "watch fifo=99", "" },
-		{ "watch --rt-priority 0", 2, "invalid priority '0' for --rt-priority", "watch" },
+		{ "watch --rt-priority 0", 0, "watch fifo=0", "" },
 		{ "watch --rt-priority 100", 2, "invalid priority '100' for --rt-priority", "watch" },
 		{ "watch --rt-priority high", 2, "invalid priority 'high' for --rt-priority", "watch" },
 		{ "report r.lst --rt-priority 5", 2, "unknown option '--rt-priority'", "report" },

@@ -412,6 +412,25 @@ Test(sink_json, stall_no_holders)
 	expect_b(l.v[0], "acquired", false);
 	expect_s(l.v[0], "verdict", "unknown");
 	expect_u(l.v[0], "lost_in_window", 12);
+	expect_absent(l.v[0], "unknown_reason");
+	free_lines(&l);
+	free(text);
+}
+
+/* A cycle of waits not known to be a deadlock says why, by its JSON word. */
+Test(sink_json, cycle_in_doubt_says_why)
+{
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+
+	fx_stall(&st, NULL, 0);
+	st.verdict = LS_VERDICT_UNKNOWN;
+	st.unknown_reason = LS_UNKNOWN_CYCLE_LOCK_TWICE;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "verdict", "unknown");
+	expect_s(l.v[0], "unknown_reason", "cycle_lock_twice");
 	free_lines(&l);
 	free(text);
 }
