@@ -937,10 +937,15 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 
 			if (h->role == LS_ROLE_WAITER || culprit_seen(seen, n_seen, h))
 				continue;
-			fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
-				h->task.tgid, h->task.tid);
-			ls_json_str(f, h->task.comm, LS_COMM_LEN);
-			sink_json__write_rename(f, st, h->task.tid, h->task.comm);
+			if (!ls_task_seen(&h->task)) {
+				fprintf(f, "%s{\"pid\":null,\"tid\":%u,\"comm\":null", n_seen ? "," : "",
+					h->task.tid);
+			} else {
+				fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
+					h->task.tgid, h->task.tid);
+				ls_json_str(f, h->task.comm, LS_COMM_LEN);
+				sink_json__write_rename(f, st, h->task.tid, h->task.comm);
+			}
 			fprintf(f, ",\"role\":\"%s\"}", ls_role_name(h->role));
 			seen[n_seen++] = h;
 		}
@@ -986,6 +991,10 @@ void slo_violation__write_text(FILE *f, const struct slo_violation *v)
 
 			if (h->role == LS_ROLE_WAITER)
 				continue;
+			if (sink__unseen_text(&h->task, comm, sizeof(comm))) {
+				fprintf(f, "  %s %s", ls_role_name(h->role), comm);
+				continue;
+			}
 			fprintf(f, "  %s %s[%u/%u]%s", ls_role_name(h->role),
 				ls_comm_text(h->task.comm, comm, sizeof(comm)), h->task.tgid,
 				h->task.tid,

@@ -37,8 +37,20 @@ enum ls_holder_state {
 	LS_STATE_PREEMPTED = 1,			/* runnable, others ran on its CPU */
 	LS_STATE_BLOCKED = 2,			/* asleep (I/O, another lock, ...) */
 	LS_STATE_GRANTED_NOT_RUNNING = 3,	/* owned the lock from its wakeup, not yet running */
-	LS_STATE_N,
+	LS_STATE_N,				/* the states offcpu_by_state[] measures */
+	/* no record said where it was for most of its hold in the wait (ls_holder.unseen_ns) */
+	LS_STATE_UNKNOWN = LS_STATE_N,
 };
+
+/*
+ * A task the records named only by its TID (a lock's owner read from the
+ * lock, never followed): tgid 0, and nothing else about it is known, not
+ * its name, policy or priority.  Every task a record sent has a tgid.
+ */
+static inline bool ls_task_seen(const struct ls_task *t)
+{
+	return t->tgid != 0;
+}
 
 /*
  * Why a holder could not run, beyond its state: what the kernel said at
@@ -185,6 +197,12 @@ struct ls_holder {
 	__u64 offcpu_ns;	/* off CPU while holding, inside the wait */
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
 	/*
+	 * The part of its hold inside the wait no record said where it was:
+	 * an owner the kernel side did not follow yet, a releaser.  Neither
+	 * on CPU nor off; state is UNKNOWN when it is half the overlap or more.
+	 */
+	__u64 unseen_ns;
+	/*
 	 * The part of the hold inside the wait the kernel gave a cause for
 	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED, RT_THROTTLED
 	 * and IO are off-CPU time (IO part of offcpu_by_state[BLOCKED]);
@@ -205,7 +223,8 @@ struct ls_holder {
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];
 	struct ls_pinned pinned;	/* cause_ns[RUNNABLE]: the CPUs; else all 0 */
-	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
+	/* dominant off-CPU state, RUNNING if on CPU most of overlap, UNKNOWN if not seen */
+	enum ls_holder_state state;
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */

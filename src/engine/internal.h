@@ -328,6 +328,14 @@ struct task {
 	__u64 comm_was_ts;
 	__u64 renamed_ns;
 	__u8 flags;		/* latest LS_TASK_F_* seen */
+	/*
+	 * The kernel side sends its switches and wakeups from follow_from on
+	 * (the first record with a LS_TASK_F_ANY flag, or an OWNER that said
+	 * where it was), until follow_to (a record without; 0: still): only
+	 * then do its spells say where it was.  0/0: never followed.
+	 */
+	__u64 follow_from;
+	__u64 follow_to;
 	__u8 cpu_state;		/* enum task_cpu_state */
 	bool spell_open;
 	struct spell open;
@@ -476,6 +484,13 @@ struct hold {
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
 	__u64 spells_lost_to;	/* its task's spells before this were overwritten; 0: none */
 	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
+	/*
+	 * An owner or releaser, whose task was followed over [seen_from,
+	 * seen_to) only (empty: never): outside it no record said where it
+	 * was.  false: a HOLD's task, followed all along while it held.
+	 */
+	bool seen_limited;
+	__u64 seen_from, seen_to;
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	struct ls_reclaim *reclaim;	/* owned; its task reclaimed in it; else NULL */

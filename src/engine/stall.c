@@ -23,6 +23,7 @@ struct stall_cand {
 	__u64 from, to;		/* the hold inside the wait */
 	__u64 overlap;
 	__u64 offcpu;
+	__u64 unseen;		/* of overlap: no record said where its task was */
 	__u64 by_state[LS_STATE_N];
 	__u64 by_cause[LS_CAUSE_N];
 	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
@@ -297,6 +298,12 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 	/* A wait that got the lock saw it let go; a pending, failed or deadlocked one did not. */
 	h->released = !x->p->pending && x->r->success;
 	h->how = how;
+	/* Its spells say where it was only while the kernel side followed it. */
+	h->seen_limited = true;
+	if (otk && otk->follow_from) {
+		h->seen_from = otk->follow_from;
+		h->seen_to = otk->follow_to ? otk->follow_to : ~0ULL;
+	}
 	stall__add_cand(e, x, h, true);
 }
 
@@ -358,6 +365,8 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	c->from = u64_max(u64_max(h->start, x->ws), from);
 	c->to = u64_max(u64_min(h->end, x->we), c->from);
 	c->overlap = c->to - c->from;
+	if (h->seen_limited)
+		c->unseen = c->overlap - span_overlap(h->seen_from, h->seen_to, c->from, c->to);
 	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];
@@ -456,6 +465,7 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			stall__measure(x, c, e->cands[j - 1].to);
 			lead->overlap += c->overlap;
 			lead->offcpu += c->offcpu;
+			lead->unseen += c->unseen;
 			lead->unboosted += c->unboosted;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
@@ -637,6 +647,10 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 			if (best == LS_STATE_RUNNING || lead->by_state[s] > lead->by_state[best])
 				best = s;
 	}
+	hd->unseen_ns = lead->unseen;
+	/* Not seen for most of it: neither running nor off CPU is known. */
+	if (hd->unseen_ns && hd->unseen_ns * 2 >= hd->overlap_ns)
+		best = LS_STATE_UNKNOWN;
 	hd->state = best;
 	if (lead->pi) {
 		hd->pi_unboosted_ns = lead->unboosted;
@@ -743,7 +757,7 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 	 * that took an rwsem: whether either held the lock is not known.
 	 */
 	if (st->lost_in_window || !st->n_holders || h->how == LS_OWNER_RELEASER ||
-	    h->how == LS_OWNER_HINT)
+	    h->how == LS_OWNER_HINT || h->state == LS_STATE_UNKNOWN)
 		return LS_VERDICT_UNKNOWN;
 	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->lock_wait_ns)
 		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?

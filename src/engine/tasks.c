@@ -465,6 +465,12 @@ void tasks__set_flags(struct engine *e, struct task *tk, __u8 flags, __u64 ts)
 {
 	int i;
 
+	if ((flags & LS_TASK_F_ANY) && (!(tk->flags & LS_TASK_F_ANY) || !tk->follow_from)) {
+		tk->follow_from = ts;
+		tk->follow_to = 0;
+	} else if (!(flags & LS_TASK_F_ANY) && (tk->flags & LS_TASK_F_ANY) && !tk->follow_to) {
+		tk->follow_to = ts;
+	}
 	tk->flags = flags;
 	if (flags & LS_TASK_F_HOLDING)
 		return;
@@ -884,6 +890,8 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	/* By TID its storage, so its flags, were out of the waiter's reach: what we know stays. */
 	tasks__set_flags(e, o, ((e->features & LS_FEAT_OWNER_BY_TID) ? o->flags :
 				r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
+	/* The record says where it was when the wait began: followed from there. */
+	o->follow_from = u64_min(o->follow_from, r->start_ns);
 	if (r->owner_state == LS_OWNER_RUNNING) {
 		spell__close(e, o, ts);
 		o->cpu_state = TASK_CPU_ON;

@@ -158,7 +158,11 @@ static void folded__stack(struct folded_sink *fs, const struct ls_task *task,
 		return;
 	}
 	buf[0] = 0;
-	ls_comm_text(task->comm, comm, sizeof(comm));
+	/* only its TID is known: no name to fold under */
+	if (!ls_task_seen(task))
+		snprintf(comm, sizeof(comm), "[not seen]");
+	else
+		ls_comm_text(task->comm, comm, sizeof(comm));
 	put(buf, &len, comm);
 	if (!fr || !fr->n) {
 		put(buf, &len, "[no stack]");

@@ -54,9 +54,16 @@ void sink_json__write_rename(FILE *f, const struct ls_stall *st, __u32 tid,
 	ls_json_str(f, r->other, LS_COMM_LEN);
 }
 
-/* "pid":..,"tid":..,"comm":..: opens the object (no leading comma) */
+/*
+ * "pid":..,"tid":..,"comm":..: opens the object (no leading comma).  A task
+ * known only by its TID has null where a zeroed struct has 0 and "".
+ */
 static void json_task_id(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
+	if (!ls_task_seen(t)) {
+		fprintf(f, "\"pid\":null,\"tid\":%u,\"comm\":null", t->tid);
+		return;
+	}
 	fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
 	ls_json_str(f, t->comm, LS_COMM_LEN);
 	sink_json__write_rename(f, st, t->tid, t->comm);
@@ -65,6 +72,10 @@ static void json_task_id(FILE *f, const struct ls_stall *st, const struct ls_tas
 static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
 	json_task_id(f, st, t);
+	if (!ls_task_seen(t)) {
+		fputs(",\"policy\":\"unknown\",\"prio\":null,\"nice\":null,\"rt_prio\":null", f);
+		return;
+	}
 	json_strv(f, "policy", ls_policy_name(t->policy));
 	fprintf(f, ",\"prio\":%d,\"nice\":%d,\"rt_prio\":%u", t->prio, t->nice, t->rt_prio);
 }
@@ -256,6 +267,8 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_u64(f, "held_ns", h->held_ns);
 	json_u64(f, "overlap_ns", h->overlap_ns);
 	json_u64(f, "offcpu_ns", h->offcpu_ns);
+	if (h->unseen_ns)
+		json_u64(f, "unseen_ns", h->unseen_ns);
 	fprintf(f, ",\"offcpu_by_state\":{");
 	for (s = LS_STATE_PREEMPTED; s < LS_STATE_N; s++) {
 		fprintf(f, "%s", s == LS_STATE_PREEMPTED ? "" : ",");

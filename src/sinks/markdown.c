@@ -249,6 +249,10 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 	md_dur(f, h->offcpu_ns);
 	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	if (h->unseen_ns) {
+		fputs(", not seen ", f);
+		md_dur(f, h->unseen_ns);
+	}
 	md_cgroup(f, sink__holder_cgroup(st, h));
 	fputs("\n", f);
 	for (k = 0; k < h->n_preempted_by; k++) {
@@ -270,7 +274,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 
 static void md_chain(FILE *f, const struct ls_stall *st)
 {
-	char buf[RM_TASK_LEN], comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32];
+	char buf[RM_TASK_LEN], role[32];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -279,11 +283,7 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		hop = &st->chain[i];
 		if (i)
 			fputs(" ← ", f);
-		snprintf(buf, sizeof(buf), "%s/%u%s", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
-			 hop->task.tid,
-			 sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
-					   other, sizeof(other)));
-		md_name(f, buf);
+		md_name(f, rm_hop_task(st, &hop->task, buf, sizeof(buf)));
 		fprintf(f, " (%s", sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");

@@ -80,6 +80,8 @@ static const char *pf_task(const struct ls_task *t, char *buf, size_t len)
 {
 	char comm[LS_COMM_TEXT_LEN];
 
+	if (sink__unseen_text(t, buf, len))
+		return buf;
 	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid, t->tid);
 	return buf;
 }

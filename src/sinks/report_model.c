@@ -163,6 +163,8 @@ const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *bu
 {
 	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
 
+	if (sink__unseen_text(t, buf, len))
+		return buf;
 	snprintf(buf, len, "%s[%u/%u]%s", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid,
 		 t->tid, sink__rename_text(r, other, sizeof(other)));
 	return buf;
@@ -172,6 +174,18 @@ const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, ch
 			  size_t len)
 {
 	return rm_task(t, ls_stall__rename(st, t->tid, t->comm), buf, len);
+}
+
+const char *rm_hop_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
+
+	if (sink__unseen_text(t, buf, len))
+		return buf;
+	snprintf(buf, len, "%s/%u%s", ls_comm_text(t->comm, comm, sizeof(comm)), t->tid,
+		 sink__rename_text(ls_stall__rename(st, t->tid, t->comm), other, sizeof(other)));
+	return buf;
 }
 
 const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len)

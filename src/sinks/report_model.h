@@ -71,6 +71,9 @@ const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *bu
 /* rm_task() of a task st names, with its rename in st. */
 const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
 			  size_t len);
+/* "comm/tid" of a chain hop, with its rename in st: the chain's short form. */
+const char *rm_hop_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			size_t len);
 /* rm_task() of a culprit, with its rename. */
 const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len);
 /*

@@ -280,6 +280,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	/* no record said where it was: neither on CPU nor off (JSON "unseen_ns") */
+	if (h->unseen_ns)
+		fprintf(f, ", not seen %s", ls_format_duration(h->unseen_ns, held, sizeof(held)));
 	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
 	if (h->granted)
 		fprintf(f, ", handoff");
@@ -344,7 +347,7 @@ static void text__cgroups(FILE *f, const struct ls_stall *st)
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
-	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32], d[32], lock[160];
+	char who[RM_TASK_LEN], role[32], d[32], lock[160];
 	unsigned int i, n = st->n_chain;
 
 	if (!n)
@@ -355,10 +358,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 	for (i = 0; i < n; i++) {
 		const struct ls_hop *hop = &st->chain[i];
 
-		fprintf(f, "%s%s/%u%s (%s", i ? " <- " : "",
-			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
-			sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
-					  other, sizeof(other)),
+		fprintf(f, "%s%s (%s", i ? " <- " : "", rm_hop_task(st, &hop->task, who, sizeof(who)),
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		switch (hop->role) {
 		case LS_ROLE_WAITER:
