@@ -167,6 +167,22 @@ struct ls_frames {
 	__u64 digest;			/* equal for equal resolved frames: "same stack as" */
 };
 
+/*
+ * A lock a holder waited on inside the wait, while it held this one: a
+ * wait of its own judged earlier (its stall), what its off-CPU time was
+ * spent on.  holder: that stall's culprit (tid 0: none seen).
+ */
+#define LS_MAX_WAITED 4	/* per holder, longest first; the rest not shown */
+
+struct ls_waited {
+	struct ls_mm lock;
+	__u64 ns;		/* its wait on that lock, inside this wait and its hold */
+	__u64 stall_seq;	/* the record of that wait (STALL #N) */
+	struct ls_task holder;
+	enum ls_holder_state holder_state;
+	enum ls_verdict verdict;	/* that stall's */
+};
+
 struct ls_holder {
 	struct ls_task task;
 	/*
@@ -230,6 +246,9 @@ struct ls_holder {
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
 	bool has_waker;
 	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+	/* Other locks it waited on inside the wait, longest first (their own stalls). */
+	struct ls_waited waited[LS_MAX_WAITED];
+	unsigned int n_waited;
 	/*
 	 * A PI futex's owner: the time inside the wait it sat runnable at a
 	 * priority below the waiter's (not boosted), and whether that or its
@@ -275,6 +294,13 @@ struct ls_hop {
 	 */
 	bool has_lock;
 	struct ls_mm lock;
+	/*
+	 * A hop through a wait that ended inside this one (the holder before
+	 * it waited on lock, and got it): that wait's record (STALL #N), and
+	 * how long the hop before waited on lock inside this wait.  0: none.
+	 */
+	__u64 stall_seq;
+	__u64 wait_ns;
 	/*
 	 * Its names, as ls_stall's lock_name and lock_module, set by the stack
 	 * resolver (NULL: not known): a futex's data symbol and file, a static

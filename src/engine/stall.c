@@ -711,9 +711,12 @@ static bool stall__chain_locks(struct engine *e, struct ls_stall *st, const stru
 	return added;
 }
 
-static void stall__chain(struct engine *e, struct ls_stall *st, const struct queued_writer *qw)
+/* The chain; the stall of an ended wait it went on through, or NULL. */
+static const struct past_stall *stall__chain(struct engine *e, struct ls_stall *st,
+					     const struct queued_writer *qw)
 {
 	const struct ls_holder *h = st->n_holders ? &st->holders[0] : NULL;
+	const struct past_stall *via = NULL;
 	struct ls_hop *hop;
 
 	hop = &st->chain[st->n_chain++];
@@ -727,7 +730,7 @@ static void stall__chain(struct engine *e, struct ls_stall *st, const struct que
 		hop->write = true;
 	}
 	if (!h)
-		return;
+		return NULL;
 	hop = &st->chain[st->n_chain++];
 	hop->task = h->task;
 	hop->role = LS_ROLE_HOLDER;
@@ -739,13 +742,16 @@ static void stall__chain(struct engine *e, struct ls_stall *st, const struct que
 		hop->task = h->preempted_by[0].task;
 		hop->role = LS_ROLE_PREEMPTOR;
 		hop->ns = h->preempted_by[0].ns;
+	} else if (h->state == LS_STATE_BLOCKED && (via = hops__chain(e, st, h))) {
+		return via;
 	} else if (h->state == LS_STATE_BLOCKED && stall__chain_locks(e, st, h)) {
-		return;
+		return NULL;
 	} else if (h->state == LS_STATE_BLOCKED && h->has_waker) {
 		hop = &st->chain[st->n_chain++];
 		hop->task = h->woken_by;
 		hop->role = LS_ROLE_WAKER;
 	}
+	return NULL;
 }
 
 static enum ls_verdict stall__verdict(const struct ls_stall *st)
@@ -835,16 +841,21 @@ static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *
 static void stall__judge(struct engine *e, struct ls_stall *st, const struct queued_writer *qw,
 			 struct task *cycle)
 {
-	stall__chain(e, st, qw);
+	const struct past_stall *via = stall__chain(e, st, qw);
+
 	st->verdict = stall__verdict(st);
 	/* A wait of a deadlock reported already: the cycle, while it lasts. */
 	if (cycle) {
 		st->n_chain = 0;
 		deadlock__chain(e, cycle, st);
 		st->verdict = LS_VERDICT_DEADLOCK;
+		via = NULL;
 	}
 	st->cause = st->n_holders ? st->holders[0].cause : LS_CAUSE_NONE;
-	if (e->features & LS_FEAT_CAUSES)
+	/* Through a wait that ended: the verdict, cause and advice of the chain's root. */
+	if (via && hops__judge(st, via) && (e->features & LS_FEAT_CAUSES))
+		st->advice = via->advice;
+	if ((e->features & LS_FEAT_CAUSES) && !st->advice)
 		st->advice = ls_advice(st);
 }
 
@@ -903,6 +914,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		stall__fill_holder(e, e->order[i], &e->holders[i], e->spells[i]);
 		if (p->pending)
 			pending__holder_now(e, &e->holders[i], r->mm.id, !st.lost_in_window);
+		hops__waited(e, &e->holders[i], &r->mm, x.ws, x.we);
 	}
 	st.holders = e->holders;
 	/* The stall says it lost detail; the summary counts such stalls once each. */
@@ -915,6 +927,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
+	hops__remember(e, &st);
 	err = err < 0 ? err : 1;
 cleanup:
 	for (i = 0; i < x.n; i++)

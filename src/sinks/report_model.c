@@ -188,6 +188,24 @@ const char *rm_hop_task(const struct ls_stall *st, const struct ls_task *t, char
 	return buf;
 }
 
+const char *rm_waited_text(const struct ls_stall *st, const struct ls_waited *w, char *buf,
+			   size_t len)
+{
+	char lock[160], who[RM_TASK_LEN], state[32];
+	int n;
+
+	n = snprintf(buf, len, "for %s", sink__lock_text(&w->lock, lock, sizeof(lock)));
+	if (n >= 0 && (size_t)n < len && w->holder.tid)
+		n += snprintf(buf + n, len - n, ", held by %s %s",
+			      rm_stall_task(st, &w->holder, who, sizeof(who)),
+			      w->holder_state == LS_STATE_RUNNING ? "on CPU" :
+			      sink__words(ls_state_name(w->holder_state), false, state,
+					  sizeof(state)));
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (STALL #%llu)", (unsigned long long)w->stall_seq);
+	return buf;
+}
+
 const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len)
 {
 	return rm_task(&c->task, c->rename.tid ? &c->rename : NULL, buf, len);

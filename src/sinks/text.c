@@ -179,6 +179,18 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 	putc('\n', f);
 }
 
+/* "waited   46ms for mmap_lock ... of app[100], held by agent[300/301] preempted (STALL #1)" */
+static void text__waited(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+{
+	char d[32], what[RM_WAITED_LEN];
+	unsigned int i;
+
+	for (i = 0; i < h->n_waited && i < LS_MAX_WAITED; i++)
+		fprintf(f, "           waited   %s %s\n",
+			ls_format_duration(h->waited[i].ns, d, sizeof(d)),
+			rm_waited_text(st, &h->waited[i], what, sizeof(what)));
+}
+
 /* "throttled 40.0ms: /lsx (cgroup v1) quota 10.0ms per 100ms": what the kernel said. */
 static void text__causes(FILE *f, const struct ls_holder *h)
 {
@@ -313,6 +325,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (h->granted)
 		text__explain(f, t, JARGON_HANDOFF);
 	text__offcpu_split(f, h);
+	text__waited(f, st, h);
 	text__causes(f, h);
 	text__preemptors(f, st, h);
 	if (h->has_waker)
@@ -368,6 +381,11 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 				fprintf(f, ", of %s", sink__hop_lock_text(hop, lock, sizeof(lock)));
 			else
 				fprintf(f, ", %s", mode_name(hop->write));
+			/* the hop before waited on that lock, and got it, inside this wait */
+			if (hop->stall_seq)
+				fprintf(f, ", waited %s, STALL #%llu",
+					ls_format_duration(hop->wait_ns, d, sizeof(d)),
+					(unsigned long long)hop->stall_seq);
 			break;
 		default:
 			if (hop->ns)
