@@ -251,6 +251,35 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 	putc('}', f);
 }
 
+/* ,"waited_on":[{"lock":..,"ns":..,"stall":..,"verdict":..,"holder":{..}},..] when any */
+static void json_waited(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+{
+	const struct ls_waited *w;
+	unsigned int i;
+
+	if (!h->n_waited)
+		return;
+	fputs(",\"waited_on\":[", f);
+	for (i = 0; i < h->n_waited && i < LS_MAX_WAITED; i++) {
+		w = &h->waited[i];
+		fputs(i ? ",{" : "{", f);
+		/* json_lock() opens with a comma: this key leads the object */
+		fputs("\"ns\":", f);
+		fprintf(f, "%llu", (unsigned long long)w->ns);
+		json_lock(f, "lock", &w->lock, NULL, NULL, NULL);
+		json_u64(f, "stall", w->stall_seq);
+		json_strv(f, "verdict", ls_verdict_name(w->verdict));
+		if (w->holder.tid) {
+			fputs(",\"holder\":{", f);
+			json_task_id(f, st, &w->holder);
+			json_strv(f, "state", ls_state_name(w->holder_state));
+			putc('}', f);
+		}
+		putc('}', f);
+	}
+	putc(']', f);
+}
+
 static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
@@ -307,6 +336,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	/* runs that looked for causes (ABI 4): older recordings' output stays as it was */
 	if (st->advice)
 		json_causes(f, h);
+	json_waited(f, st, h);
 	if (h->has_waker) {
 		fprintf(f, ",\"woken_by\":{");
 		json_task_id(f, st, &h->woken_by);
@@ -335,6 +365,11 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		if (hop->has_lock)
 			json_lock(f, "lock", &hop->lock, hop->lock_name, hop->lock_module, NULL);
 		json_u64(f, "ns", hop->ns);
+		/* through a wait that ended inside this one: its record and length */
+		if (hop->stall_seq) {
+			json_u64(f, "stall", hop->stall_seq);
+			json_u64(f, "wait_ns", hop->wait_ns);
+		}
 		putc('}', f);
 	}
 	putc(']', f);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <jansson.h>
 #include "lib/engine_fixture.h"
 #include "sinks/sinks.h"
 #include "util.h"
@@ -213,5 +214,49 @@ Test(hops, text_names_the_hop)
 		  "%s", text);
 	cr_assert(strstr(text, "           waited   46ms for mmap_lock 0xffff888012340000 of app[100], held by agent[300/301] preempted (STALL #1)\n"),
 		  "%s", text);
+	free(text);
+}
+
+/* The same in JSON: the hop's stall and wait, the holder's waited_on. */
+Test(hops, json_names_the_hop)
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	const struct sink_opts opts = { .top = 10, .t0_ns = T(0) };
+	json_t *line, *hop, *w;
+	json_error_t err;
+	struct engine *e;
+	struct sink *s;
+	char *text = NULL, *second;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	mutex_then_mmap_lock(&worker, 46, false);
+	s = sink_json__new(f, &opts);
+	e = engine__new(&efx.opts, s);
+	cr_assert_eq(stream__feed(&efx.s, e), 0);
+	cr_assert_eq(engine__finish(e), 0);
+	engine__free(e);
+	sink__free(s);
+	fclose(f);
+	second = strchr(text, '\n');
+	cr_assert_not_null(second);
+	line = json_loadb(second + 1, strcspn(second + 1, "\n"), 0, &err);
+	cr_assert_not_null(line, "%s", err.text);
+	hop = json_array_get(json_object_get(line, "chain"), 2);
+	cr_assert_eq(json_integer_value(json_object_get(hop, "stall")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(hop, "wait_ns")), (json_int_t)MS(46));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(hop, "lock"), "kind")),
+			 "mmap_lock");
+	w = json_array_get(json_object_get(json_array_get(json_object_get(line, "holders"), 0),
+					   "waited_on"), 0);
+	cr_assert_not_null(w, "%s", second + 1);
+	cr_assert_eq(json_integer_value(json_object_get(w, "ns")), (json_int_t)MS(46));
+	cr_assert_eq(json_integer_value(json_object_get(w, "stall")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(w, "verdict")), "priority_inversion");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "holder"), "comm")),
+			 "agent");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "holder"), "state")),
+			 "preempted");
+	json_decref(line);
 	free(text);
 }
