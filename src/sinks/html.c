@@ -330,7 +330,7 @@ static void html_cgroup(FILE *f, const char *path)
 static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	__u64 lock_wait_ns = st->lock_wait_ns;
-	char op[32], sched[64], state[32];
+	char op[32], sched[64], state[32], what[RM_WAITED_LEN];
 	unsigned int k;
 
 	fputs("<li>holder <b>", f);
@@ -353,6 +353,12 @@ static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		fputs(" ", f);
 		html_dur(f, h->preempted_by[k].ns);
 		html_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
+	}
+	for (k = 0; k < h->n_waited && k < LS_MAX_WAITED; k++) {
+		fputs("; waited ", f);
+		html_dur(f, h->waited[k].ns);
+		fputs(" ", f);
+		html_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)), sizeof(what));
 	}
 	if (h->has_waker) {
 		fputs("; woken by ", f);
@@ -482,6 +488,13 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		if (hop->ns) {
 			fputs(", ", f);
 			html_dur(f, hop->ns);
+		}
+		if (hop->stall_seq) {
+			fputs(", of ", f);
+			html_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)), sizeof(lock));
+			fputs(", waited ", f);
+			html_dur(f, hop->wait_ns);
+			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
 		}
 		fputs(")", f);
 	}

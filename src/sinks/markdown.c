@@ -237,7 +237,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 {
 	__u64 lock_wait_ns = st->lock_wait_ns, seq = st->seq;
 	FILE *f = m->base.out;
-	char op[32], sched[64], state[32];
+	char op[32], sched[64], state[32], what[RM_WAITED_LEN];
 	unsigned int k;
 
 	fputs("- Holder ", f);
@@ -263,6 +263,13 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 		md_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
 		fputs("\n", f);
 	}
+	for (k = 0; k < h->n_waited && k < LS_MAX_WAITED; k++) {
+		fputs("  - waited ", f);
+		md_dur(f, h->waited[k].ns);
+		fputs(" ", f);
+		md_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)));
+		fputs("\n", f);
+	}
 	if (h->has_waker) {
 		fputs("  - woken by ", f);
 		md_task(f, st, &h->woken_by);
@@ -274,7 +281,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 
 static void md_chain(FILE *f, const struct ls_stall *st)
 {
-	char buf[RM_TASK_LEN], role[32];
+	char buf[RM_TASK_LEN], role[32], lock[160];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -290,6 +297,13 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		if (hop->ns) {
 			fputs(", ", f);
 			md_dur(f, hop->ns);
+		}
+		if (hop->stall_seq) {
+			fputs(", of ", f);
+			md_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)));
+			fputs(", waited ", f);
+			md_dur(f, hop->wait_ns);
+			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
 		}
 		fputs(")", f);
 	}
