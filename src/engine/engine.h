@@ -177,6 +177,8 @@ struct ls_frames {
 struct ls_waited {
 	struct ls_mm lock;
 	__u64 ns;		/* its wait on that lock, inside this wait and its hold */
+	__u64 start_ns;		/* ... from, to: that wait clipped to this one (timelines) */
+	__u64 end_ns;
 	__u64 stall_seq;	/* the record of that wait (STALL #N) */
 	struct ls_task holder;
 	enum ls_holder_state holder_state;

@@ -96,6 +96,8 @@ void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_
 		if (!w.ns)
 			continue;
 		w.lock = ps->lock;
+		w.start_ns = u64_max(ps->start, from);
+		w.end_ns = w.start_ns + w.ns;
 		w.stall_seq = ps->seq;
 		w.verdict = ps->verdict;
 		if (ps->has_culprit) {

@@ -11,6 +11,7 @@
 #include <criterion/parameterized.h>
 #include <jansson.h>
 #include "lib/engine_fixture.h"
+#include "sinks/report.h"
 #include "sinks/sinks.h"
 #include "util.h"
 
@@ -258,5 +259,34 @@ Test(hops, json_names_the_hop)
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(w, "holder"), "state")),
 			 "preempted");
 	json_decref(line);
+	free(text);
+}
+
+/* Perfetto: the worker's wait for the mmap_lock, the reader holding it, a flow between. */
+Test(hops, perfetto_draws_the_hop)
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	const struct sink_opts opts = { 0 };
+	struct engine *e;
+	struct sink *s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_error_t err;
+	json_t *doc;
+
+	mutex_then_mmap_lock(&worker, 46, false);
+	s = sink_perfetto__new(f, &opts);
+	e = engine__new(&efx.opts, s);
+	cr_assert_eq(stream__feed(&efx.s, e), 0);
+	cr_assert_eq(engine__finish(e), 0);
+	engine__free(e);
+	sink__free(s);
+	fclose(f);
+	doc = json_loads(text, 0, &err);
+	cr_assert_not_null(doc, "%s: %s", err.text, text);
+	json_decref(doc);
+	cr_assert(strstr(text, "\"waiting for mmap_lock (STALL #1)\""), "%s", text);
+	cr_assert(strstr(text, "\"holding mmap_lock (preempted, STALL #1)\""), "%s", text);
 	free(text);
 }
