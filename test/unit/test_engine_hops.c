@@ -86,6 +86,28 @@ static void assert_hop(const struct ls_stall *st, unsigned int i, enum ls_role r
 	cr_assert_eq(st->chain[i].task.tid, tid, "hop %u: tid %u", i, st->chain[i].task.tid);
 }
 
+/* The scenario with a worker of 46 ms on the mmap_lock, through a sink that new makes: its text. */
+static char *output_of(struct sink *(*new)(FILE *, const struct sink_opts *))
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	const struct sink_opts opts = { .top = 10, .t0_ns = T(0) };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct engine *e;
+	struct sink *s;
+
+	mutex_then_mmap_lock(&worker, 46, false);
+	s = new(f, &opts);
+	e = engine__new(&efx.opts, s);
+	cr_assert_eq(stream__feed(&efx.s, e), 0);
+	cr_assert_eq(engine__finish(e), 0);
+	engine__free(e);
+	sink__free(s);
+	fclose(f);
+	return text;
+}
+
 /*
  * The worker matters less than the victim, or more (SCHED_FIFO 50): either
  * way the root is the SCHED_IDLE reader the hog preempted, so a priority
@@ -195,22 +217,8 @@ Test(hops, short_wait_in_a_long_sleep_is_no_hop)
 /* Read as a person reads it: the hop's lock, its wait and its stall, and what the worker waited for. */
 Test(hops, text_names_the_hop)
 {
-	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
-	const struct sink_opts opts = { .top = 10, .t0_ns = T(0) };
-	struct engine *e;
-	struct sink *s;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = output_of(sink_text__new);
 
-	mutex_then_mmap_lock(&worker, 46, false);
-	s = sink_text__new(f, &opts);
-	e = engine__new(&efx.opts, s);
-	cr_assert_eq(stream__feed(&efx.s, e), 0);
-	cr_assert_eq(engine__finish(e), 0);
-	engine__free(e);
-	sink__free(s);
-	fclose(f);
 	cr_assert(strstr(text, "  chain    rt-victim/102 (waiter, write) <- worker/101 (holder, write) <- agent/301 (holder, of mmap_lock 0xffff888012340000 of app[100], waited 46ms, STALL #1) <- hog/200 (preemptor, 45ms)\n"),
 		  "%s", text);
 	cr_assert(strstr(text, "           waited   46ms for mmap_lock 0xffff888012340000 of app[100], held by agent[300/301] preempted (STALL #1)\n"),
@@ -221,24 +229,10 @@ Test(hops, text_names_the_hop)
 /* The same in JSON: the hop's stall and wait, the holder's waited_on. */
 Test(hops, json_names_the_hop)
 {
-	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
-	const struct sink_opts opts = { .top = 10, .t0_ns = T(0) };
+	char *text = output_of(sink_json__new), *second;
 	json_t *line, *hop, *w;
 	json_error_t err;
-	struct engine *e;
-	struct sink *s;
-	char *text = NULL, *second;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
 
-	mutex_then_mmap_lock(&worker, 46, false);
-	s = sink_json__new(f, &opts);
-	e = engine__new(&efx.opts, s);
-	cr_assert_eq(stream__feed(&efx.s, e), 0);
-	cr_assert_eq(engine__finish(e), 0);
-	engine__free(e);
-	sink__free(s);
-	fclose(f);
 	second = strchr(text, '\n');
 	cr_assert_not_null(second);
 	line = json_loadb(second + 1, strcspn(second + 1, "\n"), 0, &err);
@@ -265,24 +259,10 @@ Test(hops, json_names_the_hop)
 /* Perfetto: the worker's wait for the mmap_lock, the reader holding it, a flow between. */
 Test(hops, perfetto_draws_the_hop)
 {
-	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
-	const struct sink_opts opts = { 0 };
-	struct engine *e;
-	struct sink *s;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = output_of(sink_perfetto__new);
 	json_error_t err;
 	json_t *doc;
 
-	mutex_then_mmap_lock(&worker, 46, false);
-	s = sink_perfetto__new(f, &opts);
-	e = engine__new(&efx.opts, s);
-	cr_assert_eq(stream__feed(&efx.s, e), 0);
-	cr_assert_eq(engine__finish(e), 0);
-	engine__free(e);
-	sink__free(s);
-	fclose(f);
 	doc = json_loads(text, 0, &err);
 	cr_assert_not_null(doc, "%s: %s", err.text, text);
 	json_decref(doc);
