@@ -6,11 +6,16 @@
  * holder and why it was off CPU, and the stall of that wait; the verdict
  * judges the task at the root.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <jansson.h>
 #include "lib/engine_fixture.h"
+#include "cli.h"
+#include "commands.h"
+#include "lib/trace_fixture.h"
 #include "sinks/report.h"
 #include "sinks/sinks.h"
 #include "util.h"
@@ -269,4 +274,38 @@ Test(hops, perfetto_draws_the_hop)
 	cr_assert(strstr(text, "\"waiting for mmap_lock (STALL #1)\""), "%s", text);
 	cr_assert(strstr(text, "\"holding mmap_lock (preempted, STALL #1)\""), "%s", text);
 	free(text);
+}
+
+/* Recorded, then reported: the same chain from the file, nothing read live. */
+Test(hops, replay_gives_the_same_chain)
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	char tmp[] = "/tmp/lockstall-hops-XXXXXX", path[64];
+	char *argv[] = { "lockstall", "report", path, NULL };
+	char *live = output_of(sink_text__new), *out = NULL, *err = NULL;
+	const char *chain = strstr(live, "  chain    rt-victim/102");
+	size_t out_len = 0, err_len = 0;
+	struct ls_config cfg;
+	FILE *o, *e;
+
+	cr_assert_not_null(chain);
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/hops.lst", tmp);
+	stream__clear(&efx.s);
+	mutex_then_mmap_lock(&worker, 46, false);
+	cr_assert_eq(trace_fixture__write(path, &efx.s), 0);
+	o = open_memstream(&out, &out_len);
+	e = open_memstream(&err, &err_len);
+	cr_assert_eq(cli__parse(3, argv, &cfg, e), 0);
+	cr_assert_eq(cmd_report(&cfg, o, e), 0);
+	fclose(o);
+	fclose(e);
+	cr_assert(strstr(out, "STALL #2"), "%s%s", out, err);
+	cr_assert(!strncmp(strstr(out, "  chain    rt-victim/102"), chain, strcspn(chain, "\n") + 1),
+		  "live:\n%s\nreport:\n%s", live, out);
+	unlink(path);
+	rmdir(tmp);
+	free(live);
+	free(out);
+	free(err);
 }
