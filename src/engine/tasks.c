@@ -903,8 +903,11 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	 * open when the task stopped being followed (preempted as the last
 	 * waiter took over, then ran and slept unseen): the kernel's word wins.
 	 */
-	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state))
+	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state)) {
+		/* A waiter on another lock until now: this spell is one of holding, kept. */
+		o->open.holding = true;
 		return;
+	}
 	if (r->owner_state == LS_OWNER_RUNNABLE && r->cpu_curr.tid)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);
 	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :

@@ -58,6 +58,12 @@ static void mutex_then_mmap_lock(const struct ls_task *worker, double mmap_wait_
 	mutex.kind = LS_LOCK_FUTEX;
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_CAUSES);
 	stream__switch(&efx.s, 2, T(1), &reader, HOLDING, true, &efx.hog, 0);
+	/* its wait began first: the victim finds the worker asleep, a waiter only till now */
+	if (w0 < 2) {
+		stream__wait_begin(&efx.s, 0, T(w0), worker, &efx.mm, &mw);
+		stream__switch(&efx.s, 0, T(w0), worker, WAITING, false, NULL, 0);
+		o.state = LS_OWNER_BLOCKED;
+	}
 	stream__owner(&efx.s, 1, T(2), &mutex, &o);
 	stream__wait_begin(&efx.s, 1, T(3), &rt_victim, &mutex, &vw);
 	stream__switch(&efx.s, 1, T(3), &rt_victim, WAITING, false, NULL, 0);
@@ -67,8 +73,10 @@ static void mutex_then_mmap_lock(const struct ls_task *worker, double mmap_wait_
 		stream__switch(&efx.s, 0, T(38.1), NULL, 0, false, worker, OWNER);
 	}
 	/* worker, holding the mutex, waits for the mmap_lock */
-	stream__wait_begin(&efx.s, 0, T(w0), worker, &efx.mm, &mw);
-	stream__switch(&efx.s, 0, T(w0), worker, WAITING | OWNER, false, NULL, 0);
+	if (w0 >= 2) {
+		stream__wait_begin(&efx.s, 0, T(w0), worker, &efx.mm, &mw);
+		stream__switch(&efx.s, 0, T(w0), worker, WAITING | OWNER, false, NULL, 0);
+	}
 	stream__switch(&efx.s, 2, T(50), &efx.hog, 0, true, &reader, HOLDING);
 	stream__hold(&efx.s, 2, T(51), &reader, &efx.mm, &r_hold);
 	stream__wakeup(&efx.s, 2, T(51), worker, WAITING | GRANTED | OWNER, &reader, 0, NULL);
@@ -172,6 +180,30 @@ ParameterizedTest(struct ls_task *worker, hops, mutex_holder_waited_on_mmap_lock
 	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
 	cr_assert_str_eq(st->advice, own->advice);
 	cr_assert(strstr(st->advice, "waited for a CPU"), "advice: %s", st->advice);
+}
+
+/*
+ * The worker's wait on the mmap_lock began before the victim's: the
+ * victim's OWNER record finds it asleep, a spell opened as a mere waiter's.
+ * From then on that spell is one of holding the mutex: blocked, not
+ * "running", and the chain goes on through the worker's stall.
+ */
+Test(hops, holder_asleep_on_the_second_lock_before_the_wait)
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	const struct ls_stall *st;
+
+	mutex_then_mmap_lock(&worker, 49.5, false);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 2);
+	st = fixture__stall(1);
+	cr_assert_eq(st->waiter.tid, 102);
+	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
+	cr_assert_eq(st->holders[0].offcpu_by_state[LS_STATE_BLOCKED], MS(49));
+	cr_assert_eq(st->n_chain, 4);
+	cr_assert_eq(st->chain[2].task.tid, reader.tid);
+	cr_assert_eq(st->chain[2].stall_seq, 1);
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
 }
 
 /*
