@@ -159,7 +159,8 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool 
 	if (tk->spell_open) {
 		hd->state_now = tk->open.state;
 		hd->state_since_ns = tk->open.start;
-	} else if (hd->state_now == LS_STATE_RUNNING && tk->cpu_state == TASK_CPU_ON && tk->spells.n) {
+	} else if (hd->state_now == LS_STATE_RUNNING && tk->cpu_state == TASK_CPU_ON &&
+		   tk->spells.n) {
 		/* Back on CPU since its latest spell ended, as far as the records say. */
 		last = ring__at(&tk->spells, tk->spells.n - 1);
 		hd->state_since_ns = last->end;

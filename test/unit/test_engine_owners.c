@@ -701,3 +701,26 @@ Test(owners, unknown_kind_or_owner_source_is_malformed)
 	engine__summary(efx.e, &sum);
 	cr_assert_eq(sum.bad_records, 3);
 }
+
+/* A wait still going on, on an owner no record showed: where it is now is not known either. */
+Test(owners_pending, unseen_owner_is_not_on_cpu_now, .init = fixture__setup_pending,
+     .fini = fixture__teardown)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de10b0ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = 333 };
+	const struct ls_stall *st;
+
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__tick(&efx.s, T(1500), LS_TICK_PERIODIC);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_geq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert(st->pending);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 333);
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->holders[0].state_now, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
