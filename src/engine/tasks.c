@@ -876,12 +876,19 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	struct task *o;
 	struct cpu *c;
 
-	/*
-	 * Unknown: only its TID may be (followed by TID, bpf/owner_tid.bpf.h),
-	 * and its next switch or wakeup says where it is.
-	 */
-	if (r->owner_state == LS_OWNER_GONE || r->owner_state == LS_OWNER_UNKNOWN)
+	if (r->owner_state == LS_OWNER_GONE)
 		return;
+	/*
+	 * Unknown (followed by TID, bpf/owner_tid.bpf.h): its next switch or
+	 * wakeup says where it is; who it is, only if the kernel side read it
+	 * (else only its TID is known, never filled in from zeroes).
+	 */
+	if (r->owner_state == LS_OWNER_UNKNOWN) {
+		o = (r->owner_flags & LS_OWNER_F_TASK_READ) ? tasks__get(e, &r->owner) : NULL;
+		if (o)
+			task__touch(e, o, &r->owner, ts);
+		return;
+	}
 	o = tasks__get(e, &r->owner);
 	c = cpus__get(e, r->owner_cpu);
 	if (!o || !c)

@@ -400,6 +400,34 @@ Test(owners, owner_followed_on_cpu_is_running)
 	cr_assert_eq(st->verdict, LS_VERDICT_CONTENTION);
 }
 
+/*
+ * Followed by TID, but the kernel side read who the owner is
+ * (LS_OWNER_F_TASK_READ): the holder is named, with its policy, while
+ * where it was stays unknown until its own records say.
+ */
+Test(owners, owner_by_tid_with_its_task_read_is_named)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de10d0ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder, .start = T(2),
+				  .state = LS_OWNER_UNKNOWN, .how = LS_OWNER_PTHREAD,
+				  .owner_flags = LS_OWNER_F_TASK_READ };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = idle_holder.tid };
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &efx.hog);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert(ls_task_seen(&st->holders[0].task));
+	cr_assert_str_eq(st->holders[0].task.comm, "idle-holder");
+	cr_assert_eq(st->holders[0].task.policy, LS_POLICY_IDLE);
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
+
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
 Test(owners, releaser_is_named_but_not_judged)
 {
