@@ -458,6 +458,14 @@ enum ls_owner_state {
  * until then.  cpu_curr: what ran on owner_cpu at that moment (tid 0:
  * unknown).
  */
+/*
+ * ls_rec_owner.owner_flags: owner (tgid, comm, policy, prio, nice,
+ * rt_prio) was read from the owner's task_struct, so it holds even when
+ * owner_state is LS_OWNER_UNKNOWN (followed by TID: where it is, not who
+ * it is, is unknown).  Without it such a record names only the TID.
+ */
+#define LS_OWNER_F_TASK_READ	0x80
+
 struct ls_rec_owner {
 	struct ls_hdr hdr;
 	struct ls_task waiter;
@@ -468,7 +476,7 @@ struct ls_rec_owner {
 	__u32 owner_cpu;
 	__u8 owner_state;	/* enum ls_owner_state */
 	__u8 how;		/* enum ls_owner_how */
-	__u8 owner_flags;	/* the owner's LS_TASK_F_* (WAITING: it waits on a lock itself) */
+	__u8 owner_flags;	/* the owner's LS_TASK_F_* (WAITING: it waits on a lock itself), LS_OWNER_F_* */
 	__u8 owner_cause;	/* LS_CAUSE_F_IO: blocked in an I/O wait; 0 before ABI 4 (I/O) */
 };
 

@@ -223,6 +223,19 @@ static int parse_cond(const struct parse_ctx *c, struct slo_rule *r, char *word,
 	return 0;
 }
 
+/* comm=GLOB, holder_comm=GLOB: into glob (SLO_MAX_GLOB + 1 bytes). */
+static int parse_glob(const struct parse_ctx *c, size_t col, const char *key, const char *val,
+		      char *glob, bool *has)
+{
+	if (*has)
+		return parse_error(c, col, "%s= given twice", key);
+	if (!*val || strlen(val) > SLO_MAX_GLOB)
+		return parse_error(c, col, "expected a comm or a glob of 1 to %d bytes", SLO_MAX_GLOB);
+	strcpy(glob, val);
+	*has = true;
+	return 0;
+}
+
 /* policy=NAME: a scheduling policy by its name. */
 static int parse_policy(const struct parse_ctx *c, struct slo_rule *r, const char *val, size_t col)
 {
@@ -272,12 +285,9 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 		r->pid = (__u32)v;
 		r->has_pid = true;
 	} else if (!strcmp(word, "comm")) {
-		if (r->has_comm)
-			return parse_error(c, col, "comm= given twice");
-		if (!*val || strlen(val) > SLO_MAX_GLOB)
-			return parse_error(c, col, "expected a comm or a glob of 1 to %d bytes", SLO_MAX_GLOB);
-		strcpy(r->comm, val);
-		r->has_comm = true;
+		return parse_glob(c, col, word, val, r->comm, &r->has_comm);
+	} else if (!strcmp(word, "holder_comm")) {
+		return parse_glob(c, col, word, val, r->holder_comm, &r->has_holder_comm);
 	} else if (!strcmp(word, "policy")) {
 		return parse_policy(c, r, val, col);
 	} else if (!strcmp(word, "verdict")) {
@@ -301,7 +311,7 @@ static int parse_word(const struct parse_ctx *c, struct slo_rule *r, char *word,
 		return parse_name(c, col, word, val, ls_lock_kind_name, LS_LOCK_KIND_N, false,
 				  &r->lock_kind, &r->has_lock);
 	} else {
-		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, cgroup, holder_cgroup, policy, verdict, cause, lock, every, wait>= or stalled>=",
+		return parse_error(c, col - strlen(word) - 1, "unknown key '%.40s': expected pid, comm, holder_comm, cgroup, holder_cgroup, policy, verdict, cause, lock, every, wait>= or stalled>=",
 				   word);
 	}
 	return 0;
@@ -656,6 +666,34 @@ static bool cgroup_sel__matches_a_holder(const struct slo_cgroup_sel *r, const s
 	return false;
 }
 
+/* Does t's name (as text: escaped bytes) match glob?  A task only the TID of which is known has none. */
+static bool comm__matches(const char *glob, const struct ls_task *t)
+{
+	char comm[LS_COMM_TEXT_LEN];
+
+	/* FNM_NOESCAPE: "\x1b" in a rule matches the text of that byte */
+	return ls_task_seen(t) &&
+	       !fnmatch(glob, ls_comm_text(t->comm, comm, sizeof(comm)), FNM_NOESCAPE);
+}
+
+/* holder_comm=: any holder, any hop of the chain past the waiter, any lock's holder a holder waited on. */
+static bool comm__matches_a_holder(const char *glob, const struct ls_stall *st)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < st->n_holders; i++) {
+		if (comm__matches(glob, &st->holders[i].task))
+			return true;
+		for (k = 0; k < st->holders[i].n_waited && k < LS_MAX_WAITED; k++)
+			if (comm__matches(glob, &st->holders[i].waited[k].holder))
+				return true;
+	}
+	for (i = 1; i < st->n_chain && i < LS_MAX_HOPS; i++)
+		if (comm__matches(glob, &st->chain[i].task))
+			return true;
+	return false;
+}
+
 static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 {
 	if (r->cgroup.path && !cgroup_sel__matches(&r->cgroup, st->waiter_cgroup))
@@ -672,14 +710,10 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 		return false;
 	if (r->has_lock && st->mm.kind != r->lock_kind)
 		return false;
-	if (r->has_comm) {
-		char comm[LS_COMM_TEXT_LEN];
-
-		/* FNM_NOESCAPE: "\x1b" in a rule matches the text of that byte */
-		if (fnmatch(r->comm, ls_comm_text(st->waiter.comm, comm, sizeof(comm)),
-			    FNM_NOESCAPE))
-			return false;
-	}
+	if (r->has_comm && !comm__matches(r->comm, &st->waiter))
+		return false;
+	if (r->has_holder_comm && !comm__matches_a_holder(r->holder_comm, st))
+		return false;
 	return true;
 }
 
@@ -937,10 +971,15 @@ void slo_violation__write_json(FILE *f, const struct slo_violation *v)
 
 			if (h->role == LS_ROLE_WAITER || culprit_seen(seen, n_seen, h))
 				continue;
-			fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
-				h->task.tgid, h->task.tid);
-			ls_json_str(f, h->task.comm, LS_COMM_LEN);
-			sink_json__write_rename(f, st, h->task.tid, h->task.comm);
+			if (!ls_task_seen(&h->task)) {
+				fprintf(f, "%s{\"pid\":null,\"tid\":%u,\"comm\":null", n_seen ? "," : "",
+					h->task.tid);
+			} else {
+				fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"comm\":", n_seen ? "," : "",
+					h->task.tgid, h->task.tid);
+				ls_json_str(f, h->task.comm, LS_COMM_LEN);
+				sink_json__write_rename(f, st, h->task.tid, h->task.comm);
+			}
 			fprintf(f, ",\"role\":\"%s\"}", ls_role_name(h->role));
 			seen[n_seen++] = h;
 		}
@@ -986,6 +1025,10 @@ void slo_violation__write_text(FILE *f, const struct slo_violation *v)
 
 			if (h->role == LS_ROLE_WAITER)
 				continue;
+			if (sink__unseen_text(&h->task, comm, sizeof(comm))) {
+				fprintf(f, "  %s %s", ls_role_name(h->role), comm);
+				continue;
+			}
 			fprintf(f, "  %s %s[%u/%u]%s", ls_role_name(h->role),
 				ls_comm_text(h->task.comm, comm, sizeof(comm)), h->task.tgid,
 				h->task.tid,

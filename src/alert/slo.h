@@ -80,9 +80,10 @@ struct slo_cgroup_sel {
 struct slo_rule {
 	char *text;		/* the rule as written, trimmed */
 	/* selectors; unset ones match everything */
-	bool has_pid, has_comm, has_policy, has_verdict, has_cause, has_lock;
+	bool has_pid, has_comm, has_holder_comm, has_policy, has_verdict, has_cause, has_lock;
 	__u32 pid;
 	char comm[SLO_MAX_GLOB + 1];
+	char holder_comm[SLO_MAX_GLOB + 1];	/* holder_comm=: any holder or hop past the waiter */
 	struct slo_cgroup_sel cgroup;		/* cgroup=: the waiter's */
 	struct slo_cgroup_sel holder_cgroup;	/* holder_cgroup=: any holder's */
 	unsigned int policy;	/* enum ls_policy */

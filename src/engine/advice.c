@@ -38,8 +38,9 @@ static const char *advice__state(enum ls_holder_state s)
 		return "the holder slept while it held the lock: its stack and waker say on what";
 	case LS_STATE_GRANTED_NOT_RUNNING:
 		return "the lock was handed to a task that then waited for a CPU: give it a higher priority or a CPU of its own";
+	case LS_STATE_UNKNOWN:
+		return "no record said where the holder was for most of the wait: nothing to point at for certain";
 	case LS_STATE_RUNNING:
-	case LS_STATE_N:
 		break;
 	}
 	return "the holder ran under the lock: shorten what it does under it";
@@ -64,6 +65,8 @@ const char *ls_advice(const struct ls_stall *st)
 		return "only the task that released the lock and woke the waiter is known, not who held it all along: see where the lock is taken";
 	if (st->holders[0].how == LS_OWNER_HINT)
 		return "only the last reader to take the rwsem is known, not all its readers: see where it is taken for read";
+	if (!ls_task_seen(&st->holders[0].task))
+		return "the lock named its holder's TID, but no record showed that task: who it is and where it was are not known";
 	if (st->verdict == LS_VERDICT_CONTENTION)
 		return "the holders ran under the lock: shorten what they do under it, or take the lock less often";
 	return advice__state(st->holders[0].state);

@@ -46,8 +46,20 @@ enum ls_holder_state {
 	LS_STATE_PREEMPTED = 1,			/* runnable, others ran on its CPU */
 	LS_STATE_BLOCKED = 2,			/* asleep (I/O, another lock, ...) */
 	LS_STATE_GRANTED_NOT_RUNNING = 3,	/* owned the lock from its wakeup, not yet running */
-	LS_STATE_N,
+	LS_STATE_N,				/* the states offcpu_by_state[] measures */
+	/* no record said where it was for most of its hold in the wait (ls_holder.unseen_ns) */
+	LS_STATE_UNKNOWN = LS_STATE_N,
 };
+
+/*
+ * A task the records named only by its TID (a lock's owner read from the
+ * lock, never followed): tgid 0, and nothing else about it is known, not
+ * its name, policy or priority.  Every task a record sent has a tgid.
+ */
+static inline bool ls_task_seen(const struct ls_task *t)
+{
+	return t->tgid != 0;
+}
 
 /*
  * Why a holder could not run, beyond its state: what the kernel said at
@@ -164,6 +176,24 @@ struct ls_frames {
 	__u64 digest;			/* equal for equal resolved frames: "same stack as" */
 };
 
+/*
+ * A lock a holder waited on inside the wait, while it held this one: a
+ * wait of its own judged earlier (its stall), what its off-CPU time was
+ * spent on.  holder: that stall's culprit (tid 0: none seen).
+ */
+#define LS_MAX_WAITED 4	/* per holder, longest first; the rest not shown */
+
+struct ls_waited {
+	struct ls_mm lock;
+	__u64 ns;		/* its wait on that lock, inside this wait and its hold */
+	__u64 start_ns;		/* ... from, to: that wait clipped to this one (timelines) */
+	__u64 end_ns;
+	__u64 stall_seq;	/* the record of that wait (STALL #N) */
+	struct ls_task holder;
+	enum ls_holder_state holder_state;
+	enum ls_verdict verdict;	/* that stall's */
+};
+
 struct ls_holder {
 	struct ls_task task;
 	/*
@@ -194,6 +224,12 @@ struct ls_holder {
 	__u64 offcpu_ns;	/* off CPU while holding, inside the wait */
 	__u64 offcpu_by_state[LS_STATE_N];	/* [LS_STATE_RUNNING] unused */
 	/*
+	 * The part of its hold inside the wait no record said where it was:
+	 * an owner the kernel side did not follow yet, a releaser.  Neither
+	 * on CPU nor off; state is UNKNOWN when it is half the overlap or more.
+	 */
+	__u64 unseen_ns;
+	/*
 	 * The part of the hold inside the wait the kernel gave a cause for
 	 * ([LS_CAUSE_NONE] unused), and the largest.  THROTTLED, RT_THROTTLED
 	 * and IO are off-CPU time (IO part of offcpu_by_state[BLOCKED]);
@@ -214,12 +250,16 @@ struct ls_holder {
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];
 	struct ls_pinned pinned;	/* cause_ns[RUNNABLE]: the CPUs; else all 0 */
-	enum ls_holder_state state;	/* dominant off-CPU state, RUNNING if on CPU most of overlap */
+	/* dominant off-CPU state, RUNNING if on CPU most of overlap, UNKNOWN if not seen */
+	enum ls_holder_state state;
 	struct ls_preemptor preempted_by[LS_MAX_PREEMPTORS];
 	unsigned int n_preempted_by;
 	__u64 preempted_other_ns;	/* time of preemptors beyond LS_MAX_PREEMPTORS */
 	bool has_waker;
 	struct ls_task woken_by;	/* the waker of its longest blocked spell */
+	/* Other locks it waited on inside the wait, longest first (their own stalls). */
+	struct ls_waited waited[LS_MAX_WAITED];
+	unsigned int n_waited;
 	/*
 	 * A PI futex's owner: the time inside the wait it sat runnable at a
 	 * priority below the waiter's (not boosted), and whether that or its
@@ -265,6 +305,13 @@ struct ls_hop {
 	 */
 	bool has_lock;
 	struct ls_mm lock;
+	/*
+	 * A hop through a wait that ended inside this one (the holder before
+	 * it waited on lock, and got it): that wait's record (STALL #N), and
+	 * how long the hop before waited on lock inside this wait.  0: none.
+	 */
+	__u64 stall_seq;
+	__u64 wait_ns;
 	/*
 	 * Its names, as ls_stall's lock_name and lock_module, set by the stack
 	 * resolver (NULL: not known): a futex's data symbol and file, a static

@@ -38,6 +38,7 @@
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
 #define ENGINE_RECLAIM_RING	16	/* ended reclaims kept per task, at most */
 #define ENGINE_IO_DISKS	16	/* devices whose disk names are kept, the latest told */
+#define ENGINE_PAST_STALLS	64	/* stalls kept for the chains of later ones, the latest */
 /* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
 #define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
@@ -328,6 +329,14 @@ struct task {
 	__u64 comm_was_ts;
 	__u64 renamed_ns;
 	__u8 flags;		/* latest LS_TASK_F_* seen */
+	/*
+	 * The kernel side sends its switches and wakeups from follow_from on
+	 * (the first record with a LS_TASK_F_ANY flag, or an OWNER that said
+	 * where it was), until follow_to (a record without; 0: still): only
+	 * then do its spells say where it was.  0/0: never followed.
+	 */
+	__u64 follow_from;
+	__u64 follow_to;
 	__u8 cpu_state;		/* enum task_cpu_state */
 	bool spell_open;
 	struct spell open;
@@ -477,6 +486,13 @@ struct hold {
 	bool unconfirmed;	/* a pending stall's guess: holding, mm not known */
 	__u64 spells_lost_to;	/* its task's spells before this were overwritten; 0: none */
 	__u8 how;		/* enum ls_owner_how: how a waiter named it; NONE: a HOLD */
+	/*
+	 * An owner or releaser, whose task was followed over [seen_from,
+	 * seen_to) only (empty: never): outside it no record said where it
+	 * was.  false: a HOLD's task, followed all along while it held.
+	 */
+	bool seen_limited;
+	__u64 seen_from, seen_to;
 	struct ls_rec_stack *stack;	/* owned; NULL: none came */
 	struct ls_throttle *throttle;	/* owned; a spell of it was throttled; else NULL */
 	struct ls_reclaim *reclaim;	/* owned; its task reclaimed in it; else NULL */
@@ -580,6 +596,48 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 int stall__deadlock(struct engine *e, struct task *tk, __u8 reason);
 /* When the lock stopped making r's task wait: its handoff, else acquire_returned. */
 __u64 stall__lock_end(const struct ls_rec_lock *r);
+
+/* ---- hops.c ---------------------------------------------------------- */
+
+/*
+ * A stall sent, kept for the chains of later stalls whose holders waited
+ * on its lock while they held theirs: by the time those end, this wait is
+ * over, and only its record says who held that lock and why.
+ */
+struct past_stall {
+	__u32 tid;		/* its waiter; 0: a free slot */
+	__u64 seq;
+	__u64 start, end;	/* its lock wait */
+	struct ls_mm lock;
+	enum ls_verdict verdict;
+	enum ls_cause cause;
+	const char *advice;	/* a constant string, or NULL */
+	bool has_culprit;	/* holders[0], and the task at the root of its chain */
+	struct ls_task culprit;
+	enum ls_holder_state culprit_state;
+	struct ls_task root;
+	struct ls_hop chain[LS_MAX_HOPS];	/* its chain after the waiter */
+	unsigned int n_chain;
+};
+
+/* Keep a final stall just sent (its hops' names are the resolver's: not kept). */
+void hops__remember(struct engine *e, const struct ls_stall *st);
+/* hd's waits on locks other than lock inside [from, to): hd->waited, longest first. */
+void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_mm *lock,
+		  __u64 from, __u64 to);
+/*
+ * Go on with st's chain through the wait of holder h that ended inside
+ * st's (its longest there, if it was most of h's time asleep): that
+ * stall's hops.  Returns the stall followed, or NULL.
+ */
+const struct past_stall *hops__chain(const struct engine *e, struct ls_stall *st,
+				     const struct ls_holder *h);
+/*
+ * st's chain went on through via: when both holders were kept off CPU,
+ * judge the task at the root against the waiter, and take via's cause
+ * when st's holder had none.  Returns whether it did (via's advice holds).
+ */
+bool hops__judge(struct ls_stall *st, const struct past_stall *via);
 
 /* ---- pending.c ------------------------------------------------------- */
 
@@ -688,6 +746,8 @@ struct engine {
 	struct ls_spell spells[LS_MAX_HOLDERS][LS_MAX_SPELLS];
 	__u64 tally_snap[ENGINE_MAX_TALLY];	/* tally before one spell: its own top runner */
 	struct ls_rename renames[LS_MAX_RENAMES];	/* the stall being sent's */
+	struct past_stall past[ENGINE_PAST_STALLS];	/* hops.c: a ring, the latest kept */
+	__u32 past_next;
 };
 
 /* Records lost in the spans that meet (from, to): a stall's lost_in_window. */

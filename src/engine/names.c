@@ -62,7 +62,7 @@ const char *ls_state_name(enum ls_holder_state s)
 		return "blocked";
 	case LS_STATE_GRANTED_NOT_RUNNING:
 		return "granted_not_running";
-	case LS_STATE_N:
+	case LS_STATE_UNKNOWN:
 		break;
 	}
 	return "unknown";

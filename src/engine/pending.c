@@ -143,7 +143,8 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool 
 	struct task *tk = map__get(&e->tasks, hd->task.tid);
 	const struct spell *last;
 
-	hd->state_now = LS_STATE_RUNNING;
+	/* Where a task no record follows is now, nobody knows: never "on CPU" by default. */
+	hd->state_now = LS_STATE_UNKNOWN;
 	hd->state_since_ns = 0;
 	if (!tk || tk->tgid != hd->task.tgid)
 		return;
@@ -153,10 +154,13 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool 
 	 */
 	if (lossless)
 		tk->last_ts = u64_max(tk->last_ts, e->now);
+	if (tk->follow_from && !tk->follow_to)
+		hd->state_now = LS_STATE_RUNNING;
 	if (tk->spell_open) {
 		hd->state_now = tk->open.state;
 		hd->state_since_ns = tk->open.start;
-	} else if (tk->cpu_state == TASK_CPU_ON && tk->spells.n) {
+	} else if (hd->state_now == LS_STATE_RUNNING && tk->cpu_state == TASK_CPU_ON &&
+		   tk->spells.n) {
 		/* Back on CPU since its latest spell ended, as far as the records say. */
 		last = ring__at(&tk->spells, tk->spells.n - 1);
 		hd->state_since_ns = last->end;

@@ -23,6 +23,7 @@ struct stall_cand {
 	__u64 from, to;		/* the hold inside the wait */
 	__u64 overlap;
 	__u64 offcpu;
+	__u64 unseen;		/* of overlap: no record said where its task was */
 	__u64 by_state[LS_STATE_N];
 	__u64 by_cause[LS_CAUSE_N];
 	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
@@ -297,6 +298,12 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 	/* A wait that got the lock saw it let go; a pending, failed or deadlocked one did not. */
 	h->released = !x->p->pending && x->r->success;
 	h->how = how;
+	/* Its spells say where it was only while the kernel side followed it. */
+	h->seen_limited = true;
+	if (otk && otk->follow_from) {
+		h->seen_from = otk->follow_from;
+		h->seen_to = otk->follow_to ? otk->follow_to : ~0ULL;
+	}
 	stall__add_cand(e, x, h, true);
 }
 
@@ -358,6 +365,8 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	c->from = u64_max(u64_max(h->start, x->ws), from);
 	c->to = u64_max(u64_min(h->end, x->we), c->from);
 	c->overlap = c->to - c->from;
+	if (h->seen_limited)
+		c->unseen = c->overlap - span_overlap(h->seen_from, h->seen_to, c->from, c->to);
 	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];
@@ -456,6 +465,7 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			stall__measure(x, c, e->cands[j - 1].to);
 			lead->overlap += c->overlap;
 			lead->offcpu += c->offcpu;
+			lead->unseen += c->unseen;
 			lead->unboosted += c->unboosted;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
@@ -637,6 +647,10 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 			if (best == LS_STATE_RUNNING || lead->by_state[s] > lead->by_state[best])
 				best = s;
 	}
+	hd->unseen_ns = lead->unseen;
+	/* Not seen for most of it: neither running nor off CPU is known. */
+	if (hd->unseen_ns && hd->unseen_ns * 2 >= hd->overlap_ns)
+		best = LS_STATE_UNKNOWN;
 	hd->state = best;
 	if (lead->pi) {
 		hd->pi_unboosted_ns = lead->unboosted;
@@ -697,9 +711,12 @@ static bool stall__chain_locks(struct engine *e, struct ls_stall *st, const stru
 	return added;
 }
 
-static void stall__chain(struct engine *e, struct ls_stall *st, const struct queued_writer *qw)
+/* The chain; the stall of an ended wait it went on through, or NULL. */
+static const struct past_stall *stall__chain(struct engine *e, struct ls_stall *st,
+					     const struct queued_writer *qw)
 {
 	const struct ls_holder *h = st->n_holders ? &st->holders[0] : NULL;
+	const struct past_stall *via = NULL;
 	struct ls_hop *hop;
 
 	hop = &st->chain[st->n_chain++];
@@ -713,7 +730,7 @@ static void stall__chain(struct engine *e, struct ls_stall *st, const struct que
 		hop->write = true;
 	}
 	if (!h)
-		return;
+		return NULL;
 	hop = &st->chain[st->n_chain++];
 	hop->task = h->task;
 	hop->role = LS_ROLE_HOLDER;
@@ -725,13 +742,16 @@ static void stall__chain(struct engine *e, struct ls_stall *st, const struct que
 		hop->task = h->preempted_by[0].task;
 		hop->role = LS_ROLE_PREEMPTOR;
 		hop->ns = h->preempted_by[0].ns;
+	} else if (h->state == LS_STATE_BLOCKED && (via = hops__chain(e, st, h))) {
+		return via;
 	} else if (h->state == LS_STATE_BLOCKED && stall__chain_locks(e, st, h)) {
-		return;
+		return NULL;
 	} else if (h->state == LS_STATE_BLOCKED && h->has_waker) {
 		hop = &st->chain[st->n_chain++];
 		hop->task = h->woken_by;
 		hop->role = LS_ROLE_WAKER;
 	}
+	return NULL;
 }
 
 static enum ls_verdict stall__verdict(const struct ls_stall *st)
@@ -743,7 +763,7 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 	 * that took an rwsem: whether either held the lock is not known.
 	 */
 	if (st->lost_in_window || !st->n_holders || h->how == LS_OWNER_RELEASER ||
-	    h->how == LS_OWNER_HINT)
+	    h->how == LS_OWNER_HINT || h->state == LS_STATE_UNKNOWN)
 		return LS_VERDICT_UNKNOWN;
 	if (h->offcpu_ns && h->offcpu_ns * 2 >= st->lock_wait_ns)
 		return ls_task_importance_cmp(&h->task, &st->waiter) < 0 ?
@@ -822,16 +842,21 @@ static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *
 static void stall__judge(struct engine *e, struct ls_stall *st, const struct queued_writer *qw,
 			 struct task *cycle)
 {
-	stall__chain(e, st, qw);
+	const struct past_stall *via = stall__chain(e, st, qw);
+
 	st->verdict = stall__verdict(st);
 	/* A wait of a deadlock reported already: the cycle, while it lasts. */
 	if (cycle) {
 		st->n_chain = 0;
 		deadlock__chain(e, cycle, st);
 		st->verdict = LS_VERDICT_DEADLOCK;
+		via = NULL;
 	}
 	st->cause = st->n_holders ? st->holders[0].cause : LS_CAUSE_NONE;
-	if (e->features & LS_FEAT_CAUSES)
+	/* Through a wait that ended: the verdict, cause and advice of the chain's root. */
+	if (via && hops__judge(st, via) && (e->features & LS_FEAT_CAUSES))
+		st->advice = via->advice;
+	if ((e->features & LS_FEAT_CAUSES) && !st->advice)
 		st->advice = ls_advice(st);
 }
 
@@ -890,6 +915,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		stall__fill_holder(e, e->order[i], &e->holders[i], e->spells[i]);
 		if (p->pending)
 			pending__holder_now(e, &e->holders[i], r->mm.id, !st.lost_in_window);
+		hops__waited(e, &e->holders[i], &r->mm, x.ws, x.we);
 	}
 	st.holders = e->holders;
 	/* The stall says it lost detail; the summary counts such stalls once each. */
@@ -902,6 +928,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	task_cgroups__stall(e, &st);
 	renames__stall(e, &st);
 	err = sink__stall(e->sink, &st);
+	hops__remember(e, &st);
 	err = err < 0 ? err : 1;
 cleanup:
 	for (i = 0; i < x.n; i++)

@@ -465,6 +465,12 @@ void tasks__set_flags(struct engine *e, struct task *tk, __u8 flags, __u64 ts)
 {
 	int i;
 
+	if ((flags & LS_TASK_F_ANY) && (!(tk->flags & LS_TASK_F_ANY) || !tk->follow_from)) {
+		tk->follow_from = ts;
+		tk->follow_to = 0;
+	} else if (!(flags & LS_TASK_F_ANY) && (tk->flags & LS_TASK_F_ANY) && !tk->follow_to) {
+		tk->follow_to = ts;
+	}
 	tk->flags = flags;
 	if (flags & LS_TASK_F_HOLDING)
 		return;
@@ -870,12 +876,19 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	struct task *o;
 	struct cpu *c;
 
-	/*
-	 * Unknown: only its TID may be (followed by TID, bpf/owner_tid.bpf.h),
-	 * and its next switch or wakeup says where it is.
-	 */
-	if (r->owner_state == LS_OWNER_GONE || r->owner_state == LS_OWNER_UNKNOWN)
+	if (r->owner_state == LS_OWNER_GONE)
 		return;
+	/*
+	 * Unknown (followed by TID, bpf/owner_tid.bpf.h): its next switch or
+	 * wakeup says where it is; who it is, only if the kernel side read it
+	 * (else only its TID is known, never filled in from zeroes).
+	 */
+	if (r->owner_state == LS_OWNER_UNKNOWN) {
+		o = (r->owner_flags & LS_OWNER_F_TASK_READ) ? tasks__get(e, &r->owner) : NULL;
+		if (o)
+			task__touch(e, o, &r->owner, ts);
+		return;
+	}
 	o = tasks__get(e, &r->owner);
 	c = cpus__get(e, r->owner_cpu);
 	if (!o || !c)
@@ -884,6 +897,8 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	/* By TID its storage, so its flags, were out of the waiter's reach: what we know stays. */
 	tasks__set_flags(e, o, ((e->features & LS_FEAT_OWNER_BY_TID) ? o->flags :
 				r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
+	/* The record says where it was when the wait began: followed from there. */
+	o->follow_from = u64_min(o->follow_from, r->start_ns);
 	if (r->owner_state == LS_OWNER_RUNNING) {
 		spell__close(e, o, ts);
 		o->cpu_state = TASK_CPU_ON;
@@ -895,8 +910,11 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	 * open when the task stopped being followed (preempted as the last
 	 * waiter took over, then ran and slept unseen): the kernel's word wins.
 	 */
-	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state))
+	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state)) {
+		/* A waiter on another lock until now: this spell is one of holding, kept. */
+		o->open.holding = true;
 		return;
+	}
 	if (r->owner_state == LS_OWNER_RUNNABLE && r->cpu_curr.tid)
 		cpu__set_runner(e, c, &r->cpu_curr, ts);
 	spell__open(e, o, r->owner_state == LS_OWNER_RUNNABLE ? LS_STATE_PREEMPTED :

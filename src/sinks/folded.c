@@ -9,7 +9,9 @@
  *   [mmap_lock read|write wait]  a stall's lock wait (lock_wait_ns), on the
  *                                waiter's stack;
  *   [off CPU holding mmap_lock]  a holder's off-CPU time inside that wait,
- *                                on the holder's stack;
+ *                                on the holder's stack, less the part it
+ *                                waited on another lock, which is
+ *   [off CPU holding futex, waiting for mmap_lock];
  * a futex or kernel lock by its kind's name in place of mmap_lock.
  * Values are microseconds.  Stalls without a stack still count, on
  * "comm;[no stack]".  Kernel frames carry the usual "_[k]" suffix.
@@ -158,7 +160,11 @@ static void folded__stack(struct folded_sink *fs, const struct ls_task *task,
 		return;
 	}
 	buf[0] = 0;
-	ls_comm_text(task->comm, comm, sizeof(comm));
+	/* only its TID is known: no name to fold under */
+	if (!ls_task_seen(task))
+		snprintf(comm, sizeof(comm), "[not seen]");
+	else
+		ls_comm_text(task->comm, comm, sizeof(comm));
 	put(buf, &len, comm);
 	if (!fr || !fr->n) {
 		put(buf, &len, "[no stack]");
@@ -174,6 +180,25 @@ static void folded__stack(struct folded_sink *fs, const struct ls_task *task,
 	free(buf);
 }
 
+/* A holder's off-CPU time: by the other locks it waited on, the rest under held. */
+static void folded__holder(struct folded_sink *fs, const struct ls_stall *st,
+			   const struct ls_holder *h, const char *held)
+{
+	__u64 rest = h->offcpu_ns, ns;
+	char what[80];
+	unsigned int k;
+
+	for (k = 0; k < h->n_waited && k < LS_MAX_WAITED && rest; k++) {
+		ns = h->waited[k].ns < rest ? h->waited[k].ns : rest;
+		rest -= ns;
+		snprintf(what, sizeof(what), "[off CPU holding %s, waiting for %s]",
+			 ls_lock_kind_name(st->mm.kind), ls_lock_kind_name(h->waited[k].lock.kind));
+		folded__stack(fs, &h->task, h->frames, what, ns);
+	}
+	if (rest)
+		folded__stack(fs, &h->task, h->frames, held, rest);
+}
+
 static int folded__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct folded_sink *fs = to_folded(s);
@@ -187,12 +212,8 @@ static int folded__stall(struct sink *s, const struct ls_stall *st)
 	snprintf(wait, sizeof(wait), "[%s %s wait]", lock, st->write ? "write" : "read");
 	snprintf(held, sizeof(held), "[off CPU holding %s]", lock);
 	folded__stack(fs, &st->waiter, st->waiter_frames, wait, st->lock_wait_ns);
-	for (i = 0; i < st->n_holders; i++) {
-		const struct ls_holder *h = &st->holders[i];
-
-		if (h->offcpu_ns)
-			folded__stack(fs, &h->task, h->frames, held, h->offcpu_ns);
-	}
+	for (i = 0; i < st->n_holders; i++)
+		folded__holder(fs, st, &st->holders[i], held);
 	return 0;
 }
 

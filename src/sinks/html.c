@@ -83,7 +83,9 @@ static void html_comm(FILE *f, const struct ls_task *t)
 {
 	char buf[LS_COMM_TEXT_LEN];
 
-	html_text(f, ls_comm_text(t->comm, buf, sizeof(buf)), sizeof(buf));
+	if (!sink__unseen_text(t, buf, sizeof(buf)))
+		ls_comm_text(t->comm, buf, sizeof(buf));
+	html_text(f, buf, sizeof(buf));
 }
 
 static void html_dur(FILE *f, __u64 ns)
@@ -328,7 +330,7 @@ static void html_cgroup(FILE *f, const char *path)
 static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	__u64 lock_wait_ns = st->lock_wait_ns;
-	char op[32], sched[64], state[32];
+	char op[32], sched[64], state[32], what[RM_WAITED_LEN];
 	unsigned int k;
 
 	fputs("<li>holder <b>", f);
@@ -340,6 +342,10 @@ static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	html_dur(f, h->offcpu_ns);
 	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	if (h->unseen_ns) {
+		fputs(", not seen ", f);
+		html_dur(f, h->unseen_ns);
+	}
 	html_cgroup(f, sink__holder_cgroup(st, h));
 	for (k = 0; k < h->n_preempted_by; k++) {
 		fputs(k ? ", " : "; preempted by ", f);
@@ -347,6 +353,12 @@ static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		fputs(" ", f);
 		html_dur(f, h->preempted_by[k].ns);
 		html_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
+	}
+	for (k = 0; k < h->n_waited && k < LS_MAX_WAITED; k++) {
+		fputs("; waited ", f);
+		html_dur(f, h->waited[k].ns);
+		fputs(" ", f);
+		html_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)), sizeof(what));
 	}
 	if (h->has_waker) {
 		fputs("; woken by ", f);
@@ -424,7 +436,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 {
 	FILE *f = hs->base.out;
 	char when[64], rel[32], op[32], sched[64], role[32], lock[600];
-	char other[SINK_RENAME_TEXT_LEN];
+	char who[RM_TASK_LEN];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -471,10 +483,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	for (i = 0; i < st->n_chain; i++) {
 		hop = &st->chain[i];
 		fputs(i ? " &larr; <b>" : "<b>", f);
-		html_comm(f, &hop->task);
-		fprintf(f, "/%u", hop->task.tid);
-		html_text(f, sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
-					       other, sizeof(other)), sizeof(other));
+		html_text(f, rm_hop_task(st, &hop->task, who, sizeof(who)), sizeof(who));
 		fprintf(f, "</b> (%s",
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
@@ -482,6 +491,13 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		if (hop->ns) {
 			fputs(", ", f);
 			html_dur(f, hop->ns);
+		}
+		if (hop->stall_seq) {
+			fputs(", of ", f);
+			html_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)), sizeof(lock));
+			fputs(", waited ", f);
+			html_dur(f, hop->wait_ns);
+			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
 		}
 		fputs(")", f);
 	}

@@ -54,9 +54,16 @@ void sink_json__write_rename(FILE *f, const struct ls_stall *st, __u32 tid,
 	ls_json_str(f, r->other, LS_COMM_LEN);
 }
 
-/* "pid":..,"tid":..,"comm":..: opens the object (no leading comma) */
+/*
+ * "pid":..,"tid":..,"comm":..: opens the object (no leading comma).  A task
+ * known only by its TID has null where a zeroed struct has 0 and "".
+ */
 static void json_task_id(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
+	if (!ls_task_seen(t)) {
+		fprintf(f, "\"pid\":null,\"tid\":%u,\"comm\":null", t->tid);
+		return;
+	}
 	fprintf(f, "\"pid\":%u,\"tid\":%u,\"comm\":", t->tgid, t->tid);
 	ls_json_str(f, t->comm, LS_COMM_LEN);
 	sink_json__write_rename(f, st, t->tid, t->comm);
@@ -65,6 +72,10 @@ static void json_task_id(FILE *f, const struct ls_stall *st, const struct ls_tas
 static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
 	json_task_id(f, st, t);
+	if (!ls_task_seen(t)) {
+		fputs(",\"policy\":\"unknown\",\"prio\":null,\"nice\":null,\"rt_prio\":null", f);
+		return;
+	}
 	json_strv(f, "policy", ls_policy_name(t->policy));
 	fprintf(f, ",\"prio\":%d,\"nice\":%d,\"rt_prio\":%u", t->prio, t->nice, t->rt_prio);
 }
@@ -240,6 +251,35 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 	putc('}', f);
 }
 
+/* ,"waited_on":[{"lock":..,"ns":..,"stall":..,"verdict":..,"holder":{..}},..] when any */
+static void json_waited(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+{
+	const struct ls_waited *w;
+	unsigned int i;
+
+	if (!h->n_waited)
+		return;
+	fputs(",\"waited_on\":[", f);
+	for (i = 0; i < h->n_waited && i < LS_MAX_WAITED; i++) {
+		w = &h->waited[i];
+		fputs(i ? ",{" : "{", f);
+		/* json_lock() opens with a comma: this key leads the object */
+		fputs("\"ns\":", f);
+		fprintf(f, "%llu", (unsigned long long)w->ns);
+		json_lock(f, "lock", &w->lock, NULL, NULL, NULL);
+		json_u64(f, "stall", w->stall_seq);
+		json_strv(f, "verdict", ls_verdict_name(w->verdict));
+		if (w->holder.tid) {
+			fputs(",\"holder\":{", f);
+			json_task_id(f, st, &w->holder);
+			json_strv(f, "state", ls_state_name(w->holder_state));
+			putc('}', f);
+		}
+		putc('}', f);
+	}
+	putc(']', f);
+}
+
 static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
 {
 	unsigned int i, n = h->n_preempted_by, s;
@@ -256,6 +296,8 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_u64(f, "held_ns", h->held_ns);
 	json_u64(f, "overlap_ns", h->overlap_ns);
 	json_u64(f, "offcpu_ns", h->offcpu_ns);
+	if (h->unseen_ns)
+		json_u64(f, "unseen_ns", h->unseen_ns);
 	fprintf(f, ",\"offcpu_by_state\":{");
 	for (s = LS_STATE_PREEMPTED; s < LS_STATE_N; s++) {
 		fprintf(f, "%s", s == LS_STATE_PREEMPTED ? "" : ",");
@@ -294,6 +336,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	/* runs that looked for causes (ABI 4): older recordings' output stays as it was */
 	if (st->advice)
 		json_causes(f, h);
+	json_waited(f, st, h);
 	if (h->has_waker) {
 		fprintf(f, ",\"woken_by\":{");
 		json_task_id(f, st, &h->woken_by);
@@ -322,6 +365,11 @@ static void json_chain(FILE *f, const struct ls_stall *st)
 		if (hop->has_lock)
 			json_lock(f, "lock", &hop->lock, hop->lock_name, hop->lock_module, NULL);
 		json_u64(f, "ns", hop->ns);
+		/* through a wait that ended inside this one: its record and length */
+		if (hop->stall_seq) {
+			json_u64(f, "stall", hop->stall_seq);
+			json_u64(f, "wait_ns", hop->wait_ns);
+		}
 		putc('}', f);
 	}
 	putc(']', f);

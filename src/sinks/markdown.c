@@ -237,7 +237,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 {
 	__u64 lock_wait_ns = st->lock_wait_ns, seq = st->seq;
 	FILE *f = m->base.out;
-	char op[32], sched[64], state[32];
+	char op[32], sched[64], state[32], what[RM_WAITED_LEN];
 	unsigned int k;
 
 	fputs("- Holder ", f);
@@ -249,6 +249,10 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 	md_dur(f, h->offcpu_ns);
 	fprintf(f, " (%u%%): %s", rm_pct(h->offcpu_ns, lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	if (h->unseen_ns) {
+		fputs(", not seen ", f);
+		md_dur(f, h->unseen_ns);
+	}
 	md_cgroup(f, sink__holder_cgroup(st, h));
 	fputs("\n", f);
 	for (k = 0; k < h->n_preempted_by; k++) {
@@ -257,6 +261,13 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 		fputs(" for ", f);
 		md_dur(f, h->preempted_by[k].ns);
 		md_cgroup(f, sink__preemptor_cgroup(st, h, &h->preempted_by[k]));
+		fputs("\n", f);
+	}
+	for (k = 0; k < h->n_waited && k < LS_MAX_WAITED; k++) {
+		fputs("  - waited ", f);
+		md_dur(f, h->waited[k].ns);
+		fputs(" ", f);
+		md_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)));
 		fputs("\n", f);
 	}
 	if (h->has_waker) {
@@ -270,7 +281,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 
 static void md_chain(FILE *f, const struct ls_stall *st)
 {
-	char buf[RM_TASK_LEN], comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32];
+	char buf[RM_TASK_LEN], role[32], lock[160];
 	const struct ls_hop *hop;
 	unsigned int i;
 
@@ -279,17 +290,20 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		hop = &st->chain[i];
 		if (i)
 			fputs(" ← ", f);
-		snprintf(buf, sizeof(buf), "%s/%u%s", ls_comm_text(hop->task.comm, comm, sizeof(comm)),
-			 hop->task.tid,
-			 sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
-					   other, sizeof(other)));
-		md_name(f, buf);
+		md_name(f, rm_hop_task(st, &hop->task, buf, sizeof(buf)));
 		fprintf(f, " (%s", sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");
 		if (hop->ns) {
 			fputs(", ", f);
 			md_dur(f, hop->ns);
+		}
+		if (hop->stall_seq) {
+			fputs(", of ", f);
+			md_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)));
+			fputs(", waited ", f);
+			md_dur(f, hop->wait_ns);
+			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
 		}
 		fputs(")", f);
 	}

@@ -7,7 +7,9 @@
  * the stall), with a track per thread involved: the waiter's "waiting for
  * mmap_lock", each holder's "holding mmap_lock" with its "off CPU while
  * holding" spells nested inside, and who ran instead on the preemptors'
- * tracks; flow arrows go waiter -> holder -> preemptor.  Why not one track
+ * tracks; flow arrows go waiter -> holder -> preemptor, and from a holder
+ * waiting for another lock to that lock's holder ("waiting for mmap_lock
+ * (STALL #N)", "holding mmap_lock").  Why not one track
  * per real thread: a holder that blocks two waiters appears in two stalls
  * whose windows cut its spells differently, and slices that partially
  * overlap on one track are what the viewers cannot draw.  Per stall, every
@@ -25,9 +27,10 @@
 #define PF_NAME_LEN	160
 /*
  * The waiter's name and 2 slices; per holder its name, hold and flow (2
- * ends); per spell a slice, who ran instead (name, slice) and a flow.
+ * ends); per spell a slice, who ran instead (name, slice) and a flow; per
+ * lock it waited on the same.
  */
-#define PF_MAX_EVENTS	(3 + LS_MAX_HOLDERS * (4 + 5 * LS_MAX_SPELLS))
+#define PF_MAX_EVENTS	(3 + LS_MAX_HOLDERS * (4 + 5 * (LS_MAX_SPELLS + LS_MAX_WAITED)))
 
 struct pf_event {
 	char ph;		/* 'X' slice, 's' / 'f' flow ends, 'M' thread name */
@@ -80,6 +83,8 @@ static const char *pf_task(const struct ls_task *t, char *buf, size_t len)
 {
 	char comm[LS_COMM_TEXT_LEN];
 
+	if (sink__unseen_text(t, buf, len))
+		return buf;
 	snprintf(buf, len, "%s[%u/%u]", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid, t->tid);
 	return buf;
 }
@@ -190,6 +195,40 @@ static void pf_holder(struct perfetto_sink *p, const struct ls_stall *st, const 
 	}
 }
 
+/*
+ * The locks the holder waited on inside the wait: a slice on its track, a
+ * flow to that lock's holder (from that wait's stall), and its slice there.
+ */
+static void pf_waited(struct perfetto_sink *p, const struct ls_stall *st, const struct ls_holder *h)
+{
+	const char *lock;
+	const struct ls_waited *w;
+	struct pf_event *e;
+	unsigned int i;
+
+	for (i = 0; i < h->n_waited && i < LS_MAX_WAITED; i++) {
+		w = &h->waited[i];
+		lock = ls_lock_kind_name(w->lock.kind);
+		if (!w->ns || !pf_fits(p, h->task.tid, w->start_ns, w->ns))
+			continue;
+		e = pf_add(p, 'X', h->task.tid, w->start_ns, w->ns);
+		if (!e)
+			return;
+		snprintf(e->name, sizeof(e->name), "waiting for %s (STALL #%llu)", lock,
+			 (unsigned long long)w->stall_seq);
+		if (!w->holder.tid || pf_is_party(st, w->holder.tid) ||
+		    !pf_fits(p, w->holder.tid, w->start_ns, w->ns))
+			continue;
+		pf_thread(p, &w->holder);
+		e = pf_add(p, 'X', w->holder.tid, w->start_ns, w->ns);
+		if (!e)
+			return;
+		snprintf(e->name, sizeof(e->name), "holding %s (%s, STALL #%llu)", lock,
+			 ls_state_name(w->holder_state), (unsigned long long)w->stall_seq);
+		pf_flow(p, lock, h->task.tid, w->start_ns, w->holder.tid, w->start_ns);
+	}
+}
+
 /* Per track in time order, the outer of two slices that start together first. */
 static int pf_event__cmp(const void *a, const void *b)
 {
@@ -267,8 +306,10 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 		e = pf_add(p, 'X', st->waiter.tid, st->granted_ns, st->run_delay_ns);
 		strcpy(e->name, "runnable after the handoff");
 	}
-	for (i = 0; i < st->n_holders; i++)
+	for (i = 0; i < st->n_holders; i++) {
 		pf_holder(p, st, &st->holders[i]);
+		pf_waited(p, st, &st->holders[i]);
+	}
 	qsort(p->ev, p->n, sizeof(*p->ev), pf_event__cmp);
 
 	if (st->pending)

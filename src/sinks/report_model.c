@@ -163,6 +163,8 @@ const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *bu
 {
 	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
 
+	if (sink__unseen_text(t, buf, len))
+		return buf;
 	snprintf(buf, len, "%s[%u/%u]%s", ls_comm_text(t->comm, comm, sizeof(comm)), t->tgid,
 		 t->tid, sink__rename_text(r, other, sizeof(other)));
 	return buf;
@@ -172,6 +174,36 @@ const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, ch
 			  size_t len)
 {
 	return rm_task(t, ls_stall__rename(st, t->tid, t->comm), buf, len);
+}
+
+const char *rm_hop_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			size_t len)
+{
+	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
+
+	if (sink__unseen_text(t, buf, len))
+		return buf;
+	snprintf(buf, len, "%s/%u%s", ls_comm_text(t->comm, comm, sizeof(comm)), t->tid,
+		 sink__rename_text(ls_stall__rename(st, t->tid, t->comm), other, sizeof(other)));
+	return buf;
+}
+
+const char *rm_waited_text(const struct ls_stall *st, const struct ls_waited *w, char *buf,
+			   size_t len)
+{
+	char lock[160], who[RM_TASK_LEN], state[32];
+	int n;
+
+	n = snprintf(buf, len, "for %s", sink__lock_text(&w->lock, lock, sizeof(lock)));
+	if (n >= 0 && (size_t)n < len && w->holder.tid)
+		n += snprintf(buf + n, len - n, ", held by %s %s",
+			      rm_stall_task(st, &w->holder, who, sizeof(who)),
+			      w->holder_state == LS_STATE_RUNNING ? "on CPU" :
+			      sink__words(ls_state_name(w->holder_state), false, state,
+					  sizeof(state)));
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (STALL #%llu)", (unsigned long long)w->stall_seq);
+	return buf;
 }
 
 const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len)

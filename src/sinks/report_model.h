@@ -71,6 +71,16 @@ const char *rm_task(const struct ls_task *t, const struct ls_rename *r, char *bu
 /* rm_task() of a task st names, with its rename in st. */
 const char *rm_stall_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
 			  size_t len);
+/* "comm/tid" of a chain hop, with its rename in st: the chain's short form. */
+const char *rm_hop_task(const struct ls_stall *st, const struct ls_task *t, char *buf,
+			size_t len);
+/*
+ * "for mmap_lock 0x... of app[1234], held by agent[99/99] preempted
+ * (STALL #5)": a lock a holder waited on while it held st's.
+ */
+#define RM_WAITED_LEN (160 + RM_TASK_LEN + 64)
+const char *rm_waited_text(const struct ls_stall *st, const struct ls_waited *w, char *buf,
+			   size_t len);
 /* rm_task() of a culprit, with its rename. */
 const char *rm_culprit_task(const struct rm_culprit *c, char *buf, size_t len);
 /*

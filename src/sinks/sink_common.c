@@ -97,12 +97,24 @@ unsigned int sink__bar_len(__u64 v, __u64 max, unsigned int width)
 	return len ? (unsigned int)len : 1;
 }
 
+const char *sink__unseen_text(const struct ls_task *t, char *buf, size_t len)
+{
+	if (ls_task_seen(t))
+		return NULL;
+	snprintf(buf, len, "tid %u (not seen)", t->tid);
+	return buf;
+}
+
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
 {
 	const char *name = ls_policy_name(t->policy);
 	size_t i, n;
 	int w;
 
+	if (!ls_task_seen(t)) {
+		snprintf(buf, len, "policy not known");
+		return buf;
+	}
 	if (!strcmp(name, "unknown")) {
 		w = snprintf(buf, len, "policy %u", t->policy);
 	} else {

@@ -64,6 +64,12 @@ unsigned int sink__bar_len(__u64 v, __u64 max, unsigned int width);
 
 /* "SCHED_FIFO rt 50", "SCHED_NORMAL nice 0 boosted to prio 89", "SCHED_IDLE": into buf. */
 const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len);
+/*
+ * "tid 1234 (not seen)" for a task only its TID is known of
+ * (!ls_task_seen()), into buf; NULL for any other: its name and numbers
+ * are facts, these would be a zeroed struct's.
+ */
+const char *sink__unseen_text(const struct ls_task *t, char *buf, size_t len);
 
 /*
  * A lock other than an mmap_lock for people: "futex 0x55d0c0de1040 of

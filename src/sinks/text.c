@@ -179,6 +179,18 @@ static void text__offcpu_split(FILE *f, const struct ls_holder *h)
 	putc('\n', f);
 }
 
+/* "waited   46ms for mmap_lock ... of app[100], held by agent[300/301] preempted (STALL #1)" */
+static void text__waited(FILE *f, const struct ls_stall *st, const struct ls_holder *h)
+{
+	char d[32], what[RM_WAITED_LEN];
+	unsigned int i;
+
+	for (i = 0; i < h->n_waited && i < LS_MAX_WAITED; i++)
+		fprintf(f, "           waited   %s %s\n",
+			ls_format_duration(h->waited[i].ns, d, sizeof(d)),
+			rm_waited_text(st, &h->waited[i], what, sizeof(what)));
+}
+
 /* "throttled 40.0ms: /lsx (cgroup v1) quota 10.0ms per 100ms": what the kernel said. */
 static void text__causes(FILE *f, const struct ls_holder *h)
 {
@@ -280,6 +292,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		ls_format_duration(h->offcpu_ns, off, sizeof(off)),
 		percent(h->offcpu_ns, st->lock_wait_ns),
 		sink__words(ls_state_name(h->state), false, state, sizeof(state)));
+	/* no record said where it was: neither on CPU nor off (JSON "unseen_ns") */
+	if (h->unseen_ns)
+		fprintf(f, ", not seen %s", ls_format_duration(h->unseen_ns, held, sizeof(held)));
 	/* the lock was handed over by the releaser's wakeup (JSON "granted") */
 	if (h->granted)
 		fprintf(f, ", handoff");
@@ -310,6 +325,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	if (h->granted)
 		text__explain(f, t, JARGON_HANDOFF);
 	text__offcpu_split(f, h);
+	text__waited(f, st, h);
 	text__causes(f, h);
 	text__preemptors(f, st, h);
 	if (h->has_waker)
@@ -344,7 +360,7 @@ static void text__cgroups(FILE *f, const struct ls_stall *st)
 /* "victim/1240 (waiter, write) <- reader/2001 (holder, read) <- hog/3001 (preemptor, 22.9ms)" */
 static void text__chain(FILE *f, const struct ls_stall *st)
 {
-	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN], role[32], d[32], lock[160];
+	char who[RM_TASK_LEN], role[32], d[32], lock[160];
 	unsigned int i, n = st->n_chain;
 
 	if (!n)
@@ -355,10 +371,7 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 	for (i = 0; i < n; i++) {
 		const struct ls_hop *hop = &st->chain[i];
 
-		fprintf(f, "%s%s/%u%s (%s", i ? " <- " : "",
-			ls_comm_text(hop->task.comm, comm, sizeof(comm)), hop->task.tid,
-			sink__rename_text(ls_stall__rename(st, hop->task.tid, hop->task.comm),
-					  other, sizeof(other)),
+		fprintf(f, "%s%s (%s", i ? " <- " : "", rm_hop_task(st, &hop->task, who, sizeof(who)),
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		switch (hop->role) {
 		case LS_ROLE_WAITER:
@@ -368,6 +381,11 @@ static void text__chain(FILE *f, const struct ls_stall *st)
 				fprintf(f, ", of %s", sink__hop_lock_text(hop, lock, sizeof(lock)));
 			else
 				fprintf(f, ", %s", mode_name(hop->write));
+			/* the hop before waited on that lock, and got it, inside this wait */
+			if (hop->stall_seq)
+				fprintf(f, ", waited %s, STALL #%llu",
+					ls_format_duration(hop->wait_ns, d, sizeof(d)),
+					(unsigned long long)hop->stall_seq);
 			break;
 		default:
 			if (hop->ns)

@@ -259,7 +259,37 @@ static void fact__blame(struct top_fact *x, const struct ls_stall *st, const str
 	b->state = state;
 }
 
-/* The first holder, then every holder's preemptors, most time first per holder. */
+/*
+ * The chain past its first holder, where it went on through a lock that
+ * holder waited on: each further holder (blamed for the wait on its lock;
+ * preempted when a preemptor follows it, blocked when another lock's
+ * holder does, else not known) and who ran instead of it.
+ */
+static void fact__blame_hops(struct top_fact *x, const struct ls_stall *st)
+{
+	unsigned int i, n = st->n_chain < LS_MAX_HOPS ? st->n_chain : LS_MAX_HOPS;
+	const struct ls_hop *hop, *next;
+	enum ls_holder_state state;
+	bool past = false;	/* past the first holder and its preemptor, blamed already */
+
+	for (i = 2; i < n; i++) {
+		hop = &st->chain[i];
+		next = i + 1 < n ? &st->chain[i + 1] : NULL;
+		if (hop->role == LS_ROLE_HOLDER && hop->has_lock) {
+			past = true;
+			state = !next ? LS_STATE_UNKNOWN :
+				next->role == LS_ROLE_PREEMPTOR ? LS_STATE_PREEMPTED :
+				next->role == LS_ROLE_HOLDER ? LS_STATE_BLOCKED : LS_STATE_UNKNOWN;
+			fact__blame(x, st, &hop->task, 0, hop->stall_seq ? hop->wait_ns : hop->ns,
+				    TOP_ROLE_HOLDER, state);
+		} else if (hop->role == LS_ROLE_PREEMPTOR && past) {
+			fact__blame(x, st, &hop->task, 0, hop->ns, TOP_ROLE_PREEMPTOR,
+				    LS_STATE_RUNNING);
+		}
+	}
+}
+
+/* The first holder, then every holder's preemptors, most time first per holder, then the hops past them. */
 static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_stall *st)
 {
 	unsigned int n_holders = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
@@ -291,6 +321,7 @@ static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_s
 			model__note_cgroup(m, p->cgroup_id, p->cgroup);
 		}
 	}
+	fact__blame_hops(x, st);
 }
 
 static void pending__remove(struct top_model *m, __u32 tid, __u64 start_ns)

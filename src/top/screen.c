@@ -88,6 +88,8 @@ static const char *task_text(const struct ls_task *t, const struct ls_rename *r,
 {
 	char comm[LS_COMM_TEXT_LEN], other[SINK_RENAME_TEXT_LEN];
 
+	if (sink__unseen_text(t, buf, len))
+		return buf;
 	ls_comm_text(t->comm, comm, sizeof(comm));
 	sink__rename_text(r->tid ? r : NULL, other, sizeof(other));
 	if (t->tgid == t->tid)
@@ -100,7 +102,9 @@ static const char *task_text(const struct ls_task *t, const struct ls_rename *r,
 /* "fifo 10", "normal", "nice -5", "idle" */
 static const char *class_text(const struct ls_task *t, char *buf, size_t len)
 {
-	if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
+	if (!ls_task_seen(t))
+		snprintf(buf, len, "?");
+	else if (t->policy == LS_POLICY_FIFO || t->policy == LS_POLICY_RR)
 		snprintf(buf, len, "%s %u", ls_policy_name(t->policy), t->rt_prio);
 	else if ((t->policy == LS_POLICY_NORMAL || t->policy == LS_POLICY_BATCH) && t->nice)
 		snprintf(buf, len, "%snice %d", t->policy == LS_POLICY_BATCH ? "batch " : "",

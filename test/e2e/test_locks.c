@@ -601,6 +601,66 @@ Test(locks, mutex_named_in_a_report, .fini = teardown, .timeout = 180)
 	json_decref(stalls);
 }
 
+/* The hop of st's chain that holds a lock of kind, named by its own stall; NULL: none. */
+static const json_t *hop_through(const json_t *st, json_int_t tid, const char *kind)
+{
+	const json_t *hop;
+	size_t i;
+
+	json_array_foreach(e2e_array(st, "chain"), i, hop)
+		if (e2e_int(hop, "tid") == tid && json_object_get(hop, "stall") &&
+		    !strcmp(e2e_str(e2e_object(hop, "lock"), "kind"), kind))
+			return hop;
+	return NULL;
+}
+
+/*
+ * A holder that waits on a second lock inside the first, and gets it
+ * before the victim's wait ends (proc_reader --via-mutex): the SCHED_FIFO
+ * victim waits on a pthread mutex that wl-worker holds while its mmap()
+ * waits for the mmap_lock the SCHED_IDLE reader of /proc/PID/environ holds,
+ * preempted by the hog.  Every long wait of the victim on the mutex names
+ * the whole chain: the worker, the reader through the worker's own stall
+ * of the mmap_lock, and an inversion; the longest ends at the hog.
+ */
+Test(locks, chain_through_a_wait_that_ended, .fini = teardown, .timeout = 180)
+{
+	const char *const args[] = { "--via-mutex", "-d", "2", NULL };
+	const char *const watch[] = { "--locks", "mmap,futex", NULL };
+	const json_t *st, *best = NULL, *hop, *chain;
+	json_int_t worker, reader;
+	size_t i, n = 0;
+
+	e2e_watch__run_with(&w, "proc_reader", args, watch);
+	worker = e2e_int(w.truth, "worker_tid");
+	reader = e2e_int(w.truth, "holder_tid");
+	cr_assert(json_is_true(json_object_get(w.truth, "via_mutex")));
+	json_array_foreach(w.stalls, i, st) {
+		if (strcmp(e2e_str(st, "lock"), "futex") ||
+		    e2e_int(e2e_object(st, "waiter"), "tid") != e2e_int(w.truth, "victim_tid") ||
+		    e2e_int(st, "lock_wait_ns") < 20000000)
+			continue;
+		n++;
+		cr_assert_eq(e2e_int(json_array_get(e2e_array(st, "holders"), 0), "tid"), worker,
+			     "stall #%lld: the worker does not hold the mutex", e2e_int(st, "seq"));
+		hop = hop_through(st, reader, "mmap_lock");
+		cr_assert_not_null(hop, "stall #%lld: the chain stops before the reader",
+				   e2e_int(st, "seq"));
+		cr_assert_gt(e2e_int(hop, "wait_ns"), 0);
+		cr_assert_str_eq(e2e_str(st, "verdict"), "priority_inversion", "stall #%lld",
+				 e2e_int(st, "seq"));
+		if (!best || e2e_int(st, "lock_wait_ns") > e2e_int(best, "lock_wait_ns"))
+			best = st;
+	}
+	cr_assert_gt(n, 0, "no wait of the victim on the mutex of 20ms or more (worst %lldns)",
+		     e2e_int(w.truth, "worst_ns"));
+	chain = e2e_array(best, "chain");
+	hop = json_array_get(chain, json_array_size(chain) - 1);
+	cr_assert_str_eq(e2e_str(hop, "role"), "preemptor");
+	cr_assert_eq(e2e_int(hop, "tid"), e2e_int(w.truth, "hog_tid"), "the longest ends at %s",
+		     e2e_str(hop, "comm"));
+}
+
 /*
  * The same with owners followed by TID, as on kernels before 6.2 (no
  * bpf_task_from_pid()), forced here so that every run tests that way too.

@@ -148,6 +148,27 @@ static inline void fx_stall(struct ls_stall *st, const struct ls_holder *holders
  * The same wait still open at +4.234s, reported twice: the holder still
  * holds (which mm, not confirmed yet), preempted since +1s.
  */
+/*
+ * A futex owner the waiter named by TID 2002 that no record showed: only
+ * the TID is known, where it was is not (the whole wait unseen).
+ */
+static inline void fx_stall_unseen_owner(struct ls_stall *st, struct ls_holder *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->task.tid = 2002;
+	h->how = LS_OWNER_PTHREAD;
+	h->write = true;
+	h->released = true;
+	fx_stall(st, h, 1);
+	st->mm.kind = LS_LOCK_FUTEX;
+	h->hold_start_ns = st->start_ns;
+	h->hold_end_ns = st->end_ns;
+	h->held_ns = h->overlap_ns = h->unseen_ns = st->lock_wait_ns;
+	h->state = LS_STATE_UNKNOWN;
+	st->verdict = LS_VERDICT_UNKNOWN;
+	st->chain[1].task = h->task;
+}
+
 static inline void fx_stall_pending(struct ls_stall *st, struct ls_holder *h)
 {
 	fx_holder_reader(h);

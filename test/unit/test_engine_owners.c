@@ -337,7 +337,95 @@ ParameterizedTest(__u32 *tgid, owners, owner_known_by_tid_only)
 	cr_assert_eq(st->holders[0].how, LS_OWNER_PTHREAD);
 	/* not seen preempted (or anything else) by the engine: no inversion claimed */
 	cr_assert_eq(st->holders[0].n_preempted_by, 0);
-	cr_assert_neq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+	/* followed from its switch-in at T(50): where it was before, no record said */
+	cr_assert_eq(st->holders[0].unseen_ns, MS(48));
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
+
+/*
+ * The waiter named its owner's TID, but no record ever showed that task
+ * (its OWNER record was lost, or it was followed by TID and never ran
+ * again): only the TID is known.  No pid, name or policy, no "running"
+ * from a zeroed struct, and no verdict on it.
+ */
+Test(owners, owner_never_seen_is_unknown)
+{
+	static const struct ls_task ghost = { .tid = 333 };
+	struct ls_mm lock = futex_at(0x55d0c0de1070ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = ghost.tid };
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_CAUSES);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	futex_wait_end(&lock, &ghost, LS_OWNER_PTHREAD, &efx.holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->n_holders, 1);
+	h = &st->holders[0];
+	cr_assert_eq(h->task.tid, 333);
+	cr_assert_not(ls_task_seen(&h->task));
+	cr_assert_eq(h->task.comm[0], 0);
+	cr_assert_eq(h->offcpu_ns, 0);
+	cr_assert_eq(h->unseen_ns, st->lock_wait_ns);
+	cr_assert_eq(h->state, LS_STATE_UNKNOWN);
+	cr_assert_str_eq(ls_state_name(h->state), "unknown");
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+	cr_assert_not_null(st->advice);
+	cr_assert(strstr(st->advice, "no record showed that task"), "advice: %s", st->advice);
+	/* the chain names it by its TID, not as a running holder */
+	cr_assert_eq(st->chain[1].task.tid, 333);
+	cr_assert_not(ls_task_seen(&st->chain[1].task));
+}
+
+/*
+ * An owner the kernel side followed all through the wait and saw on CPU:
+ * running is a fact then, and so is contention.
+ */
+Test(owners, owner_followed_on_cpu_is_running)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de1090ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNING);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].unseen_ns, 0);
+	cr_assert_eq(st->holders[0].state, LS_STATE_RUNNING);
+	cr_assert_eq(st->verdict, LS_VERDICT_CONTENTION);
+}
+
+/*
+ * Followed by TID, but the kernel side read who the owner is
+ * (LS_OWNER_F_TASK_READ): the holder is named, with its policy, while
+ * where it was stays unknown until its own records say.
+ */
+Test(owners, owner_by_tid_with_its_task_read_is_named)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de10d0ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder, .start = T(2),
+				  .state = LS_OWNER_UNKNOWN, .how = LS_OWNER_PTHREAD,
+				  .owner_flags = LS_OWNER_F_TASK_READ };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = idle_holder.tid };
+	const struct ls_stall *st;
+
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &efx.hog);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert(ls_task_seen(&st->holders[0].task));
+	cr_assert_str_eq(st->holders[0].task.comm, "idle-holder");
+	cr_assert_eq(st->holders[0].task.policy, LS_POLICY_IDLE);
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
 }
 
 /* No owner known: the task whose wake ended the wait, marked, and no verdict on it. */
@@ -410,6 +498,8 @@ ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 	cr_assert_eq(st->holders[0].task.tid, 106);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_RELEASER);
 	cr_assert(st->holders[0].released);
+	/* never followed: where it was is not known, not "running" */
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
 	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
 }
 
@@ -638,4 +728,27 @@ Test(owners, unknown_kind_or_owner_source_is_malformed)
 	cr_assert_eq(fixture__run(), 0);
 	engine__summary(efx.e, &sum);
 	cr_assert_eq(sum.bad_records, 3);
+}
+
+/* A wait still going on, on an owner no record showed: where it is now is not known either. */
+Test(owners_pending, unseen_owner_is_not_on_cpu_now, .init = fixture__setup_pending,
+     .fini = fixture__teardown)
+{
+	struct ls_mm lock = futex_at(0x55d0c0de10b0ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = 333 };
+	const struct ls_stall *st;
+
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
+	stream__tick(&efx.s, T(1500), LS_TICK_PERIODIC);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_geq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert(st->pending);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_eq(st->holders[0].task.tid, 333);
+	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->holders[0].state_now, LS_STATE_UNKNOWN);
+	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
 }

@@ -435,6 +435,37 @@ Test(sink_json, cycle_in_doubt_says_why)
 	free(text);
 }
 
+/* Only its TID known: null where a zeroed struct would say 0, "" and normal. */
+Test(sink_json, unseen_holder_has_nulls)
+{
+	json_t *h, *hop;
+	struct ls_holder hd;
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+
+	fx_stall_unseen_owner(&st, &hd);
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	h = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
+	field(h, "pid", JSON_NULL);
+	expect_u(h, "tid", 2002);
+	field(h, "comm", JSON_NULL);
+	expect_s(h, "policy", "unknown");
+	field(h, "prio", JSON_NULL);
+	field(h, "nice", JSON_NULL);
+	field(h, "rt_prio", JSON_NULL);
+	expect_s(h, "state", "unknown");
+	expect_u(h, "unseen_ns", st.lock_wait_ns);
+	hop = json_array_get(field(l.v[0], "chain", JSON_ARRAY), 1);
+	field(hop, "pid", JSON_NULL);
+	field(hop, "comm", JSON_NULL);
+	expect_u(hop, "tid", 2002);
+	expect_s(l.v[0], "verdict", "unknown");
+	free_lines(&l);
+	free(text);
+}
+
 Test(sink_json, stall_several_holders)
 {
 	struct ls_holder h[3];

@@ -148,6 +148,40 @@ Test(sink_report, markdown_escapes_hostile_names)
 	fx_out_free(&o);
 }
 
+/* An owner only the TID of which is known: its TID and "not seen", no zeroed name or policy. */
+Test(sink_report, unseen_holder_in_markdown_and_html)
+{
+	static const struct report_meta meta = { .input = "t" };
+	struct ls_summary sum = { .start_ns = FX_T0, .end_ns = FX_T0 + FX_MS(2000),
+				  .duration_ns = FX_MS(2000), .stalls = 1 };
+	struct sink_opts opts = { 0 };
+	struct sink *sinks[2];
+	struct ls_holder h;
+	struct ls_stall st;
+	struct fx_out o[2];
+	const char *out;
+	int i;
+
+	fx_stall_unseen_owner(&st, &h);
+	sum.stalls_by_verdict[st.verdict] = 1;
+	fx_out_open(&o[0]);
+	fx_out_open(&o[1]);
+	sinks[0] = sink_markdown__new(o[0].f, &opts, &meta);
+	sinks[1] = sink_html__new(o[1].f, &opts, &meta);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(sink__stall(sinks[i], &st), 0);
+		cr_assert_eq(sink__summary(sinks[i], &sum), 0);
+		sink__free(sinks[i]);
+		out = fx_out_close(&o[i]);
+		cr_assert_geq(count_of(out, "tid 2002 (not seen)"), 2, "%s", out);
+		cr_assert(strstr(out, "policy not known"), "%s", out);
+		cr_assert(strstr(out, "unknown, not seen 23.4ms"), "%s", out);
+		cr_assert_null(strstr(out, "[0/2002]"), "%s", out);
+		cr_assert_null(strstr(out, "\\[0/2002\\]"), "%s", out);
+		fx_out_free(&o[i]);
+	}
+}
+
 /* ---- Perfetto structure ------------------------------------------------ */
 
 struct pf_slice {

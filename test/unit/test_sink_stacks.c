@@ -227,6 +227,26 @@ Test(sink_stacks, folded_names_the_lock_kind)
 	fx_out_free(&o);
 }
 
+/* A holder's off-CPU time waiting on another lock is folded under that lock, the rest as before. */
+Test(sink_stacks, folded_splits_what_the_holder_waited_for)
+{
+	struct fx_out o;
+	char *out;
+
+	st.mm.kind = LS_LOCK_FUTEX;
+	holder.frames = NULL;
+	holder.n_waited = 1;
+	holder.waited[0].lock.kind = LS_LOCK_MMAP;
+	holder.waited[0].ns = 20000000;
+	holder.waited[0].stall_seq = 2;
+	fx_out_open(&o);
+	out = run(sink_folded__new(o.f, &opts), &o, 1);
+	cr_assert(strstr(out, "reader;[no stack];[off CPU holding futex, waiting for mmap_lock] 20000\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "reader;[no stack];[off CPU holding futex] 3000\n"), "%s", out);
+	fx_out_free(&o);
+}
+
 /* The same in Perfetto's slice names and the HTML timeline's tips. */
 Test(sink_stacks, perfetto_and_html_name_the_lock_kind)
 {

@@ -79,6 +79,23 @@ Test(sink_text, stall_one_holder)
 	free(text);
 }
 
+/* Only its TID known: no name, pid, policy or off-CPU time made up from zeroes. */
+Test(sink_text, unseen_holder_is_not_made_up)
+{
+	struct ls_holder h;
+	struct ls_stall st;
+	char *text;
+
+	fx_stall_unseen_owner(&st, &h);
+	text = text_of_stall(&st, &default_opts);
+	assert_line(text, "  holder   tid 2002 (not seen)   policy not known    owner  held 23.4ms  off CPU 0ns (0%)  unknown, not seen 23.4ms, found by pthread_owner");
+	cr_assert(strstr(text, "<- tid 2002 (not seen) (holder"), "chain:\n%s", text);
+	cr_assert_null(strstr(text, "[0/"));
+	cr_assert_null(strstr(text, "SCHED_NORMAL"));
+	cr_assert_null(strstr(text, "running"));
+	free(text);
+}
+
 /*
  * A process that exec'd: each place that names it says its other name,
  * escaped like any comm; a task without a rename reads as before.

@@ -49,6 +49,8 @@ static void rule_text(const struct slo_rules *rules, char *buf, size_t len)
 		fprintf(f, " pid=%u", r->pid);
 	if (r->has_comm)
 		fprintf(f, " comm=%s", r->comm);
+	if (r->has_holder_comm)
+		fprintf(f, " holder_comm=%s", r->holder_comm);
 	if (r->has_policy)
 		fprintf(f, " policy=%u", r->policy);
 	if (r->has_verdict)
@@ -105,6 +107,9 @@ static struct parse_case cases[] = {
 	{ "pid=12ab wait>=1ms", -EINVAL, "invalid pid", 5 },
 	{ "pid=1 pid=2 wait>=1ms", -EINVAL, "pid= given twice", 11 },
 	{ "comm=a comm=b wait>=1ms", -EINVAL, "comm= given twice", 13 },
+	{ "holder_comm=a* comm=b wait>=1ms", 0,
+	  "wait limit=1000000 every=10000000000 comm=b holder_comm=a* text=[holder_comm=a* comm=b wait>=1ms]", 0 },
+	{ "holder_comm=a holder_comm=b wait>=1ms", -EINVAL, "holder_comm= given twice", 27 },
 	{ "policy=realtime wait>=1ms", -EINVAL, "unknown policy 'realtime'", 8 },
 	{ "verdict=bad wait>=1ms", -EINVAL, "unknown verdict 'bad'", 9 },
 	{ "cause=throttled wait>=1ms", 0,
@@ -742,6 +747,47 @@ Test(slo, holder_cgroup_selects_by_any_holder)
 	st.waiter_cgroup = "/batch";
 	cr_assert_eq(slo__on_stall(slo, &st), 0);
 	cr_assert_eq(fired.n, 0, "an unknown holder cgroup, or the waiter's, matched");
+	slo__free(slo);
+}
+
+/*
+ * holder_comm= matches any holder, any hop of the chain past the waiter
+ * (a hop through a wait that ended: the reader behind the mutex's
+ * holder), and the holders of locks a holder waited on; never the waiter,
+ * never a task only the TID of which is known.
+ */
+Test(slo, holder_comm_matches_any_hop)
+{
+	const char *const lines[] = { "holder_comm=reader wait>=10ms",	/* 0: the holder */
+				      "holder_comm=hog wait>=10ms",	/* 1: a hop */
+				      "holder_comm=agent wait>=10ms",	/* 2: a hop through a wait */
+				      "holder_comm=victim wait>=10ms",	/* 3: the waiter: no */
+				      "holder_comm=nobody wait>=10ms",	/* 4: no */
+				      "holder_comm=*kswap* wait>=10ms",	/* 5: a lock a holder waited on */
+				      NULL };
+	struct slo *slo = make(lines);
+	struct ls_stall st = stall(100, 20);
+
+	st.chain[3] = st.chain[2];
+	st.chain[2] = (struct ls_hop){ .task = task(41, 40, LS_POLICY_IDLE, "agent"),
+				       .role = LS_ROLE_HOLDER, .has_lock = true, .stall_seq = 7 };
+	st.n_chain = 4;
+	holder_buf.n_waited = 1;
+	holder_buf.waited[0].holder = task(51, 50, LS_POLICY_NORMAL, "kswapd0");
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 4);
+	cr_assert_eq(fired.rule[0], 0);
+	cr_assert_eq(fired.rule[1], 1);
+	cr_assert_eq(fired.rule[2], 2);
+	cr_assert_eq(fired.rule[3], 5);
+
+	memset(&fired, 0, sizeof(fired));
+	st = stall(20000, 20);
+	holder_buf.task = (struct ls_task){ .tid = 21 };	/* known by its TID only */
+	st.chain[1].task = holder_buf.task;
+	st.n_chain = 2;
+	cr_assert_eq(slo__on_stall(slo, &st), 0);
+	cr_assert_eq(fired.n, 0, "a task without a name matched");
 	slo__free(slo);
 }
 

@@ -280,6 +280,54 @@ Test(top_model, preemptor_of_two_holders)
 	top_model__free(m);
 }
 
+/*
+ * A chain through a lock the holder waited on: the reader behind it and
+ * the hog that preempted that reader are culprits too, each once.
+ */
+Test(top_model, hops_past_the_holder_are_culprits)
+{
+	struct top_model *m = top_model__new(0);
+	struct top_query q = { .now_ns = S(100), .interval_ns = S(10) };
+	struct ls_holder h;
+	struct ls_stall st;
+	struct top_view v;
+	size_t i;
+	bool agent = false, hog2 = false;
+
+	fx_holder_reader(&h);
+	h.state = LS_STATE_BLOCKED;
+	h.n_preempted_by = 0;
+	fx_stall(&st, &h, 1);
+	st.end_ns = S(99);
+	fx_task(&st.chain[2].task, 4001, 4001, "agent", LS_POLICY_IDLE, 0, 0);
+	st.chain[2].role = LS_ROLE_HOLDER;
+	st.chain[2].has_lock = true;
+	st.chain[2].stall_seq = 2;
+	st.chain[2].wait_ns = FX_MS(20);
+	fx_task(&st.chain[3].task, 5001, 5001, "hog2", LS_POLICY_NORMAL, 0, 0);
+	st.chain[3].role = LS_ROLE_PREEMPTOR;
+	st.chain[3].ns = FX_MS(19);
+	st.n_chain = 4;
+	top_model__stall(m, &st);
+	cr_assert_eq(top_model__query(m, &q, &v), 0);
+	cr_assert_eq(v.n_culprits, 3, "the holder, the reader behind it, its preemptor");
+	for (i = 0; i < v.n_culprits; i++) {
+		if (v.culprits[i].task.tid == 4001) {
+			agent = true;
+			cr_expect_eq(v.culprits[i].role, TOP_ROLE_HOLDER);
+			cr_expect_eq(v.culprits[i].all_ns, FX_MS(20));
+		}
+		if (v.culprits[i].task.tid == 5001) {
+			hog2 = true;
+			cr_expect_eq(v.culprits[i].role, TOP_ROLE_PREEMPTOR);
+			cr_expect_eq(v.culprits[i].all_ns, FX_MS(19));
+		}
+	}
+	cr_assert(agent && hog2);
+	top_view__release(&v);
+	top_model__free(m);
+}
+
 static void pending_stall(struct ls_stall *st, struct ls_holder *h, __u32 tid, __u64 start,
 			  __u64 at)
 {

@@ -41,6 +41,13 @@
  * 6.2).  The ground truth adds the budget and the reads that took at least
  * a throttle's time (wl_rt_throttle_min_ns()), whose sum bounds the time
  * the reader was throttled inside them.
+ *
+ * --via-mutex: the victim takes a pthread mutex instead (its calls are
+ * pthread_mutex_lock()), which "wl-worker" (SCHED_OTHER nice 0, CPU 0)
+ * holds while it does the mmap() + munmap() itself: the worker waits for
+ * the reader, the victim for the worker.  A chain across two locks whose
+ * middle wait ends before the victim's does.  The ground truth adds the
+ * worker's tid and the mutex's address.
  */
 #include <pthread.h>
 #include <fcntl.h>
@@ -238,12 +245,56 @@ struct victim {
 	struct wl_worst worst;
 	const char *worst_op;
 	uint64_t start_ns, end_ns;
+	pthread_mutex_t *mutex;	/* --via-mutex; else NULL */
 };
+
+/* One mmap() and one munmap(), each timed: needs this process's mmap_lock for write. */
+static uint64_t map_unmap(struct wl_worst *worst, const char **worst_op)
+{
+	uint64_t t0, t1, before = worst ? worst->ns : 0;
+	void *p;
+
+	t0 = wl_now_ns();
+	p = mmap(NULL, VICTIM_MAP_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	t1 = wl_now_ns();
+	if (p == MAP_FAILED)
+		wl_die("mmap: %s", strerror(errno));
+	if (worst) {
+		wl_worst__add(worst, t0, t1, 0);
+		if (worst->ns != before)
+			*worst_op = "mmap";
+		before = worst->ns;
+	}
+	t0 = wl_now_ns();
+	if (munmap(p, VICTIM_MAP_LEN))
+		wl_die("munmap: %s", strerror(errno));
+	t1 = wl_now_ns();
+	if (worst) {
+		wl_worst__add(worst, t0, t1, 0);
+		if (worst->ns != before)
+			*worst_op = "munmap";
+	}
+	return t1;
+}
+
+/* --via-mutex: one timed pthread_mutex_lock(), the lock let go at once. */
+static uint64_t victim__take_mutex(struct victim *v)
+{
+	uint64_t t0 = wl_now_ns(), t1, before = v->worst.ns;
+
+	pthread_mutex_lock(v->mutex);
+	t1 = wl_now_ns();
+	pthread_mutex_unlock(v->mutex);
+	wl_worst__add(&v->worst, t0, t1, 0);
+	if (v->worst.ns != before)
+		v->worst_op = "pthread_mutex_lock";
+	return t1;
+}
 
 static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
-	uint64_t t0, t1;
+	uint64_t t1;
 
 	v->policy = wl_thread_begin("wl-victim", WL_CPU_VICTIM,
 				    v->opts->control ? WL_CLASS_NORMAL : WL_CLASS_HIGH, &v->tid);
@@ -251,38 +302,54 @@ static void *victim__run(void *arg)
 
 	v->start_ns = wl_now_ns();
 	do {
-		uint64_t before = v->worst.ns;
-		void *p;
-
-		t0 = wl_now_ns();
-		p = mmap(NULL, VICTIM_MAP_LEN, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		t1 = wl_now_ns();
-		if (p == MAP_FAILED)
-			wl_die("victim: mmap: %s", strerror(errno));
-		wl_worst__add(&v->worst, t0, t1, 0);
-		if (v->worst.ns != before)
-			v->worst_op = "mmap";
-
-		before = v->worst.ns;
-		t0 = wl_now_ns();
-		if (munmap(p, VICTIM_MAP_LEN))
-			wl_die("victim: munmap: %s", strerror(errno));
-		t1 = wl_now_ns();
-		wl_worst__add(&v->worst, t0, t1, 0);
-		if (v->worst.ns != before)
-			v->worst_op = "munmap";
-
+		t1 = v->mutex ? victim__take_mutex(v) : map_unmap(&v->worst, &v->worst_op);
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, t1));
 	v->end_ns = t1;
 	return NULL;
 }
 
+/* --via-mutex: the thread that does the victim's mmap() + munmap() under the mutex. */
+struct worker {
+	pthread_mutex_t *mutex;
+	struct wl_gate go;
+	volatile bool stop;
+	pid_t tid;
+};
+
+static void *worker__run(void *arg)
+{
+	struct worker *w = arg;
+
+	wl_thread_begin("wl-worker", WL_CPU_VICTIM, WL_CLASS_NORMAL, &w->tid);
+	wl_gate__wait(&w->go);
+	while (!w->stop) {
+		pthread_mutex_lock(w->mutex);
+		map_unmap(NULL, NULL);
+		pthread_mutex_unlock(w->mutex);
+		wl_pause(1000);
+	}
+	return NULL;
+}
+
+static void worker__start(struct worker *w, pthread_t *thread)
+{
+	int err;
+
+	wl_gate__init(&w->go);
+	err = pthread_create(thread, NULL, worker__run, w);
+	if (err)
+		wl_die("pthread_create: %s", strerror(err));
+}
+
 int main(int argc, char **argv)
 {
+	static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
 	struct victim v = { .opts = &opts, .worst_op = "none" };
+	bool via_mutex;
+	struct worker wk = { .mutex = &mutex };
+	pthread_t worker_thread;
 	struct wl_child reader = { 0 };
 	struct wl_hog hog = { 0 };
 	struct reader_ready rr;
@@ -293,14 +360,20 @@ int main(int argc, char **argv)
 	pthread_t thread;
 	int ready[2], err;
 
-	wl_parse_opts(argc, argv, &opts);
+	/* first: the process that goes on is the one exec'd with this argv */
 	env__grow_and_reexec(argv);
+	via_mutex = wl_take_flag(&argc, argv, "--via-mutex");
+	if (via_mutex)
+		v.mutex = &mutex;
+	wl_parse_opts(argc, argv, &opts);
 	/* Our own output must not wait in a pipe's buffer behind a SIGKILL. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (opts.split_cgroups)
 		wl_join_cgroup(opts.split_cgroups);
 
 	wl_gate__init(&v.go);
+	if (via_mutex)
+		worker__start(&wk, &worker_thread);
 	err = pthread_create(&thread, NULL, victim__run, &v);
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
@@ -343,8 +416,14 @@ int main(int argc, char **argv)
 	/* Everyone else is at work: the victim may start measuring. */
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg0);
+	if (via_mutex)
+		wl_gate__open(&wk.go);
 	wl_gate__open(&v.go);
 	pthread_join(thread, NULL);
+	if (via_mutex) {
+		wk.stop = true;
+		pthread_join(worker_thread, NULL);
+	}
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg1);
 	if (slow)
@@ -364,7 +443,7 @@ int main(int argc, char **argv)
 	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
 	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu,"
 	       "\"rt_runtime_ns\":%llu,\"rt_period_ns\":%llu,\"slow_reads\":%llu,"
-	       "\"slow_read_ns\":%llu%s}\n",
+	       "\"slow_read_ns\":%llu,\"via_mutex\":%s,\"worker_tid\":%d,\"mutex\":\"0x%llx\"%s}\n",
 	       opts.control ? "control" : opts.cgroup ? "throttled" : opts.rt ? "rt_throttled" :
 	       "proc_reader", (int)getpid(), (int)v.tid, v.policy,
 	       (int)reader.pid, (int)reader.tid,
@@ -376,6 +455,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
 	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns,
 	       (unsigned long long)rt_runtime, (unsigned long long)rt_period,
-	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns, cgroups);
+	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns,
+	       via_mutex ? "true" : "false", (int)wk.tid,
+	       (unsigned long long)(uintptr_t)&mutex, cgroups);
 	return 0;
 }
