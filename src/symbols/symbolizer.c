@@ -224,6 +224,19 @@ static int cache__charge(struct symbolizer *s, struct cache_ent *e, size_t bytes
 }
 
 /*
+ * Before a file of size bytes is read: let go of the least recently used
+ * files until its copy would fit, so that old and new are not held at once.
+ */
+static void cache__make_room(struct symbolizer *s, off_t size)
+{
+	size_t limit = sym_budget__limit(s->budget);
+	size_t want = size > 0 && (__u64)size < limit ? (size_t)size : limit;
+
+	while (s->n && s->budget->used > limit - want)
+		cache__remove(s, cache__lru(s, NULL));
+}
+
+/*
  * Insert ef under path (taking ownership, also on error).  A full cache
  * drops its least recently used file (fds), and so does a spent budget
  * (bytes), until ef fits; -ENOMEM when it does not.
@@ -396,6 +409,7 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	}
 	if (!churn__may_read(s, m->path, &st))
 		return -EAGAIN;
+	cache__make_room(s, st.st_size);
 	err = elf_file__open_with(&ef, buf, s->debug_root, s->budget);
 	if (err)
 		return err;

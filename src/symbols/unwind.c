@@ -719,6 +719,36 @@ static int uw_parse_phdrs(struct uw_file *f)
 	return uw_build_tables(f);
 }
 
+/* The least recently used file but f that no unwind in progress uses; NULL: none. */
+static struct uw_file *uw_lru(struct unwinder *u, const struct uw_file *f)
+{
+	struct uw_file *victim = NULL;
+	unsigned int i;
+
+	for (i = 0; i < u->max_files; i++) {
+		struct uw_file *c = &u->files[i];
+
+		if (c != f && c->path && c->charged && c->checked != u->gen &&
+		    (!victim || c->last_use < victim->last_use))
+			victim = c;
+	}
+	return victim;
+}
+
+/* Before f's file of size bytes is read: room for its copy, so old and new are not held at once. */
+static void uw_make_room(struct unwinder *u, const struct uw_file *f, off_t size)
+{
+	struct uw_file *victim;
+	size_t limit, want;
+
+	if (!u->budget)
+		return;
+	limit = sym_budget__limit(u->budget);
+	want = size > 0 && (__u64)size < limit ? (size_t)size : limit;
+	while (u->budget->used > limit - want && (victim = uw_lru(u, f)))
+		uw_file_release(u, victim);
+}
+
 /*
  * Charge f's bytes to the budget, letting go of the least recently used
  * files no unwind in progress uses; -ENOMEM when they do not fit even so.
@@ -727,17 +757,9 @@ static int uw_file_charge(struct unwinder *u, struct uw_file *f)
 {
 	size_t cost = f->image_size + f->synth_len;
 	struct uw_file *victim;
-	unsigned int i;
 
 	while (sym_budget__charge(u->budget, cost)) {
-		victim = NULL;
-		for (i = 0; i < u->max_files; i++) {
-			struct uw_file *c = &u->files[i];
-
-			if (c != f && c->path && c->charged && c->checked != u->gen &&
-			    (!victim || c->last_use < victim->last_use))
-				victim = c;
-		}
+		victim = uw_lru(u, f);
 		if (!victim) {
 			u->budget->too_big++;
 			return -ENOMEM;
@@ -780,6 +802,7 @@ static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
+	uw_make_room(u, f, st.st_size);
 	err = sym_read_file(fd, u->budget, SIZE_MAX, &image, &f->image_size);
 	if (err)
 		goto cleanup;

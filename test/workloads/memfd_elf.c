@@ -13,7 +13,8 @@
  *              cache keyed by stat
  *   --still    leaves it alone (the control: the lock is named)
  *   --symbols N  first gives the copy a symbol table of N more data symbols
- *              (a large file, a large table)
+ *              (a large file, a large table) and no build-id (nothing says
+ *              two versions of it are the same build)
  *   --as-nobody  drops to uid/gid 65534 first: any user can do all this
  *
  * Two threads take turns on the mutex (-d seconds, default 3), the holder
@@ -130,6 +131,23 @@ static char *grow_symtab(char *img, size_t *len, unsigned long n)
 	return out;
 }
 
+/* The copy's build-id note, made some other note: no cache can tell the versions are one build. */
+static void drop_build_id(char *img)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+	Elf64_Nhdr *nh;
+	size_t i;
+
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_size < sizeof(*nh))
+			continue;
+		nh = (Elf64_Nhdr *)(img + sh[i].sh_offset);
+		if (nh->n_type == NT_GNU_BUILD_ID)
+			nh->n_type = 0x4c53;
+	}
+}
+
 static int find_base(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -157,8 +175,10 @@ int main(int argc, char **argv)
 	if (nobody && drop_to_nobody())
 		wl_die("cannot drop to uid 65534: %s", strerror(errno));
 	img = read_self(&len);
-	if (nsyms)
+	if (nsyms) {
 		img = grow_symtab(img, &len, nsyms);
+		drop_build_id(img);
+	}
 	dl_iterate_phdr(find_base, &base);
 	off = (uintptr_t)&memfd_elf_lock - base;
 	keep = (off + sizeof(memfd_elf_lock.tag) + sizeof(pthread_mutex_t) + page - 1) & ~(page - 1);
