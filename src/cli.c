@@ -65,6 +65,7 @@ enum opt_id {
 	OPT_PER_PID,
 	OPT_HIST_MIN,
 	OPT_RT_PRIORITY,
+	OPT_HOST,
 };
 
 struct opt_def {
@@ -175,6 +176,7 @@ static const struct opt_def report_opts[] = {
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "pending-after", true, OPT_PENDING_AFTER },
 	{ 0, "pending-every", true, OPT_PENDING_EVERY },
+	{ 0, "host", true, OPT_HOST },
 };
 
 static const struct {
@@ -186,7 +188,7 @@ static const struct {
 } commands[] = {
 	{ "watch", LS_CMD_WATCH, watch_opts, ARRAY_SIZE(watch_opts), 2 },
 	{ "record", LS_CMD_RECORD, record_opts, ARRAY_SIZE(record_opts), 0 },
-	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), 1 },
+	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), LS_MAX_INPUTS },
 	{ "top", LS_CMD_TOP, top_cmd_opts, ARRAY_SIZE(top_cmd_opts), 0 },
 };
 
@@ -525,6 +527,8 @@ static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, co
 	case OPT_FROM:
 	case OPT_TO:
 		return parse_window(cfg, err, id, opt, val);
+	case OPT_HOST:
+		return parse_name(cfg, err, opt, val, "host", &cfg->host_pattern);
 	case OPT_PENDING_AFTER:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
 			return usage_error(err, cfg->cmd,
@@ -812,7 +816,7 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	case LS_CMD_REPORT:
 		if (!npos)
 			return usage_error(err, cfg->cmd, "missing FILE: the recording to report on");
-		cfg->input = pos[0];
+		cfg->input = cfg->inputs[0];
 		if (cfg->force && !cfg->output)
 			return usage_error(err, cfg->cmd, "--force goes with -o FILE");
 		if ((cfg->n_slo || cfg->rules_file) && cfg->report_format != LS_FORMAT_TEXT &&
@@ -835,12 +839,16 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	return 0;
 }
 
-/* A word that is no option: the command's positionals, up to max_pos. */
+/* A word that is no option: the command's positionals, up to max_pos (report's: its files). */
 static int take_positional(struct ls_config *cfg, FILE *err, const char *arg, const char *pos[],
 			   int *npos, int max_pos)
 {
 	if (*npos < max_pos) {
-		pos[(*npos)++] = arg;
+		if (cfg->cmd == LS_CMD_REPORT)
+			cfg->inputs[cfg->n_inputs++] = arg;
+		else
+			pos[*npos] = arg;
+		(*npos)++;
 		return 0;
 	}
 	switch (cfg->cmd) {
@@ -850,7 +858,8 @@ static int take_positional(struct ls_config *cfg, FILE *err, const char *arg, co
 				   arg);
 	case LS_CMD_REPORT:
 		return usage_error(err, cfg->cmd,
-				   "unexpected argument '%s': report reads one recording", arg);
+				   "too many files at '%s': more than %d, give their directory instead",
+				   arg, LS_MAX_INPUTS);
 	case LS_CMD_TOP:
 		return usage_error(err, cfg->cmd,
 				   "unexpected argument '%s': top takes options only (-i INTERVAL, -n COUNT)",
