@@ -118,6 +118,14 @@ static void name_one(void *ctx, __u32 tgid, const char comm[LS_COMM_LEN])
 
 int trace_fixture__write(const char *path, const struct stream *s)
 {
+	const struct trace_fixture_meta m = { .host = "golden-host", .realtime_ns = TFX_REALTIME_NS };
+
+	return trace_fixture__write_as(path, s, &m);
+}
+
+int trace_fixture__write_as(const char *path, const struct stream *s,
+			    const struct trace_fixture_meta *m)
+{
 	struct trace_writer *w;
 	size_t off = 0, i;
 	int err;
@@ -127,7 +135,9 @@ int trace_fixture__write(const char *path, const struct stream *s)
 	if (err)
 		return err;
 	trace_writer__meta_str(w, "lockstall.version", "golden");
-	trace_writer__meta_str(w, "host", "golden-host");
+	trace_writer__meta_str(w, "host", m->host);
+	if (m->boot_id)
+		trace_writer__meta_str(w, "boot_id", m->boot_id);
 	trace_writer__meta_str(w, "kernel.release", "6.18.0-golden");
 	trace_writer__meta_str(w, "kernel.version", "#1 SMP");
 	trace_writer__meta_str(w, "machine", "x86_64");
@@ -140,9 +150,11 @@ int trace_fixture__write(const char *path, const struct stream *s)
 	trace_writer__meta_u64(w, "interval_ns", 1000000000ULL);
 	trace_writer__meta_u64(w, "count", 0);
 	trace_writer__meta_u64(w, "features", LS_FEAT_PER_VMA_LOCK);
-	trace_writer__meta_u64(w, "start.realtime_ns", TFX_REALTIME_NS);
-	trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
-			       (__s64)(TFX_REALTIME_NS - TFX_T0_NS));
+	if (m->realtime_ns) {
+		trace_writer__meta_u64(w, "start.realtime_ns", m->realtime_ns);
+		trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
+				       (__s64)(m->realtime_ns - TFX_T0_NS));
+	}
 	err = trace_writer__meta_flush(w);
 	for (i = 0; !err && i < s->n; i++) {
 		err = trace_writer__record(w, s->buf + off, s->lens[i]);
