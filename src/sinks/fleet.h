@@ -25,29 +25,33 @@
 #include "engine/sink.h"
 #include "util.h"
 
-#define FLEET_TEXT_LEN		96	/* a lock's or a cgroup's text, kept per stall */
+#define FLEET_TEXT_LEN		96	/* a kernel release's or a version's text */
 #define FLEET_MAX_STALLS	65536	/* per recording; beyond, counted in stalls_dropped */
 #define FLEET_MAX_WORST		20
 /* Two recordings without a boot id are of one boot if their clock offsets differ by less */
 #define FLEET_SAME_OFFSET_NS	1000000000LL
 
-/* One final stall, as the fleet keeps it: text already made printable. */
+/*
+ * One final stall, as the fleet keeps it: small, as a thousand recordings
+ * may hold millions.  Names are the recording's bytes (ls_comm_text() and
+ * fleet_stall__lock() make them printable).
+ */
 struct fleet_stall {
 	__u64 start_ns;		/* the recording's CLOCK_MONOTONIC */
 	__u64 lock_wait_ns;
+	struct ls_mm lock;
 	__u32 waiter_tid;
 	__u32 waiter_tgid;
 	__u32 holder_tid;	/* 0: no holder known */
 	__u32 holder_tgid;
-	__u8 verdict;		/* enum ls_verdict */
-	__u8 cause;		/* enum ls_cause */
-	bool dup;		/* fleet__merge: the same stall in an overlapping recording */
-	char waiter[LS_COMM_TEXT_LEN];	/* ls_comm_text() */
-	char holder[LS_COMM_TEXT_LEN];	/* "" without holder */
-	char lock[FLEET_TEXT_LEN];	/* sink__stall_lock_text() */
+	char waiter[LS_COMM_LEN];
+	char holder[LS_COMM_LEN];
 	/* ls_cgroup_text(), kept once per recording (fleet_rec.paths); NULL: unknown */
 	const char *waiter_cgroup;
 	const char *holder_cgroup;
+	__u8 verdict;		/* enum ls_verdict */
+	__u8 cause;		/* enum ls_cause */
+	bool dup;		/* fleet__merge: the same stall in an overlapping recording */
 };
 
 /* One per-command wait histogram of a recording (summed over its processes). */
@@ -92,7 +96,7 @@ struct fleet_bad {
 
 /* One culprit or victim: a command or a service (cgroup), over the fleet. */
 struct fleet_rank {
-	char name[FLEET_TEXT_LEN];
+	char name[LS_COMM_TEXT_LEN * 4];	/* printable; a long cgroup path cut */
 	__u64 ns;		/* lock wait caused (culprits) or suffered (victims) */
 	__u64 stalls;
 	unsigned int hosts;
@@ -167,6 +171,14 @@ void fleet_rec__free(struct fleet_rec *r);
 void fleet_rec__meta(struct fleet_rec *r, const char *key, const char *val);
 /* Take one final stall (pending ones: only counted when at exit).  0 or -ENOMEM. */
 int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st);
+/* A stall's names as the formats print them: printable (escape them for the format too). */
+struct fleet_names {
+	char waiter[LS_COMM_TEXT_LEN];
+	char holder[LS_COMM_TEXT_LEN];	/* "": no holder known */
+	char lock[256];			/* sink__lock_text() */
+};
+
+void fleet_stall__names(const struct fleet_stall *s, struct fleet_names *n);
 /* Take the run's summary: span, losses, wait histograms by command.  0 or -ENOMEM. */
 int fleet_rec__summary(struct fleet_rec *r, const struct ls_summary *sum);
 /* A sink that feeds r (not owned): the output of one recording's session. */

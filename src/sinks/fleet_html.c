@@ -96,6 +96,7 @@ static void fh_worst(FILE *f, const struct fleet *fl)
 {
 	const struct fleet_worst *w;
 	char when[64], verdict[64];
+	struct fleet_names n;
 	unsigned int i;
 
 	fputs("<h2>Worst stalls of the fleet</h2>\n", f);
@@ -116,9 +117,10 @@ static void fh_worst(FILE *f, const struct fleet *fl)
 		fputs("<td>", f);
 		fh_dur(f, w->st->lock_wait_ns);
 		fputs("</td>", f);
-		fh_cell(f, w->st->waiter);
-		fh_cell(f, w->st->holder[0] ? w->st->holder : "-");
-		fh_cell(f, w->st->lock);
+		fleet_stall__names(w->st, &n);
+		fh_cell(f, n.waiter);
+		fh_cell(f, n.holder[0] ? n.holder : "-");
+		fh_cell(f, n.lock);
 		fh_cell(f, sink__words(ls_verdict_name(w->st->verdict), false, verdict, sizeof(verdict)));
 		fputs("</tr>\n", f);
 	}

@@ -87,19 +87,22 @@ static void fj_hosts(const struct fleet *f, FILE *out)
 static void fj_stall(FILE *out, const struct fleet_rec *r, const struct fleet_stall *s,
 		     unsigned int rank)
 {
+	struct fleet_names n;
+
+	fleet_stall__names(s, &n);
 	fputs("{\"type\":\"fleet_stall\"", out);
 	fj_str(out, "host", r->host);
 	fj_str(out, "file", r->file);
 	fj_utc(out, "time", fleet_rec__utc(r, s->start_ns));
 	fprintf(out, ",\"start_ns\":%llu,\"lock_wait_ns\":%llu,\"worst\":%u",
 		(unsigned long long)s->start_ns, (unsigned long long)s->lock_wait_ns, rank);
-	fj_str(out, "waiter", s->waiter);
+	fj_str(out, "waiter", n.waiter);
 	fprintf(out, ",\"waiter_pid\":%u,\"waiter_tid\":%u", s->waiter_tgid, s->waiter_tid);
 	fj_str(out, "waiter_cgroup", s->waiter_cgroup);
-	fj_str(out, "holder", s->holder[0] ? s->holder : NULL);
+	fj_str(out, "holder", n.holder[0] ? n.holder : NULL);
 	fprintf(out, ",\"holder_pid\":%u,\"holder_tid\":%u", s->holder_tgid, s->holder_tid);
 	fj_str(out, "holder_cgroup", s->holder_cgroup);
-	fj_str(out, "lock", s->lock);
+	fj_str(out, "lock", n.lock);
 	fj_str(out, "verdict", ls_verdict_name(s->verdict));
 	fj_str(out, "cause", ls_cause_name(s->cause));
 	fputs("}\n", out);
@@ -204,17 +207,19 @@ static void fp_stall(FILE *out, const struct fleet *f, const struct fleet_rec *r
 		     const struct fleet_stall *s, bool *first)
 {
 	__u64 t = fleet_rec__utc(r, s->start_ns);
+	struct fleet_names n;
 
 	t = t ? t - f->first_utc_ns : s->start_ns - r->start_ns;
 	fprintf(out, "%s\n{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%llu.%03llu,\"dur\":%llu.%03llu,\"name\":",
 		*first ? "" : ",", r->row + 1, s->waiter_tid, (unsigned long long)(t / 1000),
 		(unsigned long long)(t % 1000), (unsigned long long)(s->lock_wait_ns / 1000),
 		(unsigned long long)(s->lock_wait_ns % 1000));
-	ls_json_str(out, s->lock, (size_t)-1);
+	fleet_stall__names(s, &n);
+	ls_json_str(out, n.lock, (size_t)-1);
 	fputs(",\"cat\":\"stall\",\"args\":{\"waiter\":", out);
-	ls_json_str(out, s->waiter, (size_t)-1);
+	ls_json_str(out, n.waiter, (size_t)-1);
 	fputs(",\"holder\":", out);
-	ls_json_str(out, s->holder, (size_t)-1);
+	ls_json_str(out, n.holder, (size_t)-1);
 	fputs(",\"verdict\":", out);
 	ls_json_str(out, ls_verdict_name(s->verdict), (size_t)-1);
 	fputs("}}", out);

@@ -157,16 +157,23 @@ static void fleet__row_add(struct fleet *f, struct fleet_row *w, const struct fl
 
 /* ---- rankings --------------------------------------------------------- */
 
+/* name: a comm (LS_COMM_LEN bytes, maybe without NUL) or a cgroup path's text */
 struct credit {
 	const char *name;
+	size_t max;		/* bytes of name compared */
 	unsigned int row;
 	__u64 ns;
 };
 
+static int credit_name_cmp(const struct credit *x, const struct credit *y)
+{
+	return strncmp(x->name, y->name, x->max);
+}
+
 static int credit_cmp(const void *a, const void *b)
 {
 	const struct credit *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = credit_name_cmp(x, y);
 
 	if (c)
 		return c;
@@ -189,7 +196,7 @@ static const char *credit_name(const struct fleet_stall *s, enum rank_by by)
 {
 	switch (by) {
 	case BY_HOLDER:
-		return s->holder[0] ? s->holder : NULL;
+		return s->holder_tid ? s->holder : NULL;
 	case BY_HOLDER_CGROUP:
 		return s->holder_cgroup;
 	case BY_WAITER:
@@ -199,7 +206,7 @@ static const char *credit_name(const struct fleet_stall *s, enum rank_by by)
 	}
 }
 
-static size_t fleet__credits(const struct fleet *f, enum rank_by by, struct credit *c)
+static size_t fleet__credits(const struct fleet *f, enum rank_by by, size_t max, struct credit *c)
 {
 	const struct fleet_stall *s;
 	size_t i, j, n = 0;
@@ -209,31 +216,33 @@ static size_t fleet__credits(const struct fleet *f, enum rank_by by, struct cred
 			s = &f->recs[i]->stalls[j];
 			if (s->dup || !credit_name(s, by))
 				continue;
-			c[n++] = (struct credit){ credit_name(s, by), f->recs[i]->row, s->lock_wait_ns };
+			c[n++] = (struct credit){ credit_name(s, by), max, f->recs[i]->row,
+						  s->lock_wait_ns };
 		}
 	}
 	return n;
 }
 
 /* A host's own culprit: the command that cost it most (ties: the first by name). */
-static void row_culprit(struct fleet_row *w, const char *name, __u64 ns)
+static void row_culprit(struct fleet_row *w, const char *comm, __u64 ns)
 {
 	if (ns <= w->top_culprit_ns)
 		return;
 	w->top_culprit_ns = ns;
-	ls_text(name, LS_COMM_TEXT_LEN, w->top_culprit, sizeof(w->top_culprit));
+	ls_comm_text(comm, w->top_culprit, sizeof(w->top_culprit));
 }
 
 static int fleet__rank(struct fleet *f, enum rank_by by, struct fleet_ranks *out)
 {
 	struct credit *c = calloc(f->stalls ? f->stalls : 1, sizeof(*c));
+	size_t max = by == BY_HOLDER || by == BY_WAITER ? LS_COMM_LEN : (size_t)-1;
 	struct fleet_rank *k = NULL;
 	size_t i, n;
 	__u64 row_ns = 0;
 
 	if (!c)
 		return -ENOMEM;
-	n = fleet__credits(f, by, c);
+	n = fleet__credits(f, by, max, c);
 	qsort(c, n, sizeof(*c), credit_cmp);
 	out->v = calloc(n ? n : 1, sizeof(*out->v));
 	if (!out->v) {
@@ -241,9 +250,9 @@ static int fleet__rank(struct fleet *f, enum rank_by by, struct fleet_ranks *out
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		if (!k || strcmp(k->name, c[i].name)) {
+		if (!k || credit_name_cmp(&c[i - 1], &c[i])) {
 			k = &out->v[out->n++];
-			ls_text(c[i].name, FLEET_TEXT_LEN, k->name, sizeof(k->name));
+			ls_text(c[i].name, max, k->name, sizeof(k->name));
 		}
 		k->ns += c[i].ns;
 		k->stalls++;

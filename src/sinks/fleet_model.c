@@ -115,20 +115,29 @@ int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st)
 	memset(s, 0, sizeof(*s));
 	s->start_ns = st->start_ns;
 	s->lock_wait_ns = st->lock_wait_ns;
+	s->lock = st->mm;
 	s->waiter_tid = st->waiter.tid;
 	s->waiter_tgid = st->waiter.tgid;
 	s->verdict = (__u8)st->verdict;
 	s->cause = (__u8)st->cause;
-	ls_comm_text(st->waiter.comm, s->waiter, sizeof(s->waiter));
-	sink__stall_lock_text(st, s->lock, sizeof(s->lock));
+	memcpy(s->waiter, st->waiter.comm, LS_COMM_LEN);
 	s->waiter_cgroup = fleet_rec__path(r, st->waiter_cgroup);
 	if (st->n_holders) {
 		s->holder_tid = st->holders[0].task.tid;
 		s->holder_tgid = st->holders[0].task.tgid;
-		ls_comm_text(st->holders[0].task.comm, s->holder, sizeof(s->holder));
+		memcpy(s->holder, st->holders[0].task.comm, LS_COMM_LEN);
 		s->holder_cgroup = fleet_rec__path(r, st->holders[0].cgroup);
 	}
 	return 0;
+}
+
+void fleet_stall__names(const struct fleet_stall *s, struct fleet_names *n)
+{
+	ls_comm_text(s->waiter, n->waiter, sizeof(n->waiter));
+	n->holder[0] = '\0';
+	if (s->holder_tid)
+		ls_comm_text(s->holder, n->holder, sizeof(n->holder));
+	sink__lock_text(&s->lock, n->lock, sizeof(n->lock));
 }
 
 void fleet_hist__add(struct ls_hist *to, const struct ls_hist *h)
@@ -176,6 +185,15 @@ static int fleet_rec__take_summary(struct fleet_rec *r, const struct ls_summary 
 	const struct ls_hist_entry *e;
 	size_t i;
 
+	/* the stalls are all in: give back what the doubling left over */
+	if (r->n_stalls && r->n_stalls < r->alloc_stalls) {
+		struct fleet_stall *v = reallocarray(r->stalls, r->n_stalls, sizeof(*v));
+
+		if (v) {
+			r->stalls = v;
+			r->alloc_stalls = r->n_stalls;
+		}
+	}
 	r->start_ns = sum->start_ns;
 	r->end_ns = sum->end_ns;
 	r->lost_events = sum->lost_events;

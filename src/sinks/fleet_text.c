@@ -160,6 +160,7 @@ static void ft_worst(const struct fleet *f, FILE *out, bool md)
 			       "LOCK" };
 	char when[64], ns[32], verdict[64];
 	const struct fleet_worst *w;
+	struct fleet_names n;
 	unsigned int i;
 
 	ft_title(out, md, "Worst stalls of the fleet");
@@ -170,14 +171,15 @@ static void ft_worst(const struct fleet *f, FILE *out, bool md)
 	ft_head(&t, head);
 	for (i = 0; i < f->n_worst; i++) {
 		w = &f->worst[i];
+		fleet_stall__names(w->st, &n);
 		struct report_meta m = { .has_clock = w->rec->has_clock,
 					 .realtime_minus_monotonic_ns = w->rec->offset_ns };
 		const char *row[] = {
 			rm_when(&m, w->st->start_ns, w->rec->start_ns, true, when, sizeof(when)),
 			w->rec->host, ls_format_duration(w->st->lock_wait_ns, ns, sizeof(ns)),
-			w->st->waiter, w->st->holder[0] ? w->st->holder : "-",
+			n.waiter, n.holder[0] ? n.holder : "-",
 			sink__words(ls_verdict_name(w->st->verdict), false, verdict, sizeof(verdict)),
-			w->st->lock,
+			n.lock,
 		};
 
 		ft_row(&t, row);

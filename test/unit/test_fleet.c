@@ -130,7 +130,7 @@ Test(fleet_model, culprit_ranked_by_time_with_its_hosts)
 	cr_assert_eq(fleet__merge(&fl), 0);
 	cr_assert_eq(fl.n_rows, 3);
 	cr_assert_eq(fl.stalls, 3);
-	cr_assert_eq(fl.culprits.n, 2);
+	cr_assert_eq(fl.culprits.n, 2, "%zu %s", fl.culprits.n, fl.culprits.n ? fl.culprits.v[0].name : "");
 	cr_assert_str_eq(fl.culprits.v[0].name, "secd");
 	cr_assert_eq(fl.culprits.v[0].ns, 150 * MS);
 	cr_assert_eq(fl.culprits.v[0].hosts, 2);
