@@ -228,7 +228,7 @@ static void report__stacks_meta(struct stacks *sk, const char *key, const char *
 }
 
 /* cgroup.ID=PATH: see record_meta__cgroups(); a malformed one is left out. */
-static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
+void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
 {
 	unsigned long long id;
 	char *end;
@@ -249,15 +249,15 @@ static void report__cgroups_meta(struct cgroups *cg, const char *key, const char
  * needs them.  *sk NULL: no frames (perfetto, or no memory: the stalls
  * then print without them); *cg NULL: no paths (no memory).
  */
-void report__end_meta(struct trace_reader *r, const struct ls_config *cfg, bool want_stacks,
-		       struct stacks **sk, struct cgroups **cg)
+static void report__end_meta(struct trace_reader *r, const struct ls_config *cfg,
+			     struct stacks **sk, struct cgroups **cg)
 {
 	struct stacks_opts o = { .no_kernel = !report__same_boot(r) };
 	struct trace_reader *all = NULL;
 	const char *key, *val;
 	size_t i, len;
 
-	*sk = want_stacks ? stacks__new(&o) : NULL;
+	*sk = cfg->report_format == LS_FORMAT_PERFETTO ? NULL : stacks__new(&o);
 	*cg = cgroups__new();
 	/* damage was reported by the replay's reader: this one is silent */
 	if ((!*sk && !*cg) || trace_reader__open(&all, cfg->input, NULL))
@@ -408,7 +408,7 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	if (report__open_output(cfg, out, err, &f))
 		goto cleanup;
 	report__header(r, cfg, err, so.threshold_ns);
-	report__end_meta(r, cfg, cfg->report_format != LS_FORMAT_PERFETTO, &sk, &cg);
+	report__end_meta(r, cfg, &sk, &cg);
 	so.stacks = sk;
 	so.cgroups = cg;
 	if (cg && so.rules)

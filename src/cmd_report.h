@@ -13,7 +13,6 @@
 #include "session.h"
 
 struct trace_reader;
-struct stacks;
 struct cgroups;
 
 /* A number from the metadata: absent or malformed leaves *out alone. */
@@ -25,9 +24,8 @@ void report__meta_u64(struct trace_reader *r, const char *key, __u64 max, __u64 
  */
 int report__options(struct trace_reader *r, const struct ls_config *cfg, struct session_opts *so,
 		    FILE *err);
-/* The recording's mappings (if want_stacks) and cgroup paths, read from its end. */
-void report__end_meta(struct trace_reader *r, const struct ls_config *cfg, bool want_stacks,
-		      struct stacks **sk, struct cgroups **cg);
+/* A metadata entry into cg if it is a cgroup's path ("cgroup.ID=PATH"). */
+void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len);
 /* -o: *res the file made (out without -o).  0 or a negative errno, said on err. */
 int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err, FILE **res);
 

@@ -146,8 +146,33 @@ static char *fleet__why(char *said, const char *path)
 	return out;
 }
 
-/* The recording's metadata the fleet keeps, and its clock offset. */
-static void fleet__rec_meta(struct fleet_rec *rec, struct trace_reader *r)
+static const char *fleet__cgroup_path(void *cg, __u64 id)
+{
+	return cgroups__path(cg, id);
+}
+
+/*
+ * The paths of the cgroups rec's stalls name, from the metadata at the
+ * recording's end: read with its records, one pass over the file.
+ */
+static int fleet__rec_cgroups(struct fleet_rec *rec, struct trace_reader *r)
+{
+	struct cgroups *cg = cgroups__new();
+	const char *key, *val;
+	size_t i, len;
+	int rc;
+
+	if (!cg)
+		return -ENOMEM;
+	for (i = 0; !trace_reader__meta_at(r, i, &key, &val, &len); i++)
+		report__cgroups_meta(cg, key, val, len);
+	rc = fleet_rec__cgroup_paths(rec, fleet__cgroup_path, cg);
+	cgroups__free(cg);
+	return rc;
+}
+
+/* The recording's metadata the fleet keeps, its clock offset and cgroup paths. */
+static int fleet__rec_meta(struct fleet_rec *rec, struct trace_reader *r)
 {
 	static const char *const keys[] = { "host", "boot_id", "kernel.release", "lockstall.version" };
 	const char *v = trace_reader__meta(r, "clock.realtime_minus_monotonic_ns", NULL);
@@ -163,6 +188,7 @@ static void fleet__rec_meta(struct fleet_rec *rec, struct trace_reader *r)
 		rec->offset_ns = strtoll(v, &end, 10);
 		rec->has_clock = !errno && !*end;
 	}
+	return fleet__rec_cgroups(rec, r);
 }
 
 /* Every record of r into a session whose output is rec.  0 or a negative errno. */
@@ -218,8 +244,6 @@ static void fleet__read_one(const struct ls_config *cfg, struct fleet_job *job)
 		.to_ns = cfg->has_to ? cfg->to_ns : 0,
 	};
 	struct trace_reader *r = NULL;
-	struct cgroups *cg = NULL;
-	struct stacks *sk = NULL;
 	char *said = NULL;
 	size_t said_len = 0;
 	FILE *sf = open_memstream(&said, &said_len);
@@ -231,13 +255,10 @@ static void fleet__read_one(const struct ls_config *cfg, struct fleet_job *job)
 	if (rc)
 		goto out;
 	job->rec = fleet_rec__new(job->path);
-	report__end_meta(r, &c, false, &sk, &cg);
-	so.cgroups = cg;
 	rc = job->rec ? fleet__replay(r, &so, job->rec) : -ENOMEM;
-	if (!rc) {
-		fleet__rec_meta(job->rec, r);
+	rc = rc ?: fleet__rec_meta(job->rec, r);
+	if (!rc)
 		job->rec->damage = trace_reader__status(r);
-	}
 out:
 	if (sf)
 		fclose(sf);
@@ -251,7 +272,6 @@ out:
 		job->rec->note = fleet__why(said, job->path);
 	}
 	free(said);
-	cgroups__free(cg);
 	trace_reader__close(r);
 }
 

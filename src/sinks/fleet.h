@@ -21,6 +21,7 @@
 #define LOCKSTALL_SINK_FLEET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "engine/sink.h"
 #include "util.h"
@@ -46,13 +47,21 @@ struct fleet_stall {
 	__u32 holder_tgid;
 	char waiter[LS_COMM_LEN];
 	char holder[LS_COMM_LEN];
-	/* ls_cgroup_text(), kept once per recording (fleet_rec.paths); NULL: unknown */
-	const char *waiter_cgroup;
-	const char *holder_cgroup;
+	/* cgroups, as 1 + an index of fleet_rec.cgs; 0: unknown */
+	__u16 waiter_cg;
+	__u16 holder_cg;
 	__u8 verdict;		/* enum ls_verdict */
 	__u8 cause;		/* enum ls_cause */
 	bool dup;		/* fleet__merge: the same stall in an overlapping recording */
 };
+
+/* A cgroup a recording's stalls name: its id, then its path (fleet_rec__cgroup_paths). */
+struct fleet_cgroup {
+	__u64 id;
+	char *path;		/* text form (ls_cgroup_text()); NULL: not known */
+};
+
+#define FLEET_MAX_CGROUPS	UINT16_MAX	/* per recording; more are unknown */
 
 /* One per-command wait histogram of a recording (summed over its processes). */
 struct fleet_hist {
@@ -83,8 +92,8 @@ struct fleet_rec {
 	size_t n_stalls, alloc_stalls;
 	struct fleet_hist *hists;
 	size_t n_hists, alloc_hists;
-	char **paths;		/* the cgroup paths its stalls name, each once */
-	size_t n_paths;
+	struct fleet_cgroup *cgs;	/* the cgroups its stalls name, each once */
+	size_t n_cgs;
 	unsigned int row;	/* fleet__merge: its host's row */
 };
 
@@ -171,6 +180,16 @@ void fleet_rec__free(struct fleet_rec *r);
 void fleet_rec__meta(struct fleet_rec *r, const char *key, const char *val);
 /* Take one final stall (pending ones: only counted when at exit).  0 or -ENOMEM. */
 int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st);
+/*
+ * The cgroup paths of r's stalls, once the recording's end (where they are
+ * kept) has been read: path(ctx, id) gives one in text form, or NULL.
+ * 0 or -ENOMEM.
+ */
+int fleet_rec__cgroup_paths(struct fleet_rec *r, const char *(*path)(void *ctx, __u64 id),
+			    void *ctx);
+/* The path of cgroup cg (a fleet_stall's), NULL when unknown. */
+const char *fleet_rec__cgroup(const struct fleet_rec *r, __u16 cg);
+
 /* A stall's names as the formats print them: printable (escape them for the format too). */
 struct fleet_names {
 	char waiter[LS_COMM_TEXT_LEN];

@@ -98,10 +98,10 @@ static void fj_stall(FILE *out, const struct fleet_rec *r, const struct fleet_st
 		(unsigned long long)s->start_ns, (unsigned long long)s->lock_wait_ns, rank);
 	fj_str(out, "waiter", n.waiter);
 	fprintf(out, ",\"waiter_pid\":%u,\"waiter_tid\":%u", s->waiter_tgid, s->waiter_tid);
-	fj_str(out, "waiter_cgroup", s->waiter_cgroup);
+	fj_str(out, "waiter_cgroup", fleet_rec__cgroup(r, s->waiter_cg));
 	fj_str(out, "holder", n.holder[0] ? n.holder : NULL);
 	fprintf(out, ",\"holder_pid\":%u,\"holder_tid\":%u", s->holder_tgid, s->holder_tid);
-	fj_str(out, "holder_cgroup", s->holder_cgroup);
+	fj_str(out, "holder_cgroup", fleet_rec__cgroup(r, s->holder_cg));
 	fj_str(out, "lock", n.lock);
 	fj_str(out, "verdict", ls_verdict_name(s->verdict));
 	fj_str(out, "cause", ls_cause_name(s->cause));

@@ -192,17 +192,18 @@ static int rank_cmp(const void *a, const void *b)
 /* The name a stall credits in a ranking: a field of struct fleet_stall. */
 enum rank_by { BY_HOLDER, BY_HOLDER_CGROUP, BY_WAITER, BY_WAITER_CGROUP };
 
-static const char *credit_name(const struct fleet_stall *s, enum rank_by by)
+static const char *credit_name(const struct fleet_rec *r, const struct fleet_stall *s,
+			       enum rank_by by)
 {
 	switch (by) {
 	case BY_HOLDER:
 		return s->holder_tid ? s->holder : NULL;
 	case BY_HOLDER_CGROUP:
-		return s->holder_cgroup;
+		return fleet_rec__cgroup(r, s->holder_cg);
 	case BY_WAITER:
 		return s->waiter;
 	default:
-		return s->waiter_cgroup;
+		return fleet_rec__cgroup(r, s->waiter_cg);
 	}
 }
 
@@ -214,9 +215,9 @@ static size_t fleet__credits(const struct fleet *f, enum rank_by by, size_t max,
 	for (i = 0; i < f->n_recs; i++) {
 		for (j = 0; j < f->recs[i]->n_stalls; j++) {
 			s = &f->recs[i]->stalls[j];
-			if (s->dup || !credit_name(s, by))
+			if (s->dup || !credit_name(f->recs[i], s, by))
 				continue;
-			c[n++] = (struct credit){ credit_name(s, by), max, f->recs[i]->row,
+			c[n++] = (struct credit){ credit_name(f->recs[i], s, by), max, f->recs[i]->row,
 						  s->lock_wait_ns };
 		}
 	}

@@ -47,9 +47,9 @@ void fleet_rec__free(struct fleet_rec *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->n_paths; i++)
-		free(r->paths[i]);
-	free(r->paths);
+	for (i = 0; i < r->n_cgs; i++)
+		free(r->cgs[i].path);
+	free(r->cgs);
 	free(r->stalls);
 	free(r->hists);
 	free(r->note);
@@ -76,25 +76,49 @@ void fleet_rec__meta(struct fleet_rec *r, const char *key, const char *val)
 	}
 }
 
-/* A cgroup path as text, kept once per recording: NULL when unknown or no memory. */
-static const char *fleet_rec__path(struct fleet_rec *r, const char *raw)
+/* A cgroup id as 1 + its index in r->cgs, added if new; 0: unknown, too many, no memory. */
+static __u16 fleet_rec__cg(struct fleet_rec *r, __u64 id)
 {
-	char buf[LS_CGROUP_TEXT_MAX];
-	char **p;
+	struct fleet_cgroup *c;
 	size_t i;
 
-	if (!raw || !*raw || ls_cgroup_text(raw, strlen(raw), buf, sizeof(buf)) < 0)
-		return NULL;
-	for (i = 0; i < r->n_paths; i++) {
-		if (!strcmp(r->paths[i], buf))
-			return r->paths[i];
+	if (!id)
+		return 0;
+	/* a recording's stalls name few cgroups, the same ones again and again */
+	for (i = r->n_cgs; i-- > 0;) {
+		if (r->cgs[i].id == id)
+			return (__u16)(i + 1);
 	}
-	p = reallocarray(r->paths, r->n_paths + 1, sizeof(*p));
-	if (!p)
-		return NULL;
-	r->paths = p;
-	p[r->n_paths] = strdup(buf);
-	return p[r->n_paths] ? p[r->n_paths++] : NULL;
+	if (r->n_cgs == FLEET_MAX_CGROUPS)
+		return 0;
+	c = reallocarray(r->cgs, r->n_cgs + 1, sizeof(*c));
+	if (!c)
+		return 0;
+	r->cgs = c;
+	r->cgs[r->n_cgs] = (struct fleet_cgroup){ .id = id };
+	return (__u16)++r->n_cgs;
+}
+
+int fleet_rec__cgroup_paths(struct fleet_rec *r, const char *(*path)(void *ctx, __u64 id),
+			    void *ctx)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < r->n_cgs; i++) {
+		p = path(ctx, r->cgs[i].id);
+		if (!p || r->cgs[i].path)
+			continue;
+		r->cgs[i].path = strdup(p);
+		if (!r->cgs[i].path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *fleet_rec__cgroup(const struct fleet_rec *r, __u16 cg)
+{
+	return cg && cg <= r->n_cgs ? r->cgs[cg - 1].path : NULL;
 }
 
 int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st)
@@ -121,12 +145,12 @@ int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st)
 	s->verdict = (__u8)st->verdict;
 	s->cause = (__u8)st->cause;
 	memcpy(s->waiter, st->waiter.comm, LS_COMM_LEN);
-	s->waiter_cgroup = fleet_rec__path(r, st->waiter_cgroup);
+	s->waiter_cg = fleet_rec__cg(r, st->waiter_cgroup_id);
 	if (st->n_holders) {
 		s->holder_tid = st->holders[0].task.tid;
 		s->holder_tgid = st->holders[0].task.tgid;
 		memcpy(s->holder, st->holders[0].task.comm, LS_COMM_LEN);
-		s->holder_cgroup = fleet_rec__path(r, st->holders[0].cgroup);
+		s->holder_cg = fleet_rec__cg(r, st->holders[0].cgroup_id);
 	}
 	return 0;
 }

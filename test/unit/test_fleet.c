@@ -50,6 +50,27 @@ static struct fleet_rec *rec(const char *host, const char *boot, __u64 start_ms,
 	return r;
 }
 
+/* The cgroups the stalls name, by id (index + 1), as a recording's end keeps them. */
+static const char *const cgroup_paths[] = {
+	"/system.slice/db.service", "/system.slice/secd.service", "/system.slice/backup.service",
+};
+
+static const char *cgroup_path(void *ctx, __u64 id)
+{
+	return id && id <= ARRAY_SIZE(cgroup_paths) ? cgroup_paths[id - 1] : NULL;
+}
+
+static __u64 cgroup_id(const char *path)
+{
+	size_t i;
+
+	for (i = 0; path && i < ARRAY_SIZE(cgroup_paths); i++) {
+		if (!strcmp(cgroup_paths[i], path))
+			return i + 1;
+	}
+	return 0;
+}
+
 /* A final stall of waiter (tid) behind holder (NULL: none) in holder_cg. */
 static void stall(struct fleet_rec *r, __u32 tid, __u64 start_ms, __u64 wait_ms, const char *waiter,
 		  const char *holder, const char *holder_cg)
@@ -67,13 +88,13 @@ static void stall(struct fleet_rec *r, __u32 tid, __u64 start_ms, __u64 wait_ms,
 	st.waiter.tid = tid;
 	st.waiter.tgid = tid;
 	memcpy(st.waiter.comm, waiter, strnlen(waiter, sizeof(st.waiter.comm)));
-	st.waiter_cgroup = "/system.slice/db.service";
+	st.waiter_cgroup_id = cgroup_id("/system.slice/db.service");
 	st.verdict = LS_VERDICT_PRIORITY_INVERSION;
 	if (holder) {
 		h.task.tid = 900;
 		h.task.tgid = 900;
 		memcpy(h.task.comm, holder, strnlen(holder, sizeof(h.task.comm)));
-		h.cgroup = holder_cg;
+		h.cgroup_id = cgroup_id(holder_cg);
 		st.holders = &h;
 		st.n_holders = 1;
 	}
@@ -102,6 +123,7 @@ static void hist(struct fleet_rec *r, const char *comm, unsigned int slot, __u64
 
 static void add(struct fleet_rec *r)
 {
+	cr_assert_eq(fleet_rec__cgroup_paths(r, cgroup_path, NULL), 0);
 	cr_assert_eq(fleet__add(&fl, r), 0);
 }
 
@@ -315,8 +337,10 @@ static char *text_of(const unsigned int order[3])
 	stall(r[1], 10, 100, 30, "postgres", "backup", NULL);
 	stall(r[2], 10, 100, 30, "nginx", "secd", NULL);
 	fleet__init(&f);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(fleet_rec__cgroup_paths(r[order[i]], cgroup_path, NULL), 0);
 		cr_assert_eq(fleet__add(&f, r[order[i]]), 0);
+	}
 	cr_assert_eq(fleet__merge(&f), 0);
 	cr_assert_eq(fleet__print_text(&f, &o, out), 0);
 	fclose(out);
