@@ -138,7 +138,7 @@ static void fh_timeline(FILE *f, const struct fleet *fl)
 	if (!fl->all_clocks || !fl->first_utc_ns)
 		return;
 	fputs("<h2>Stalls over time (UTC)</h2>\n", f);
-	fprintf(f, "<svg width=\"%d\" height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n",
+	fprintf(f, "<svg class=\"fleet-timeline\" width=\"%d\" height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n",
 		FH_WIDTH, rows * FH_ROW + 24);
 	for (i = 0; i < rows; i++) {
 		fprintf(f, "<text x=\"0\" y=\"%zu\">", i * FH_ROW + 13);
@@ -155,7 +155,7 @@ static void fh_timeline(FILE *f, const struct fleet *fl)
 
 			if (r->stalls[j].dup)
 				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"12\" fill=\"#e45756\"/>\n",
+			fprintf(f, "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"12\" fill=\"#e45756\" fill-opacity=\"0.6\"/>\n",
 				x, r->row * FH_ROW + 3, w < 2 ? 2 : w);
 		}
 	}
