@@ -360,6 +360,9 @@ static int fleet__collect(struct fleet_run *run, struct fleet *f, size_t *skippe
 		j = &run->jobs[i];
 		*skipped += j->skipped;
 		if (j->rec) {
+			if (j->rec->damage)
+				fprintf(err, "lockstall: %s: %s\n", j->path,
+					j->rec->note ? j->rec->note : "damaged: read up to the damage");
 			if (fleet__add(f, j->rec))
 				return -ENOMEM;
 			j->rec = NULL;
@@ -404,7 +407,9 @@ static int fleet__output(const struct ls_config *cfg, const struct fleet *f, FIL
 static int fleet__none(const struct ls_config *cfg, const struct fleet_run *run, size_t skipped,
 		       FILE *err)
 {
-	if (skipped && cfg->host_pattern)
+	if (!run->n_jobs)
+		fprintf(err, "lockstall: no file to read: the directories given are empty\n");
+	else if (skipped && cfg->host_pattern)
 		fprintf(err, "lockstall: no recording of a host matching '%s' could be read (%zu file%s)\n",
 			cfg->host_pattern, run->n_jobs, run->n_jobs == 1 ? "" : "s");
 	else

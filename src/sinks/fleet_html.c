@@ -192,7 +192,7 @@ static void fh_hists(FILE *f, const struct fleet *fl, const struct fleet_opts *o
 
 static void fh_notes(FILE *f, const struct fleet *fl)
 {
-	size_t i;
+	size_t i, damaged = 0;
 
 	if (fl->n_overlaps)
 		fputs("<h2>Overlapping recordings of one boot</h2>\n<ul>\n", f);
@@ -205,6 +205,17 @@ static void fh_notes(FILE *f, const struct fleet *fl)
 			(unsigned long long)fl->overlaps[i].dup_stalls);
 	}
 	if (fl->n_overlaps)
+		fputs("</ul>\n", f);
+	for (i = 0; i < fl->n_recs; i++) {
+		if (!fl->recs[i]->damage)
+			continue;
+		fputs(damaged++ ? "<li>" : "<h2>Damaged recordings (read up to the damage)</h2>\n<ul>\n<li>", f);
+		rm_html_text(f, fl->recs[i]->file, (size_t)-1);
+		fputs(": ", f);
+		rm_html_text(f, fl->recs[i]->note ? fl->recs[i]->note : "damaged", (size_t)-1);
+		fputs("</li>\n", f);
+	}
+	if (damaged)
 		fputs("</ul>\n", f);
 	if (fl->n_bad)
 		fputs("<h2>Left out</h2>\n<ul>\n", f);

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "sinks/fleet.h"
 #include "sinks/sink_common.h"
-#include "record/trace_file.h"
 
 /* Grow *v (elements of size sz) to hold one more; 0 or -ENOMEM. */
 static int fleet__grow(void **v, size_t *alloc, size_t n, size_t sz)

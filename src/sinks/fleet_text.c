@@ -212,26 +212,56 @@ static void ft_hists(const struct fleet *f, const struct fleet_opts *o, FILE *ou
 	ft_more(out, md, f->n_hists, o->top);
 }
 
+/* A file name or a reason: made printable, and escaped for Markdown. */
+static void ft_text(FILE *out, bool md, const char *s)
+{
+	char buf[4 * 4096 + 1];
+
+	ls_text(s, (size_t)-1, buf, sizeof(buf));
+	if (md)
+		rm_md_text(out, buf);
+	else
+		fputs(buf, out);
+}
+
+/* "- FILE: WHY" */
+static void ft_item(FILE *out, bool md, const char *file, const char *why)
+{
+	fputs(md ? "- " : "  ", out);
+	ft_text(out, md, file);
+	fputs(": ", out);
+	ft_text(out, md, why);
+	fputs("\n", out);
+}
+
 /* Overlaps, damage, files left out: what the numbers above do not cover. */
 static void ft_notes(const struct fleet *f, FILE *out, bool md)
 {
-	const char *item = md ? "- " : "  ";
-	size_t i;
+	size_t i, damaged = 0;
 
 	if (f->n_overlaps)
 		ft_title(out, md, "Overlapping recordings of one boot (each stall counted once)");
 	for (i = 0; i < f->n_overlaps; i++) {
 		const struct fleet_overlap *v = &f->overlaps[i];
 
-		fprintf(out, "%s%s: %s overlaps %s: %llu stall%s in both; histograms of %s left out\n",
-			item, v->a->host, v->b->file, v->a->file, (unsigned long long)v->dup_stalls,
-			v->dup_stalls == 1 ? "" : "s",
-			v->a->hists_left_out ? v->a->file : v->b->file);
+		fprintf(out, "%s", md ? "- " : "  ");
+		ft_text(out, md, v->b->file);
+		fputs(" overlaps ", out);
+		ft_text(out, md, v->a->file);
+		fprintf(out, ": %llu stall%s in both, counted once\n", (unsigned long long)v->dup_stalls,
+			v->dup_stalls == 1 ? "" : "s");
+	}
+	for (i = 0; i < f->n_recs; i++) {
+		if (!f->recs[i]->damage)
+			continue;
+		if (!damaged++)
+			ft_title(out, md, "Damaged recordings (read up to the damage)");
+		ft_item(out, md, f->recs[i]->file, f->recs[i]->note ? f->recs[i]->note : "damaged");
 	}
 	if (f->n_bad)
 		ft_title(out, md, "Left out");
 	for (i = 0; i < f->n_bad; i++)
-		fprintf(out, "%s%s: %s\n", item, f->bad[i].file, f->bad[i].why);
+		ft_item(out, md, f->bad[i].file, f->bad[i].why);
 }
 
 static void ft_heading(const struct fleet *f, const struct fleet_opts *o, FILE *out, bool md)
