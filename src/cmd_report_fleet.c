@@ -133,7 +133,8 @@ static char *fleet__why(char *said, const char *path)
 
 	if (!said || !*said)
 		return NULL;
-	out = malloc(strlen(said) + 1);
+	/* "; " for each newline, and lines without the prefix: at most twice as long */
+	out = malloc(2 * strlen(said) + 1);
 	if (!out)
 		return NULL;
 	for (line = strtok_r(said, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -6,6 +6,7 @@
  * merged histograms drawn as the single report draws them.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "sinks/fleet.h"
 #include "sinks/report_model.h"
@@ -127,16 +128,42 @@ static void fh_worst(FILE *f, const struct fleet *fl)
 	fputs("</table>\n", f);
 }
 
+#define FH_PLOT	(FH_WIDTH - FH_LABEL - 10)	/* the timeline's pixels */
+
+/* Which pixels of each row a stall covers: a page the same size for any number of stalls. */
+static void fh_marks(const struct fleet *fl, size_t rows, unsigned char (*px)[FH_PLOT])
+{
+	__u64 span = fl->last_utc_ns > fl->first_utc_ns ? fl->last_utc_ns - fl->first_utc_ns : 1;
+	double scale = (double)FH_PLOT / (double)span;
+	const struct fleet_rec *r;
+	size_t i, j, x, end;
+
+	for (i = 0; i < fl->n_recs; i++) {
+		r = fl->recs[i];
+		for (j = 0; r->row < rows && j < r->n_stalls; j++) {
+			if (r->stalls[j].dup)
+				continue;
+			x = (size_t)((double)(fleet_rec__utc(r, r->stalls[j].start_ns) -
+					      fl->first_utc_ns) * scale);
+			end = x + 1 + (size_t)((double)r->stalls[j].lock_wait_ns * scale);
+			for (; x < end && x < FH_PLOT; x++)
+				px[r->row][x] = 1;
+		}
+	}
+}
+
 /* Every host a row, every stall a mark at its UTC time: where hosts stalled together. */
 static void fh_timeline(FILE *f, const struct fleet *fl)
 {
-	size_t rows = fl->n_rows < FH_MAX_ROWS ? fl->n_rows : FH_MAX_ROWS, i, j;
-	__u64 span = fl->last_utc_ns > fl->first_utc_ns ? fl->last_utc_ns - fl->first_utc_ns : 1;
-	double scale = (double)(FH_WIDTH - FH_LABEL - 10) / (double)span;
-	const struct fleet_rec *r;
+	size_t rows = fl->n_rows < FH_MAX_ROWS ? fl->n_rows : FH_MAX_ROWS, i, x, run;
+	unsigned char (*px)[FH_PLOT];
 
 	if (!fl->all_clocks || !fl->first_utc_ns)
 		return;
+	px = calloc(rows ? rows : 1, sizeof(*px));
+	if (!px)
+		return;
+	fh_marks(fl, rows, px);
 	fputs("<h2>Stalls over time (UTC)</h2>\n", f);
 	fprintf(f, "<svg class=\"fleet-timeline\" width=\"%d\" height=\"%zu\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n",
 		FH_WIDTH, rows * FH_ROW + 24);
@@ -146,19 +173,16 @@ static void fh_timeline(FILE *f, const struct fleet *fl)
 		fprintf(f, "</text><line x1=\"%d\" y1=\"%zu\" x2=\"%d\" y2=\"%zu\" stroke=\"#eee\"/>\n",
 			FH_LABEL, i * FH_ROW + 9, FH_WIDTH - 10, i * FH_ROW + 9);
 	}
-	for (i = 0; i < fl->n_recs; i++) {
-		r = fl->recs[i];
-		for (j = 0; r->row < rows && j < r->n_stalls; j++) {
-			double x = FH_LABEL + (double)(fleet_rec__utc(r, r->stalls[j].start_ns) -
-						       fl->first_utc_ns) * scale;
-			double w = (double)r->stalls[j].lock_wait_ns * scale;
-
-			if (r->stalls[j].dup)
-				continue;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"12\" fill=\"#e45756\" fill-opacity=\"0.6\"/>\n",
-				x, r->row * FH_ROW + 3, w < 2 ? 2 : w);
+	for (i = 0; i < rows; i++) {
+		for (x = 0; x < FH_PLOT; x += run ? run : 1) {
+			for (run = 0; x + run < FH_PLOT && px[i][x + run]; run++)
+				;
+			if (run)
+				fprintf(f, "<rect x=\"%zu\" y=\"%zu\" width=\"%zu\" height=\"12\" fill=\"#e45756\"/>\n",
+					FH_LABEL + x, i * FH_ROW + 3, run);
 		}
 	}
+	free(px);
 	fprintf(f, "<text x=\"%d\" y=\"%zu\" fill=\"#555\">", FH_LABEL, rows * FH_ROW + 18);
 	fh_utc(f, fl->first_utc_ns, true);
 	fprintf(f, "</text><text x=\"%d\" y=\"%zu\" text-anchor=\"end\" fill=\"#555\">", FH_WIDTH - 10,
