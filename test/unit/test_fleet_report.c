@@ -287,3 +287,43 @@ Test(fleet_report, one_recording_only_options_are_refused)
 	cr_assert(strstr(r.err, "--slo goes with one recording"), "%s", r.err);
 	run_free(&r);
 }
+
+Test(fleet_report, markdown_has_a_row_per_host)
+{
+	const char *args[] = { dir, "--format", "markdown", NULL };
+	struct run r;
+
+	three_hosts();
+	report(&r, args);
+	cr_assert_eq(r.rc, LS_EXIT_OK, "%s", r.err);
+	cr_assert(strstr(r.out, "# lockstall fleet report: 3 recordings of 3 hosts"), "%s", r.out);
+	cr_assert(strstr(r.out, "## Hosts\n\n| HOST | FILES |"), "%s", r.out);
+	cr_assert(strstr(r.out, "| db-1 | 1 | 3 | 60ms | wl-io |"), "%s", r.out);
+	cr_assert(strstr(r.out, "| 180ms | 3 | 3 of 3 | wl-io |"), "%s", r.out);
+	run_free(&r);
+}
+
+Test(fleet_report, perfetto_has_a_process_per_host)
+{
+	const char *args[] = { dir, "--format", "perfetto", NULL };
+	json_t *j, *ev;
+	json_error_t e;
+	size_t i, names = 0, slices = 0;
+	struct run r;
+
+	three_hosts();
+	report(&r, args);
+	cr_assert_eq(r.rc, LS_EXIT_OK, "%s", r.err);
+	j = json_loads(r.out, 0, &e);
+	cr_assert_not_null(j, "%s: %s", e.text, r.out);
+	json_array_foreach(json_object_get(j, "traceEvents"), i, ev) {
+		const char *ph = json_string_value(json_object_get(ev, "ph"));
+
+		names += !strcmp(ph, "M");
+		slices += !strcmp(ph, "X");
+	}
+	cr_assert_eq(names, 3);
+	cr_assert_eq(slices, 9);
+	json_decref(j);
+	run_free(&r);
+}
