@@ -219,12 +219,26 @@ static int fleet__replay(struct trace_reader *r, struct session_opts *so, struct
 	return rc;
 }
 
-/* Open, filter by host, take the options: 0, 1 (not of --host), or an error (said on said). */
+/*
+ * Open, filter by host, take the options: 0, 1 (not of --host), or an
+ * error (said on said).  Only regular files: opening a FIFO would wait for
+ * a writer, and a thousand files must not hang on one.
+ */
 static int fleet__open(const struct ls_config *c, struct trace_reader **r,
 		       struct session_opts *so, FILE *said)
 {
 	const char *host;
+	struct stat st;
 
+	if (stat(c->input, &st)) {
+		fprintf(said, "%s\n", strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(said, "%s\n", S_ISDIR(st.st_mode) ? "a directory: its recordings are read when it is named itself" :
+			"not a regular file");
+		return -EINVAL;
+	}
 	if (trace_reader__open(r, c->input, said))
 		return -EINVAL;
 	host = trace_reader__meta(*r, "host", NULL);

@@ -157,17 +157,22 @@ Test(fleet_report, bad_files_are_named_and_left_out)
 	write_bytes("half.lst", buf, len / 2);	/* read up to the damage */
 	free(buf);
 	cr_assert_eq(chmod(path_of("db-1.lst"), 0), 0);
+	cr_assert_eq(mkfifo(path_of("fifo.lst"), 0600), 0);	/* no writer: must not be waited for */
+	cr_assert_eq(mkdir(path_of("old"), 0700), 0);
 	report(&r, args);
 	cr_assert_eq(r.rc, LS_EXIT_PARTIAL, "%s", r.err);
 	cr_assert(strstr(r.out, "Left out:"), "%s", r.out);
 	cr_assert(strstr(r.out, "notes.txt: not a lockstall recording"), "%s", r.out);
 	cr_assert(strstr(r.out, "cut.lst: cut short in its header"), "%s", r.out);
+	cr_assert(strstr(r.out, "fifo.lst: not a regular file"), "%s", r.out);
+	cr_assert(strstr(r.out, "old: a directory"), "%s", r.out);
 	cr_assert(strstr(r.err, "notes.txt: not a lockstall recording: left out"), "%s", r.err);
 	if (geteuid())	/* root reads a file of mode 0 */
 		cr_assert(strstr(r.out, "db-1.lst: "), "%s", r.out);
 	/* half.lst is read up to its damage: web-1's stalls count there too */
 	cr_assert(strstr(r.out, "web-1                         2"), "%s", r.out);
 	run_free(&r);
+	rmdir(path_of("old"));	/* tmpdir__remove() takes files only */
 }
 
 Test(fleet_report, nothing_readable_fails)
