@@ -337,7 +337,9 @@ static void fleet_run__free(struct fleet_run *run)
 static int fleet__check(const struct ls_config *cfg, FILE *err)
 {
 	const char *what = cfg->n_slo ? "--slo" : cfg->rules_file ? "--rules" :
-			   cfg->report_format == LS_FORMAT_FOLDED ? "--folded" : NULL;
+			   cfg->report_format == LS_FORMAT_FOLDED ? "--folded" :
+			   cfg->per_pid ? "--per-pid" :
+			   cfg->hist_min_ns != LS_DEFAULT_HIST_MIN_NS ? "--hist-min" : NULL;
 
 	if (!what)
 		return 0;

@@ -284,12 +284,17 @@ Test(fleet_report, json_lines_parse_and_name_every_stall)
 
 Test(fleet_report, one_recording_only_options_are_refused)
 {
-	const char *args[] = { path_of("a.lst"), path_of("b.lst"), "--slo", "wait>10ms", NULL };
+	const char *slo[] = { path_of("a.lst"), path_of("b.lst"), "--slo", "wait>10ms", NULL };
+	const char *per_pid[] = { dir, "--per-pid", NULL };
 	struct run r;
 
-	report(&r, args);
+	report(&r, slo);
 	cr_assert_eq(r.rc, LS_EXIT_USAGE);
 	cr_assert(strstr(r.err, "--slo goes with one recording"), "%s", r.err);
+	run_free(&r);
+	report(&r, per_pid);
+	cr_assert_eq(r.rc, LS_EXIT_USAGE);
+	cr_assert(strstr(r.err, "--per-pid goes with one recording"), "%s", r.err);
 	run_free(&r);
 }
 
