@@ -235,7 +235,8 @@ static int fleet__open(const struct ls_config *c, struct trace_reader **r,
 		return -EINVAL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(said, "%s\n", S_ISDIR(st.st_mode) ? "a directory: its recordings are read when it is named itself" :
+		fprintf(said, "%s\n", S_ISDIR(st.st_mode) ?
+			"a directory: its recordings are read when it is named itself" :
 			"not a regular file");
 		return -EINVAL;
 	}
