@@ -18,8 +18,12 @@
 #include "cli.h"
 #include "engine/engine.h"
 #include "record/flight.h"
+#include "record/trace_file.h"
 #include "alert/metrics_http.h"
+#include "symbols/symbols.h"
 #include "util.h"
+
+#define LS_SYMBOL_MEMORY_MAX	(64ull << 30)
 
 enum opt_id {
 	OPT_HELP,
@@ -52,6 +56,7 @@ enum opt_id {
 	OPT_USER_STACKS,
 	OPT_STACK_COPY,
 	OPT_NO_STACKS,
+	OPT_SYMBOL_MEMORY,
 	OPT_FOLDED,
 	OPT_PENDING_AFTER,
 	OPT_PENDING_EVERY,
@@ -66,6 +71,7 @@ enum opt_id {
 	OPT_HIST_MIN,
 	OPT_RT_PRIORITY,
 	OPT_HOST,
+	OPT_COMPRESS,
 };
 
 struct opt_def {
@@ -94,6 +100,7 @@ static const struct opt_def watch_opts[] = {
 	{ 'o', "output", true, OPT_OUTPUT },
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 0, "compress", true, OPT_COMPRESS },
 	{ 0, "slo", true, OPT_SLO },
 	{ 0, "rules", true, OPT_RULES },
 	{ 0, "exec", false, OPT_EXEC },
@@ -110,6 +117,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
+	{ 0, "symbol-memory", true, OPT_SYMBOL_MEMORY },
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
@@ -129,6 +137,7 @@ static const struct opt_def record_opts[] = {
 	{ 'p', "pid", true, OPT_PID },
 	{ 0, "force", false, OPT_FORCE },
 	{ 0, "no-cmdline", false, OPT_NO_CMDLINE },
+	{ 0, "compress", true, OPT_COMPRESS },
 	{ 'v', "verbose", false, OPT_VERBOSE },
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
@@ -276,9 +285,12 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->top = LS_DEFAULT_TOP;
 	cfg->hist_min_ns = LS_DEFAULT_HIST_MIN_NS;
 	cfg->stacks = true;
-	cfg->locks = LS_LOCKS_ALL;	/* all the kernel supports: the loader says what not */
+	/* all the kernel supports, futexes where cheap: the loader says what not */
+	cfg->locks = LS_LOCKS_ALL | LS_LOCKS_DEFAULT;
+	cfg->rt_priority = LS_DEFAULT_RT_PRIORITY;
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
+	cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
 }
 
 /*
@@ -489,6 +501,29 @@ static int parse_window(struct ls_config *cfg, FILE *err, enum opt_id id, const 
 	return 0;
 }
 
+/* --compress none, zstd or zstd:LEVEL: how recordings are written. */
+static int parse_compress(struct ls_config *cfg, FILE *err, const char *opt, const char *val)
+{
+	__u64 v;
+
+	cfg->compress_set = true;
+	if (!strcmp(val, "none")) {
+		cfg->compress_level = 0;
+		return 0;
+	}
+	if (!strcmp(val, "zstd")) {
+		cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
+		return 0;
+	}
+	if (!strncmp(val, "zstd:", 5) && !ls_parse_u64(val + 5, LS_TRACE_ZSTD_LEVEL_MAX, &v) && v) {
+		cfg->compress_level = (int)v;
+		return 0;
+	}
+	return usage_error(err, cfg->cmd,
+			   "invalid compression '%s' for %s: expected none, zstd or zstd:LEVEL (1 to %d)",
+			   val, opt, LS_TRACE_ZSTD_LEVEL_MAX);
+}
+
 /* Where the findings go and in which form. */
 static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, const char *opt,
 			    const char *val)
@@ -499,6 +534,8 @@ static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, co
 	switch (id) {
 	case OPT_OUTPUT:
 		return parse_name(cfg, err, opt, val, "file", &cfg->output);
+	case OPT_COMPRESS:
+		return parse_compress(cfg, err, opt, val);
 	case OPT_TOP:
 		if (ls_parse_u64(val, UINT32_MAX, &v))
 			return usage_error(err, cfg->cmd,
@@ -663,6 +700,13 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 		/* whole 8-byte words: the record's padding rule */
 		cfg->ustack_copy = (__u32)v & ~7u;
 		return 0;
+	case OPT_SYMBOL_MEMORY:
+		if (ls_parse_size(val, &v) || v < SYM_BUDGET_MIN || v > LS_SYMBOL_MEMORY_MAX)
+			return usage_error(err, cfg->cmd,
+					   "invalid size '%s' for %s: expected bytes from 1M to 64G, like 64M",
+					   val, opt);
+		cfg->symbol_memory = v;
+		return 0;
 	case OPT_BACKEND:
 		if (!name_index(val, ls_backend__name, &cfg->backend))
 			return 0;
@@ -675,11 +719,12 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 	case OPT_LOCKS:
 		return parse_locks(val, opt, cfg, err);
 	case OPT_RT_PRIORITY:
-		if (ls_parse_u64(val, 99, &v) || !v)
+		if (ls_parse_u64(val, 99, &v))
 			return usage_error(err, cfg->cmd,
-					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99",
+					   "invalid priority '%s' for %s: expected a SCHED_FIFO priority from 1 to 99, or 0 for none",
 					   val, opt);
 		cfg->rt_priority = (unsigned int)v;
+		cfg->rt_priority_set = true;
 		return 0;
 	case OPT_TASK_STATE:
 		if (!name_index(val, ls_task_state__name, &cfg->task_state))
@@ -789,6 +834,9 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 		if ((cfg->force || cfg->no_cmdline) && !cfg->output)
 			return usage_error(err, cfg->cmd, "%s goes with -o FILE",
 					   cfg->force ? "--force" : "--no-cmdline");
+		if (cfg->compress_set && !cfg->output && !cfg->flight_dir)
+			return usage_error(err, cfg->cmd,
+					   "--compress goes with -o FILE or --flight-recorder DIR");
 		if (cfg->exec_argv && cfg->exec_file)
 			return usage_error(err, cfg->cmd, "--exec and --exec-file: give one hook");
 		if (cfg->metrics_interval_ns && !cfg->metrics_file && !cfg->metrics_listen)
@@ -1022,7 +1070,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 		fprintf(f,
 "Usage: lockstall watch [-d DURATION] [-t THRESHOLD] [-p PID] [--json] [--top N]\n"
 "                       [--per-pid] [--hist-min DURATION]\n"
-"                       [-o FILE [--force] [--no-cmdline]]\n"
+"                       [-o FILE [--force] [--no-cmdline]] [--compress MODE]\n"
 "                       [--slo RULE]... [--rules FILE] [--exit-on-violation]\n"
 "                       [--exec PROGRAM [ARG]... ';' | --exec-file FILE]\n"
 "                       [--exec-timeout DURATION] [--exec-limit N]\n"
@@ -1032,6 +1080,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                       [--backend BACKEND] [--btf FILE] [--task-state WHERE]\n"
 "                       [--locks LIST] [--rt-priority PRIO]\n"
 "                       [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
+"                       [--symbol-memory SIZE]\n"
 "                       [--pending-after DURATION] [--pending-every DURATION]\n"
 "                       [--folded] [-v] [interval [count]]\n"
 "\n"
@@ -1060,6 +1109,9 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            report' later (see 'lockstall record --help')\n"
 "      --force               replace FILE if it exists (never through a symlink)\n"
 "      --no-cmdline          do not read the command lines of the processes seen\n"
+"      --compress MODE       how FILE and the flight recordings are written:\n"
+"                            zstd (default, level 3), zstd:LEVEL (1 to 19) or\n"
+"                            none (raw); report reads them all\n"
 "      --pending-after DURATION\n"
 "                            report a wait still going on after DURATION\n"
 "                            (default 1s, never below the threshold): PENDING\n"
@@ -1111,14 +1163,17 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            hash (a hash map, for 5.10; the default there)\n"
 "      --locks LIST          which locks to trace, comma-separated: mmap\n"
 "                            (always), futex (pthread mutexes and other\n"
-"                            user-space locks: every syscall then costs a\n"
-"                            little more), kernel (the kernel's mutexes,\n"
-"                            rwsems, rt_mutexes and percpu-rwsems, 5.19+),\n"
-"                            all (default: all the kernel supports; what\n"
-"                            cannot be traced is said on stderr)\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): where busy\n"
-"                            real-time tasks leave lockstall too little CPU\n"
-"                            to keep up and events are lost (stderr says so)\n"
+"                            user-space locks: where the kernel refuses\n"
+"                            fentry, every syscall then costs more), kernel\n"
+"                            (the kernel's mutexes, rwsems, rt_mutexes and\n"
+"                            percpu-rwsems, 5.19+), all.  Default: all the\n"
+"                            kernel supports, futexes only by fentry; what\n"
+"                            is not traced is said on stderr\n"
+"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99; 0: as started):\n"
+"                            where busy real-time tasks leave lockstall too\n"
+"                            little CPU to keep up and events are lost\n"
+"                            (stderr says so).  Default 1: the reading thread\n"
+"                            only, above normal tasks, below real-time ones\n"
 "      --user-stacks MODE    user stacks under each stall: dwarf (default:\n"
 "                            registers and the top of the stack are copied and\n"
 "                            unwound here, like perf --call-graph dwarf), fp\n"
@@ -1128,7 +1183,10 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                            512 to 32K)\n"
 "      --no-stacks           no stacks at all, kernel ones included, and so no\n"
 "                            names for locks (they come with the stacks: a\n"
-"                            futex's variable, a kernel lock's caller)\n"
+"                            futex's variable, a kernel lock's caller)\n""      --symbol-memory SIZE  memory for the files read to name frames and\n"
+"                            locks (default 64M, 1M to 64G); the bytes read\n"
+"                            per second are bounded by it too.  Names that do\n"
+"                            not fit come out unknown, counted at the end\n"
 "      --folded              print folded stacks of the stall time at the end\n"
 "                            instead (flamegraph.pl, speedscope)\n"
 "  -h, --help                show this help\n"
@@ -1198,7 +1256,8 @@ void cli__usage(FILE *f, enum ls_command cmd)
 	if (cmd == LS_CMD_RECORD) {
 		fprintf(f,
 "Usage: lockstall record -o FILE [-d DURATION] [-t THRESHOLD] [-p PID] [--force]\n"
-"                        [--no-cmdline] [--backend BACKEND] [--btf FILE]\n"
+"                        [--no-cmdline] [--compress MODE]\n"
+"                        [--backend BACKEND] [--btf FILE]\n"
 "                        [--task-state WHERE] [--locks LIST] [--rt-priority PRIO]\n"
 "                        [--user-stacks MODE] [--stack-copy SIZE] [--no-stacks]\n"
 "                        [-v]\n"
@@ -1220,13 +1279,16 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --no-cmdline          do not read /proc/PID/cmdline of the processes seen\n"
 "                            (read once per process, at the end: it takes that\n"
 "                            process's mmap_lock)\n"
+"      --compress MODE       zstd (default, level 3), zstd:LEVEL (1 to 19) or\n"
+"                            none (the raw format): a zstd frame ends every\n"
+"                            second, so a file cut short still reads\n"
 "  -v, --verbose             libbpf messages on stderr\n"
 "      --backend BACKEND     auto (default), tracepoint, fentry or kprobe: as\n"
 "                            for watch; the one used is in the recording\n"
 "      --btf FILE            the kernel's BTF from FILE (as for watch)\n"
 "      --task-state WHERE    auto (default), storage or hash: as for watch\n"
-"      --locks LIST          mmap, futex, kernel, all (default): as for watch\n"
-"      --rt-priority PRIO    run at SCHED_FIFO PRIO (1-99): as for watch\n"
+"      --locks LIST          mmap, futex, kernel, all: as for watch\n"
+"      --rt-priority PRIO    SCHED_FIFO PRIO (0-99, default 1): as for watch\n"
 "      --user-stacks MODE    dwarf (default), fp or none; --stack-copy SIZE,\n"
 "                            --no-stacks: as for watch.  The mappings of the\n"
 "                            processes whose stacks were taken, and their\n"
@@ -1236,7 +1298,7 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "  -h, --help                show this help\n"
 "\n"
 "Exit status: 0 done, 1 tracing or writing failed (the file then ends at its\n"
-"last whole chunk and still reads), 2 bad command line.\n"
+"last whole chunk, or frame, and still reads), 2 bad command line.\n"
 "\n"
 "Examples:\n"
 "  lockstall record -o incident.lst -d 60s\n"

@@ -25,6 +25,8 @@
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
+/* The live loop's SCHED_FIFO priority: above every normal task, below real-time work */
+#define LS_DEFAULT_RT_PRIORITY	1
 /* Histograms whose every sample stayed under this are only counted: they say "all was well". */
 #define LS_DEFAULT_HIST_MIN_NS	(1000 * 1000ULL)
 #define LS_DEFAULT_METRICS_INTERVAL_NS	(10 * 1000 * 1000 * 1000ULL)
@@ -78,6 +80,8 @@ struct ls_config {
 	const char *output;	/* -o: NULL for watch without a file, report to stdout */
 	bool force;		/* --force: replace an existing output file */
 	bool no_cmdline;	/* --no-cmdline: do not read /proc/PID/cmdline at the end */
+	int compress_level;	/* --compress (record, watch -o, flight recorder): zstd level, 0 none */
+	bool compress_set;	/* --compress given */
 	/* report */
 	const char *input;	/* the recording: inputs[0] */
 	const char *inputs[LS_MAX_INPUTS];	/* report FILE|DIR...: more than one, a fleet */
@@ -112,6 +116,7 @@ struct ls_config {
 	__u8 ustack_mode;	/* --user-stacks: enum ls_ustack_mode; default dwarf */
 	__u32 ustack_copy;	/* --stack-copy: bytes of user stack copied for dwarf */
 	bool stack_opts_set;	/* --user-stacks or --stack-copy given */
+	__u64 symbol_memory;	/* --symbol-memory: bytes for the symbol and unwind caches; 0: default */
 	bool folded;		/* --folded (watch, report): report_format becomes LS_FORMAT_FOLDED */
 	/* watch, record: portability */
 	__u8 backend;		/* --backend: enum ls_backend */
@@ -123,6 +128,7 @@ struct ls_config {
 	bool pending_every_set;
 	__u8 locks;		/* --locks: LS_LOCKS_* */
 	unsigned int rt_priority;	/* --rt-priority: run at SCHED_FIFO this (1..99); 0: as started */
+	bool rt_priority_set;	/* given: a failure to get it is an error, and threads inherit it */
 	/* the command line as typed, for a recording's metadata */
 	int argc;
 	char *const *argv;

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@
 #include "sinks/prometheus.h"
 #include "sinks/sinks.h"
 #include "resolve/stacks.h"
+#include "symbols/symbols.h"
 #include "record/trace_file.h"
 #include "timers.h"
 #include "util.h"
@@ -74,6 +76,7 @@ struct watch {
 	__u64 lost_seen;	/* drops at the last housekeeping */
 	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
 	bool starved_told;	/* ... said on stderr */
+	unsigned int fifo;	/* the SCHED_FIFO priority it runs at; 0: none */
 	bool write_told;	/* the write error has been reported */
 	__u64 start_ns;		/* for progress */
 	const struct ls_config *cfg;
@@ -490,7 +493,7 @@ static void watch__note_cpu(struct watch *w, __u64 now)
 /* Why events were lost, when it was that this thread got too little CPU: once. */
 static void watch__tell_starved(struct watch *w)
 {
-	unsigned int prio = w->cfg->rt_priority;
+	unsigned int prio = w->fifo;
 
 	if (w->starved_told || w->cpu.worst_pct < READER_CPU_STARVED_PCT)
 		return;
@@ -618,7 +621,8 @@ static int watch__flight_file(struct watch *w)
 		return rc;
 	}
 	watch__record_run(w, &run);
-	rc = record_meta__start(tw, &run);
+	rc = trace_writer__compress(tw, cfg->compress_level);
+	rc = rc ?: record_meta__start(tw, &run);
 	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
 	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
 	if (rc)
@@ -822,6 +826,12 @@ static int watch__housekeep(struct watch *w, __u64 now)
 	int rc;
 
 	watch__note_cpu(w, now);
+	/*
+	 * What the engine and the loader freed (the kernel's BTF after the
+	 * load, tables of tasks gone) goes back to the system, not kept in
+	 * the heap's holes: memory follows the live tasks.
+	 */
+	malloc_trim(0);
 	/* said on stderr when it fails: the next period tries again */
 	loader__late_waits(w->loader);
 	if (w->front && w->front->progress) {
@@ -1068,6 +1078,7 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 	struct sink_opts po = { .filter_pid = so->pid };
 	struct stacks_opts sko = {
 		.live = true,
+		.symbol_memory = cfg->symbol_memory,
 		.on_maps = watch__record_maps,
 		.on_maps_ctx = w,
 	};
@@ -1145,6 +1156,8 @@ static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 	if (cfg->output) {
 		if (trace_writer__create(&w->writer, cfg->output, cfg->force, stderr) < 0)
 			return LS_EXIT_FAILURE;
+		/* the level was checked by cli.c, and nothing is written yet */
+		trace_writer__compress(w->writer, cfg->compress_level);
 		w->s.writer = w->writer;
 		w->s.stop_on_write_error = watch__file_only(w);
 	}
@@ -1276,6 +1289,17 @@ static int watch__close_recording(struct watch *w)
 	return 0;
 }
 
+/* Files the symbolizer left unread, once at the end: why some names are missing. */
+static void watch__say_unnamed(const struct stacks *sk)
+{
+	const struct sym_budget *b = sk ? stacks__budget(sk) : NULL;
+
+	if (b && (b->too_big || b->over_rate || b->churning || b->changed))
+		fprintf(stderr, "lockstall: names left out: %llu files over --symbol-memory, %llu reads deferred by its rate, %llu asks of files changing between asks, %llu files changed while read\n",
+			(unsigned long long)b->too_big, (unsigned long long)b->over_rate,
+			(unsigned long long)b->churning, (unsigned long long)b->changed);
+}
+
 static int watch__teardown(struct watch *w, int ret)
 {
 	watch__front_stop(w);
@@ -1285,6 +1309,7 @@ static int watch__teardown(struct watch *w, int ret)
 	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
 		ret = LS_EXIT_FAILURE;
 	session__destroy(&w->s);
+	watch__say_unnamed(w->stacks);
 	stacks__free(w->stacks);
 	cgroups__free(w->cgroups);
 	slo_rules__free(&w->rules);
@@ -1300,6 +1325,34 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
 	return watch__run(cfg, stop, reload, out, NULL);
+}
+
+/*
+ * The loop's SCHED_FIFO priority, so that busy real-time work does not
+ * starve the ring's reader.  Asked for: the threads and hooks started
+ * later inherit it, and not getting it ends the run.  The default is this
+ * thread's only, and without it (no CAP_SYS_NICE) the run goes on, said.
+ */
+static int watch__set_fifo(struct watch *w)
+{
+	const struct ls_config *cfg = w->cfg;
+	int ret;
+
+	if (!cfg->rt_priority)
+		return 0;
+	ret = reader_cpu__set_fifo(cfg->rt_priority, !cfg->rt_priority_set);
+	if (!ret) {
+		w->fifo = cfg->rt_priority;
+		return 0;
+	}
+	if (cfg->rt_priority_set) {
+		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
+			cfg->rt_priority, strerror(-ret));
+		return ret;
+	}
+	fprintf(stderr, "lockstall: runs at its normal priority, not SCHED_FIFO %u (the default --rt-priority): %s: busy real-time tasks may starve it\n",
+		cfg->rt_priority, strerror(-ret));
+	return 0;
 }
 
 int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
@@ -1335,12 +1388,9 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;
 
-	/* first: the threads started later (maps reader, the scan) inherit it */
-	if (cfg->rt_priority && (ret = reader_cpu__set_fifo(cfg->rt_priority))) {
-		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
-			cfg->rt_priority, strerror(-ret));
+	/* first: with --rt-priority, the threads started later inherit it */
+	if (watch__set_fifo(&w))
 		return LS_EXIT_FAILURE;
-	}
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
 	if (front && front->pending_after_ns)

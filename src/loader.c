@@ -131,9 +131,11 @@ struct loader {
 	bool has_futex_waitv_fn;	/* __x64_sys_futex_waitv in the kernel's BTF (5.16+) */
 	bool has_futex_wait2_fn;	/* __x64_sys_futex_wait, futex2's, in the kernel's BTF (6.7+) */
 	bool futex_fentry;	/* futex calls by fentry and fexit, not the syscall tracepoints */
+	char futex_off[320];	/* why futexes are off by default here; "": they are not */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
+	int interrupted;	/* loads or attaches a signal cut short (EAGAIN, EINTR) */
 	struct prior_gate *prior_gate;	/* a scan is going on: none other starts */
 	__u64 misses_scanned;	/* recursion misses when the last scan was planned */
 	int late_scans;		/* scans still due after new misses; < 0: one failed, no more */
@@ -604,6 +606,8 @@ static const char *loader_locks_why_not(const struct loader *l, __u8 locks, __u8
 		return "";
 	if (l->hash)
 		return "no task storage";
+	if (bit == LS_LOCKS_FUTEX && l->futex_off[0])
+		return l->futex_off;
 	if (bit == LS_LOCKS_KERNEL && !l->has_contention_tp)
 		return "the kernel has no lock:contention_begin/end tracepoints (5.19+)";
 	return NULL;
@@ -664,6 +668,12 @@ static void loader_futex_choose(struct loader *l, const struct loader_opts *opts
 		why = refused;
 	}
 	l->futex_fentry = !why;
+	if (why && (opts->locks & LS_LOCKS_DEFAULT)) {
+		snprintf(l->futex_off, sizeof(l->futex_off),
+			 "not by default where only the syscall tracepoints can trace futex calls (%s), since those slow every system call of every task (a syscall-heavy program by about a sixth): --locks all (or --locks mmap,futex) traces them",
+			 why);
+		return;
+	}
 	if (why)
 		fprintf(stderr, "lockstall: futex calls traced by the syscall tracepoints, which slow every syscall: %s\n",
 			why);
@@ -836,6 +846,31 @@ static bool loader_prior_failed(struct loader *l, int err)
 	return loader_retry_without(l, &l->prior_refused,
 				    "lock waits that began before tracing",
 				    "the kernel refused the scan", err);
+}
+
+/* How many loads a signal may cut short in a row: a reload storm, not a kernel's refusal. */
+#define LOADER_MAX_INTERRUPTED	64
+
+/*
+ * The verifier gives up with EAGAIN when a signal is pending (a SIGHUP from
+ * a reload while the programs load), which says nothing about the kernel:
+ * load again, as it was, rather than take it for a backend's or a
+ * feature's failure.  *retry: try again; false with an interrupted err: give up.
+ */
+static bool loader_interrupted(struct loader *l, int err, bool *retry)
+{
+	*retry = false;
+	if (err != -EAGAIN && err != -EINTR)
+		return false;
+	if (++l->interrupted > LOADER_MAX_INTERRUPTED) {
+		fprintf(stderr, "lockstall: loading the BPF programs was cut short by signals %d times: giving up\n",
+			LOADER_MAX_INTERRUPTED);
+		return true;
+	}
+	lockstall_bpf__destroy(l->skel);
+	l->skel = NULL;
+	*retry = true;
+	return true;
 }
 
 static int loader_attach_one(struct bpf_program *prog, struct bpf_link **link)
@@ -1151,12 +1186,12 @@ static int loader_open_ring(struct loader *l)
  * Open, configure, load and attach; a backend that fails to load or
  * attach under --backend=auto gives way to the next (retry).
  */
-int loader__open(struct loader **out, const struct loader_opts *opts)
+static int loader_open(struct loader **out, const struct loader_opts *opts)
 {
 	/* CO-RE relocations against --btf's types when given. */
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = opts->btf_path);
 	struct loader *l;
-	bool memcg, has_fault_tp = false;
+	bool memcg, has_fault_tp = false, again;
 	int err;
 
 	*out = NULL;
@@ -1185,6 +1220,8 @@ retry:
 	if (err)
 		goto cleanup;
 	err = lockstall_bpf__load(l->skel);
+	if (err && loader_interrupted(l, err, &again))
+		goto interrupted;
 	if (err) {
 		if (loader_cpu_time_failed(l, err) || loader_futex_fentry_failed(l, err) ||
 		    loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
@@ -1196,6 +1233,8 @@ retry:
 	if (err)
 		goto cleanup;
 	err = loader_attach(l);
+	if (err && loader_interrupted(l, err, &again))
+		goto interrupted;
 	if (err && (loader_futex_fentry_failed(l, err) ||
 		    loader_backend_failed(l, opts->backend, err)))
 		goto retry;
@@ -1210,8 +1249,25 @@ retry:
 	*out = l;
 	return 0;
 
+interrupted:
+	if (again)
+		goto retry;
 cleanup:
 	loader__free(l);
+	return err;
+}
+
+/* A reload (SIGHUP) while the programs load waits until they are in: it would only cut the load short. */
+int loader__open(struct loader **out, const struct loader_opts *opts)
+{
+	sigset_t reload, old;
+	int err;
+
+	sigemptyset(&reload);
+	sigaddset(&reload, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &reload, &old);
+	err = loader_open(out, opts);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 

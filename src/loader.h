@@ -34,6 +34,8 @@ enum ls_task_state {
 #define LS_LOCKS_FUTEX	0x2	/* user-space futex waits */
 #define LS_LOCKS_KERNEL	0x4	/* the kernel's sleeping locks (lock:contention_*) */
 #define LS_LOCKS_ALL	(LS_LOCKS_MMAP | LS_LOCKS_FUTEX | LS_LOCKS_KERNEL)
+/* No --locks: futexes only where fentry traces their calls, not the syscall tracepoints */
+#define LS_LOCKS_DEFAULT	0x8
 
 /* --backend's word for an enum ls_backend ("auto", "tracepoint", ...); NULL past the last. */
 static inline const char *ls_backend__name(unsigned int backend)

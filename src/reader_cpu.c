@@ -8,11 +8,12 @@
 
 #define READER_CPU_SCHEDSTAT "/proc/thread-self/schedstat"
 
-int reader_cpu__set_fifo(unsigned int prio)
+int reader_cpu__set_fifo(unsigned int prio, bool this_thread_only)
 {
 	struct sched_param sp = { .sched_priority = (int)prio };
+	int policy = SCHED_FIFO | (this_thread_only ? SCHED_RESET_ON_FORK : 0);
 
-	return sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 0;
+	return sched_setscheduler(0, policy, &sp) ? -errno : 0;
 }
 
 int reader_cpu__parse(const char *text, __u64 *delay_ns)

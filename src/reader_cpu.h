@@ -26,8 +26,11 @@ struct reader_cpu {
 	unsigned int worst_pct;	/* the most of a period spent waiting for a CPU, in one that lost events */
 };
 
-/* Run the calling thread, and the threads it starts from now on, at SCHED_FIFO prio; -errno. */
-int reader_cpu__set_fifo(unsigned int prio);
+/*
+ * Run the calling thread at SCHED_FIFO prio, and the threads and processes
+ * it starts from now on too unless this_thread_only; -errno.
+ */
+int reader_cpu__set_fifo(unsigned int prio, bool this_thread_only);
 
 /* The run_delay field of a schedstat text ("exec_ns delay_ns slices"); -EINVAL if none. */
 int reader_cpu__parse(const char *text, __u64 *delay_ns);

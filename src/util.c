@@ -345,33 +345,52 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the well-formed sequence of len bytes at s. */
+static __u32 utf8_code_point(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	__u32 cp = s[0] & lead_mask[len];
+	size_t i;
+
+	for (i = 1; i < len; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
+/*
+ * Characters a terminal or viewer obeys rather than shows: C0, DEL, C1,
+ * and the bidi embeddings, overrides and isolates (the Trojan Source ones).
+ */
+static bool json_must_escape(__u32 cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void ls_json_str(FILE *f, const char *s, size_t maxlen)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n, i, seq;
+	__u32 cp;
 
 	n = s ? strnlen(s, maxlen) : 0;
 	putc('"', f);
 	for (i = 0; i < n; i += seq) {
-		unsigned char c = p[i];
-
 		seq = utf8_seq_len(p + i, n - i);
-		if (seq > 1) {
-			fwrite(p + i, 1, seq, f);
-		} else if (c == '"' || c == '\\') {
+		if (!seq) {
+			/* not UTF-8: the replacement character, never a Latin-1 guess */
 			seq = 1;
+			fputs("\\ufffd", f);
+			continue;
+		}
+		cp = utf8_code_point(p + i, seq);
+		if (cp == '"' || cp == '\\') {
 			putc('\\', f);
-			putc(c, f);
-		} else if (c < 0x20 || c >= 0x7f) {
-			/*
-			 * Control bytes, DEL (harmless in JSON, not in a
-			 * terminal that shows it) and bytes that are no UTF-8.
-			 */
-			seq = 1;
-			fprintf(f, "\\u00%c%c", hexdigits[c >> 4], hexdigits[c & 0xf]);
+			putc((int)cp, f);
+		} else if (json_must_escape(cp)) {
+			fprintf(f, "\\u%04x", (unsigned int)cp);
 		} else {
-			seq = 1;
-			putc(c, f);
+			fwrite(p + i, 1, seq, f);
 		}
 	}
 	putc('"', f);

@@ -77,10 +77,11 @@ int ls_hexval(char c);
 /*
  * Write bytes as a JSON string (with the quotes) to f: valid JSON whatever
  * the bytes are.  Bytes up to the first NUL, at most maxlen.  '"' and '\\'
- * are backslash-escaped; bytes below 0x20 and 0x7f become \u00XX; well-formed
- * UTF-8 sequences pass through; every other byte >= 0x80 becomes \u00XX of
- * its value, i.e. is read as Latin-1: a lone 0xff decodes to U+00FF, which
- * a reader cannot tell from a real U+00FF (lossy for invalid UTF-8 only).
+ * are backslash-escaped; control characters (C0, DEL, C1) and the bidi
+ * controls U+202A..U+202E, U+2066..U+2069 become \uXXXX; other well-formed
+ * UTF-8 passes through; each byte that is not part of well-formed UTF-8
+ * becomes \ufffd (U+FFFD, the replacement character): the byte's value is
+ * lost, but never mistaken for a character the bytes spelled.
  */
 void ls_json_str(FILE *f, const char *s, size_t maxlen);
 

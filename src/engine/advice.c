@@ -51,6 +51,8 @@ const char *ls_advice(const struct ls_stall *st)
 
 	if (a)
 		return a;
+	if (st->unknown_reason)
+		return "the waits seemed to go round in a cycle, but that is not certain: see each wait's own stall when it ends, or run again with fewer events lost";
 	if (st->verdict == LS_VERDICT_DEADLOCK)
 		return "the waits go round in a cycle and none will end by itself: take these locks in one order everywhere";
 	if (!st->n_holders)

@@ -31,6 +31,15 @@ enum ls_verdict {
 	LS_VERDICT_N,
 };
 
+/* Why a cycle of waits was not taken for a deadlock (its verdict: unknown). */
+enum ls_unknown_reason {
+	LS_UNKNOWN_NONE = 0,
+	LS_UNKNOWN_CYCLE_LOCK_TWICE = 1,	/* it passes twice through one exclusive lock */
+	LS_UNKNOWN_CYCLE_STALE_OWNER = 2,	/* an owner was read before the lock changed hands */
+	LS_UNKNOWN_CYCLE_EVENTS_LOST = 3,	/* records were lost while its waits went on */
+	LS_UNKNOWN_REASON_N,
+};
+
 /* Why a holder was not running, or that it was. */
 enum ls_holder_state {
 	LS_STATE_RUNNING = 0,			/* on CPU for most of its hold within the wait */
@@ -325,6 +334,11 @@ struct ls_stall {
 	struct ls_hop chain[LS_MAX_HOPS];
 	unsigned int n_chain;
 	enum ls_verdict verdict;
+	/*
+	 * An unknown verdict given to a cycle of waits that is not known to be
+	 * a deadlock; LS_UNKNOWN_NONE for every other stall.
+	 */
+	enum ls_unknown_reason unknown_reason;
 	enum ls_cause cause;	/* the culprit holder's (holders[0]) */
 	/*
 	 * One line on which knob the stall points to (ls_advice()); NULL for
@@ -489,6 +503,10 @@ void engine__free(struct engine *e);
 const char *ls_verdict_name(enum ls_verdict v);
 /* "priority inversion": for people */
 const char *ls_verdict_text(enum ls_verdict v);
+/* "cycle_lock_twice" for JSON; NULL for LS_UNKNOWN_NONE and past the enum */
+const char *ls_unknown_reason_name(enum ls_unknown_reason r);
+/* "it passes twice through one lock": for people; NULL as above */
+const char *ls_unknown_reason_text(enum ls_unknown_reason r);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
 const char *ls_cause_name(enum ls_cause c);

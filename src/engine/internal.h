@@ -355,6 +355,7 @@ struct task {
 	__u64 wait_owner_start;	/* that wait's start */
 	__u8 wait_owner_how;	/* enum ls_owner_how */
 	bool deadlock_reported;	/* this wait is in a cycle already reported */
+	__u8 cycle_doubt;	/* enum ls_unknown_reason: that cycle was reported unknown */
 	struct ls_mm wait_lock;	/* the lock wait_owner_tid owns */
 	/* Who woke it while it waited (a futex's releaser), until WAIT_END. */
 	bool has_wait_waker;
@@ -504,6 +505,9 @@ struct mm {
 	struct list_node open_waits;	/* task.wait_node */
 	struct list_node open_holds;	/* open_hold.node */
 	__u32 n_open_waits;
+	/* The last wait that ended with the lock: when, and whose (owner reads before it are stale). */
+	__u64 acquired_ts;
+	__u32 acquired_tid;
 	bool min_open_valid;
 	__u64 min_open_start;	/* earliest open wait start, when valid */
 };
@@ -569,8 +573,11 @@ struct stall_pend {
  */
 int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 		const struct stall_pend *p);
-/* Send a deadlock: tk waits, following owners from tk comes back to tk. */
-int stall__deadlock(struct engine *e, struct task *tk);
+/*
+ * Send a deadlock: tk waits, following owners from tk comes back to tk;
+ * with a reason (enum ls_unknown_reason), the cycle as an unknown stall.
+ */
+int stall__deadlock(struct engine *e, struct task *tk, __u8 reason);
 /* When the lock stopped making r's task wait: its handoff, else acquire_returned. */
 __u64 stall__lock_end(const struct ls_rec_lock *r);
 

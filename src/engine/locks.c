@@ -435,6 +435,7 @@ static void task__forget_owner(struct task *tk, const struct ls_rec_lock *r)
 	tk->wait_owner_tid = 0;
 	tk->wait_owner_how = LS_OWNER_NONE;
 	tk->deadlock_reported = false;
+	tk->cycle_doubt = LS_UNKNOWN_NONE;
 	tk->has_wait_waker = false;
 }
 
@@ -523,6 +524,10 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
 	}
 	mm = mms__get(e, &r->mm);
+	if (mm && acquired) {
+		mm->acquired_ts = ts;
+		mm->acquired_tid = r->task.tid;
+	}
 	if (mm && r->write)
 		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
 	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
@@ -643,6 +648,57 @@ static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now, b
 	return NULL;
 }
 
+static bool lock__same(const struct ls_mm *a, const struct ls_mm *b)
+{
+	return a->kind == b->kind && a->id == b->id &&
+	       (!ls_lock_is_futex(a->kind) || a->tgid == b->tgid);
+}
+
+/*
+ * tk named its owner before the lock changed hands: another task got the
+ * lock after that read, so the owner it names may hold nothing now.
+ */
+static bool locks__owner_stale(struct engine *e, const struct task *tk)
+{
+	const struct ls_mm *l = &tk->wait_lock;
+	struct mm *mm;
+
+	if (l->kind >= LS_LOCK_KIND_N)
+		return false;
+	mm = mms__lookup(e, l->kind, l->id, l->tgid);
+	return mm && mm->acquired_ts > tk->wait_owner_start && mm->acquired_tid != tk->wait_owner_tid;
+}
+
+/*
+ * Why the cycle through tk may be no deadlock, or LS_UNKNOWN_NONE: an
+ * exclusive lock has one owner, so no cycle passes twice through one; an
+ * owner read is a moment's truth; lost records may have ended a wait.
+ */
+static __u8 locks__cycle_doubt(struct engine *e, struct task *tk, __u64 now)
+{
+	struct task *hop[LS_MAX_HOPS], *cur = tk;
+	__u64 first = tk->wait_owner_start;
+	int n = 0, i, j;
+
+	while (cur && n < LS_MAX_HOPS) {
+		hop[n++] = cur;
+		first = u64_min(first, cur->wait_owner_start);
+		cur = map__get(&e->tasks, cur->wait_owner_tid);
+		if (cur == tk)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (lock__same(&hop[i]->wait_lock, &hop[j]->wait_lock))
+				return LS_UNKNOWN_CYCLE_LOCK_TWICE;
+	for (i = 0; i < n; i++)
+		if (locks__owner_stale(e, hop[i]))
+			return LS_UNKNOWN_CYCLE_STALE_OWNER;
+	if (engine__lost_in(e, first, now))
+		return LS_UNKNOWN_CYCLE_EVENTS_LOST;
+	return LS_UNKNOWN_NONE;
+}
+
 int locks__deadlocks(struct engine *e, __u64 now)
 {
 	struct task *tk, *last;
@@ -653,7 +709,7 @@ int locks__deadlocks(struct engine *e, __u64 now)
 		tk = map__slot(&e->tasks, i);
 		if (!tk || !(last = locks__cycle(e, tk, now, false)))
 			continue;
-		err = stall__deadlock(e, last);
+		err = stall__deadlock(e, last, locks__cycle_doubt(e, last, now));
 		if (err < 0)
 			return err;
 	}
@@ -662,7 +718,7 @@ int locks__deadlocks(struct engine *e, __u64 now)
 
 bool locks__in_deadlock(struct engine *e, struct task *tk, __u64 now)
 {
-	return tk->deadlock_reported && locks__cycle(e, tk, now, true);
+	return tk->deadlock_reported && !tk->cycle_doubt && locks__cycle(e, tk, now, true);
 }
 
 int locks__owner(struct engine *e, const struct ls_rec_owner *r)

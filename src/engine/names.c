@@ -28,6 +28,29 @@ const char *ls_verdict_text(enum ls_verdict v)
 	return (unsigned int)v < LS_VERDICT_N ? verdicts[v].text : "unknown";
 }
 
+/* Why a cycle of waits is no deadlock: the JSON word, and the words people read. */
+static const struct {
+	const char *name;
+	const char *text;
+} unknown_reasons[LS_UNKNOWN_REASON_N] = {
+	[LS_UNKNOWN_CYCLE_LOCK_TWICE] = { "cycle_lock_twice",
+					  "the cycle passes twice through one lock, which has one owner" },
+	[LS_UNKNOWN_CYCLE_STALE_OWNER] = { "cycle_stale_owner",
+					   "an owner was read before the waits overlapped, and the lock changed hands since" },
+	[LS_UNKNOWN_CYCLE_EVENTS_LOST] = { "cycle_events_lost",
+					   "records were lost while the cycle's waits went on" },
+};
+
+const char *ls_unknown_reason_name(enum ls_unknown_reason r)
+{
+	return (unsigned int)r < LS_UNKNOWN_REASON_N ? unknown_reasons[r].name : NULL;
+}
+
+const char *ls_unknown_reason_text(enum ls_unknown_reason r)
+{
+	return (unsigned int)r < LS_UNKNOWN_REASON_N ? unknown_reasons[r].text : NULL;
+}
+
 const char *ls_state_name(enum ls_holder_state s)
 {
 	switch (s) {

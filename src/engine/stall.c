@@ -805,6 +805,7 @@ static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *
 		if (!next)
 			break;
 		cur->deadlock_reported = true;
+		cur->cycle_doubt = st->unknown_reason;
 		hop = &st->chain[st->n_chain++];
 		hop->task = next->info;
 		hop->role = LS_ROLE_HOLDER;
@@ -922,7 +923,7 @@ static bool deadlock__wanted(const struct engine *e, const struct ls_stall *st)
 	return false;
 }
 
-int stall__deadlock(struct engine *e, struct task *tk)
+int stall__deadlock(struct engine *e, struct task *tk, __u8 reason)
 {
 	struct ls_holder *hd = &e->holders[0];
 	struct ls_stall st;
@@ -936,6 +937,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.lock_wait_ns = st.wait_ns;
 	st.mm = tk->wait_lock;
 	st.waiter = tk->info;
+	st.unknown_reason = reason;
 	/* tk's wait began last: the cycle's start is its start, known or not */
 	st.began_before = tk->wait_prior;
 	st.found_late = tk->wait_prior & LS_LOCK_F_LATE;
@@ -960,7 +962,7 @@ int stall__deadlock(struct engine *e, struct task *tk)
 	st.holders = e->holders;
 	st.n_holders = 1;
 	st.lost_in_window = engine__lost_in(e, st.start_ns, st.end_ns);
-	st.verdict = LS_VERDICT_DEADLOCK;
+	st.verdict = reason ? LS_VERDICT_UNKNOWN : LS_VERDICT_DEADLOCK;
 	if (e->features & LS_FEAT_CAUSES)
 		st.advice = ls_advice(&st);
 	stall__count(e, &st, &(struct stall_pend){ 0 });

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include "record/flight.h"
 #include "util.h"
@@ -59,6 +60,23 @@ struct flight *flight__new(const struct flight_opts *o)
 	return f;
 }
 
+/*
+ * Chunks are mapped, not malloc()ed: an evicted chunk's memory goes back
+ * at once, where the heap would keep the holes of a window that moved on.
+ */
+static struct flight_chunk *chunk__new(size_t cap)
+{
+	void *p = mmap(NULL, sizeof(struct flight_chunk) + cap, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void chunk__free(struct flight_chunk *c)
+{
+	munmap(c, sizeof(*c) + c->cap);
+}
+
 static void flight__evict(struct flight *f, bool by_cap)
 {
 	struct flight_chunk *c = f->head;
@@ -73,7 +91,7 @@ static void flight__evict(struct flight *f, bool by_cap)
 		if (c->max_ts > f->cap_evicted_ts)
 			f->cap_evicted_ts = c->max_ts;
 	}
-	free(c);
+	chunk__free(c);
 }
 
 /* Older than this can go: keep before the newest, or the pending window's start. */
@@ -120,7 +138,7 @@ int flight__add(void *data, const void *rec, size_t len)
 		/* room for one more chunk, the oldest leaving first */
 		while (f->head && f->stats.bytes + sizeof(*c) + f->chunk_bytes > f->max_bytes)
 			flight__evict(f, true);
-		c = malloc(sizeof(*c) + f->chunk_bytes);
+		c = chunk__new(f->chunk_bytes);
 		if (!c) {
 			/* tracing goes on; the window has a hole, counted */
 			f->stats.dropped++;

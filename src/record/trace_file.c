@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 #include "record/trace_file.h"
 #include "util.h"
 
@@ -163,7 +165,13 @@ struct trace_writer {
 	int fd;
 	char *name;
 	int err;		/* first write error */
-	off_t good_off;		/* end of the last whole chunk */
+	off_t good_off;		/* end of the last whole chunk (compressed: frame) */
+	bool started;		/* the file header is out */
+	int level;		/* zstd level; 0: raw */
+	ZSTD_CCtx *zc;		/* the stream, once started compressed */
+	bool zopen;		/* a frame holds data not ended yet */
+	unsigned char *zout;	/* compressed bytes on their way to the file */
+	size_t zout_len;
 	unsigned char *buf;	/* records of the chunk being filled */
 	size_t len;
 	size_t alloc;
@@ -194,23 +202,16 @@ static int buf__reserve(unsigned char **buf, size_t *alloc, size_t need)
 }
 
 /*
- * One chunk, one writev(): whole or, on a short write (disk full), cut back
- * to the last whole chunk so the file stays readable to the end.
+ * All of iov to the file, or on a short write (disk full) the file cut
+ * back to good_off, so that it stays readable to its last whole chunk.
  */
-static int writer__chunk(struct trace_writer *w, __u32 type, const void *payload, size_t len)
+static int writer__write(struct trace_writer *w, struct iovec *iov, int cnt, size_t total)
 {
-	struct ls_trace_chunk_hdr h;
-	struct iovec iov[2];
-	size_t total = sizeof(h) + len, done = 0;
+	size_t done = 0;
 	ssize_t n;
 
-	if (w->err)
-		return w->err;
-	chunk_hdr__fill(&h, type, payload, (__u32)len);
-	iov[0] = (struct iovec){ .iov_base = &h, .iov_len = sizeof(h) };
-	iov[1] = (struct iovec){ .iov_base = (void *)payload, .iov_len = len };
 	while (done < total) {
-		n = writev(w->fd, iov, len ? 2 : 1);
+		n = writev(w->fd, iov, cnt);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -223,7 +224,7 @@ static int writer__chunk(struct trace_writer *w, __u32 type, const void *payload
 		done += (size_t)n;
 		/* advance the iovecs past what went out */
 		while (n > 0) {
-			struct iovec *v = iov[0].iov_len ? &iov[0] : &iov[1];
+			struct iovec *v = iov[0].iov_len || cnt == 1 ? &iov[0] : &iov[1];
 			size_t k = (size_t)n < v->iov_len ? (size_t)n : v->iov_len;
 
 			v->iov_base = (char *)v->iov_base + k;
@@ -231,16 +232,111 @@ static int writer__chunk(struct trace_writer *w, __u32 type, const void *payload
 			n -= (ssize_t)k;
 		}
 	}
-	w->good_off += (off_t)total;
 	w->stats.bytes += total;
 	return 0;
 }
 
-int trace_writer__fdopen(struct trace_writer **out, int fd, const char *name)
+/* Bytes into the zstd stream; what comes out goes to the file as it comes. */
+static int writer__compress(struct trace_writer *w, const void *p, size_t len, ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = { .src = p, .size = len };
+	size_t left;
+	int err;
+
+	do {
+		ZSTD_outBuffer out = { .dst = w->zout, .size = w->zout_len };
+		struct iovec v;
+
+		left = ZSTD_compressStream2(w->zc, &out, &in, how);
+		if (ZSTD_isError(left))
+			return w->err = -ENOMEM;
+		v = (struct iovec){ .iov_base = w->zout, .iov_len = out.pos };
+		err = out.pos ? writer__write(w, &v, 1, out.pos) : 0;
+		if (err)
+			return err;
+	} while (how == ZSTD_e_continue ? in.pos < in.size : left != 0);
+	w->zopen = how == ZSTD_e_continue;
+	return 0;
+}
+
+/* The file's bytes, raw or into the stream; good_off moves at chunk or frame ends. */
+static int writer__put(struct trace_writer *w, struct iovec *iov, int cnt)
+{
+	size_t total = 0;
+	int i, err = 0;
+
+	for (i = 0; i < cnt; i++)
+		total += iov[i].iov_len;
+	if (w->zc) {
+		for (i = 0; i < cnt && !err; i++)
+			err = writer__compress(w, iov[i].iov_base, iov[i].iov_len, ZSTD_e_continue);
+		return err;
+	}
+	err = writer__write(w, iov, cnt, total);
+	if (!err)
+		w->good_off += (off_t)total;
+	return err;
+}
+
+/* End the open frame: what it holds can be read even if nothing more is written. */
+static int writer__end_frame(struct trace_writer *w)
+{
+	int err;
+
+	if (!w->zc || !w->zopen || w->err)
+		return w->err;
+	err = writer__compress(w, NULL, 0, ZSTD_e_end);
+	if (!err)
+		w->good_off = (off_t)w->stats.bytes;
+	return err;
+}
+
+/* The file header, first thing in the file (or the stream). */
+static int writer__start(struct trace_writer *w)
 {
 	struct ls_trace_file_hdr h;
+	struct iovec v = { .iov_base = &h, .iov_len = sizeof(h) };
+
+	if (w->started)
+		return 0;
+	w->started = true;
+	if (w->level) {
+		w->zout_len = ZSTD_CStreamOutSize();
+		w->zout = malloc(w->zout_len);
+		w->zc = ZSTD_createCCtx();
+		if (!w->zout || !w->zc ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->level)))
+			return w->err = -ENOMEM;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, LS_TRACE_MAGIC, sizeof(h.magic));
+	h.format = LS_TRACE_FORMAT;
+	h.abi = LS_ABI_VERSION;
+	h.hdr_len = sizeof(h);
+	return writer__put(w, &v, 1);
+}
+
+/* One chunk, one writev() (raw) or one piece of the stream. */
+static int writer__chunk(struct trace_writer *w, __u32 type, const void *payload, size_t len)
+{
+	struct ls_trace_chunk_hdr h;
+	struct iovec iov[2];
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = writer__start(w);
+	if (err)
+		return err;
+	chunk_hdr__fill(&h, type, payload, (__u32)len);
+	iov[0] = (struct iovec){ .iov_base = &h, .iov_len = sizeof(h) };
+	iov[1] = (struct iovec){ .iov_base = (void *)payload, .iov_len = len };
+	return writer__put(w, iov, len ? 2 : 1);
+}
+
+int trace_writer__fdopen(struct trace_writer **out, int fd, const char *name)
+{
 	struct trace_writer *w;
-	ssize_t n;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
@@ -250,24 +346,18 @@ int trace_writer__fdopen(struct trace_writer **out, int fd, const char *name)
 		return -ENOMEM;
 	}
 	w->fd = fd;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, LS_TRACE_MAGIC, sizeof(h.magic));
-	h.format = LS_TRACE_FORMAT;
-	h.abi = LS_ABI_VERSION;
-	h.hdr_len = sizeof(h);
-	do
-		n = write(fd, &h, sizeof(h));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(h)) {
-		int err = n < 0 ? -errno : -ENOSPC;
-
-		w->err = err;
-		trace_writer__close(w);
-		return err;
-	}
-	w->good_off = sizeof(h);
-	w->stats.bytes = sizeof(h);
+	w->level = LS_TRACE_ZSTD_LEVEL;
 	*out = w;
+	return 0;
+}
+
+int trace_writer__compress(struct trace_writer *w, int level)
+{
+	if (level < 0 || level > LS_TRACE_ZSTD_LEVEL_MAX)
+		return -EINVAL;
+	if (w->started)
+		return -EBUSY;
+	w->level = level;
 	return 0;
 }
 
@@ -408,6 +498,18 @@ static void writer__note_record(struct trace_writer *w, const void *rec, size_t 
 	}
 }
 
+/* The buffered records as a chunk; compressed, the frame stays open. */
+static int writer__records(struct trace_writer *w)
+{
+	int err;
+
+	if (!w->len)
+		return w->err;
+	err = writer__chunk(w, LS_CHUNK_RECORDS, w->buf, w->len);
+	w->len = 0;
+	return err;
+}
+
 int trace_writer__record(struct trace_writer *w, const void *rec, size_t len)
 {
 	const struct ls_hdr *h = rec;
@@ -422,7 +524,7 @@ int trace_writer__record(struct trace_writer *w, const void *rec, size_t len)
 	}
 	writer__note_record(w, rec, len);
 	if (w->len + len > LS_TRACE_CHUNK_TARGET) {
-		err = trace_writer__flush(w);
+		err = writer__records(w);
 		if (err)
 			return err;
 	}
@@ -437,13 +539,7 @@ int trace_writer__record(struct trace_writer *w, const void *rec, size_t len)
 
 int trace_writer__flush(struct trace_writer *w)
 {
-	int err;
-
-	if (!w->len)
-		return w->err;
-	err = writer__chunk(w, LS_CHUNK_RECORDS, w->buf, w->len);
-	w->len = 0;
-	return err;
+	return writer__records(w) ?: writer__end_frame(w);
 }
 
 /*
@@ -535,12 +631,11 @@ int trace_writer__meta_flush(struct trace_writer *w)
 	int err;
 
 	/* metadata applies from where it sits: records before it go first */
-	err = trace_writer__flush(w);
-	if (err || !w->meta_len)
-		return err;
-	err = writer__chunk(w, LS_CHUNK_META, w->meta, w->meta_len);
+	err = writer__records(w);
+	if (!err && w->meta_len)
+		err = writer__chunk(w, LS_CHUNK_META, w->meta, w->meta_len);
 	w->meta_len = 0;
-	return err;
+	return err ?: writer__end_frame(w);
 }
 
 void trace_writer__procs(struct trace_writer *w,
@@ -572,12 +667,15 @@ int trace_writer__close(struct trace_writer *w)
 		return 0;
 	trace_writer__meta_flush(w);
 	writer__chunk(w, LS_CHUNK_END, NULL, 0);
+	writer__end_frame(w);
 	/* a recording is for after a crash: make sure it is on disk */
 	if (!w->err && fsync(w->fd) && errno != EINVAL)
 		w->err = -errno;
 	if (close(w->fd) && !w->err && errno != EINTR)
 		w->err = -errno;
 	err = w->err;
+	ZSTD_freeCCtx(w->zc);
+	free(w->zout);
 	free(w->buf);
 	free(w->meta);
 	free(w->procs);
@@ -614,7 +712,77 @@ struct trace_reader {
 	size_t meta_bytes;
 	__u32 abi;		/* LS_ABI_VERSION of the records */
 	struct ls_rec_lock widened;	/* an older lock record, in today's layout */
+	/* the file's bytes: raw, or through zstd */
+	ZSTD_DCtx *zd;		/* NULL: a raw file */
+	unsigned char *zin;	/* file bytes read, not yet used */
+	size_t zin_alloc;
+	ZSTD_inBuffer zib;
+	__u64 zused;		/* file bytes used */
+	__u64 zmade;		/* bytes they inflated to */
+	bool zeof;
+	bool zmid;		/* inside a frame (or its header): its end not seen */
+	const char *zerr;	/* why decompressing stopped, if it did */
 };
+
+/* Raw: what the magic check kept back, then the file. */
+static size_t reader__raw(struct trace_reader *r, unsigned char *dst, size_t len)
+{
+	size_t kept = r->zib.size - r->zib.pos, n = kept < len ? kept : len;
+
+	memcpy(dst, r->zin + r->zib.pos, n);
+	r->zib.pos += n;
+	return n + (n < len ? fread(dst + n, 1, len - n, r->f) : 0);
+}
+
+static void reader__zerr(struct trace_reader *r, size_t ret)
+{
+	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
+		r->zerr = "a frame asks for a window over 8 MiB: decompress it with zstd -d first";
+	else
+		r->zerr = ZSTD_getErrorName(ret);
+}
+
+/*
+ * Compressed: up to len bytes out of the stream.  Short at the end of the
+ * file or at damage (r->zerr); the window is bounded, so is the memory.
+ */
+static ssize_t reader__inflate(struct trace_reader *r, unsigned char *dst, size_t len)
+{
+	ZSTD_outBuffer out = { .dst = dst, .size = len };
+
+	while (out.pos < out.size && !r->zerr) {
+		size_t in_was, out_was = out.pos, ret;
+
+		if (r->zib.pos == r->zib.size && !r->zeof) {
+			size_t n = fread(r->zin, 1, r->zin_alloc, r->f);
+
+			if (!n && ferror(r->f))
+				return -EIO;
+			r->zeof = !n;
+			r->zib = (ZSTD_inBuffer){ .src = r->zin, .size = n };
+		}
+		in_was = r->zib.pos;
+		ret = ZSTD_decompressStream(r->zd, &out, &r->zib);
+		r->zused += r->zib.pos - in_was;
+		r->zmade += out.pos - out_was;
+		if (ZSTD_isError(ret)) {
+			reader__zerr(r, ret);
+			break;
+		}
+		/* a few bytes that inflate to gigabytes of skipped chunks: no recording does that */
+		if (r->zmade > LS_TRACE_ZSTD_RATIO_FROM && r->zmade / LS_TRACE_ZSTD_RATIO_MAX > r->zused) {
+			r->zerr = "it inflates over 4096 times: not what lockstall writes";
+			break;
+		}
+		if (r->zib.pos == in_was && out.pos == out_was) {
+			if (r->zeof)
+				break;
+			continue;
+		}
+		r->zmid = ret != 0;
+	}
+	return (ssize_t)out.pos;
+}
 
 /*
  * Read up to len bytes at the current position, growing buf as data
@@ -623,7 +791,8 @@ struct trace_reader {
  */
 static ssize_t reader__read(struct trace_reader *r, size_t len)
 {
-	size_t got = 0, step, n;
+	size_t got = 0, step;
+	ssize_t n;
 	int err;
 
 	while (got < len) {
@@ -631,15 +800,41 @@ static ssize_t reader__read(struct trace_reader *r, size_t len)
 		err = buf__reserve(&r->buf, &r->alloc, got + step);
 		if (err)
 			return err;
-		n = fread(r->buf + got, 1, step, r->f);
-		got += n;
-		if (n < step) {
+		n = r->zd ? reader__inflate(r, r->buf + got, step) :
+			    (ssize_t)reader__raw(r, r->buf + got, step);
+		if (n < 0)
+			return n;
+		got += (size_t)n;
+		if ((size_t)n < step) {
 			if (ferror(r->f))
 				return -EIO;
 			break;
 		}
 	}
 	return (ssize_t)got;
+}
+
+/* The first bytes say which: zstd's magic, or anything else, read raw. */
+static int reader__source(struct trace_reader *r)
+{
+	static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	size_t n;
+
+	r->zin_alloc = ZSTD_DStreamInSize();
+	r->zin = malloc(r->zin_alloc);
+	if (!r->zin)
+		return -ENOMEM;
+	n = fread(r->zin, 1, sizeof(zstd_magic), r->f);
+	if (n < sizeof(zstd_magic) && ferror(r->f))
+		return -EIO;
+	r->zib = (ZSTD_inBuffer){ .src = r->zin, .size = n };
+	if (n < sizeof(zstd_magic) || memcmp(r->zin, zstd_magic, sizeof(zstd_magic)))
+		return 0;
+	r->zd = ZSTD_createDCtx();
+	if (!r->zd || ZSTD_isError(ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax,
+							 LS_TRACE_ZSTD_WINDOW_LOG_MAX)))
+		return -ENOMEM;
+	return 0;
 }
 
 static int reader__meta_add(struct trace_reader *r, const char *key, size_t klen, const char *v,
@@ -732,10 +927,10 @@ static int reader__meta_chunk(struct trace_reader *r)
 	return 0;
 }
 
-/* Bytes from the current position to the end of the file, for messages. */
-static __u64 reader__rest(struct trace_reader *r, off_t from)
+/* Bytes of the file after what was read, for messages. */
+static __u64 reader__rest(struct trace_reader *r)
 {
-	off_t end;
+	off_t end, from = r->zd ? (off_t)r->zused : r->off;
 
 	if (fseeko(r->f, 0, SEEK_END) || (end = ftello(r->f)) < 0 || end < from)
 		return 0;
@@ -746,9 +941,37 @@ static void reader__stop_corrupt(struct trace_reader *r, const char *what)
 {
 	r->status |= LS_TRACE_CORRUPT;
 	r->done = true;
-	say(r->err, "%s: chunk %u at offset %lld is corrupt (%s): reading stops there, %llu bytes ignored",
-	    r->name, r->chunks + 1, (long long)r->off, what,
-	    (unsigned long long)reader__rest(r, r->off));
+	say(r->err, "%s: chunk %u at offset %lld%s is corrupt (%s): reading stops there, %llu bytes ignored",
+	    r->name, r->chunks + 1, (long long)r->off, r->zd ? " (uncompressed)" : "", what,
+	    (unsigned long long)reader__rest(r));
+}
+
+/* The zstd stream failed before the chunk it was reading was whole. */
+static void reader__stop_zstd(struct trace_reader *r)
+{
+	r->status |= LS_TRACE_CORRUPT | LS_TRACE_NO_END;
+	r->done = true;
+	say(r->err, "%s: the compressed data is corrupt after %u whole chunks (zstd: %s): reading stops there, %llu bytes ignored",
+	    r->name, r->chunks, r->zerr, (unsigned long long)reader__rest(r));
+}
+
+/* Nothing more to read where a chunk would start. */
+static int reader__at_end(struct trace_reader *r)
+{
+	r->done = true;
+	if (r->ended && r->zerr) {
+		r->status |= LS_TRACE_TRAILING;
+		say(r->err, "%s: bytes after the end mark that are not zstd: ignored", r->name);
+	} else if (r->ended) {
+		return 0;
+	} else if (r->zerr) {
+		reader__stop_zstd(r);
+	} else {
+		r->status |= LS_TRACE_NO_END | (r->zmid ? LS_TRACE_TRUNCATED : 0);
+		say(r->err, "%s: the recording has no end mark: it was cut short (killed, power loss, disk full); reading all %u chunks there are",
+		    r->name, r->chunks);
+	}
+	return 0;
 }
 
 /*
@@ -778,20 +1001,16 @@ static int reader__chunk(struct trace_reader *r)
 	n = reader__read(r, sizeof(h));
 	if (n < 0)
 		return (int)n;
-	if (n == 0) {
-		r->done = true;
-		if (!r->ended) {
-			r->status |= LS_TRACE_NO_END;
-			say(r->err, "%s: the recording has no end mark: it was cut short (killed, power loss, disk full); reading all %u chunks there are",
-			    r->name, r->chunks);
-		}
-		return 0;
-	}
+	if (n == 0)
+		return reader__at_end(r);
 	if (r->ended) {
 		r->status |= LS_TRACE_TRAILING;
 		r->done = true;
-		say(r->err, "%s: %llu bytes after the end mark: ignored", r->name,
-		    (unsigned long long)reader__rest(r, r->off));
+		if (r->zd)
+			say(r->err, "%s: data after the end mark: ignored", r->name);
+		else
+			say(r->err, "%s: %llu bytes after the end mark: ignored", r->name,
+			    (unsigned long long)reader__rest(r));
 		return 0;
 	}
 	if ((size_t)n < sizeof(h))
@@ -839,6 +1058,10 @@ static int reader__chunk(struct trace_reader *r)
 	return 1;
 
 truncated:
+	if (r->zerr) {
+		reader__stop_zstd(r);
+		return 0;
+	}
 	r->status |= LS_TRACE_TRUNCATED | LS_TRACE_NO_END;
 	r->done = true;
 	say(r->err, "%s: the recording was cut short: its last chunk is incomplete, %zd bytes lost; reading the %u whole chunks before it",
@@ -930,6 +1153,11 @@ static int reader__header(struct trace_reader *r)
 		say(r->err, "%s: cannot read: %s", r->name, strerror((int)-n));
 		return (int)n;
 	}
+	if ((size_t)n < sizeof(h) && r->zerr) {
+		say(r->err, "%s: zstd-compressed, but unreadable from its start (zstd: %s): nothing to read",
+		    r->name, r->zerr);
+		return -EINVAL;
+	}
 	if ((size_t)n < sizeof(h.magic) || memcmp(r->buf, LS_TRACE_MAGIC, sizeof(h.magic))) {
 		say(r->err, "%s: not a lockstall recording", r->name);
 		return -EINVAL;
@@ -979,6 +1207,11 @@ int trace_reader__open_stream(struct trace_reader **out, FILE *f, const char *na
 	}
 	r->f = f;
 	r->err = err;
+	rc = reader__source(r);
+	if (rc) {
+		say(err, "%s: cannot read: %s", name, strerror(-rc));
+		goto fail;
+	}
 	rc = reader__header(r);
 	if (rc)
 		goto fail;
@@ -1051,6 +1284,11 @@ unsigned int trace_reader__status(const struct trace_reader *r)
 	return r->status;
 }
 
+bool trace_reader__compressed(const struct trace_reader *r)
+{
+	return r->zd;
+}
+
 void trace_reader__close(struct trace_reader *r)
 {
 	size_t i;
@@ -1065,6 +1303,8 @@ void trace_reader__close(struct trace_reader *r)
 	}
 	free(r->meta);
 	free(r->buf);
+	ZSTD_freeDCtx(r->zd);
+	free(r->zin);
 	free(r->name);
 	free(r);
 }

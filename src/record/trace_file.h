@@ -20,6 +20,12 @@
  *
  * A chunk is written with one write(), never modified: a file cut short
  * (kill -9, power loss, full disk) reads up to its last whole chunk.
+ *
+ * Compressed (the default): the same bytes, header and chunks, as a zstd
+ * stream; each writer flush ends a frame, so a file cut short still reads
+ * up to its last whole frame (and the whole blocks of the next).  Readers
+ * tell the two apart by the first four bytes (zstd's magic) and bound the
+ * window a frame may ask for and how much a stream may inflate.
  */
 #ifndef LOCKSTALL_TRACE_FILE_H
 #define LOCKSTALL_TRACE_FILE_H
@@ -35,6 +41,11 @@
 #define LS_TRACE_MAX_HDR	4096		/* file header bound */
 #define LS_TRACE_MAX_META	(32u << 20)	/* metadata kept in memory, all chunks */
 #define LS_TRACE_CHUNK_TARGET	(256u << 10)	/* records per chunk, before a flush */
+#define LS_TRACE_ZSTD_LEVEL	3		/* the default compression level */
+#define LS_TRACE_ZSTD_LEVEL_MAX	19		/* zstd's levels past it need larger windows */
+#define LS_TRACE_ZSTD_WINDOW_LOG_MAX 23		/* readers refuse frames wanting over 8 MiB */
+#define LS_TRACE_ZSTD_RATIO_MAX	4096		/* ... and streams that inflate more, */
+#define LS_TRACE_ZSTD_RATIO_FROM (64u << 20)	/* once this much came out */
 
 enum ls_trace_chunk_type {
 	LS_CHUNK_RECORDS = 1,
@@ -77,16 +88,26 @@ struct trace_writer;
 
 struct trace_writer_stats {
 	__u64 records;		/* records written (or buffered) */
-	__u64 bytes;		/* file bytes written, whole chunks only */
+	__u64 bytes;		/* file bytes written (compressed, if so) */
 	__u64 unrecordable;	/* records whose length disagreed with hdr.size: not written */
 	__u64 procs;		/* processes seen in records */
 	__u64 procs_dropped;	/* seen beyond the table's bound */
 };
 
-/* ls_create_file() + the file header.  Errors are printed on err. */
+/*
+ * ls_create_file(), for a recording compressed at LS_TRACE_ZSTD_LEVEL (see
+ * trace_writer__compress); the file header goes out with the first chunk.
+ * Errors are printed on err.
+ */
 int trace_writer__create(struct trace_writer **out, const char *path, bool force, FILE *err);
 /* Write to an fd (taken over, closed by close); name for messages. */
 int trace_writer__fdopen(struct trace_writer **out, int fd, const char *name);
+/*
+ * Before anything is written: level 0 writes the raw format, 1 to
+ * LS_TRACE_ZSTD_LEVEL_MAX a zstd stream at that level.  0, or -EINVAL (a
+ * level out of range), -EBUSY (too late), -ENOMEM.
+ */
+int trace_writer__compress(struct trace_writer *w, int level);
 /*
  * Append one record to the current chunk; a full chunk is written.  Also
  * notes the processes the record names (trace_writer__procs).  Returns 0 or
@@ -126,7 +147,7 @@ struct trace_reader;
 #define LS_TRACE_TRAILING	0x10	/* bytes after the END chunk: ignored */
 
 /*
- * Open a recording: read and check the header and the metadata chunks that
+ * Open a recording, raw or compressed: read and check the header and the metadata chunks that
  * lead the file.  Returns 0 or a negative errno after one line on err:
  *	"lockstall: FILE: not a lockstall recording"		-EINVAL
  *	"lockstall: FILE: recorded by a newer lockstall ..."	-EPROTONOSUPPORT
@@ -150,6 +171,8 @@ int trace_reader__meta_at(const struct trace_reader *r, size_t i, const char **k
 /* Read every remaining chunk (e.g. the metadata at the end), without records. */
 int trace_reader__skip_to_end(struct trace_reader *r);
 unsigned int trace_reader__status(const struct trace_reader *r);
+/* The file is zstd-compressed. */
+bool trace_reader__compressed(const struct trace_reader *r);
 void trace_reader__close(struct trace_reader *r);
 
 #endif /* LOCKSTALL_TRACE_FILE_H */

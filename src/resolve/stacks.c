@@ -41,6 +41,7 @@ struct resolved {
 
 struct stacks {
 	struct stacks_opts opts;
+	struct sym_budget budget;	/* shared by sym and unw */
 	struct symbolizer *sym;
 	struct unwinder *unw;
 	struct maps_reader *mr;	/* live: reads /proc/PID/maps off the loop */
@@ -64,8 +65,12 @@ struct stacks *stacks__new(const struct stacks_opts *opts)
 		sk->opts = *opts;
 	so.kallsyms = sk->opts.kallsyms;
 	so.debug_root = sk->opts.debug_root;
+	sk->budget.limit = sk->opts.symbol_memory;
+	so.budget = &sk->budget;
 	sk->sym = symbolizer__new(&so);
 	sk->unw = unwinder__new(0);
+	if (sk->unw)
+		unwinder__set_budget(sk->unw, &sk->budget);
 	if (sk->opts.live)
 		sk->mr = maps_reader__new();
 	if (!sk->sym || !sk->unw || (sk->opts.live && !sk->mr)) {
@@ -101,6 +106,11 @@ void stacks__free(struct stacks *sk)
 	symbolizer__free(sk->sym);
 	unwinder__free(sk->unw);
 	free(sk);
+}
+
+const struct sym_budget *stacks__budget(const struct stacks *sk)
+{
+	return &sk->budget;
 }
 
 int stacks__kernel_probe(const struct stacks *sk)

@@ -37,12 +37,14 @@
 #define STACKS_MAX_FRAMES	(LS_KSTACK_MAX + 128)	/* per stack: kernel, then user */
 
 struct sink;
+struct sym_budget;
 
 struct stacks_opts {
 	bool live;		/* stacks__note may read /proc/PID/maps */
 	bool no_kernel;		/* kernel addresses are from another boot: leave them unnamed */
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *debug_root;	/* NULL: /usr/lib/debug */
+	size_t symbol_memory;	/* the budget of the symbol and unwind caches; 0: SYM_BUDGET_DEFAULT */
 	/*
 	 * Live: called with each process's mappings and build-ids once read
 	 * (in the loop, from stacks__note or a resolve), for a recording: the
@@ -63,6 +65,8 @@ struct stacks *stacks__new(const struct stacks_opts *opts);
  * addresses are hidden (kptr_restrict, no CAP_SYSLOG), else why not.
  */
 int stacks__kernel_probe(const struct stacks *sk);
+/* The memory budget of its symbol and unwind caches, with what it left unread. */
+const struct sym_budget *stacks__budget(const struct stacks *sk);
 void stacks__free(struct stacks *sk);
 
 

@@ -461,6 +461,9 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		html_holder(f, st, &st->holders[i]);
 	if (st->n_holders + st->holders_dropped > i)
 		fprintf(f, "<li>and %u more holders</li>\n", st->n_holders + st->holders_dropped - i);
+	if (ls_unknown_reason_text(st->unknown_reason))
+		fprintf(f, "<li>a cycle of waits, not known to be a deadlock: %s</li>\n",
+			ls_unknown_reason_text(st->unknown_reason));
 	if (st->lost_in_window)
 		fprintf(f, "<li>%llu events lost during this wait: the verdict is unknown</li>\n",
 			(unsigned long long)st->lost_in_window);

@@ -380,6 +380,8 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	json_u64(f, "holders_dropped", st->holders_dropped);
 	json_chain(f, st);
 	json_strv(f, "verdict", ls_verdict_name(st->verdict));
+	if (ls_unknown_reason_name(st->unknown_reason))
+		json_strv(f, "unknown_reason", ls_unknown_reason_name(st->unknown_reason));
 	if (st->advice) {
 		json_strv(f, "cause", ls_cause_name(st->cause));
 		json_strv(f, "advice", st->advice);

@@ -345,6 +345,9 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 		md_holder(m, st, &st->holders[i]);
 	if (st->n_holders + st->holders_dropped > i)
 		fprintf(f, "- and %u more holders\n", st->n_holders + st->holders_dropped - i);
+	if (ls_unknown_reason_text(st->unknown_reason))
+		fprintf(f, "- a cycle of waits, not known to be a deadlock: %s\n",
+			ls_unknown_reason_text(st->unknown_reason));
 	if (st->lost_in_window)
 		fprintf(f, "- %llu events lost during this wait: the verdict is unknown\n",
 			(unsigned long long)st->lost_in_window);

@@ -407,7 +407,7 @@ static const char *text__wait_end(const struct ls_stall *st)
 	if (st->acquired || st->pending)
 		return "";
 	/* Reported while it lasts: none of its waits will end by itself. */
-	if (st->verdict == LS_VERDICT_DEADLOCK)
+	if (st->verdict == LS_VERDICT_DEADLOCK || st->unknown_reason)
 		return "  (still waiting)";
 	return "  (gave up without the lock)";
 }
@@ -446,6 +446,9 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		sink__words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
 		text__wait_end(st));
+	if (ls_unknown_reason_text(st->unknown_reason))
+		fprintf(f, "  why      a cycle of waits, not known to be a deadlock: %s\n",
+			ls_unknown_reason_text(st->unknown_reason));
 	text__pending(f, t, st);
 
 	fprintf(f, "  waiter   %-20s  %-18s  %s\n",

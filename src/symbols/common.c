@@ -5,7 +5,119 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "symbols/internal.h"
+#include "util.h"
+
+size_t sym_budget__limit(const struct sym_budget *b)
+{
+	if (!b->limit)
+		return SYM_BUDGET_DEFAULT;
+	return b->limit < SYM_BUDGET_MIN ? SYM_BUDGET_MIN : b->limit;
+}
+
+int sym_budget__charge(struct sym_budget *b, size_t bytes)
+{
+	if (!b)
+		return 0;
+	if (bytes > sym_budget__limit(b) || b->used > sym_budget__limit(b) - bytes)
+		return -ENOMEM;
+	b->used += bytes;
+	return 0;
+}
+
+void sym_budget__release(struct sym_budget *b, size_t bytes)
+{
+	if (b)
+		b->used -= bytes < b->used ? bytes : b->used;
+}
+
+/* May len more bytes be read this second?  The first file of a second always may. */
+static int budget_take_read(struct sym_budget *b, size_t len)
+{
+	__u64 now;
+
+	if (!b)
+		return 0;
+	now = b->now_ns ? b->now_ns() : ls_now_ns();
+	if (now - b->window_ns >= NSEC_PER_SEC) {
+		b->window_ns = now;
+		b->window_bytes = 0;
+	}
+	if (b->window_bytes && len > sym_budget__limit(b) - b->window_bytes) {
+		b->over_rate++;
+		return -EAGAIN;
+	}
+	b->window_bytes += len < sym_budget__limit(b) ? len : sym_budget__limit(b);
+	return 0;
+}
+
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Exactly len bytes from offset 0, or -ESTALE when the file ends before. */
+static int pread_all(int fd, __u8 *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, buf + got, len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ESTALE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int sym_read_file(int fd, struct sym_budget *b, size_t max, void **out, size_t *out_len)
+{
+	struct stat before, after;
+	size_t len;
+	__u8 *buf;
+	int err;
+
+	*out = NULL;
+	if (fstat(fd, &before))
+		return -errno;
+	if (!S_ISREG(before.st_mode) || before.st_size <= 0)
+		return -ENOEXEC;
+	if (b && max > sym_budget__limit(b) / 2)
+		max = sym_budget__limit(b) / 2;
+	if ((__u64)before.st_size > max) {
+		if (b)
+			b->too_big++;
+		return -EFBIG;
+	}
+	len = (size_t)before.st_size;
+	err = budget_take_read(b, len);
+	if (err)
+		return err;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	err = pread_all(fd, buf, len);
+	if (!err && (fstat(fd, &after) || !same_version(&before, &after)))
+		err = -ESTALE;
+	if (err) {
+		if (err == -ESTALE && b)
+			b->changed++;
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
 
 int sym_parse_hex(const char **p, const char *end, __u64 *out)
 {

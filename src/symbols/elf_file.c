@@ -3,8 +3,10 @@
  * One ELF file through libelf: build-id, PT_LOAD segments, and its
  * function symbols sorted by address with an extent each.
  *
- * Names are not copied: they point into the file's string table, mapped
- * by libelf (ELF_C_READ_MMAP) for as long as the elf_file is open.
+ * The file is read whole into private memory (sym_read_file) and parsed
+ * there (elf_memory): never mapped, since a traced process can shrink a
+ * file it owns under a mapping (SIGBUS) or rewrite it while libelf reads.
+ * Names are not copied: they point into that copy's string table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,8 @@
 #include "util.h"
 
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+/* a file read without a budget: at most this large */
+#define ELF_FILE_MAX_BYTES (1ull << 30)
 #define PAGE_MASK_4K (~0xfffULL)
 /* a symbol nested in an earlier, bigger one: how far back to look */
 #define NESTED_LOOKBACK 4
@@ -44,10 +48,15 @@ struct elf_sym {
 
 struct elf_file {
 	char *path;		/* "" for a debug file found by build-id alone */
+	struct sym_budget *budget;	/* what reading it may take; NULL: no bound but the size */
 	int fd;
 	Elf *elf;
+	void *image;		/* the file's bytes, which elf parses */
+	size_t image_len;
 	int dfd;		/* the separate debug file, when its symbols are used */
 	Elf *delf;
+	void *dimage;
+	size_t dimage_len;
 	__u8 build_id[LS_BUILD_ID_MAX];
 	size_t build_id_len;
 	struct elf_seg *segs;	/* PT_LOAD, in program header order */
@@ -67,19 +76,27 @@ struct elf_file {
  * mapping of a device ("/dev/zero (deleted)" is shared anonymous memory),
  * must never open a FIFO (which blocks) or a device (opening a watchdog
  * arms it).  Links are followed: debug files are found through them, and
- * /proc/PID/map_files/ entries are links.
+ * /proc/PID/map_files/ entries are links.  Errors: ls_open_regular's,
+ * sym_read_file's, -ENOEXEC.
  */
-static int elf_open(const char *path, int *fd, Elf **elf)
+static int elf_open(const char *path, struct sym_budget *b, int *fd, Elf **elf, void **image,
+		    size_t *len)
 {
 	struct stat st;
+	int err;
 
 	*elf = NULL;
+	*image = NULL;
 	*fd = ls_open_regular(path, true, &st);
 	if (*fd < 0)
 		return *fd == -EINVAL ? -ENOEXEC : *fd;
+	err = sym_read_file(*fd, b, ELF_FILE_MAX_BYTES, image, len);
+	if (err)
+		goto bad;
+	err = -ENOEXEC;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		goto bad;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	*elf = elf_memory(*image, *len);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
 		goto bad;
 	return 0;
@@ -87,15 +104,18 @@ bad:
 	if (*elf)
 		elf_end(*elf);
 	*elf = NULL;
+	free(*image);
+	*image = NULL;
 	close(*fd);
 	*fd = -1;
-	return -ENOEXEC;
+	return err;
 }
 
-static void elf_close(int fd, Elf *elf)
+static void elf_close(int fd, Elf *elf, void *image)
 {
 	if (elf)
 		elf_end(elf);
+	free(image);
 	if (fd >= 0)
 		close(fd);
 }
@@ -313,38 +333,30 @@ static bool has_symtab(Elf *elf)
 }
 
 /* The CRC of .gnu_debuglink: the usual CRC-32 (zlib's), computed without a table. */
-static int file_crc32(int fd, __u32 *out)
+static __u32 mem_crc32(const __u8 *p, size_t len)
 {
-	unsigned char buf[65536];
 	__u32 crc = 0xffffffff;
-	ssize_t n, i;
-	off_t pos = 0;
+	size_t i;
 	int k;
 
-	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
-		for (i = 0; i < n; i++) {
-			crc ^= buf[i];
-			for (k = 0; k < 8; k++)
-				crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
-		}
-		pos += n;
+	for (i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
 	}
-	if (n < 0)
-		return -errno;
-	*out = ~crc;
-	return 0;
+	return ~crc;
 }
 
 /* A candidate debug file: opened and kept in ef when it has the right build-id (or CRC). */
 static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u32 crc)
 {
 	__u8 id[LS_BUILD_ID_MAX];
-	size_t len = 0;
-	__u32 got;
+	size_t len = 0, ilen;
+	void *image;
 	Elf *elf;
 	int fd;
 
-	if (elf_open(path, &fd, &elf))
+	if (elf_open(path, ef->budget, &fd, &elf, &image, &ilen))
 		return false;
 	if (!has_symtab(elf))
 		goto reject;
@@ -353,16 +365,18 @@ static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u
 		if (read_build_id(elf, id, &len) || len != ef->build_id_len ||
 		    memcmp(id, ef->build_id, len))
 			goto reject;
-	} else if (!check_crc || file_crc32(fd, &got) || got != crc) {
+	} else if (!check_crc || mem_crc32(image, ilen) != crc) {
 		goto reject;
 	}
 	if (read_symbols(ef, elf, SHT_SYMTAB))
 		goto reject;
 	ef->dfd = fd;
 	ef->delf = elf;
+	ef->dimage = image;
+	ef->dimage_len = ilen;
 	return true;
 reject:
-	elf_close(fd, elf);
+	elf_close(fd, elf, image);
 	return false;
 }
 
@@ -436,12 +450,13 @@ static bool find_debug(struct elf_file *ef, const char *root)
 	return try_debug(ef, buf, true, crc);
 }
 
-static struct elf_file *elf_file__alloc(const char *path)
+static struct elf_file *elf_file__alloc(const char *path, struct sym_budget *b)
 {
 	struct elf_file *ef = calloc(1, sizeof(*ef));
 
 	if (!ef)
 		return NULL;
+	ef->budget = b;
 	ef->fd = ef->dfd = -1;
 	ef->sym_source = "none";
 	ef->path = strdup(path);
@@ -454,15 +469,21 @@ static struct elf_file *elf_file__alloc(const char *path)
 
 int elf_file__open(struct elf_file **out, const char *path, const char *debug_root)
 {
+	return elf_file__open_with(out, path, debug_root, NULL);
+}
+
+int elf_file__open_with(struct elf_file **out, const char *path, const char *debug_root,
+			struct sym_budget *b)
+{
 	struct elf_file *ef;
 	GElf_Ehdr eh;
 	int err;
 
 	*out = NULL;
-	ef = elf_file__alloc(path);
+	ef = elf_file__alloc(path, b);
 	if (!ef)
 		return -ENOMEM;
-	err = elf_open(path, &ef->fd, &ef->elf);
+	err = elf_open(path, b, &ef->fd, &ef->elf, &ef->image, &ef->image_len);
 	if (err)
 		goto cleanup;
 	if (!gelf_getehdr(ef->elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
@@ -496,6 +517,12 @@ cleanup:
 
 int elf_file__open_debug(struct elf_file **out, const __u8 *id, size_t len, const char *debug_root)
 {
+	return elf_file__open_debug_with(out, id, len, debug_root, NULL);
+}
+
+int elf_file__open_debug_with(struct elf_file **out, const __u8 *id, size_t len,
+			      const char *debug_root, struct sym_budget *b)
+{
 	struct elf_file *ef;
 	char buf[PATH_MAX];
 	int err;
@@ -503,7 +530,7 @@ int elf_file__open_debug(struct elf_file **out, const __u8 *id, size_t len, cons
 	*out = NULL;
 	if (!id || !len || len > LS_BUILD_ID_MAX)
 		return -EINVAL;
-	ef = elf_file__alloc("");
+	ef = elf_file__alloc("", b);
 	if (!ef)
 		return -ENOMEM;
 	memcpy(ef->build_id, id, len);
@@ -529,13 +556,19 @@ void elf_file__free(struct elf_file *ef)
 {
 	if (!ef)
 		return;
-	elf_close(ef->fd, ef->elf);
-	elf_close(ef->dfd, ef->delf);
+	elf_close(ef->fd, ef->elf, ef->image);
+	elf_close(ef->dfd, ef->delf, ef->dimage);
 	free(ef->segs);
 	free(ef->syms);
 	free(ef->dsyms);
 	free(ef->path);
 	free(ef);
+}
+
+size_t elf_file__cost(const struct elf_file *ef)
+{
+	return sizeof(*ef) + ef->image_len + ef->dimage_len + ef->nsegs * sizeof(*ef->segs) +
+	       (ef->nsyms + ef->ndsyms) * sizeof(struct elf_sym);
 }
 
 int elf_file__build_id(const struct elf_file *ef, const __u8 **id, size_t *len)
@@ -614,6 +647,14 @@ int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
 	if (!ef->dsyms_read)
 		read_data_symbols(ef);
 	return syms_find(ef->dsyms, ef->ndsyms, vaddr, out);
+}
+
+void elf_file__drop_data(struct elf_file *ef)
+{
+	free(ef->dsyms);
+	ef->dsyms = NULL;
+	ef->ndsyms = 0;
+	ef->dsyms_read = true;
 }
 
 const char *elf_file__path(const struct elf_file *ef)

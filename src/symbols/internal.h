@@ -43,6 +43,33 @@ int sym_order_cmp(const void *a, const void *b);
  */
 size_t sym_upper_bound(const void *base, size_t n, size_t size, __u64 addr);
 
+/*
+ * The whole of the regular file fd into private memory (*buf, malloc'd):
+ * nothing a traced process does to the file afterwards reaches us, where a
+ * mapping of it faults (SIGBUS) once the file shrinks.  -EFBIG past max
+ * bytes or half of b's limit; -EAGAIN when b's bytes for this second are
+ * spent; -ESTALE when the file changed while it was read (its size, mtime
+ * or inode before and after differ, or it ended early).  b may be NULL.
+ */
+int sym_read_file(int fd, struct sym_budget *b, size_t max, void **buf, size_t *len);
+
+/*
+ * Charge bytes to b (NULL: nothing to charge): 0, or -ENOMEM when they do
+ * not fit; the caller evicts and asks again, or gives up.
+ */
+int sym_budget__charge(struct sym_budget *b, size_t bytes);
+void sym_budget__release(struct sym_budget *b, size_t bytes);
+
+/* elf_file__open and elf_file__open_debug, reading within b (NULL: no budget). */
+int elf_file__open_with(struct elf_file **out, const char *path, const char *debug_root,
+			struct sym_budget *b);
+int elf_file__open_debug_with(struct elf_file **out, const __u8 *id, size_t len,
+			      const char *debug_root, struct sym_budget *b);
+/* The bytes ef holds: its copies of the files, segments and symbol tables. */
+size_t elf_file__cost(const struct elf_file *ef);
+/* Forget ef's data symbols for good (they did not fit the budget): no data names from it. */
+void elf_file__drop_data(struct elf_file *ef);
+
 /* Fill out as unknown, with status. */
 void ls_sym__unknown(struct ls_sym *out, enum ls_sym_status status);
 

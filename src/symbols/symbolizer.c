@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The facade: kernel addresses through a ksyms loaded once, user addresses
- * through the process's mappings and a bounded cache of elf_files keyed
- * by (build-id, path).  See symbols.h for why.
+ * through the process's mappings and a cache of elf_files keyed by
+ * (build-id, path), bounded in files and, through the budget, in bytes.
+ * See symbols.h for why.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,26 @@ struct cache_ent {
 	struct timespec mtime;
 	bool debug_only;	/* symbols of a debug file, the mapped file not at hand */
 	__u64 used;		/* LRU tick */
+	size_t charged;		/* bytes charged to the budget */
+};
+
+/*
+ * What a path looked like the last time it was asked about, for files
+ * that change between asks (a memfd rewritten, a file touched): each
+ * change seen in a row doubles the asks that go unanswered before the
+ * file is read again, so a file that changes more often than it is asked
+ * about stops costing a read per ask.  A path asked about twice unchanged
+ * is read at once.
+ */
+struct churn_ent {
+	char *path;		/* NULL: free */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	unsigned int streak;	/* changes seen in a row */
+	unsigned int skip;	/* asks still to go unanswered */
+	__u64 used;
 };
 
 struct symbolizer {
@@ -35,6 +56,9 @@ struct symbolizer {
 	struct cache_ent *ents;
 	size_t n, cap;
 	__u64 tick;
+	struct sym_budget *budget;
+	struct sym_budget own_budget;	/* when the caller gave none */
+	struct churn_ent churn[SYMBOLIZER_CHURN_PATHS];
 };
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -44,6 +68,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	if (!s)
 		return NULL;
 	s->cap = opts && opts->max_files ? opts->max_files : SYMBOLIZER_MAX_FILES;
+	s->budget = opts && opts->budget ? opts->budget : &s->own_budget;
 	s->ents = calloc(s->cap, sizeof(*s->ents));
 	if (opts && opts->kallsyms)
 		s->kallsyms = strdup(opts->kallsyms);
@@ -57,8 +82,9 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	return s;
 }
 
-static void cache_ent__clear(struct cache_ent *e)
+static void cache_ent__clear(struct symbolizer *s, struct cache_ent *e)
 {
+	sym_budget__release(s->budget, e->charged);
 	elf_file__free(e->ef);
 	free(e->path);
 	memset(e, 0, sizeof(*e));
@@ -71,7 +97,9 @@ void symbolizer__free(struct symbolizer *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->n; i++)
-		cache_ent__clear(&s->ents[i]);
+		cache_ent__clear(s, &s->ents[i]);
+	for (i = 0; i < SYMBOLIZER_CHURN_PATHS; i++)
+		free(s->churn[i].path);
 	free(s->ents);
 	ksyms__free(s->ks);
 	free(s->kallsyms);
@@ -146,32 +174,80 @@ static struct cache_ent *cache__find_stat(struct symbolizer *s, const char *path
 	return NULL;
 }
 
+/* The least recently used entry but keep; NULL when there is none. */
+static struct cache_ent *cache__lru(struct symbolizer *s, const struct cache_ent *keep)
+{
+	struct cache_ent *e = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (&s->ents[i] != keep && (!e || s->ents[i].used < e->used))
+			e = &s->ents[i];
+	}
+	return e;
+}
+
+/* Drop e, the last entry taking its slot. */
+static void cache__remove(struct symbolizer *s, struct cache_ent *e)
+{
+	cache_ent__clear(s, e);
+	*e = s->ents[--s->n];
+	memset(&s->ents[s->n], 0, sizeof(*e));
+}
+
+/*
+ * Charge bytes more for e (NULL: one not in the cache yet), letting go
+ * of the least recently used other files until they fit; -ENOMEM when
+ * they do not even then.
+ */
+static int cache__charge(struct symbolizer *s, struct cache_ent *e, size_t bytes)
+{
+	struct cache_ent *victim;
+	size_t slot = e ? (size_t)(e - s->ents) : 0;
+
+	while (sym_budget__charge(s->budget, bytes)) {
+		victim = cache__lru(s, e);
+		if (!victim) {
+			s->budget->too_big++;
+			return -ENOMEM;
+		}
+		/* the last entry moves into the victim's slot: follow e */
+		if (e && e == &s->ents[s->n - 1])
+			slot = (size_t)(victim - s->ents);
+		cache__remove(s, victim);
+		if (e)
+			e = &s->ents[slot];
+	}
+	if (e)
+		e->charged += bytes;
+	return 0;
+}
+
 /*
  * Insert ef under path (taking ownership, also on error).  A full cache
- * drops its least recently used file: bounded memory and fds.
+ * drops its least recently used file (fds), and so does a spent budget
+ * (bytes), until ef fits; -ENOMEM when it does not.
  */
 static int cache__insert(struct symbolizer *s, struct elf_file *ef, const char *path,
 			 const struct stat *st, bool debug_only, struct cache_ent **out)
 {
+	size_t cost = elf_file__cost(ef);
 	struct cache_ent *e;
 	const __u8 *id;
-	size_t i, len;
+	size_t len;
 
-	if (s->n < s->cap) {
-		e = &s->ents[s->n++];
-	} else {
-		e = &s->ents[0];
-		for (i = 1; i < s->n; i++) {
-			if (s->ents[i].used < e->used)
-				e = &s->ents[i];
-		}
-		cache_ent__clear(e);
+	if (cache__charge(s, NULL, cost)) {
+		elf_file__free(ef);
+		return -ENOMEM;
 	}
+	if (s->n == s->cap)
+		cache__remove(s, cache__lru(s, NULL));
+	e = &s->ents[s->n++];
+	e->charged = cost;
 	e->path = strdup(path);
 	if (!e->path) {
 		elf_file__free(ef);
-		*e = s->ents[--s->n];	/* the slot goes back empty */
-		memset(&s->ents[s->n], 0, sizeof(*e));
+		cache__remove(s, e);
 		return -ENOMEM;
 	}
 	e->ef = ef;
@@ -189,6 +265,79 @@ static int cache__insert(struct symbolizer *s, struct elf_file *ef, const char *
 	e->used = ++s->tick;
 	*out = e;
 	return 0;
+}
+
+/* path's record of changes, a new one (the oldest's slot) when create. */
+static struct churn_ent *churn__get(struct symbolizer *s, const char *path, bool create)
+{
+	struct churn_ent *c, *old = &s->churn[0];
+	size_t i;
+
+	for (i = 0; i < SYMBOLIZER_CHURN_PATHS; i++) {
+		c = &s->churn[i];
+		if (c->path && !strcmp(c->path, path))
+			return c;
+		if (!c->path || (old->path && c->used < old->used))
+			old = c;
+	}
+	if (!create)
+		return NULL;
+	free(old->path);
+	memset(old, 0, sizeof(*old));
+	old->path = strdup(path);
+	return old->path ? old : NULL;
+}
+
+static void churn__note(struct churn_ent *c, const struct stat *st)
+{
+	c->dev = st->st_dev;
+	c->ino = st->st_ino;
+	c->size = st->st_size;
+	c->mtime = st->st_mtim;
+}
+
+/* A path found in the cache as it was: it is not changing between asks. */
+static void churn__steady(struct symbolizer *s, const char *path, const struct stat *st)
+{
+	struct churn_ent *c = churn__get(s, path, false);
+
+	if (!c)
+		return;
+	churn__note(c, st);
+	c->streak = 0;
+	c->skip = 0;
+}
+
+/*
+ * A live file not in the cache is asked about, as st: true when it is to
+ * be read now, false when it changed since the last ask, again, and its
+ * turn has not come (counted).
+ */
+static bool churn__may_read(struct symbolizer *s, const char *path, const struct stat *st)
+{
+	struct churn_ent *c = churn__get(s, path, true);
+	bool changed;
+
+	if (!c)
+		return true;
+	changed = c->used && (c->dev != st->st_dev || c->ino != st->st_ino || c->size != st->st_size ||
+			      c->mtime.tv_sec != st->st_mtim.tv_sec || c->mtime.tv_nsec != st->st_mtim.tv_nsec);
+	churn__note(c, st);
+	c->used = ++s->tick;
+	if (!changed) {
+		c->streak = 0;
+		c->skip = 0;
+		return true;
+	}
+	if (c->skip) {
+		c->skip--;
+		s->budget->churning++;
+		return false;
+	}
+	if (c->streak < SYMBOLIZER_CHURN_MAX_SHIFT)
+		c->streak++;
+	c->skip = (1u << c->streak) - 1;
+	return true;
 }
 
 /*
@@ -241,10 +390,13 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 		return -ESTALE;
 	e = cache__find_stat(s, m->path, &st);
 	if (e) {
+		churn__steady(s, m->path, &st);
 		*out = e;
 		return 0;
 	}
-	err = elf_file__open(&ef, buf, s->debug_root);
+	if (!churn__may_read(s, m->path, &st))
+		return -EAGAIN;
+	err = elf_file__open_with(&ef, buf, s->debug_root, s->budget);
 	if (err)
 		return err;
 	if (!same_inode(elf_file__fd(ef), &st)) {
@@ -284,7 +436,7 @@ static int lookup_build_id(struct symbolizer *s, const struct proc_maps *maps, c
 		return 0;
 	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
 	if (!err)
-		err = elf_file__open(&ef, buf, s->debug_root);
+		err = elf_file__open_with(&ef, buf, s->debug_root, s->budget);
 	if (!err) {
 		if (!elf_file__build_id(ef, &id, &len) &&
 		    same_build_id(id, len, m->build_id, m->build_id_len))
@@ -293,7 +445,7 @@ static int lookup_build_id(struct symbolizer *s, const struct proc_maps *maps, c
 		err = -ESTALE;
 	}
 	/* changed or gone: its debug file still has the names of that build */
-	if (!elf_file__open_debug(&ef, m->build_id, m->build_id_len, s->debug_root))
+	if (!elf_file__open_debug_with(&ef, m->build_id, m->build_id_len, s->debug_root, s->budget))
 		return cache__insert(s, ef, "", NULL, true, out);
 	return err;
 }
@@ -330,6 +482,8 @@ static int resolve_map(struct symbolizer *s, const struct proc_maps *maps, const
 	if (err) {
 		if (err == -ESTALE)
 			*status = LS_SYM_FILE_CHANGED;
+		else if (err == -EAGAIN || err == -EFBIG || err == -ENOMEM)
+			*status = LS_SYM_SKIPPED;
 		return err;
 	}
 	e->used = ++s->tick;
@@ -397,6 +551,28 @@ static const struct proc_map *with_build_id(const struct proc_maps *maps, const 
 	return m;
 }
 
+/*
+ * ef's data symbols are read at the first data address: charge what they
+ * take, or drop them when they do not fit.  False: ef gives no data names.
+ */
+static bool data_symbols_fit(struct symbolizer *s, struct elf_file *ef)
+{
+	struct ls_sym probe;
+	size_t before = elf_file__cost(ef), after;
+	size_t i;
+
+	elf_file__find_data(ef, 0, &probe);
+	after = elf_file__cost(ef);
+	if (after <= before)
+		return true;
+	for (i = 0; i < s->n && s->ents[i].ef != ef; i++)
+		;
+	if (i < s->n && !cache__charge(s, &s->ents[i], after - before))
+		return true;
+	elf_file__drop_data(ef);
+	return false;
+}
+
 int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
 		     struct ls_sym *out)
 {
@@ -422,7 +598,10 @@ int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 a
 		out->status = (__u8)status;
 		return 0;
 	}
-	elf_file__find_data(info.elf, addr - info.bias, out);
+	if (data_symbols_fit(s, info.elf))
+		elf_file__find_data(info.elf, addr - info.bias, out);
+	else
+		ls_sym__unknown(out, LS_SYM_SKIPPED);
 	out->module = fm->path;
 	out->module_off = addr - fm->start + fm->pgoff;
 	return 0;

@@ -13,6 +13,8 @@
  *							           (elf_file.c)
  *	symbolizer	the facade: a lazily loaded ksyms and a bounded cache of
  *			elf_files keyed by (build-id, path)       (symbolizer.c)
+ *	sym_budget	the bytes every cache of parsed files may hold and
+ *			read per second                           (common.c)
  *
  * Pure C and libelf: no libbpf, no global state, no printing.  Functions
  * return 0 or a negative errno.  Nothing here is thread-safe: one
@@ -39,7 +41,14 @@
  *    copies of one build apart (their debug links may differ).  The cache
  *    is bounded (SYMBOLIZER_MAX_FILES open files, least recently used
  *    first out) because each entry keeps a file descriptor open for the
- *    unwinder.
+ *    unwinder, and by the bytes it holds (struct sym_budget).
+ *
+ *  - A traced process owns the files it maps: it can shrink one (a mapping
+ *    of it then faults, SIGBUS), rewrite it while it is read, touch it
+ *    forever, or give it a symbol table of millions.  So a file is never
+ *    mapped, only read whole into private memory within the budget, and
+ *    checked for changes while it was read (no names then, never wrong
+ *    ones); a file that changes between asks is read ever more rarely.
  *
  *  - /proc/<pid>/maps is read outside the hot path, once per process that
  *    shows up in a stall record, and kept as text.  Reading it takes the
@@ -64,6 +73,7 @@ enum ls_sym_status {
 	LS_SYM_NO_MAPPING = 2,	/* no mapping, or no kallsyms, covers the address */
 	LS_SYM_NO_FILE = 3,	/* anonymous, [vdso], or the file cannot be read */
 	LS_SYM_FILE_CHANGED = 4,	/* the file is not the one that was mapped */
+	LS_SYM_SKIPPED = 5,	/* not read: over the memory budget or the read rate, or changing */
 };
 
 /*
@@ -248,6 +258,37 @@ int proc_maps__set_build_id(struct proc_maps *maps, size_t i, const __u8 *id, si
 /* A mapping of a file on disk (path starts with '/'), not [vdso] or anonymous. */
 bool proc_map__is_file(const struct proc_map *m);
 
+/* ---- The memory budget --------------------------------------------------- */
+
+#define SYM_BUDGET_DEFAULT	(64u << 20)	/* bytes, for every cache of parsed files */
+#define SYM_BUDGET_MIN		(1u << 20)
+
+/*
+ * One budget, in bytes, for the parsed files the symbolizer and the
+ * unwinder keep (a private copy of each file, its symbol tables, unwind
+ * tables): a file is read only when it fits, after the cache that wants
+ * it has let go of its least recently used ones; a file larger than half
+ * the budget is never read.  The same budget bounds the bytes of files
+ * read per second (a CPU bound on the thread that names): past it, names
+ * are left out and counted, not waited for.  Owned by whoever makes the
+ * caches (they only point at it); not thread-safe.
+ */
+struct sym_budget {
+	size_t limit;		/* bytes: SYM_BUDGET_DEFAULT when 0 */
+	size_t used;
+	__u64 (*now_ns)(void);	/* the clock of the read rate: ls_now_ns when NULL */
+	__u64 window_ns;	/* the second files are being read in */
+	size_t window_bytes;	/* read in it */
+	/* files not read, for people to be told */
+	__u64 too_big;		/* larger than the budget allows */
+	__u64 over_rate;	/* the second's reading was spent: left for later */
+	__u64 churning;		/* changed since the last ask, again: not read this time */
+	__u64 changed;		/* changed while being read: no names rather than wrong ones */
+};
+
+/* The budget's limit, its default filled in. */
+size_t sym_budget__limit(const struct sym_budget *b);
+
 /* ---- ELF files ----------------------------------------------------------- */
 
 #define ELF_FILE_MAX_SYMS	(8u << 20)	/* function symbols kept per file, at most */
@@ -322,11 +363,14 @@ const char *elf_file__sym_source(const struct elf_file *ef);
 /* ---- The facade ---------------------------------------------------------- */
 
 #define SYMBOLIZER_MAX_FILES	64	/* elf_files cached (open fds), default */
+#define SYMBOLIZER_CHURN_PATHS	64	/* paths whose changes between asks are followed */
+#define SYMBOLIZER_CHURN_MAX_SHIFT	10	/* a churning file is read once in 2^10 asks at least */
 
 struct symbolizer_opts {
 	const char *kallsyms;	/* NULL: /proc/kallsyms */
 	const char *debug_root;	/* NULL: /usr/lib/debug */
 	unsigned int max_files;	/* 0: SYMBOLIZER_MAX_FILES */
+	struct sym_budget *budget;	/* shared, outlives the symbolizer; NULL: one of its own */
 };
 
 struct symbolizer;

@@ -14,9 +14,10 @@
  *  - unwind tables built here (see uw_tab_kind), at synthetic addresses.
  * Nothing else is readable: an unwind that needs more stops, and says why.
  *
- * Files are mapped by libelf: one truncated in place while it is being read
- * would fault (SIGBUS), as it would for perf.  Package managers replace
- * files by rename, which leaves the mapped inode whole.
+ * Files are read whole into private memory (sym_read_file), never mapped:
+ * a traced process may shrink or rewrite a file it maps, and a mapping of
+ * it would fault (SIGBUS).  What the copies and tables take is charged to
+ * a memory budget shared with the symbolizer (unwinder__set_budget).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "symbols/internal.h"
 #include "symbols/unwind.h"
 #include "util.h"
 
@@ -107,8 +109,9 @@ struct uw_file {
 	struct timespec mtime;
 	int err;		/* < 0: not usable at all (cannot open, not x86-64 ELF) */
 	Elf *elf;
-	const __u8 *image;	/* the whole file, mapped by libelf */
+	__u8 *image;		/* the whole file, read into memory of our own */
 	size_t image_size;
+	size_t charged;		/* to the budget: the image and synth */
 	struct uw_seg segs[UW_SEGS_MAX];
 	unsigned int nr_segs;
 	__u64 text_lo, text_hi;	/* link-time span of the executable segments */
@@ -122,6 +125,7 @@ struct uw_file {
 
 struct unwinder {
 	unw_addr_space_t as;
+	struct sym_budget *budget;	/* NULL: none */
 	struct uw_file *files;
 	unsigned int max_files;
 	__u64 clock;
@@ -157,10 +161,12 @@ struct uw_ctx {
 
 /* ---- the file cache ---- */
 
-static void uw_file_release(struct uw_file *f)
+static void uw_file_release(struct unwinder *u, struct uw_file *f)
 {
 	if (f->elf)
 		elf_end(f->elf);
+	sym_budget__release(u->budget, f->charged);
+	free(f->image);
 	free(f->synth);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
@@ -714,14 +720,45 @@ static int uw_parse_phdrs(struct uw_file *f)
 }
 
 /*
+ * Charge f's bytes to the budget, letting go of the least recently used
+ * files no unwind in progress uses; -ENOMEM when they do not fit even so.
+ */
+static int uw_file_charge(struct unwinder *u, struct uw_file *f)
+{
+	size_t cost = f->image_size + f->synth_len;
+	struct uw_file *victim;
+	unsigned int i;
+
+	while (sym_budget__charge(u->budget, cost)) {
+		victim = NULL;
+		for (i = 0; i < u->max_files; i++) {
+			struct uw_file *c = &u->files[i];
+
+			if (c != f && c->path && c->charged && c->checked != u->gen &&
+			    (!victim || c->last_use < victim->last_use))
+				victim = c;
+		}
+		if (!victim) {
+			u->budget->too_big++;
+			return -ENOMEM;
+		}
+		uw_file_release(u, victim);
+	}
+	f->charged = u->budget ? cost : 0;
+	return 0;
+}
+
+/*
  * Fill a free slot from path; on failure the slot keeps the error (a
  * negative cache entry).  The path is the traced process's to change: it
  * is opened without blocking or following a link, and only as the file
  * that is mapped (want's device and inode), never another one put there.
  */
-static void uw_file_load(struct uw_file *f, const char *path, const struct unwind_map *want)
+static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path,
+			 const struct unwind_map *want)
 {
 	struct stat st;
+	void *image;
 	int fd, err = 0;
 
 	f->path = strdup(path);
@@ -743,22 +780,20 @@ static void uw_file_load(struct uw_file *f, const char *path, const struct unwin
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
-	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf) {
-		err = -ENOEXEC;
+	err = sym_read_file(fd, u->budget, SIZE_MAX, &image, &f->image_size);
+	if (err)
 		goto cleanup;
-	}
-	f->image = (const __u8 *)elf_rawfile(f->elf, &f->image_size);
-	if (!f->image) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
-	err = uw_parse_phdrs(f);
-	/* libelf has the file mapped: the descriptor can go. */
-	elf_cntl(f->elf, ELF_C_FDDONE);
+	f->image = image;
+	f->elf = elf_memory(image, f->image_size);
+	err = f->elf ? uw_parse_phdrs(f) : -ENOEXEC;
+	if (!err)
+		err = uw_file_charge(u, f);
 cleanup:
 	if (fd >= 0)
 		close(fd);
+	/* no room or no time this once: not the file's fault, read it again next time */
+	if (err == -EAGAIN || err == -ENOMEM || err == -ESTALE)
+		f->size = -1;
 	f->err = err;
 }
 
@@ -789,7 +824,7 @@ static int uw_file_get(struct unwinder *u, const struct unwind_map *map, struct 
 
 		if (stat(map->path, &st) || !uw_same_file(f, &st) ||
 		    (map->ino && (map->ino != (__u64)f->ino || map->dev != (__u64)f->dev))) {
-			uw_file_release(f);
+			uw_file_release(u, f);
 			victim = f;
 			f = NULL;
 		}
@@ -798,9 +833,9 @@ static int uw_file_get(struct unwinder *u, const struct unwind_map *map, struct 
 		if (!victim)
 			return -ENOENT;	/* every slot serves this very unwind */
 		if (victim->path)
-			uw_file_release(victim);
+			uw_file_release(u, victim);
 		f = victim;
-		uw_file_load(f, map->path, map);
+		uw_file_load(u, f, map->path, map);
 		if (!f->path)
 			return -ENOMEM;
 	}
@@ -1126,6 +1161,11 @@ struct unwinder *unwinder__new(unsigned int max_files)
 	return u;
 }
 
+void unwinder__set_budget(struct unwinder *u, struct sym_budget *b)
+{
+	u->budget = b;
+}
+
 void unwinder__free(struct unwinder *u)
 {
 	unsigned int i;
@@ -1134,7 +1174,7 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (i = 0; u->files && i < u->max_files; i++)
 		if (u->files[i].path)
-			uw_file_release(&u->files[i]);
+			uw_file_release(u, &u->files[i]);
 	free(u->files);
 	if (u->as)
 		unw_destroy_addr_space(u->as);

@@ -19,8 +19,10 @@
  * Which file is mapped where is not this module's business: the caller
  * answers through a find_map callback (from /proc/<pid>/maps captured while
  * the process lived, or from a recording), so the unwinder works the same
- * live and postmortem.  Parsed files are cached per path, a bounded number
- * of them, and revalidated (device, inode, size, mtime) once per unwind.
+ * live and postmortem.  Parsed files are read into private memory (never
+ * mapped: the traced process may shrink them), cached per path, a bounded
+ * number of them within a memory budget, and revalidated (device, inode,
+ * size, mtime) once per unwind.
  * An unwinder is for one thread at a time.
  *
  * Frames are addresses: ips[0] is the exact ip of the record, every later
@@ -87,6 +89,12 @@ struct unwind_result {
 /* A cache of up to max_files parsed ELF files (0: a default of 64); NULL on ENOMEM. */
 struct unwinder *unwinder__new(unsigned int max_files);
 void unwinder__free(struct unwinder *u);
+/*
+ * Charge the files it reads to b (see struct sym_budget), before the first
+ * unwind; b outlives u.  Without one, a file is read whatever its size.
+ */
+struct sym_budget;
+void unwinder__set_budget(struct unwinder *u, struct sym_budget *b);
 
 /*
  * Unwind rec's register set and stack copy with DWARF CFI.  rec_len is the

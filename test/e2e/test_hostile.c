@@ -229,12 +229,21 @@ static bool thread_sched(pid_t pid, const char *tid, unsigned int *policy, unsig
 	return f && sscanf(f + 1, "%u %u", prio, policy) == 2;
 }
 
-/* Every thread of the running lockstall at SCHED_FIFO 7 (ctx: how many were seen). */
-static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
+/* The scheduling lockstall's threads must have: its main thread's, the others'. */
+struct sched_want {
+	unsigned int main_policy, main_prio;
+	unsigned int other_policy, other_prio;
+	unsigned int seen;	/* threads read */
+};
+
+/* Every thread of the running lockstall as ctx (struct sched_want) wants. */
+static void threads_sched(struct e2e_watch *run, void *ctx)
 {
-	unsigned int policy, prio, *seen = ctx;
+	struct sched_want *want = ctx;
+	unsigned int policy, prio;
 	char path[64];
 	struct dirent *d;
+	bool is_main;
 	DIR *dir_;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)run->lockstall.pid);
@@ -243,9 +252,12 @@ static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
 	while ((d = readdir(dir_))) {
 		if (d->d_name[0] == '.' || !thread_sched(run->lockstall.pid, d->d_name, &policy, &prio))
 			continue;
-		cr_assert_eq(policy, SCHED_FIFO, "thread %s has policy %u", d->d_name, policy);
-		cr_assert_eq(prio, 7, "thread %s has priority %u", d->d_name, prio);
-		(*seen)++;
+		is_main = atoi(d->d_name) == run->lockstall.pid;
+		cr_assert_eq(policy, is_main ? want->main_policy : want->other_policy,
+			     "thread %s has policy %u", d->d_name, policy);
+		cr_assert_eq(prio, is_main ? want->main_prio : want->other_prio,
+			     "thread %s has priority %u", d->d_name, prio);
+		want->seen++;
 	}
 	closedir(dir_);
 }
@@ -260,14 +272,35 @@ static void all_threads_fifo_7(struct e2e_watch *run, void *ctx)
 Test(hostile, rt_priority_runs_every_thread_at_sched_fifo)
 {
 	const char *const watch_args[] = { "--rt-priority", "7", NULL };
-	unsigned int seen = 0;
-	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = all_threads_fifo_7,
-				    .ctx = &seen };
+	struct sched_want want = { SCHED_FIFO, 7, SCHED_FIFO, 7, 0 };
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = threads_sched,
+				    .ctx = &want };
 
 	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
-	cr_assert_gt(seen, 0, "no thread of lockstall was read");
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
 	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
 	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+}
+
+/*
+ * By default the thread that reads the ring runs at SCHED_FIFO 1, above
+ * normal tasks and below real-time ones; the threads it starts run as
+ * started.  --rt-priority 0: all as started.
+ */
+Test(hostile, rt_priority_default_is_the_reader_only)
+{
+	struct sched_want want = { SCHED_FIFO, 1, SCHED_OTHER, 0, 0 };
+	const char *const none[] = { "--rt-priority", "0", NULL };
+	struct e2e_watch_opts o = { .before_stop = threads_sched, .ctx = &want };
+
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
+	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
+	e2e_watch__release(&w);
+	want = (struct sched_want){ SCHED_OTHER, 0, SCHED_OTHER, 0, 0 };
+	o.watch_args = none;
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
 }
 
 /* Occurrences of needle in hay. */
@@ -386,4 +419,159 @@ Test(hostile, signal_during_a_blocked_write)
 	cr_assert(!memcmp(got, want, want_len), "report's output differs from %s", golden);
 	free(want);
 	free(got);
+}
+
+/* sig has a handler in pid (SigCgt): sent before that, it would kill. */
+static bool signal_caught(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask;
+	bool caught = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1 && (mask & (1ULL << (sig - 1))))
+			caught = true;
+	fclose(f);
+	return caught;
+}
+
+/* A child that sends pid SIGHUP every 200 us until it is killed: a reload storm. */
+static pid_t reload_storm(pid_t pid)
+{
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (!child) {
+		while (!kill(pid, SIGHUP))
+			usleep(200);
+		_exit(0);
+	}
+	return child;
+}
+
+/*
+ * Reloads (SIGHUP, systemctl reload) while the programs load: the verifier
+ * gives up on a load with a signal pending, and that EAGAIN was taken for a
+ * backend this kernel cannot run.  lockstall must start tracing all the same.
+ */
+Test(hostile, reload_storm_during_start_up)
+{
+	const char *bin = e2e_require(true);
+	char *argv[] = { (char *)bin, "watch", "--json", "-t", E2E_THRESHOLD, NULL };
+	pid_t storm;
+	int i;
+
+	cr_assert_eq(e2e_proc__spawn(&p, "lockstall", argv), 0);
+	for (i = 0; i < 10000000 && !signal_caught(p.pid, SIGHUP) && !e2e_proc__done(&p); i++)
+		sched_yield();
+	cr_assert(signal_caught(p.pid, SIGHUP), "lockstall never caught SIGHUP");
+	storm = reload_storm(p.pid);
+	wait_err(&p, "lockstall: tracing");
+	kill(storm, SIGKILL);
+	waitpid(storm, NULL, 0);
+	cr_assert_null(strstr(p.err.data, "does not work on this kernel"), "stderr:\n%s", p.err.data);
+	cr_assert_null(strstr(p.err.data, "without"), "a feature was dropped; stderr:\n%s", p.err.data);
+	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
+}
+
+/*
+ * The futex stalls on memfd_elf's lock: each names it by its symbol or not
+ * at all, never anything else; how many named.
+ */
+static size_t memfd_lock_stalls(const struct e2e_watch *run, size_t *named)
+{
+	const json_t *st, *lock, *name;
+	size_t i, n = 0;
+
+	*named = 0;
+	json_array_foreach(run->stalls, i, st) {
+		lock = json_object_get(st, "lock_id");
+		if (!lock || strcmp(e2e_str(lock, "addr"), e2e_str(run->truth, "lock")))
+			continue;
+		n++;
+		name = json_object_get(lock, "name");
+		if (!json_is_string(name))
+			continue;
+		cr_assert_str_eq(json_string_value(name), e2e_str(run->truth, "lock_name"),
+				 "a wrong name for the lock");
+		(*named)++;
+	}
+	return n;
+}
+
+/* The control: the copy left alone, its lock is named. */
+Test(hostile, memfd_elf_named_when_still)
+{
+	const char *const args[] = { "-d", "4", "--still", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	size_t named;
+
+	e2e_watch__run_with(&w, "memfd_elf", args, watch_args);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_assert_gt(named, 0, "the lock of a file left alone was never named");
+}
+
+/*
+ * A user's process maps a memfd copy of an ELF file, waits on a futex in
+ * it, and truncates and rewrites the copy without pause.  lockstall names
+ * the futex from the copy's symbol table: read through a mapping, the
+ * table faulted (SIGBUS) and watch died within seconds.  It must trace on,
+ * and name the lock rightly or not at all.
+ */
+Test(hostile, memfd_elf_shrunk_under_a_futex)
+{
+	const char *const args[] = { "-d", "4", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	size_t named;
+
+	e2e_watch__run_with(&w, "memfd_elf", args, watch_args);
+	cr_assert_eq(e2e_int(w.truth, "uid"), 65534);
+	cr_assert_gt(e2e_int(w.truth, "rewrites"), 0, "the workload rewrote nothing");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_log_info("%zu stalls on the lock named", named);
+}
+
+/* lockstall's peak resident memory (VmHWM), in kB, while it still runs. */
+static void peak_rss(struct e2e_watch *run, void *ctx)
+{
+	char path[64], line[256];
+	unsigned long long *kb = ctx;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)run->lockstall.pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "VmHWM: %llu kB", kb);
+	fclose(f);
+}
+
+/*
+ * The same futex in a copy with a large symbol table (half a million more
+ * data symbols, a 12 MB file), whose mtime changes every millisecond: a
+ * cache keyed by stat read it again for every stall, and kept each copy,
+ * hundreds of megabytes in seconds.  lockstall stays within its symbol
+ * memory (the default, 64M) and its bytes read per second, and traces on.
+ */
+Test(hostile, memfd_elf_touched_large_symtab)
+{
+	const char *const args[] = { "-d", "4", "--touch", "--symbols", "500000", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", NULL };
+	unsigned long long kb = 0;
+	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = peak_rss, .ctx = &kb };
+	size_t named;
+
+	e2e_watch__run_opts(&w, "memfd_elf", args, &o);
+	cr_assert_gt(e2e_int(w.truth, "rewrites"), 0, "the workload touched nothing");
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	cr_assert_gt(memfd_lock_stalls(&w, &named), 0, "no stall on the memfd's lock");
+	cr_log_info("peak RSS %llu kB; %zu stalls on the lock named", kb, named);
+	/* the budget, and room for everything else lockstall holds */
+	cr_assert_lt(kb, 160ull << 10, "peak RSS %llu kB", kb);
 }

@@ -153,7 +153,7 @@ static void named_mutex(const char *where)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", where, NULL };
 
-	e2e_watch__run(&w, "pthread_mutex", args);
+	e2e_watch__run_with(&w, "pthread_mutex", args, e2e_futexes);
 	cr_assert(json_is_string(json_object_get(w.truth, "mutex_name")), "no name in the truth");
 	cr_assert_not_null(victim_stall(e2e_int(w.truth, "victim_tid")),
 			   "no futex stall of the victim (tid %lld)", e2e_int(w.truth, "victim_tid"));
@@ -175,7 +175,7 @@ static void mutex_inversion(void)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 
-	e2e_watch__run(&w, "pthread_mutex", args);
+	e2e_watch__run_with(&w, "pthread_mutex", args, e2e_futexes);
 	check_inversion("mutex", "pthread_owner");
 }
 
@@ -193,7 +193,8 @@ Test(locks, slo_rule_selects_the_lock_kind, .fini = teardown, .timeout = 180)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", NULL };
 	const char *const watch[] = { "--slo", "lock=mmap_lock wait>=5ms every=1ns", "--slo",
-				      "lock=futex comm=wl-victim wait>=5ms every=1ns", NULL };
+				      "lock=futex comm=wl-victim wait>=5ms every=1ns", "--locks", "all",
+				      NULL };
 	const json_t *v, *st;
 	size_t i, n = 0;
 
@@ -226,7 +227,7 @@ Test(locks, futex_waits_in_histograms, .fini = teardown, .timeout = 180)
 	const json_t *h;
 	int top;
 
-	e2e_watch__run(&w, "pthread_mutex", args);
+	e2e_watch__run_with(&w, "pthread_mutex", args, e2e_futexes);
 	worst = e2e_int(w.truth, "worst_ns");
 	over = e2e_int(w.truth, "over_5ms");
 	cr_assert_geq(worst, 100000000, "the victim never waited 100 ms: nothing was checked");
@@ -266,7 +267,7 @@ static void rwlock_inversion(bool write)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", write ? "--write" : NULL, NULL };
 
-	e2e_watch__run(&w, "pthread_rwlock", args);
+	e2e_watch__run_with(&w, "pthread_rwlock", args, e2e_futexes);
 	check_inversion("rwlock", "rwlock_writer");
 	cr_assert_str_eq(e2e_str(w.truth, "mode"), write ? "write" : "read");
 	check_rwlock_mode();
@@ -296,7 +297,7 @@ Test(locks, pthread_rwlock_writer_behind_reader, .fini = teardown, .timeout = 18
 	json_int_t worst;
 	size_t i;
 
-	e2e_watch__run(&w, "pthread_rwlock", args);
+	e2e_watch__run_with(&w, "pthread_rwlock", args, e2e_futexes);
 	cr_assert_str_eq(e2e_str(w.truth, "holder_mode"), "read");
 	worst = e2e_int(w.truth, "worst_ns");
 	cr_assert_geq(worst, 100000000, "the victim never waited 100 ms: nothing was checked");
@@ -325,7 +326,7 @@ Test(locks, futex_event_with_rwlock_value_is_no_stall, .fini = teardown, .timeou
 	const char *const args[] = { "-d", "2", "-u", "100", "--event", NULL };
 	const json_t *st;
 
-	e2e_watch__run(&w, "pthread_rwlock", args);
+	e2e_watch__run_with(&w, "pthread_rwlock", args, e2e_futexes);
 	cr_assert_geq(e2e_int(w.truth, "worst_ns"), 100000000,
 		      "the victim never waited 100 ms: nothing was checked");
 	st = victim_stall(e2e_int(w.truth, "victim_tid"));
@@ -366,7 +367,7 @@ static const json_t *pi_stall_holder(const json_t *st)
 static void pi_no_inversion(void)
 {
 	const char *const args[] = { "-d", "2", "--pi", NULL };
-	const char *const watch_args[] = { "-t", "200us", NULL };
+	const char *const watch_args[] = { "-t", "200us", "--locks", "all", NULL };
 	json_int_t victim;
 	const json_t *st, *h;
 	size_t i, seen = 0;
@@ -402,7 +403,7 @@ static void pi_no_inversion(void)
 Test(locks, pi_owner_asleep_is_not_boosted_in_time, .fini = teardown, .timeout = 180)
 {
 	const char *const args[] = { "-d", "2", "--pi", "--sleep-under", "10", NULL };
-	const char *const watch_args[] = { "-t", "1ms", NULL };
+	const char *const watch_args[] = { "-t", "1ms", "--locks", "all", NULL };
 	json_int_t victim;
 	const json_t *st, *h;
 	size_t i, seen = 0;
@@ -439,7 +440,7 @@ Test(locks, futex_waitv_wait_names_no_owner, .fini = teardown, .timeout = 180)
 	json_int_t victim, waited;
 	size_t i, j, seen = 0;
 
-	e2e_watch__run(&w, "futex_waitv", NULL);
+	e2e_watch__run_with(&w, "futex_waitv", NULL, e2e_futexes);
 	victim = e2e_int(w.truth, "victim_tid");
 	json_array_foreach(w.stalls, i, st) {
 		if (!victim_user_lock_stall(st, victim))
@@ -482,7 +483,7 @@ Test(locks, futex2_wait_names_the_releaser, .fini = teardown, .timeout = 180)
 	json_int_t worst;
 
 	e2e_need_futex2();
-	e2e_watch__run(&w, "futex2_mutex", args);
+	e2e_watch__run_with(&w, "futex2_mutex", args, e2e_futexes);
 	st = victim_stall(e2e_int(w.truth, "victim_tid"));
 	cr_assert_not_null(st, "no futex stall of the victim (tid %lld)",
 			   e2e_int(w.truth, "victim_tid"));
@@ -520,7 +521,7 @@ static void ab_ba_deadlock(void)
 	json_int_t a, b, waiter, other;
 	size_t i, n = 0;
 
-	e2e_watch__run(&w, "ab_ba", args);
+	e2e_watch__run_with(&w, "ab_ba", args, e2e_futexes);
 	a = e2e_int(w.truth, "tid_a");
 	b = e2e_int(w.truth, "tid_b");
 	json_array_foreach(w.stalls, i, st) {
@@ -583,7 +584,7 @@ Test(locks, mutex_named_in_a_report, .fini = teardown, .timeout = 180)
 {
 	const char *const args[] = { "-d", "2", "-u", "100", "--in-struct", NULL };
 	char file[128];
-	const char *const watch_args[] = { "-o", file, NULL };
+	const char *const watch_args[] = { "-o", file, "--locks", "all", NULL };
 	const char *const report[] = { "report", file, "--format", "json", NULL };
 	json_t *stalls;
 

@@ -58,7 +58,7 @@ Test(prior, ab_ba_deadlock_before_tracing, .fini = teardown, .timeout = 240)
 	size_t n = 0;
 
 	e2e_watch__run_after(&w, "ab_ba", args, "\"both_wait\":true",
-			     "\"verdict\":\"deadlock\"", 0, NULL);
+			     "\"verdict\":\"deadlock\"", 0, e2e_futexes);
 	a = e2e_int(w.truth, "tid_a");
 	b = e2e_int(w.truth, "tid_b");
 	n = lines_of(w.stalls, a, "verdict", "deadlock", &found) +
@@ -93,7 +93,7 @@ Test(prior, mutex_inversion_victim_waiting_before_tracing, .fini = teardown, .ti
 	size_t n;
 
 	e2e_watch__run_after(&w, "pthread_mutex", args, "\"victim_waits\":true",
-			     "\"began_before_tracing\":true", 0, NULL);
+			     "\"began_before_tracing\":true", 0, e2e_futexes);
 	victim = e2e_int(w.truth, "victim_tid");
 	n = lines_of(w.pending, victim, NULL, NULL, &rep);
 	cr_assert_geq(n, 1, "no pending report of the victim %lld", victim);
@@ -123,8 +123,10 @@ static const json_t *wait_that_ends(const char *workload, const char *const args
 	json_int_t victim;
 	size_t n;
 
+	/* a kernel mutex's wait needs no futexes, which are off by default here and there */
 	e2e_watch__run_after(&w, workload, args, "\"victim_waits\":true",
-			     "\"began_before_tracing\":true", SIGUSR1, NULL);
+			     "\"began_before_tracing\":true", SIGUSR1,
+			     strcmp(kind, "mutex") ? e2e_futexes : NULL);
 	victim = e2e_int(w.truth, "victim_tid");
 	/*
 	 * Its waits on other locks are no matter: on PREEMPT_RT the futex

@@ -6,6 +6,7 @@
  * writes a file report reads; and the command line refuses what it must
  * (usage errors exit 2, runtime errors 1) without touching existing files.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -113,6 +114,18 @@ Test(record, report_with_metrics_prints_what_watch_printed)
 		  "report differs from what watch printed");
 }
 
+/* The first bytes of path are magic: the file's format. */
+static void assert_starts_with(const char *path, const void *magic, size_t len)
+{
+	unsigned char buf[8] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(read(fd, buf, len), (ssize_t)len);
+	close(fd);
+	cr_assert_eq(memcmp(buf, magic, len), 0, "%s: not the expected format", path);
+}
+
 Test(record, record_then_report)
 {
 	char file[128];
@@ -131,6 +144,8 @@ Test(record, record_then_report)
 	cr_assert(e2e_buf__line_with_prefix(&p.err, "lockstall: recorded "), "stderr:\n%s",
 		  p.err.data);
 	e2e_proc__release(&p);
+	/* zstd by default */
+	assert_starts_with(file, "\x28\xb5\x2f\xfd", 4);
 
 	e2e_run_cli(&p, rep);
 	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
@@ -143,6 +158,24 @@ Test(record, record_then_report)
 	e2e_run_cli(&p, rep_low);
 	cr_assert_eq(e2e_proc__exit_code(&p), 2, "stderr:\n%s", p.err.data);
 	cr_assert(strstr(p.err.data, "below the recording's 1ms"), "%s", p.err.data);
+}
+
+/* --compress=none: the raw format, which report reads as well. */
+Test(record, compress_none_writes_raw)
+{
+	char file[128];
+	const char *const rec[] = { "record", "-o", in_dir(file, sizeof(file), "raw.lst"), "-d",
+				    "500ms", "--no-cmdline", "--compress=none", NULL };
+	const char *const rep[] = { "report", file, NULL };
+
+	e2e_require(true);
+	e2e_run_cli(&p, rec);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "record: stderr:\n%s", p.err.data);
+	e2e_proc__release(&p);
+	assert_starts_with(file, "LOCKSTAL", 8);
+	e2e_run_cli(&p, rep);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	cr_assert(strstr(p.out.data, "stalls"), "no summary:\n%s", p.out.data);
 }
 
 TestSuite(record_cli, .init = setup, .fini = teardown, .timeout = 30);

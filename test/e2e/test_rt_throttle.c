@@ -181,14 +181,15 @@ static void check_not_rt_throttled(json_int_t victim_pid)
 }
 
 /* Run workload (args) with the RT budget lowered; false: this kernel does not RT-throttle. */
-static bool run_lowered(const char *workload, const char *const args[], const char *name)
+static bool run_lowered(const char *workload, const char *const args[], const char *name,
+			const char *const watch_args[])
 {
 	e2e_require(true);
 	if (!access(RT_GROUP_RUNTIME, W_OK))
 		rt_budget_lower(RT_GROUP_RUNTIME);
 	else
 		rt_budget_lower(RT_SYSCTL_RUNTIME);
-	e2e_watch__run(&w, workload, args);
+	e2e_watch__run_with(&w, workload, args, watch_args);
 	cr_assert_str_eq(e2e_str(w.truth, "workload"), name);
 	cr_assert_str_eq(e2e_str(w.truth, "victim_policy"), "fifo");
 	if (kernel_throttles_rt())
@@ -205,7 +206,7 @@ Test(rt_throttle, holder_of_a_mutex, .fini = teardown, .timeout = 180)
 {
 	const char *args[] = { "-d", "4", NULL };
 
-	if (!run_lowered("rt_holder", args, "rt_holder"))
+	if (!run_lowered("rt_holder", args, "rt_holder", e2e_futexes))
 		return;
 	if (strstr(w.lockstall.err.data, "futex waits are not traced"))
 		cr_skip_test("lockstall follows no futex owner here (before 6.2): "
@@ -228,7 +229,7 @@ Test(rt_throttle, reader_of_mmap_lock, .fini = teardown, .timeout = 300)
 {
 	const char *args[] = { "--rt", "-d", "3", "-u", "180", NULL };
 
-	if (!run_lowered("proc_reader", args, "rt_throttled"))
+	if (!run_lowered("proc_reader", args, "rt_throttled", NULL))
 		return;
 	cr_assert_gt(e2e_int(w.truth, "slow_reads"), 0,
 		     "the reader was never throttled in a read: nothing was tested");

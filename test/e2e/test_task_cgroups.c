@@ -174,7 +174,9 @@ static void check_holder_rules(void)
 static void run_split(const char *workload, const char *const wl_args[])
 {
 	char holder_rule[320], hog_rule[320];
-	const char *const watch_args[] = { "-o", rec, "--slo", holder_rule, "--slo", hog_rule, NULL };
+	/* --locks all: pthread_mutex's owner is a futex's */
+	const char *const watch_args[] = { "-o", rec, "--slo", holder_rule, "--slo", hog_rule,
+					   "--locks", "all", NULL };
 	const char *args[16];
 	size_t n;
 

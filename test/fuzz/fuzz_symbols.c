@@ -2,15 +2,21 @@
 /*
  * libFuzzer target: any bytes as /proc/<pid>/maps text and as kallsyms
  * text (recordings carry the first; a file given with --kallsyms the
- * second), then lookups around every address that parsed.  It must never
- * crash, hang, read out of bounds or return a mapping or symbol that does
- * not contain the address asked for.
+ * second), then lookups around every address that parsed; and, when they
+ * start as an ELF file does, as a traced process's ELF file (in a memfd),
+ * read and asked for function and data symbols.  It must never crash,
+ * hang, read out of bounds or return a mapping or symbol that does not
+ * contain the address asked for.
  *
  *	make fuzz-symbols       a few minutes
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "symbols/internal.h"
 #include "symbols/symbols.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,9 +71,51 @@ static void fuzz_ksyms(const char *text, size_t len)
 	ksyms__free(ks);
 }
 
+/* A symbol found must hold the address: its offset within what was asked. */
+static void check_found(int err, const struct ls_sym *sym, __u64 addr)
+{
+	if (!err && (!sym->resolved || !sym->name || sym->off > addr))
+		abort();
+	if (err && sym->resolved)
+		abort();
+}
+
+static void fuzz_elf(const uint8_t *data, size_t size)
+{
+	struct sym_budget b = { .limit = SYM_BUDGET_MIN };
+	struct elf_file *ef;
+	struct ls_sym sym;
+	char path[64];
+	__u64 addrs[4];
+	size_t i;
+	int fd;
+
+	if (size < 4 || memcmp(data, "\x7f" "ELF", 4))
+		return;
+	fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size)
+		goto cleanup;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (elf_file__open_with(&ef, path, "/nonexistent", &b))
+		goto cleanup;
+	memset(addrs, 0, sizeof(addrs));
+	memcpy(addrs, data + size - (size < sizeof(addrs) ? size : sizeof(addrs)),
+	       size < sizeof(addrs) ? size : sizeof(addrs));
+	for (i = 0; i < 4; i++) {
+		check_found(elf_file__find(ef, addrs[i], &sym), &sym, addrs[i]);
+		check_found(elf_file__find_data(ef, addrs[i], &sym), &sym, addrs[i]);
+	}
+	elf_file__free(ef);
+cleanup:
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_maps((const char *)data, size);
 	fuzz_ksyms((const char *)data, size);
+	fuzz_elf(data, size);
 	return 0;
 }

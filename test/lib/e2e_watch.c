@@ -215,6 +215,8 @@ static void watch__stop_on(struct e2e_watch *w, const char *needle, int sig)
 	watch__stop(w, sig);
 }
 
+const char *const e2e_futexes[] = { "--locks", "all", NULL };
+
 /* The command lines: lockstall watch --json with watch_args, and the workload with args. */
 struct watch_argv {
 	char *ls[24];

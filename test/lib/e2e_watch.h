@@ -42,6 +42,12 @@ struct e2e_watch {
  */
 const char *e2e_require(bool need_bpf);
 
+/*
+ * The watch arguments that trace futexes (--locks all): the default leaves
+ * them off where only the syscall tracepoints can trace futex calls.
+ */
+extern const char *const e2e_futexes[];
+
 /* Run $LOCKSTALL_WORKLOADS/workload with args (NULL-terminated) under lockstall. */
 void e2e_watch__run(struct e2e_watch *w, const char *workload, const char *const args[]);
 /* The same with more arguments for lockstall watch (NULL-terminated, at most 16). */

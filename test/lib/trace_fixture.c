@@ -116,15 +116,13 @@ static void name_one(void *ctx, __u32 tgid, const char comm[LS_COMM_LEN])
 	trace_writer__meta(ctx, key, comm, strnlen(comm, LS_COMM_LEN));
 }
 
-int trace_fixture__write(const char *path, const struct stream *s)
-{
-	const struct trace_fixture_meta m = { .host = "golden-host", .realtime_ns = TFX_REALTIME_NS };
+static const struct trace_fixture_meta golden_meta = {
+	.host = "golden-host",
+	.realtime_ns = TFX_REALTIME_NS,
+};
 
-	return trace_fixture__write_as(path, s, &m);
-}
-
-int trace_fixture__write_as(const char *path, const struct stream *s,
-			    const struct trace_fixture_meta *m)
+static int trace_fixture__write_full(const char *path, const struct stream *s, int level,
+				     const struct trace_fixture_meta *m)
 {
 	struct trace_writer *w;
 	size_t off = 0, i;
@@ -134,6 +132,11 @@ int trace_fixture__write_as(const char *path, const struct stream *s,
 	err = trace_writer__create(&w, path, false, stderr);
 	if (err)
 		return err;
+	err = trace_writer__compress(w, level);
+	if (err) {
+		trace_writer__close(w);
+		return err;
+	}
 	trace_writer__meta_str(w, "lockstall.version", "golden");
 	trace_writer__meta_str(w, "host", m->host);
 	if (m->boot_id)
@@ -175,6 +178,23 @@ int trace_fixture__write_as(const char *path, const struct stream *s,
 		return err;
 	}
 	return trace_writer__close(w);
+}
+
+int trace_fixture__write(const char *path, const struct stream *s)
+{
+	/* test/data/golden.lst stays in the raw format: old files must keep reading */
+	return trace_fixture__write_level(path, s, 0);
+}
+
+int trace_fixture__write_level(const char *path, const struct stream *s, int level)
+{
+	return trace_fixture__write_full(path, s, level, &golden_meta);
+}
+
+int trace_fixture__write_as(const char *path, const struct stream *s,
+			    const struct trace_fixture_meta *m)
+{
+	return trace_fixture__write_full(path, s, 0, m);
 }
 
 unsigned char *trace_fixture__slurp(const char *path, size_t *len)

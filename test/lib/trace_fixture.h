@@ -21,8 +21,10 @@
 
 /* Append the golden run's records to s. */
 void trace_fixture__stream(struct stream *s);
-/* Write s as a recording to path (replacing it): 0 or -errno. */
+/* Write s as a raw recording to path (replacing it): 0 or -errno. */
 int trace_fixture__write(const char *path, const struct stream *s);
+/* The same, compressed at a zstd level (0: raw, as trace_fixture__write). */
+int trace_fixture__write_level(const char *path, const struct stream *s, int level);
 
 /* Where and when a recording was made, for the fleet's recordings. */
 struct trace_fixture_meta {

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "cli.h"
+#include "record/trace_file.h"
 #include "util.h"
 
 /*
@@ -65,9 +66,9 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " interval=%llu", (unsigned long long)c->interval_ns);
 	if (c->count)
 		fprintf(f, " count=%llu", (unsigned long long)c->count);
-	if (c->locks != LS_LOCKS_ALL)
+	if (c->locks != (LS_LOCKS_ALL | LS_LOCKS_DEFAULT))
 		fprintf(f, " locks=%u", c->locks);
-	if (c->rt_priority)
+	if (c->rt_priority != LS_DEFAULT_RT_PRIORITY || c->rt_priority_set)
 		fprintf(f, " fifo=%u", c->rt_priority);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
@@ -75,6 +76,8 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " force");
 	if (c->no_cmdline)
 		fprintf(f, " nocmd");
+	if (c->compress_level != LS_TRACE_ZSTD_LEVEL)
+		fprintf(f, " zstd=%d", c->compress_level);
 	if (c->has_from)
 		fprintf(f, " from=%llu", (unsigned long long)c->from_ns);
 	if (c->has_to)
@@ -190,6 +193,20 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --no-cmdline", 2, "--no-cmdline goes with -o FILE", "watch" },
 		{ "watch -o", 2, "option '-o' needs a value", "watch" },
 		{ "watch --output=", 2, "empty file name for --output", "watch" },
+		/* --compress: recordings are zstd at level 3 unless said otherwise */
+		{ "watch -o run.lst --compress=none", 0, "watch o=run.lst zstd=0", "" },
+		{ "watch -o run.lst --compress zstd", 0, "watch o=run.lst", "" },
+		{ "watch -o run.lst --compress=zstd:19", 0, "watch o=run.lst zstd=19", "" },
+		{ "watch --compress=none", 2, "--compress goes with -o FILE or --flight-recorder DIR",
+		  "watch" },
+		{ "record -o r.lst --compress=zstd:1", 0, "record o=r.lst zstd=1", "" },
+		{ "record -o r.lst --compress=zstd:0", 2,
+		  "invalid compression 'zstd:0' for --compress: expected none, zstd or zstd:LEVEL (1 to 19)",
+		  "record" },
+		{ "record -o r.lst --compress=zstd:20", 2, "invalid compression 'zstd:20'", "record" },
+		{ "record -o r.lst --compress=gzip", 2, "invalid compression 'gzip'", "record" },
+		{ "record -o r.lst --compress=zstd:", 2, "invalid compression 'zstd:'", "record" },
+		{ "report r.lst --compress=none", 2, "unknown option '--compress'", "report" },
 		/* record */
 		{ "record -o r.lst", 0, "record o=r.lst", "" },
 		{ "record -o r.lst -d 30s -t 1ms -p 42 --force --no-cmdline -v", 0,
@@ -246,12 +263,12 @@ ParameterizedTestParameters(cli, parse)
 		{ "report r.lst --force", 2, "--force goes with -o FILE", "report" },
 		{ "report r.lst -d 5", 2, "unknown option '-d'", "report" },
 		{ "report r.lst -t 0s", 2, "invalid threshold '0s' for -t", "report" },
-		/* --locks: mmap_lock always; the default is all that can be traced */
+		/* --locks: mmap_lock always; the default is all that can be traced cheaply */
 		{ "watch --locks mmap", 0, "watch locks=1", "" },
 		{ "watch --locks futex", 0, "watch locks=3", "" },
 		{ "watch --locks kernel", 0, "watch locks=5", "" },
-		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record o=r.lst", "" },
-		{ "watch --locks all", 0, "watch", "" },
+		{ "record -o r.lst --locks mmap,futex,kernel", 0, "record locks=7 o=r.lst", "" },
+		{ "watch --locks all", 0, "watch locks=7", "" },
 		{ "watch --locks futex,,", 0, "watch locks=3", "" },
 		{ "watch --locks mutex", 2, "invalid lock list 'mutex' for --locks", "watch" },
 		{ "report r.lst --locks futex", 2, "unknown option '--locks'", "report" },
@@ -259,7 +276,7 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --rt-priority 50", 0, "watch fifo=50", "" },
 		{ "record -o r.lst --rt-priority=1", 0, "record fifo=1 o=r.lst", "" },
 		{ "watch --rt-priority 99", 0, "watch fifo=99", "" },
-		{ "watch --rt-priority 0", 2, "invalid priority '0' for --rt-priority", "watch" },
+		{ "watch --rt-priority 0", 0, "watch fifo=0", "" },
 		{ "watch --rt-priority 100", 2, "invalid priority '100' for --rt-priority", "watch" },
 		{ "watch --rt-priority high", 2, "invalid priority 'high' for --rt-priority", "watch" },
 		{ "report r.lst --rt-priority 5", 2, "unknown option '--rt-priority'", "report" },
@@ -360,7 +377,7 @@ Test(cli, record_and_report_help)
 	char *rec = usage_text(LS_CMD_RECORD), *rep = usage_text(LS_CMD_REPORT);
 	static const char *const rec_must[] = {
 		"Usage: lockstall record -o FILE", "-d, --duration", "-t, --threshold", "--force",
-		"--no-cmdline", "mmap_lock", "Exit status:",
+		"--no-cmdline", "mmap_lock", "--compress MODE", "zstd:LEVEL", "Exit status:",
 	};
 	static const char *const rep_must[] = {
 		"Usage: lockstall report FILE", "--format", "text (default) or json", "--from",

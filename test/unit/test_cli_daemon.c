@@ -32,6 +32,17 @@ Test(cli_daemon, defaults)
 	cr_assert_eq(cfg.flight_keep_ns, 0, "0: the default, 30s");
 	cr_assert_eq(cfg.flight_max_files, 0, "0: the default, 10");
 	cr_assert_null(cfg.metrics_file);
+	cr_assert_eq(cfg.compress_level, 3, "flight recordings are zstd by default");
+}
+
+Test(cli_daemon, flight_recordings_raw)
+{
+	const char *const args[] = { "watch", "--slo", "wait>=1s", "--flight-recorder=d",
+				     "--compress=none", NULL };
+	struct ls_config cfg;
+
+	cr_assert_eq(cli_fixture__parse(&cfg, args), 0, "%s", cli_fixture_err);
+	cr_assert_eq(cfg.compress_level, 0);
 }
 
 static void bad(const char *const args[], const char *what)

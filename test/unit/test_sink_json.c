@@ -412,6 +412,25 @@ Test(sink_json, stall_no_holders)
 	expect_b(l.v[0], "acquired", false);
 	expect_s(l.v[0], "verdict", "unknown");
 	expect_u(l.v[0], "lost_in_window", 12);
+	expect_absent(l.v[0], "unknown_reason");
+	free_lines(&l);
+	free(text);
+}
+
+/* A cycle of waits not known to be a deadlock says why, by its JSON word. */
+Test(sink_json, cycle_in_doubt_says_why)
+{
+	struct ls_stall st;
+	struct lines l;
+	char *text;
+
+	fx_stall(&st, NULL, 0);
+	st.verdict = LS_VERDICT_UNKNOWN;
+	st.unknown_reason = LS_UNKNOWN_CYCLE_LOCK_TWICE;
+	text = json_of_stall(&st);
+	parse_lines(text, &l);
+	expect_s(l.v[0], "verdict", "unknown");
+	expect_s(l.v[0], "unknown_reason", "cycle_lock_twice");
 	free_lines(&l);
 	free(text);
 }
@@ -594,15 +613,15 @@ Test(sink_json, hostile_comm_stays_valid_json)
 	parse_lines(text, &l);
 	cr_assert_eq(l.n, 1, "a comm broke the line");
 	h0 = json_array_get(field(l.v[0], "holders", JSON_ARRAY), 0);
-	/* 0xff is no UTF-8: it reads as U+00FF */
-	expect_s(h0, "comm", "\n\x1b[2J<script>\xc3\xbf");
+	/* 0xff is no UTF-8: it reads as U+FFFD, never as U+00FF */
+	expect_s(h0, "comm", "\n\x1b[2J<script>\xef\xbf\xbd");
 	expect_s(json_array_get(field(h0, "preempted_by", JSON_ARRAY), 0), "comm",
 		 "\"\\\"}]\n,{\"x\":12}\"");
 	/* valid UTF-8 passes; the sequence cut at byte 16 is read byte by byte */
 	expect_s(field(l.v[0], "mm", JSON_OBJECT), "comm",
-		 "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xc3\xa2\xc2\x82");
+		 "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xef\xbf\xbd\xef\xbf\xbd");
 	expect_s(json_array_get(field(l.v[0], "chain", JSON_ARRAY), 1), "comm",
-		 "\n\x1b[2J<script>\xc3\xbf");
+		 "\n\x1b[2J<script>\xef\xbf\xbd");
 	free_lines(&l);
 	free(text);
 }

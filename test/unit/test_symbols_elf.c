@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include "lib/tmpdir.h"
+#include "symbols/internal.h"
 #include "symbols/symbols.h"
 #include "util.h"
 
@@ -747,4 +750,214 @@ Test(symbols_elf, data_of_a_live_process)
 	cr_assert_not(sym.resolved, "a stack address got a name");
 	proc_maps__free(maps);
 	symbolizer__free(s);
+}
+
+/* ---- the memory budget, and files that change under us ---- */
+
+/* Copy fixture bin into dir; the copy's path into out. */
+static void copy_fixture(const struct fixture *fx, const char *bin, const char *dir, char *out, size_t len)
+{
+	char from[PATH_MAX + 64];
+	char *buf;
+	size_t n;
+	FILE *f;
+
+	snprintf(from, sizeof(from), "%s/%s", fx->dir, bin);
+	snprintf(out, len, "%s/%s", dir, bin);
+	cr_assert_eq(ls_read_file(from, 64u << 20, &buf, &n), 0, "%s", from);
+	f = fopen(out, "w");
+	cr_assert_not_null(f, "%s", out);
+	cr_assert_eq(fwrite(buf, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+	free(buf);
+}
+
+/* fx's maps with its binary at path instead, as a live process (this one) maps it. */
+static struct proc_maps *maps_live_copy(const struct fixture *fx, const char *bin, const char *path)
+{
+	char from[PATH_MAX + 64];
+	struct proc_maps *maps;
+	size_t i;
+
+	snprintf(from, sizeof(from), "%s/%s", fx->dir, bin);
+	maps = maps_renamed(fx, from, path);
+	for (i = 0; i < maps->n; i++)
+		if (!strcmp(maps->v[i].path, path))
+			maps->v[i].inode = 0;	/* the copy's inode is its own */
+	maps->pid = (__u32)getpid();
+	return maps;
+}
+
+/* A new mtime for path: the file changed, as far as stat can tell. */
+static void touch_at(const char *path, time_t sec)
+{
+	struct timespec ts[2] = { { sec, 0 }, { sec, 0 } };
+
+	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "%s", path);
+}
+
+/*
+ * A file that changes between every two asks is read again only after
+ * twice as many asks each time; asked about unchanged, at once again.
+ */
+Test(symbols_budget, churning_file_backs_off)
+{
+	/* r: read and named, s: skipped; each after a change but the first two */
+	static const char want[] = "rr" "rs" "rsss" "rsssssss" "r";
+	struct sym_budget b = { 0 };
+	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
+	struct symbolizer *s = symbolizer__new(&o);
+	char dir[64], path[PATH_MAX];
+	struct proc_maps *maps;
+	struct fixture fx;
+	struct ls_sym sym;
+	__u64 addr;
+	size_t i;
+
+	tmpdir__make(dir, sizeof(dir), "sym-churn");
+	fixture_run(&fx, "sym_pie");
+	copy_fixture(&fx, "sym_pie", dir, path, sizeof(path));
+	maps = maps_live_copy(&fx, "sym_pie", path);
+	addr = fn_addr(&fx, "fix_main_global");
+	for (i = 0; want[i]; i++) {
+		if (i >= 2)
+			touch_at(path, 1000000 + (time_t)i);
+		cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+		if (want[i] == 'r')
+			expect_named(sym, addr, "fix_main_global", 0, path);
+		else
+			expect_nameless(sym, addr, LS_SYM_SKIPPED);
+	}
+	cr_assert_eq(b.churning, 1 + 3 + 7);
+	/* it stops changing: the next ask finds it in the cache, the one after a change reads */
+	expect_sym(s, maps, addr, "fix_main_global", 0, path);
+	touch_at(path, 2000000);
+	expect_sym(s, maps, addr, "fix_main_global", 0, path);
+	proc_maps__free(maps);
+	fixture_free(&fx);
+	symbolizer__free(s);
+	tmpdir__remove(dir);
+}
+
+/*
+ * The file is the process's to shrink at any time: the data symbols, read
+ * at the first data address, come from lockstall's own copy of it, and a
+ * mapping of the file would have faulted (SIGBUS) here.
+ */
+Test(symbols_budget, file_truncated_after_open_is_no_fault)
+{
+	char dir[64], path[PATH_MAX];
+	const struct proc_map *m;
+	struct elf_file *ef;
+	struct fixture fx;
+	struct ls_sym sym;
+	__u64 addr, bias;
+
+	tmpdir__make(dir, sizeof(dir), "sym-trunc");
+	fixture_run(&fx, "sym_nopie");
+	copy_fixture(&fx, "sym_nopie", dir, path, sizeof(path));
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), 0);
+	cr_assert_eq(truncate(path, 0), 0);
+	addr = data_addr(&fx, "fix_data_global");
+	m = proc_maps__find(fx.maps, addr);
+	cr_assert_not_null(m);
+	cr_assert_eq(elf_file__bias(ef, m, &bias), 0);
+	cr_assert_eq(elf_file__find_data(ef, addr + 4 - bias, &sym), 0);
+	cr_assert_str_eq(sym.name, "fix_data_global");
+	cr_assert_eq(sym.off, 4);
+	elf_file__free(ef);
+	fixture_free(&fx);
+	tmpdir__remove(dir);
+}
+
+/*
+ * Files are charged by their bytes: when the budget is spent the least
+ * recently used go first and the names stay right; a file larger than
+ * half the budget is not read at all, and counted.
+ */
+Test(symbols_budget, charged_by_bytes)
+{
+	struct sym_budget b = { .limit = 4 * SYM_BUDGET_MIN };
+	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
+	struct symbolizer *s = symbolizer__new(&o);
+	struct proc_maps *self;
+	struct fixture fx;
+	struct ls_sym sym;
+	size_t one, filler;
+	int round;
+
+	fixture_run(&fx, "sym_pie");
+	expect_sym(s, fx.maps, fn_addr(&fx, "main"), "main", 0, "/sym_pie");
+	one = b.used;
+	cr_assert_gt(one, 0);
+	expect_sym(s, fx.maps, fn_addr(&fx, "fix_lib_global"), "fix_lib_global", 0, "/libsymfix.so");
+	cr_assert_gt(b.used, one);
+	/* someone else holds all but room for one file: the two take turns */
+	filler = b.limit - b.used - 1;
+	cr_assert_eq(sym_budget__charge(&b, filler), 0);
+	cr_assert_eq(sym_budget__charge(&b, 2), -ENOMEM);
+	symbolizer__free(s);
+	cr_assert_eq(b.used, filler, "the symbolizer gave back what it took");
+	s = symbolizer__new(&o);
+	b.limit = filler + one + one / 2;
+	for (round = 0; round < 3; round++) {
+		expect_sym(s, fx.maps, fn_addr(&fx, "main"), "main", 0, "/sym_pie");
+		expect_sym(s, fx.maps, fn_addr(&fx, "fix_lib_global"), "fix_lib_global", 0, "/libsymfix.so");
+		cr_assert_leq(b.used, b.limit);
+	}
+	symbolizer__free(s);
+	sym_budget__release(&b, filler);
+	cr_assert_eq(b.used, 0);
+	/* this test program is larger than half of 1M */
+	b.limit = SYM_BUDGET_MIN;
+	s = symbolizer__new(&o);
+	cr_assert_eq(proc_maps__load_pid(&self, (__u32)getpid()), 0);
+	cr_assert_eq(symbolizer__user(s, self, (__u64)(uintptr_t)&symbolizer__user, &sym), 0);
+	expect_nameless(sym, (__u64)(uintptr_t)&symbolizer__user, LS_SYM_SKIPPED);
+	cr_assert_eq(b.too_big, 1);
+	cr_assert_eq(b.used, 0);
+	proc_maps__free(self);
+	symbolizer__free(s);
+	fixture_free(&fx);
+}
+
+static __u64 fake_now;
+
+static __u64 fake_clock(void)
+{
+	return fake_now;
+}
+
+/* At most the budget's bytes of files are read in one second; the first file of a second always is. */
+Test(symbols_budget, bytes_read_per_second)
+{
+	struct sym_budget b = { .limit = SYM_BUDGET_MIN, .now_ns = fake_clock };
+	char dir[64], path[PATH_MAX + 8];
+	size_t size = SYM_BUDGET_MIN / 2 - 4096, len;
+	void *buf;
+	int fd, i;
+
+	tmpdir__make(dir, sizeof(dir), "sym-rate");
+	snprintf(path, sizeof(path), "%s/big", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, (off_t)size), 0);
+	fake_now = 5 * NSEC_PER_SEC;
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), 0);
+		cr_assert_eq(len, size);
+		free(buf);
+	}
+	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), -EAGAIN);
+	cr_assert_eq(b.over_rate, 1);
+	fake_now += NSEC_PER_SEC;
+	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), 0);
+	free(buf);
+	/* larger than half the budget: never */
+	cr_assert_eq(ftruncate(fd, (off_t)(SYM_BUDGET_MIN / 2 + 1)), 0);
+	fake_now += NSEC_PER_SEC;
+	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), -EFBIG);
+	cr_assert_eq(b.too_big, 1);
+	close(fd);
+	tmpdir__remove(dir);
 }

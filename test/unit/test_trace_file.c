@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <zstd.h>
 #include "engine/engine.h"
 #include "lib/trace_fixture.h"
 #include "sinks/sinks.h"
@@ -298,11 +299,15 @@ static void assert_prefix(const struct stream *got, const struct stream *all, co
 		     what);
 }
 
-/* kill -9, power loss, full disk: every prefix reads up to its last whole chunk. */
-Test(trace_damage, every_prefix)
+/*
+ * Every prefix of buf: none shorter than opens (the header's end, or the
+ * first frame's) opens; the others read a prefix of the records and, but
+ * the whole file, say it has no end.  n[0], n[1], n[2]: the cuts that read
+ * none, some, all of the records.
+ */
+static void read_every_prefix(const unsigned char *buf, size_t len, size_t opens, size_t n[3])
 {
-	size_t len, cut, before_records = 0, full_reads = 0;
-	unsigned char *buf = golden_bytes(&len);
+	size_t cut;
 
 	for (cut = 0; cut <= len; cut++) {
 		struct stream got;
@@ -313,7 +318,7 @@ Test(trace_damage, every_prefix)
 		snprintf(what, sizeof(what), "cut at %zu", cut);
 		stream__init(&got);
 		rc = replay_mem(buf, cut, &got, &status);
-		if (cut < sizeof(struct ls_trace_file_hdr)) {
+		if (cut < opens) {
 			cr_assert_eq(rc, -EINVAL, "%s: rc %d", what, rc);
 		} else {
 			cr_assert_eq(rc, 0, "%s: rc %d", what, rc);
@@ -322,16 +327,23 @@ Test(trace_damage, every_prefix)
 				cr_assert(status & LS_TRACE_NO_END, "%s: status %#x", what, status);
 			else
 				cr_assert_eq(status, 0, "%s: status %#x", what, status);
-			if (!got.n)
-				before_records++;
-			if (got.n == tf.s.n)
-				full_reads++;
+			n[!got.n ? 0 : got.n < tf.s.n ? 1 : 2]++;
 		}
 		stream__free(&got);
 	}
+}
+
+/* kill -9, power loss, full disk: every prefix reads up to its last whole chunk. */
+Test(trace_damage, every_prefix)
+{
+	size_t len, n[3] = { 0 };
+	unsigned char *buf = golden_bytes(&len);
+
+	read_every_prefix(buf, len, sizeof(struct ls_trace_file_hdr), n);
 	/* both chunk boundaries were crossed: none, half and all of the records */
-	cr_assert_gt(before_records, 0);
-	cr_assert_gt(full_reads, 1, "the cut inside the end metadata lost records");
+	cr_assert_gt(n[0], 0);
+	cr_assert_gt(n[1], 0);
+	cr_assert_gt(n[2], 1, "the cut inside the end metadata lost records");
 	free(buf);
 }
 
@@ -655,22 +667,31 @@ Test(trace_damage, metadata_is_bounded)
 	free(buf);
 }
 
-Test(trace_damage, trailing_bytes_after_the_end)
+/* Bytes after the END chunk: the whole recording reads, the rest is ignored. */
+static void assert_trailing_ignored(unsigned char *buf, size_t len)
 {
-	size_t len;
-	unsigned char *buf = golden_bytes(&len), *more = malloc(len + 5);
+	unsigned char *more = malloc(len + 5);
 	unsigned int status = 0;
 	struct stream got;
 
+	cr_assert_not_null(more);
 	memcpy(more, buf, len);
 	memcpy(more + len, "junk!", 5);
 	stream__init(&got);
 	cr_assert_eq(replay_mem(more, len + 5, &got, &status), 0);
-	cr_assert_eq(status, LS_TRACE_TRAILING);
+	cr_assert_eq(status, LS_TRACE_TRAILING, "status %#x: %s", status, tf_err());
 	cr_assert_eq(got.n, tf.s.n);
 	stream__free(&got);
 	free(more);
 	free(buf);
+}
+
+Test(trace_damage, trailing_bytes_after_the_end)
+{
+	size_t len;
+	unsigned char *buf = golden_bytes(&len);
+
+	assert_trailing_ignored(buf, len);
 }
 
 /*
@@ -678,10 +699,10 @@ Test(trace_damage, trailing_bytes_after_the_end)
  * cut back to its last whole chunk and reads without a "cut short" warning,
  * only "no end mark".  RLIMIT_FSIZE makes writes fail like ENOSPC does.
  */
-Test(trace_damage, write_error_leaves_a_readable_file)
+static void write_until_efbig(int level, rlim_t limit, size_t flush_every)
 {
 	struct ls_task t = stream__task(1, 1, LS_POLICY_NORMAL, 0, 0, "t");
-	struct rlimit lim = { .rlim_cur = 600 * 1024, .rlim_max = RLIM_INFINITY };
+	struct rlimit lim = { .rlim_cur = limit, .rlim_max = RLIM_INFINITY };
 	struct trace_writer *w;
 	struct trace_reader *r;
 	struct stream got;
@@ -689,19 +710,24 @@ Test(trace_damage, write_error_leaves_a_readable_file)
 	int err = 0;
 
 	signal(SIGXFSZ, SIG_IGN);
+	/* times that do not repeat, or zstd makes the file too small to fill */
 	for (i = 0; i < 20000; i++)
-		stream__switch(&tf.s, 0, 1000 + i, &t, 0, true, NULL, 0);
+		stream__switch(&tf.s, i % 2, 1000 + i * 7919 % 100003, &t, 0, true, NULL, 0);
 	cr_assert_eq(trace_writer__create(&w, tf.path, false, tf.errf), 0);
+	cr_assert_eq(trace_writer__compress(w, level), 0);
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	for (i = 0; i < tf.s.n && !err; i++) {
 		err = trace_writer__record(w, tf.s.buf + off, tf.s.lens[i]);
 		off += tf.s.lens[i];
+		if (!err && flush_every && i % flush_every == flush_every - 1)
+			err = trace_writer__flush(w);
 	}
 	cr_assert_eq(err, -EFBIG, "err %d", err);
 	cr_assert_eq(trace_writer__record(w, tf.s.buf, tf.s.lens[0]), -EFBIG, "not sticky");
 	cr_assert_eq(trace_writer__close(w), -EFBIG);
 
 	cr_assert_eq(trace_reader__open(&r, tf.path, tf.errf), 0, "%s", tf_err());
+	cr_assert_eq(trace_reader__compressed(r), level != 0);
 	stream__init(&got);
 	read_all(r, &got);
 	cr_assert_eq(trace_reader__status(r), LS_TRACE_NO_END, "%#x: %s", trace_reader__status(r),
@@ -711,6 +737,346 @@ Test(trace_damage, write_error_leaves_a_readable_file)
 	assert_prefix(&got, &tf.s, "after EFBIG");
 	trace_reader__close(r);
 	stream__free(&got);
+}
+
+Test(trace_damage, write_error_leaves_a_readable_file)
+{
+	write_until_efbig(0, 600 * 1024, 0);
+}
+
+/* Compressed recordings ----------------------------------------------------- */
+
+TestSuite(trace_zstd, .init = tf_setup, .fini = tf_teardown, .timeout = 120);
+
+static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+static unsigned char *golden_zstd(size_t *len)
+{
+	unsigned char *buf;
+
+	trace_fixture__stream(&tf.s);
+	cr_assert_eq(trace_fixture__write_level(tf.path, &tf.s, LS_TRACE_ZSTD_LEVEL), 0);
+	buf = trace_fixture__slurp(tf.path, len);
+	cr_assert_not_null(buf);
+	cr_assert_eq(memcmp(buf, zstd_magic, 4), 0, "not a zstd stream");
+	return buf;
+}
+
+/* The file's zstd frames: their ends, from the first; returns how many. */
+static size_t zstd_frame_ends(const unsigned char *buf, size_t len, size_t *ends, size_t max)
+{
+	size_t off = 0, n = 0;
+
+	while (off < len && n < max) {
+		size_t f = ZSTD_findFrameCompressedSize(buf + off, len - off);
+
+		cr_assert(!ZSTD_isError(f), "frame at %zu: %s", off, ZSTD_getErrorName(f));
+		off += f;
+		ends[n++] = off;
+	}
+	return n;
+}
+
+Test(trace_zstd, round_trip_is_smaller)
+{
+	struct trace_reader *r;
+	struct stream got;
+	size_t zlen, rawlen;
+	unsigned char *zbuf = golden_zstd(&zlen), *raw;
+
+	cr_assert_eq(trace_reader__open(&r, tf.path, tf.errf), 0, "%s", tf_err());
+	cr_assert(trace_reader__compressed(r));
+	cr_assert_str_eq(trace_reader__meta(r, "host", NULL), "golden-host");
+	stream__init(&got);
+	cr_assert_eq(read_all(r, &got), tf.s.n);
+	cr_assert_eq(got.len, tf.s.len);
+	cr_assert_eq(memcmp(got.buf, tf.s.buf, tf.s.len), 0, "records differ");
+	cr_assert_str_eq(trace_reader__meta(r, "proc.500.comm", NULL), "victim-app");
+	cr_assert_eq(trace_reader__status(r), 0, "status %#x: %s", trace_reader__status(r), tf_err());
+	cr_assert_str_empty(tf_err());
+	trace_reader__close(r);
+	stream__free(&got);
+
+	cr_assert_eq(trace_fixture__write(tf.path, &tf.s), 0);
+	raw = trace_fixture__slurp(tf.path, &rawlen);
+	cr_assert_eq(memcmp(raw, LS_TRACE_MAGIC, 8), 0, "level 0 is not the raw format");
+	cr_assert_lt(zlen * 2, rawlen, "compressed %zu bytes, raw %zu", zlen, rawlen);
+	free(raw);
+	free(zbuf);
+}
+
+/* A frame ends at every flush: the leading metadata, each flush's records, the end. */
+Test(trace_zstd, a_frame_per_flush)
+{
+	size_t len, ends[16];
+	unsigned char *buf = golden_zstd(&len);
+
+	cr_assert_eq(zstd_frame_ends(buf, len, ends, ARRAY_SIZE(ends)), 4);
+	cr_assert_eq(ends[3], len);
+	free(buf);
+}
+
+Test(trace_zstd, levels)
+{
+	struct trace_writer *w;
+
+	cr_assert_eq(trace_writer__fdopen(&w, open("/dev/null", O_WRONLY), "null"), 0);
+	cr_assert_eq(trace_writer__compress(w, -1), -EINVAL);
+	cr_assert_eq(trace_writer__compress(w, LS_TRACE_ZSTD_LEVEL_MAX + 1), -EINVAL);
+	cr_assert_eq(trace_writer__compress(w, LS_TRACE_ZSTD_LEVEL_MAX), 0);
+	cr_assert_eq(trace_writer__meta_str(w, "k", "v"), 0);
+	cr_assert_eq(trace_writer__meta_flush(w), 0);
+	cr_assert_eq(trace_writer__compress(w, 0), -EBUSY, "changed after the header");
+	cr_assert_eq(trace_writer__close(w), 0);
+}
+
+/* Every prefix of a compressed file reads up to its last whole frame or block. */
+Test(trace_zstd, every_prefix)
+{
+	size_t len, ends[16], n[3] = { 0 };
+	unsigned char *buf = golden_zstd(&len);
+
+	cr_assert_eq(zstd_frame_ends(buf, len, ends, ARRAY_SIZE(ends)), 4);
+	read_every_prefix(buf, len, ends[0], n);
+	cr_assert_gt(n[0], 0);
+	cr_assert_gt(n[1], 0, "no cut gave the first flush's records alone");
+	cr_assert_gt(n[2], 0);
+	free(buf);
+}
+
+Test(trace_zstd, cut_short_in_a_frame)
+{
+	size_t len;
+	unsigned char *buf = golden_zstd(&len);
+	unsigned int status = 0;
+	struct stream got;
+
+	size_t ends[16];
+
+	/* frames: leading metadata, the first flush, the rest with the end metadata, END */
+	cr_assert_eq(zstd_frame_ends(buf, len, ends, ARRAY_SIZE(ends)), 4);
+	stream__init(&got);
+	cr_assert_eq(replay_mem(buf, ends[2] - 6, &got, &status), 0);
+	cr_assert_eq(status, LS_TRACE_TRUNCATED | LS_TRACE_NO_END, "status %#x", status);
+	cr_assert_gt(got.n, 0);
+	cr_assert_lt(got.n, tf.s.n);
+	assert_prefix(&got, &tf.s, "cut in the last frame");
+	cr_assert_not_null(strstr(tf_err(), "lockstall: mem: the recording has no end mark: it was cut short"),
+			   "%s", tf_err());
+	stream__free(&got);
+	free(buf);
+}
+
+/* Damage inside a frame stops the reading there: the frames before it read. */
+Test(trace_zstd, corrupt_frame)
+{
+	size_t len, ends[16], at;
+	unsigned char *buf = golden_zstd(&len);
+	unsigned int status = 0;
+	struct stream got;
+
+	cr_assert_eq(zstd_frame_ends(buf, len, ends, ARRAY_SIZE(ends)), 4);
+	/* early in the third frame: the second half of the records */
+	at = ends[1] + 16;
+	buf[at] ^= 0x55;
+	stream__init(&got);
+	cr_assert_eq(replay_mem(buf, len, &got, &status), 0);
+	cr_assert(status & LS_TRACE_CORRUPT, "status %#x: %s", status, tf_err());
+	cr_assert_gt(got.n, 0, "the first flush's records were lost");
+	cr_assert_lt(got.n, tf.s.n);
+	assert_prefix(&got, &tf.s, "corrupt frame");
+	cr_assert_not_null(strstr(tf_err(), "reading stops there"), "%s", tf_err());
+	stream__free(&got);
+	free(buf);
+}
+
+/* A flipped byte anywhere: an open error, or a prefix of the records and a warning. */
+Test(trace_zstd, every_flipped_byte)
+{
+	static const unsigned char flips[] = { 0x01, 0x80, 0xff };
+	size_t len, off, k, noticed = 0;
+	unsigned char *buf = golden_zstd(&len);
+
+	for (off = 0; off < len; off++) {
+		for (k = 0; k < sizeof(flips); k++) {
+			struct stream got;
+			unsigned int status = 0;
+			char what[48];
+			int rc;
+
+			snprintf(what, sizeof(what), "byte %zu ^ %#x", off, flips[k]);
+			buf[off] ^= flips[k];
+			stream__init(&got);
+			rc = replay_mem(buf, len, &got, &status);
+			buf[off] ^= flips[k];
+			if (rc) {
+				cr_assert(rc == -EINVAL || rc == -EPROTONOSUPPORT, "%s: rc %d", what, rc);
+			} else {
+				assert_prefix(&got, &tf.s, what);
+				cr_assert(got.n == tf.s.n || status, "%s: records lost unnoticed", what);
+			}
+			noticed += rc || status;
+			stream__free(&got);
+		}
+	}
+	cr_assert_gt(noticed, len);
+	free(buf);
+}
+
+/* One zstd frame by hand: a window descriptor byte, then the payload as a raw block. */
+static size_t zstd_raw_frame(unsigned char *out, unsigned char window, const void *p, size_t len)
+{
+	__u32 bh = 1 | (__u32)len << 3;	/* last block, raw */
+
+	cr_assert_lt(len, 128u << 10);
+	memcpy(out, zstd_magic, 4);
+	out[4] = 0;			/* no content size, no checksum, a window descriptor */
+	out[5] = window;
+	out[6] = bh & 0xff;
+	out[7] = bh >> 8 & 0xff;
+	out[8] = bh >> 16 & 0xff;
+	memcpy(out + 9, p, len);
+	return 9 + len;
+}
+
+/* A zstd block: raw (the bytes) or RLE (one byte, n times); last ends the frame. */
+static size_t zstd_block(unsigned char *out, bool rle, bool last, const void *p, size_t n)
+{
+	__u32 bh = (last ? 1 : 0) | (rle ? 2 : 0) | (__u32)n << 3;
+
+	out[0] = bh & 0xff;
+	out[1] = bh >> 8 & 0xff;
+	out[2] = bh >> 16 & 0xff;
+	memcpy(out + 3, p, rle ? 1 : n);
+	return 3 + (rle ? 1 : n);
+}
+
+/*
+ * A few kilobytes that inflate to 80 MiB of chunks a reader skips (an
+ * unknown type, their CRCs right): refused once past the bound, not read
+ * to the end.
+ */
+Test(trace_zstd, inflating_too_much_is_refused)
+{
+	const size_t chunk = 16u << 20, block = 128u << 10;
+	struct ls_trace_chunk_hdr h = { .type = 99, .len = (__u32)chunk };
+	unsigned char *fill = malloc(chunk), *z = malloc(64 << 10), hdr[64];
+	unsigned int status = 0;
+	size_t len, i, k;
+
+	cr_assert(fill && z);
+	memset(fill, 0x08, chunk);
+	h.crc = ls_crc32(0, fill, chunk);
+	h.hdr_crc = ls_crc32(0, &h, 12);
+	memcpy(z, zstd_magic, 4);
+	z[4] = 0;
+	z[5] = (20 - 10) << 3;
+	len = 6;
+	for (i = 0; i < 5; i++) {
+		size_t n = 0;
+
+		if (!i)
+			n = file_hdr(hdr, LS_TRACE_FORMAT, LS_ABI_VERSION, 24);
+		memcpy(hdr + n, &h, sizeof(h));
+		len += zstd_block(z + len, false, false, hdr, n + sizeof(h));
+		for (k = 0; k < chunk / block; k++)
+			len += zstd_block(z + len, true, i == 4 && k == chunk / block - 1, fill, block);
+	}
+	cr_assert_eq(replay_mem(z, len, NULL, &status), 0, "%s", tf_err());
+	cr_assert(status & LS_TRACE_CORRUPT, "status %#x: %s", status, tf_err());
+	cr_assert_not_null(strstr(tf_err(), "inflates over 4096 times"), "%s", tf_err());
+	free(fill);
+	free(z);
+}
+
+/* A frame that asks for a window past the bound is refused, not allocated. */
+Test(trace_zstd, window_is_bounded)
+{
+	size_t len, zlen;
+	unsigned char *raw, *z;
+	unsigned int status = 0;
+	struct stream got;
+
+	trace_fixture__stream(&tf.s);
+	cr_assert_eq(trace_fixture__write(tf.path, &tf.s), 0);
+	raw = trace_fixture__slurp(tf.path, &len);
+	z = malloc(len + 16);
+	cr_assert(raw && z);
+	/* window descriptor: exponent (log - 10) << 3; 1 MiB reads */
+	zlen = zstd_raw_frame(z, (20 - 10) << 3, raw, len);
+	stream__init(&got);
+	cr_assert_eq(replay_mem(z, zlen, &got, &status), 0, "%s", tf_err());
+	cr_assert_eq(status, 0, "status %#x: %s", status, tf_err());
+	cr_assert_eq(got.n, tf.s.n);
+	stream__free(&got);
+	/* 1 GiB is refused */
+	zlen = zstd_raw_frame(z, (30 - 10) << 3, raw, len);
+	cr_assert_eq(replay_mem(z, zlen, NULL, &status), -EINVAL);
+	cr_assert_not_null(strstr(tf_err(), "a frame asks for a window over 8 MiB"), "%s", tf_err());
+	free(z);
+	free(raw);
+}
+
+Test(trace_zstd, trailing_bytes_after_the_end)
+{
+	size_t len;
+	unsigned char *buf = golden_zstd(&len);
+
+	assert_trailing_ignored(buf, len);
+}
+
+/* A disk that fills up: the file is cut back to its last whole frame. */
+Test(trace_zstd, write_error_leaves_a_readable_file)
+{
+	write_until_efbig(LS_TRACE_ZSTD_LEVEL, 8 * 1024, 500);
+}
+
+/* Two readers give the same metadata and the same records. */
+static void assert_same_recording(const char *a, const char *b)
+{
+	struct trace_reader *ra, *rb;
+	const char *ka, *kb, *va, *vb;
+	struct stream ga, gb;
+	size_t la, lb, i;
+
+	cr_assert_eq(trace_reader__open(&ra, a, tf.errf), 0, "%s", tf_err());
+	cr_assert_eq(trace_reader__open(&rb, b, tf.errf), 0, "%s", tf_err());
+	stream__init(&ga);
+	stream__init(&gb);
+	cr_assert_eq(read_all(ra, &ga), read_all(rb, &gb));
+	cr_assert_eq(ga.len, gb.len);
+	cr_assert_eq(memcmp(ga.buf, gb.buf, ga.len), 0, "%s and %s: records differ", a, b);
+	for (i = 0; !trace_reader__meta_at(ra, i, &ka, &va, &la); i++) {
+		cr_assert_eq(trace_reader__meta_at(rb, i, &kb, &vb, &lb), 0, "%s: fewer metadata", b);
+		cr_assert_str_eq(ka, kb);
+		cr_assert(la == lb && !memcmp(va, vb, la), "%s differs", ka);
+	}
+	cr_assert_neq(trace_reader__meta_at(rb, i, &kb, &vb, &lb), 0, "%s: more metadata", b);
+	cr_assert_eq(trace_reader__status(ra) | trace_reader__status(rb), 0, "%s", tf_err());
+	cr_assert(trace_reader__compressed(rb));
+	stream__free(&ga);
+	stream__free(&gb);
+	trace_reader__close(ra);
+	trace_reader__close(rb);
+}
+
+/*
+ * test/data/golden-zstd.lst: the golden run, compressed as record writes
+ * it; it holds what test/data/golden.lst holds (so it reports the same).
+ * LOCKSTALL_REGEN_GOLDEN=1 (make golden) writes it anew.
+ */
+Test(trace_zstd, committed_recording_reads_as_the_raw_one)
+{
+	char raw[256], z[256];
+
+	snprintf(raw, sizeof(raw), "%s/golden.lst", trace_fixture__data_dir());
+	snprintf(z, sizeof(z), "%s/golden-zstd.lst", trace_fixture__data_dir());
+	if (getenv("LOCKSTALL_REGEN_GOLDEN")) {
+		trace_fixture__stream(&tf.s);
+		cr_assert_eq(trace_fixture__write_level(z, &tf.s, LS_TRACE_ZSTD_LEVEL), 0);
+		chmod(z, 0644);
+	}
+	assert_same_recording(raw, z);
 }
 
 TestSuite(create_file, .init = tf_setup, .fini = tf_teardown);

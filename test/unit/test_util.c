@@ -354,14 +354,24 @@ static char *json_round_trip(const char *s, size_t maxlen, size_t *out_len, char
 	return res;
 }
 
+/* A character a terminal obeys, written raw: C0, DEL, C1 or a bidi control. */
 static bool raw_has_control_bytes(const char *raw)
 {
-	for (; *raw; raw++) {
-		if ((unsigned char)*raw < 0x20 || (unsigned char)*raw == 0x7f)
+	const unsigned char *p = (const unsigned char *)raw;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			return true;
+		if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+				     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
 			return true;
 	}
 	return false;
 }
+
+#define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD: what a byte that is no UTF-8 reads as */
 
 Test(util, json_str_every_byte)
 {
@@ -380,10 +390,8 @@ Test(util, json_str_every_byte)
 			cr_assert_eq(len, 1);
 			cr_assert_eq((unsigned char)out[0], b, "byte 0x%02x", b);
 		} else {
-			/* a lone byte >= 0x80 is no UTF-8: it reads as U+00XX */
-			cr_assert_eq(len, 2, "byte 0x%02x", b);
-			cr_assert_eq((unsigned char)out[0], 0xc0 | (b >> 6), "byte 0x%02x", b);
-			cr_assert_eq((unsigned char)out[1], 0x80 | (b & 0x3f), "byte 0x%02x", b);
+			/* a lone byte >= 0x80 is no UTF-8, never U+00XX */
+			cr_assert_str_eq(out, REPLACEMENT, "byte 0x%02x", b);
 		}
 		free(out);
 		free(raw);
@@ -403,15 +411,21 @@ ParameterizedTestParameters(util, json_str_utf8)
 		{ "\xe2\x82\xac", "\xe2\x82\xac" },			/* euro sign, valid */
 		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },		/* 4 bytes, valid */
 		{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9" },		/* été */
-		{ "\xc0\x80", "\xc3\x80\xc2\x80" },			/* overlong NUL */
-		{ "\xe0\x80\xaf", "\xc3\xa0\xc2\x80\xc2\xaf" },		/* overlong '/' */
-		{ "\xed\xa0\x80", "\xc3\xad\xc2\xa0\xc2\x80" },		/* surrogate */
-		{ "\xf4\x90\x80\x80", "\xc3\xb4\xc2\x90\xc2\x80\xc2\x80" },	/* > U+10FFFF */
-		{ "\xf5", "\xc3\xb5" },
-		{ "\xe2\x82", "\xc3\xa2\xc2\x82" },			/* cut short */
-		{ "a\xe2\x82" "b", "a\xc3\xa2\xc2\x82" "b" },
+		{ "\xc0\x80", REPLACEMENT REPLACEMENT },			/* overlong NUL */
+		{ "\xe0\x80\xaf", REPLACEMENT REPLACEMENT REPLACEMENT },	/* overlong '/' */
+		{ "\xed\xa0\x80", REPLACEMENT REPLACEMENT REPLACEMENT },	/* surrogate */
+		{ "\xf4\x90\x80\x80", REPLACEMENT REPLACEMENT REPLACEMENT REPLACEMENT },	/* > U+10FFFF */
+		{ "\xf5", REPLACEMENT },
+		{ "\xe2\x82", REPLACEMENT REPLACEMENT },			/* cut short */
+		{ "a\xe2\x82" "b", "a" REPLACEMENT REPLACEMENT "b" },
+		{ "\xc3\xbf", "\xc3\xbf" },					/* a real U+00FF */
 		{ "\x7f", "\x7f" },
 		{ "\x1b[2J", "\x1b[2J" },
+		{ "\xc2\x9b" "2J", "\xc2\x9b" "2J" },			/* CSI, C1 */
+		{ "\xc2\x85\xc2\x9f", "\xc2\x85\xc2\x9f" },		/* NEL, APC */
+		{ "a\xe2\x80\xae" "b", "a\xe2\x80\xae" "b" },		/* RLO */
+		{ "\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9", "\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9" },
+		{ "\xe2\x80\xa9\xe2\x81\xaa", "\xe2\x80\xa9\xe2\x81\xaa" },	/* neighbours: kept */
 	};
 
 	return cr_make_param_array(struct utf8_case, cases, ARRAY_SIZE(cases));
@@ -428,6 +442,40 @@ ParameterizedTest(struct utf8_case *c, util, json_str_utf8)
 	cr_assert_str_eq(out, c->decoded, "raw %s", raw);
 	free(out);
 	free(raw);
+}
+
+struct json_raw_case {
+	char in[16];
+	char raw[48];	/* what ls_json_str writes */
+};
+
+ParameterizedTestParameters(util, json_str_raw_escapes)
+{
+	static struct json_raw_case cases[] = {
+		{ "\x1b", "\"\\u001b\"" },
+		{ "\x7f", "\"\\u007f\"" },
+		{ "\xc2\x80\xc2\x9b\xc2\x9f", "\"\\u0080\\u009b\\u009f\"" },
+		{ "\xc2\xa0", "\"\xc2\xa0\"" },			/* NBSP: shown, not obeyed */
+		{ "\xe2\x80\xaa\xe2\x80\xae", "\"\\u202a\\u202e\"" },
+		{ "\xe2\x81\xa6\xe2\x81\xa9", "\"\\u2066\\u2069\"" },
+		{ "\xff", "\"\\ufffd\"" },
+		{ "\xc3\xbf", "\"\xc3\xbf\"" },
+	};
+
+	return cr_make_param_array(struct json_raw_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct json_raw_case *c, util, json_str_raw_escapes)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	ls_json_str(f, c->in, sizeof(c->in));
+	fclose(f);
+	cr_assert_str_eq(buf, c->raw);
+	free(buf);
 }
 
 Test(util, json_str_maxlen_and_nul)

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * stress_judged: ground truth for lockstall beside programs it did not
+ * write: stress-ng's --mutex or --futex stressor (2 workers), every futex
+ * wait of its threads timed by bpftrace, a judge that shares no code with
+ * lockstall.
+ *
+ * The judge reads the owner glibc recorded as each wait begins: for a
+ * FUTEX_WAIT on a word holding 2 (glibc's "locked, with waiters") the
+ * mutex's __owner, the int after the lock word and the count; for a PI
+ * lock, the TID in the futex word.  A wait lasts until the waiter is woken
+ * (the lock handed over; its wait for a CPU after that is its own, as
+ * lockstall counts it), or until the call returns.  A wait of -m ms or
+ * more that got the lock, whose recorded owner was another thread, is a
+ * long wait.
+ *
+ *   stress_judged [-s mutex|futex] [-d SECONDS] [-m MS]   (mutex, 6, 10)
+ *
+ * Prints one JSON line once stress-ng is done:
+ *   {"workload":"stress_judged","stressor":S,"waits_seen":N,
+ *    "long_waits":[{"tid":T,"owner":O,"start_ns":A,"end_ns":B},...]}
+ * waits_seen: every futex wait the judge timed; the times are
+ * CLOCK_MONOTONIC ns, as lockstall reports them.  bpftrace finds the
+ * syscall tracepoints in tracefs: mounted for the run where it was not.
+ */
+#include <sys/mount.h>
+#include "workload.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+#define JUDGE_READY	"judge: tracing"
+#define MAX_LONG	4096
+
+static const char judge_fmt[] =
+	"BEGIN { printf(\"" JUDGE_READY "\\n\"); }\n"
+	"tracepoint:syscalls:sys_enter_futex /strncmp(comm, \"stress-ng\", 9) == 0/ {\n"
+	"	$op = args->op & 127;\n"
+	"	if (($op == 0 || $op == 9) && args->val == 2) {\n"
+	"		@start[tid] = nsecs;\n"
+	"		@owner[tid] = *(uint32 *)uptr((uint64)args->uaddr + 8);\n"
+	"	} else if ($op == 6 || $op == 13) {\n"
+	"		@start[tid] = nsecs;\n"
+	"		@owner[tid] = *(uint32 *)uptr(args->uaddr) & 0x3fffffff;\n"
+	"	}\n"
+	"}\n"
+	"tracepoint:sched:sched_wakeup /@start[args->pid] && !@woke[args->pid]/ {\n"
+	"	@woke[args->pid] = nsecs;\n"
+	"}\n"
+	"tracepoint:syscalls:sys_exit_futex /@start[tid]/ {\n"
+	"	@seen++;\n"
+	"	$end = @woke[tid] ? @woke[tid] : nsecs;\n"
+	"	if (args->ret == 0 && $end - @start[tid] >= %llu &&\n"
+	"	    @owner[tid] != 0 && @owner[tid] != tid) {\n"
+	"		printf(\"wait %%d %%d %%llu %%llu\\n\", tid, @owner[tid], @start[tid], $end);\n"
+	"	}\n"
+	"	delete(@start[tid]);\n"
+	"	delete(@owner[tid]);\n"
+	"	delete(@woke[tid]);\n"
+	"}\n"
+	"END { printf(\"seen %%d\\n\", @seen); clear(@seen); clear(@start); clear(@owner); clear(@woke); }\n";
+
+struct long_wait {
+	int tid, owner;
+	unsigned long long start, end;
+};
+
+struct judge {
+	pid_t pid;
+	FILE *out;
+	struct long_wait waits[MAX_LONG];
+	size_t n;
+	long long seen;
+};
+
+static void judge__start(struct judge *j, unsigned long long min_ns)
+{
+	static char script[sizeof(judge_fmt) + 32];
+	char line[256];
+	pid_t parent = getpid();
+	int fd[2];
+
+	snprintf(script, sizeof(script), judge_fmt, min_ns);
+	if (pipe(fd))
+		wl_die("pipe: %s", strerror(errno));
+	j->pid = fork();
+	if (j->pid < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (!j->pid) {
+		wl_child_setup(parent);
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execlp("bpftrace", "bpftrace", "-e", script, (char *)NULL);
+		fprintf(stderr, "stress_judged: bpftrace: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	j->out = fdopen(fd[0], "r");
+	/* the judge traces before the stressor starts: its first line says so */
+	while (fgets(line, sizeof(line), j->out))
+		if (!strncmp(line, JUDGE_READY, strlen(JUDGE_READY)))
+			return;
+	wl_die("bpftrace ended before it traced");
+}
+
+/* Stop the judge (SIGINT: its END runs) and take its verdicts. */
+static void judge__finish(struct judge *j)
+{
+	struct long_wait *w;
+	char line[256];
+
+	kill(j->pid, SIGINT);
+	while (fgets(line, sizeof(line), j->out)) {
+		w = &j->waits[j->n];
+		if (j->n < MAX_LONG && sscanf(line, "wait %d %d %llu %llu", &w->tid, &w->owner,
+					      &w->start, &w->end) == 4)
+			j->n++;
+		else
+			sscanf(line, "seen %lld", &j->seen);
+	}
+	fclose(j->out);
+	while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void stress_run(const char *stressor, const char *secs)
+{
+	char opt[32];
+	pid_t pid;
+	int status;
+
+	snprintf(opt, sizeof(opt), "--%s", stressor);
+	pid = fork();
+	if (pid < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (!pid) {
+		/* stress-ng's chatter would pass for ground truth on stdout */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execlp("stress-ng", "stress-ng", opt, "2", "-t", secs, (char *)NULL);
+		fprintf(stderr, "stress_judged: stress-ng: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		wl_die("stress-ng %s failed", opt);
+}
+
+int main(int argc, char **argv)
+{
+	static struct judge j;
+	const char *stressor = "mutex", *secs = "6";
+	unsigned long long min_ms = 10;
+	bool mounted = false;
+	size_t i;
+	int c;
+
+	while ((c = getopt(argc, argv, "s:d:m:")) != -1) {
+		switch (c) {
+		case 's':
+			stressor = optarg;
+			break;
+		case 'd':
+			secs = optarg;
+			break;
+		case 'm':
+			min_ms = strtoull(optarg, NULL, 10);
+			break;
+		default:
+			wl_die("usage: stress_judged [-s mutex|futex] [-d SECONDS] [-m MS]");
+		}
+	}
+	if (strcmp(stressor, "mutex") && strcmp(stressor, "futex"))
+		wl_die("-s: mutex or futex, not '%s'", stressor);
+	if (access(TRACEFS "/events", F_OK)) {
+		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+			wl_die("no tracefs at " TRACEFS ", and it cannot be mounted: %s",
+			       strerror(errno));
+		mounted = true;
+	}
+	judge__start(&j, min_ms * 1000000ULL);
+	stress_run(stressor, secs);
+	judge__finish(&j);
+	if (mounted && umount(TRACEFS))
+		fprintf(stderr, "stress_judged: umount " TRACEFS ": %s\n", strerror(errno));
+	printf("{\"workload\":\"stress_judged\",\"stressor\":\"%s\",\"waits_seen\":%lld,\"long_waits\":[",
+	       stressor, j.seen);
+	for (i = 0; i < j.n; i++)
+		printf("%s{\"tid\":%d,\"owner\":%d,\"start_ns\":%llu,\"end_ns\":%llu}", i ? "," : "",
+		       j.waits[i].tid, j.waits[i].owner, j.waits[i].start, j.waits[i].end);
+	printf("]}\n");
+	return 0;
+}
