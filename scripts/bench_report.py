@@ -313,6 +313,17 @@ if rp:
             j["ns_per_record"], j["stalls"], j["evicted"], j["rss_base_kb"],
             "/".join(str(x) for x in j["rss_kb"]), j["peak_kb"]))
 
+# The fleet report.
+fl = read(os.path.join(RAW, "fleet.json"))
+if fl:
+    j = json.loads(fl)
+    out()
+    out("Fleet report (build/bench/fleet: `report DIR --format json` over %d generated recordings of %d s each, "
+        "one host each, %.0f MB, %d records): **%.1f s** wall (%.1f s CPU), %.1f files/s, %.0f MB/s, "
+        "peak RSS %.0f MB, exit %d." % (
+            j["files"], j["seconds_each"], j["bytes"] / 1e6, j["records"], j["wall_s"], j["cpu_s"],
+            j["files_per_s"], j["mb_per_s"], j["peak_rss_kb"] / 1024.0, j["exit"]))
+
 # Scaling.
 scale = [w for w in ("mmap1", "mmap2", "mmap4", "mmap16", "mmap64", "switch8", "inversion")
          if os.path.exists(os.path.join(RAW, "%s.watch.scale.time" % w))]

@@ -70,6 +70,7 @@ enum opt_id {
 	OPT_PER_PID,
 	OPT_HIST_MIN,
 	OPT_RT_PRIORITY,
+	OPT_HOST,
 	OPT_COMPRESS,
 };
 
@@ -184,6 +185,7 @@ static const struct opt_def report_opts[] = {
 	{ 0, "folded", false, OPT_FOLDED },
 	{ 0, "pending-after", true, OPT_PENDING_AFTER },
 	{ 0, "pending-every", true, OPT_PENDING_EVERY },
+	{ 0, "host", true, OPT_HOST },
 };
 
 static const struct {
@@ -195,7 +197,7 @@ static const struct {
 } commands[] = {
 	{ "watch", LS_CMD_WATCH, watch_opts, ARRAY_SIZE(watch_opts), 2 },
 	{ "record", LS_CMD_RECORD, record_opts, ARRAY_SIZE(record_opts), 0 },
-	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), 1 },
+	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), LS_MAX_INPUTS },
 	{ "top", LS_CMD_TOP, top_cmd_opts, ARRAY_SIZE(top_cmd_opts), 0 },
 };
 
@@ -562,6 +564,8 @@ static int apply_output_opt(struct ls_config *cfg, FILE *err, enum opt_id id, co
 	case OPT_FROM:
 	case OPT_TO:
 		return parse_window(cfg, err, id, opt, val);
+	case OPT_HOST:
+		return parse_name(cfg, err, opt, val, "host", &cfg->host_pattern);
 	case OPT_PENDING_AFTER:
 		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || !v)
 			return usage_error(err, cfg->cmd,
@@ -860,7 +864,7 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	case LS_CMD_REPORT:
 		if (!npos)
 			return usage_error(err, cfg->cmd, "missing FILE: the recording to report on");
-		cfg->input = pos[0];
+		cfg->input = cfg->inputs[0];
 		if (cfg->force && !cfg->output)
 			return usage_error(err, cfg->cmd, "--force goes with -o FILE");
 		if ((cfg->n_slo || cfg->rules_file) && cfg->report_format != LS_FORMAT_TEXT &&
@@ -883,12 +887,16 @@ static int check_command(struct ls_config *cfg, FILE *err, const char *const pos
 	return 0;
 }
 
-/* A word that is no option: the command's positionals, up to max_pos. */
+/* A word that is no option: the command's positionals, up to max_pos (report's: its files). */
 static int take_positional(struct ls_config *cfg, FILE *err, const char *arg, const char *pos[],
 			   int *npos, int max_pos)
 {
 	if (*npos < max_pos) {
-		pos[(*npos)++] = arg;
+		if (cfg->cmd == LS_CMD_REPORT)
+			cfg->inputs[cfg->n_inputs++] = arg;
+		else
+			pos[*npos] = arg;
+		(*npos)++;
 		return 0;
 	}
 	switch (cfg->cmd) {
@@ -898,7 +906,8 @@ static int take_positional(struct ls_config *cfg, FILE *err, const char *arg, co
 				   arg);
 	case LS_CMD_REPORT:
 		return usage_error(err, cfg->cmd,
-				   "unexpected argument '%s': report reads one recording", arg);
+				   "too many files at '%s': more than %d, give their directory instead",
+				   arg, LS_MAX_INPUTS);
 	case LS_CMD_TOP:
 		return usage_error(err, cfg->cmd,
 				   "unexpected argument '%s': top takes options only (-i INTERVAL, -n COUNT)",
@@ -1303,11 +1312,21 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "                        [--hist-min DURATION] [--from T] [--to T]\n"
 "                        [--slo RULE]... [--rules FILE]\n"
 "                        [--pending-after DURATION] [--pending-every DURATION]\n"
+"       lockstall report FILE|DIR... [--host PATTERN] [--format FORMAT]\n"
+"                        [-o OUT [--force]] [-t THRESHOLD] [-p PID] [--top N]\n"
+"                        [--from T] [--to T]\n"
 "\n"
 "Replay a recording made by 'lockstall record' or 'lockstall watch -o' into\n"
 "the same analysis and print what 'lockstall watch' printed (or would have,\n"
 "for record): the same file gives the same output, byte for byte.  Where and\n"
 "when it was recorded goes to stderr.\n"
+"\n"
+"Several files, a directory (every file in it) or --host: a fleet's report.\n"
+"Each recording is read as one report would read it, then all are merged:\n"
+"the culprits and victims by command and by cgroup with the hosts each is\n"
+"on, a row per host, the fleet's worst stalls in UTC, the wait histograms\n"
+"per command added up.  Recordings of one boot that overlap count a stall\n"
+"once.  Files that cannot be read are named and left out.\n"
 "\n"
 "Options:\n"
 "      --format FORMAT       text (default) or json, as 'watch' and\n"
@@ -1346,15 +1365,21 @@ void cli__usage(FILE *f, enum ls_command cmd)
 "      --pending-after DURATION, --pending-every DURATION\n"
 "                            waits still going on, as 'watch' reports them\n"
 "                            (defaults 1s and 10s), from the recording's ticks\n"
+"      --host PATTERN        a fleet's hosts whose name matches PATTERN (a\n"
+"                            shell glob: 'web-*'); -t, -p, --from and --to\n"
+"                            apply to each host's recordings; --top: rows per\n"
+"                            table and histograms (default 10)\n"
 "  -h, --help                show this help\n"
 "\n"
 "Exit status: 0 done (also for a damaged file: what could be read, with a\n"
-"warning), 1 the file cannot be read or OUT written, 2 bad command line.\n"
+"warning), 1 the file cannot be read or OUT written (a fleet: none could be\n"
+"read), 2 bad command line, 4 a fleet's report with files left out.\n"
 "\n"
 "Examples:\n"
 "  lockstall report incident.lst\n"
 "  lockstall report incident.lst --format json -o incident.json\n"
-"  lockstall report incident.lst --from 10s --to 12s -p 1234\n");
+"  lockstall report incident.lst --from 10s --to 12s -p 1234\n"
+"  lockstall report /srv/flight/*/ --host 'db-*' --format html -o fleet.html\n");
 		return;
 	}
 	fprintf(f,

@@ -18,6 +18,10 @@
 #define LS_EXIT_FAILURE	1	/* runtime: no privileges, no BPF, output failed */
 #define LS_EXIT_USAGE	2	/* bad command line */
 #define LS_EXIT_VIOLATION	3	/* watch --exit-on-violation: an SLO rule was broken */
+#define LS_EXIT_PARTIAL	4	/* report of many files: some were left out, the rest reported */
+
+/* report's files on the command line: more go as their directory */
+#define LS_MAX_INPUTS		4096
 
 #define LS_DEFAULT_THRESHOLD_NS	(10 * 1000 * 1000ULL)
 #define LS_DEFAULT_TOP		10
@@ -79,7 +83,10 @@ struct ls_config {
 	int compress_level;	/* --compress (record, watch -o, flight recorder): zstd level, 0 none */
 	bool compress_set;	/* --compress given */
 	/* report */
-	const char *input;	/* the recording */
+	const char *input;	/* the recording: inputs[0] */
+	const char *inputs[LS_MAX_INPUTS];	/* report FILE|DIR...: more than one, a fleet */
+	unsigned int n_inputs;
+	const char *host_pattern;	/* --host PATTERN (fnmatch): the fleet's hosts */
 	bool threshold_set;	/* -t given: else the recording's */
 	bool pid_set;		/* -p given: else the recording's */
 	bool top_set;		/* --top given: else the recording's */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "resolve/cgroup.h"
+#include "cmd_report.h"
 #include "commands.h"
 #include "session.h"
 #include "resolve/stacks.h"
@@ -28,7 +29,7 @@
 #include "util.h"
 
 /* A number from the metadata: absent or malformed leaves *out alone. */
-static void meta_u64(struct trace_reader *r, const char *key, __u64 max, __u64 *out)
+void report__meta_u64(struct trace_reader *r, const char *key, __u64 max, __u64 *out)
 {
 	const char *v = trace_reader__meta(r, key, NULL);
 	__u64 n;
@@ -67,8 +68,8 @@ static void report__header(struct trace_reader *r, const struct ls_config *cfg, 
 	struct tm tm;
 	time_t t;
 
-	meta_u64(r, "start.realtime_ns", UINT64_MAX, &real);
-	meta_u64(r, "cpus", 1 << 20, &cpus);
+	report__meta_u64(r, "start.realtime_ns", UINT64_MAX, &real);
+	report__meta_u64(r, "cpus", 1 << 20, &cpus);
 	if (real) {
 		t = (time_t)(real / NSEC_PER_SEC);
 		if (gmtime_r(&t, &tm))
@@ -81,7 +82,7 @@ static void report__header(struct trace_reader *r, const struct ls_config *cfg, 
 		ls_format_duration(threshold_ns, thr, sizeof(thr)));
 }
 
-static int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err, FILE **res)
+int report__open_output(const struct ls_config *cfg, FILE *out, FILE *err, FILE **res)
 {
 	struct stat in, o;
 	int fd;
@@ -135,7 +136,7 @@ static int report__sink(struct trace_reader *r, const struct ls_config *cfg,
 	meta->host = trace_reader__meta(r, "host", NULL);
 	meta->kernel = trace_reader__meta(r, "kernel.release", NULL);
 	meta->version = trace_reader__meta(r, "lockstall.version", NULL);
-	meta_u64(r, "cpus", 1 << 20, &meta->cpus);
+	report__meta_u64(r, "cpus", 1 << 20, &meta->cpus);
 	meta->threshold_ns = so->threshold_ns;
 	if (v && *v) {
 		errno = 0;
@@ -175,7 +176,7 @@ static int report__wall_window(struct trace_reader *r, const struct ls_config *c
 	long long offset;
 	char *end;
 
-	meta_u64(r, "start.realtime_ns", UINT64_MAX, &start);
+	report__meta_u64(r, "start.realtime_ns", UINT64_MAX, &start);
 	errno = 0;
 	offset = v ? strtoll(v, &end, 10) : 0;
 	if (!v || errno || *end || !*v || !start) {
@@ -227,7 +228,7 @@ static void report__stacks_meta(struct stacks *sk, const char *key, const char *
 }
 
 /* cgroup.ID=PATH: see record_meta__cgroups(); a malformed one is left out. */
-static void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
+void report__cgroups_meta(struct cgroups *cg, const char *key, const char *val, size_t len)
 {
 	unsigned long long id;
 	char *end;
@@ -295,13 +296,13 @@ static void report__warn_cgroups(const struct ls_config *cfg, const struct slo_r
  * The options the recording was made with, unless given again: threshold
  * (never below the recording's), -p, --top.  0 or an exit code.
  */
-static int report__options(struct trace_reader *r, const struct ls_config *cfg,
-			   struct session_opts *so, FILE *err)
+int report__options(struct trace_reader *r, const struct ls_config *cfg, struct session_opts *so,
+		    FILE *err)
 {
 	__u64 v, recorded_ns;
 	char a[32], b[32];
 
-	meta_u64(r, "threshold_ns", UINT64_MAX, &so->threshold_ns);
+	report__meta_u64(r, "threshold_ns", UINT64_MAX, &so->threshold_ns);
 	recorded_ns = so->threshold_ns;
 	if (cfg->threshold_set) {
 		if (cfg->threshold_ns < recorded_ns) {
@@ -321,10 +322,10 @@ static int report__options(struct trace_reader *r, const struct ls_config *cfg,
 	if (cfg->wall_clock && report__wall_window(r, cfg, so, err))
 		return LS_EXIT_FAILURE;
 	v = 0;
-	meta_u64(r, "pid", LS_PID_MAX, &v);
+	report__meta_u64(r, "pid", LS_PID_MAX, &v);
 	so->pid = cfg->pid_set ? cfg->pid : (__u32)v;
 	v = LS_DEFAULT_TOP;
-	meta_u64(r, "top", UINT32_MAX, &v);
+	report__meta_u64(r, "top", UINT32_MAX, &v);
 	so->top = cfg->top_set ? cfg->top : (unsigned int)v;
 	return 0;
 }
@@ -391,6 +392,8 @@ int cmd_report(const struct ls_config *cfg, FILE *out, FILE *err)
 	FILE *f = NULL;
 	int ret = LS_EXIT_FAILURE, rc;
 
+	if (report__is_fleet(cfg))
+		return cmd_report_fleet(cfg, out, err);
 	if (trace_reader__open(&r, cfg->input, err))
 		return LS_EXIT_FAILURE;
 	rc = report__options(r, cfg, &so, err);

@@ -7,7 +7,7 @@
  * its off-CPU spells coloured by state, and who ran instead.
  *
  * Every string from the traced system (comm, metadata) goes through
- * html_text(): a process named "<script>" shows as text and runs nothing.
+ * rm_html_text(): a process named "<script>" shows as text and runs nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,7 +35,7 @@ struct html_sink {
  * characters as entities, control bytes, DEL and bytes >= 0x80 as \xNN.
  * At most maxlen bytes, up to the first NUL.
  */
-static void html_text(FILE *f, const char *s, size_t maxlen)
+void rm_html_text(FILE *f, const char *s, size_t maxlen)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
@@ -76,7 +76,7 @@ static void html_task(FILE *f, const struct ls_stall *st, const struct ls_task *
 		rm_stall_task(st, t, buf, sizeof(buf));
 	else
 		rm_task(t, NULL, buf, sizeof(buf));
-	html_text(f, buf, sizeof(buf));
+	rm_html_text(f, buf, sizeof(buf));
 }
 
 static void html_comm(FILE *f, const struct ls_task *t)
@@ -85,7 +85,7 @@ static void html_comm(FILE *f, const struct ls_task *t)
 
 	if (!sink__unseen_text(t, buf, sizeof(buf)))
 		ls_comm_text(t->comm, buf, sizeof(buf));
-	html_text(f, buf, sizeof(buf));
+	rm_html_text(f, buf, sizeof(buf));
 }
 
 static void html_dur(FILE *f, __u64 ns)
@@ -95,7 +95,7 @@ static void html_dur(FILE *f, __u64 ns)
 	fputs(ls_format_duration(ns, buf, sizeof(buf)), f);
 }
 
-static const char html_style[] =
+const char rm_html_style[] =
 "body{font-family:sans-serif;margin:2em auto;max-width:1000px;color:#222;line-height:1.4}\n"
 "h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;margin-top:2em}h3{font-size:1.1em;margin-bottom:.3em}\n"
 "table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}\n"
@@ -134,17 +134,17 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 	      "<title>lockstall report", f);
 	if (meta->input) {
 		fputs(": ", f);
-		html_text(f, meta->input, 256);
+		rm_html_text(f, meta->input, 256);
 	}
-	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>lockstall report", html_style);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>lockstall report", rm_html_style);
 	if (meta->input) {
 		fputs(": ", f);
-		html_text(f, meta->input, 256);
+		rm_html_text(f, meta->input, 256);
 	}
 	fputs("</h1>\n<table class=\"meta\">\n<tr><th>Host</th><td>", f);
-	html_text(f, meta->host ? meta->host : "?", 256);
+	rm_html_text(f, meta->host ? meta->host : "?", 256);
 	fputs("</td></tr>\n<tr><th>Kernel</th><td>Linux ", f);
-	html_text(f, meta->kernel ? meta->kernel : "?", 256);
+	rm_html_text(f, meta->kernel ? meta->kernel : "?", 256);
 	fprintf(f, "</td></tr>\n<tr><th>CPUs</th><td>%llu</td></tr>\n<tr><th>Recorded</th><td>%s to %s (",
 		(unsigned long long)meta->cpus,
 		rm_when(meta, sum->start_ns, sum->start_ns, true, a, sizeof(a)),
@@ -162,7 +162,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 				ls_verdict_name(v), ls_verdict_text(v),
 			(unsigned long long)sum->stalls_by_verdict[v]);
 	fputs("</td></tr>\n<tr><th>Recorded by</th><td>lockstall ", f);
-	html_text(f, meta->version ? meta->version : "?", 256);
+	rm_html_text(f, meta->version ? meta->version : "?", 256);
 	fputs("</td></tr>\n</table>\n", f);
 	if (sum->lost_events)
 		fprintf(f, "<p class=\"warn\"><b>Warning:</b> %llu records were lost (ring buffer full): stalls in those spans are marked unknown.</p>\n",
@@ -183,7 +183,7 @@ static void html_table(FILE *f, const struct rm_table *t, const char *who, const
 		who, what);
 	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
 		fprintf(f, "<tr><td class=\"n\">%u</td><td>", i + 1);
-		html_text(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)), sizeof(buf));
+		rm_html_text(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)), sizeof(buf));
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">",
 			sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
@@ -312,7 +312,7 @@ static void html_causes(FILE *f, const struct ls_holder *h)
 		html_dur(f, h->cause_ns[c]);
 		if (sink__cause_text(h, c, why, sizeof(why))) {
 			fputs(": ", f);
-			html_text(f, why, sizeof(why));
+			rm_html_text(f, why, sizeof(why));
 		}
 	}
 }
@@ -323,7 +323,7 @@ static void html_cgroup(FILE *f, const char *path)
 	if (!path)
 		return;
 	fputs(" (cgroup <code>", f);
-	html_text(f, path, (size_t)-1);
+	rm_html_text(f, path, (size_t)-1);
 	fputs("</code>)", f);
 }
 
@@ -358,7 +358,7 @@ static void html_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 		fputs("; waited ", f);
 		html_dur(f, h->waited[k].ns);
 		fputs(" ", f);
-		html_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)), sizeof(what));
+		rm_html_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)), sizeof(what));
 	}
 	if (h->has_waker) {
 		fputs("; woken by ", f);
@@ -378,17 +378,17 @@ static void html_stack(FILE *f, const char *role, const struct ls_stall *st,
 	fprintf(f, "<details open><summary>%s <b>", role);
 	html_task(f, st, t);
 	fputs("</b> (user frames: ", f);
-	html_text(f, fr->user_method, (size_t)-1);
+	rm_html_text(f, fr->user_method, (size_t)-1);
 	fputs(")", f);
 	if (fr->note) {
 		fputs(": ", f);
-		html_text(f, fr->note, (size_t)-1);
+		rm_html_text(f, fr->note, (size_t)-1);
 	}
 	fputs("</summary><pre>", f);
 	for (i = 0; i < fr->n; i++) {
 		if (i == fr->n_kernel && i)
 			fputs("--\n", f);
-		html_text(f, sink__frame_text(&fr->v[i], buf, sizeof(buf)), sizeof(buf));
+		rm_html_text(f, sink__frame_text(&fr->v[i], buf, sizeof(buf)), sizeof(buf));
 		fputs("\n", f);
 	}
 	fputs("</pre></details>\n", f);
@@ -449,7 +449,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	/* a futex or kernel lock: which one */
 	if (st->mm.kind != LS_LOCK_MMAP) {
 		fputs("<li>lock ", f);
-		html_text(f, sink__stall_lock_text(st, lock, sizeof(lock)), sizeof(lock));
+		rm_html_text(f, sink__stall_lock_text(st, lock, sizeof(lock)), sizeof(lock));
 		fputs("</li>\n", f);
 	}
 	fputs("<li>waiter <b>", f);
@@ -483,7 +483,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	for (i = 0; i < st->n_chain; i++) {
 		hop = &st->chain[i];
 		fputs(i ? " &larr; <b>" : "<b>", f);
-		html_text(f, rm_hop_task(st, &hop->task, who, sizeof(who)), sizeof(who));
+		rm_html_text(f, rm_hop_task(st, &hop->task, who, sizeof(who)), sizeof(who));
 		fprintf(f, "</b> (%s",
 			sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
@@ -494,7 +494,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		}
 		if (hop->stall_seq) {
 			fputs(", of ", f);
-			html_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)), sizeof(lock));
+			rm_html_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)), sizeof(lock));
 			fputs(", waited ", f);
 			html_dur(f, hop->wait_ns);
 			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
@@ -504,14 +504,14 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 	fputs("</li>\n", f);
 	if (st->advice) {
 		fputs("<li>advice: ", f);
-		html_text(f, st->advice, (size_t)-1);
+		rm_html_text(f, st->advice, (size_t)-1);
 		fputs("</li>\n", f);
 	}
 	fputs("</ul>\n</div>\n", f);
 }
 
 /* A log2 histogram as a bar chart: one bar per slot from the first to the last used. */
-static void html_hist(void *ctx, const struct rm_hist *m)
+void rm_html_hist(void *ctx, const struct rm_hist *m)
 {
 	FILE *f = ctx;
 	const struct ls_hist *h = m->h;
@@ -519,7 +519,7 @@ static void html_hist(void *ctx, const struct rm_hist *m)
 	double bw, bh;
 
 	fprintf(f, "<h3>%s, %s%s, ", m->title, m->lock, m->mode);
-	html_text(f, m->who, sizeof(m->who));
+	rm_html_text(f, m->who, sizeof(m->who));
 	fputs("</h3>\n", f);
 	if (m->any) {
 		n = m->last - m->first + 1;
@@ -565,7 +565,7 @@ static int html_hists(struct html_sink *hs, const struct ls_hist_set *set)
 	fputs("<h2>Histograms</h2>\n<p>Bar heights are log-scaled, so that a few long waits stay "
 	      "visible next to millions of short ones; the numbers above them are the counts.</p>\n",
 	      hs->base.out);
-	return rm_hists__each(set, &hs->base.opts, html_hist, html_hists_more, hs->base.out);
+	return rm_hists__each(set, &hs->base.opts, rm_html_hist, html_hists_more, hs->base.out);
 }
 
 static int html__stall(struct sink *s, const struct ls_stall *st)

@@ -4,7 +4,7 @@
  * top culprits, the worst stalls with their chains, histograms; written
  * at the summary from the run's report model (report_model.h).
  *
- * Every string from the traced system goes through md_name() or md_text():
+ * Every string from the traced system goes through rm_md_name() or rm_md_text():
  * a code span when that is safe, else markup characters as entities and
  * the other active ones backslash-escaped, so a comm cannot open a link,
  * an HTML tag, a code span or a table cell.
@@ -33,7 +33,7 @@ struct md_sink {
  * markup characters as entities, so not even the raw text has a tag in
  * it, the other active ones backslash-escaped.
  */
-static void md_text(FILE *f, const char *s)
+void rm_md_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '<')
@@ -63,7 +63,7 @@ static void md_meta(FILE *f, const char *v)
 		n = strnlen(v + off, sizeof(part));
 		memset(part, 0, sizeof(part));
 		memcpy(part, v + off, n);
-		md_text(f, ls_comm_text(part, buf, sizeof(buf)));
+		rm_md_text(f, ls_comm_text(part, buf, sizeof(buf)));
 		off += n;
 	}
 }
@@ -74,10 +74,10 @@ static void md_meta(FILE *f, const char *v)
  * would end a table cell, even in a span) or markup characters (a renderer
  * that is not CommonMark may not keep spans literal).
  */
-static void md_name(FILE *f, const char *s)
+void rm_md_name(FILE *f, const char *s)
 {
 	if (strpbrk(s, "`|<>&")) {
-		md_text(f, s);
+		rm_md_text(f, s);
 		return;
 	}
 	fprintf(f, "`%s`", s);
@@ -88,7 +88,7 @@ static void md_task(FILE *f, const struct ls_stall *st, const struct ls_task *t)
 {
 	char buf[RM_TASK_LEN];
 
-	md_name(f, rm_stall_task(st, t, buf, sizeof(buf)));
+	rm_md_name(f, rm_stall_task(st, t, buf, sizeof(buf)));
 }
 
 static void md_dur(FILE *f, __u64 ns)
@@ -147,7 +147,7 @@ static void md_table(FILE *f, const struct rm_table *t, const char *who, const c
 	fprintf(f, "| # | %s | Scheduling | Stalls | %s |\n|---:|---|---|---:|---:|\n", who, what);
 	for (i = 0; i < t->n && i < RM_SHOW_TASKS; i++) {
 		fprintf(f, "| %u | ", i + 1);
-		md_name(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)));
+		rm_md_name(f, rm_culprit_task(&t->v[i], buf, sizeof(buf)));
 		fprintf(f, " | %s | %llu | ", sink__sched_text(&t->v[i].task, sched, sizeof(sched)),
 			(unsigned long long)t->v[i].stalls);
 		md_dur(f, t->v[i].ns);
@@ -189,7 +189,7 @@ static void md_stack(struct md_sink *m, const struct ls_frames *fr, __u64 seq, c
 	fprintf(f, "%s- Stack (user frames: %s)", indent, fr->user_method);
 	if (fr->note) {
 		fputs(": ", f);
-		md_text(f, fr->note);
+		rm_md_text(f, fr->note);
 	}
 	fprintf(f, "\n\n%s  ```\n", indent);
 	for (i = 0; i < fr->n; i++) {
@@ -217,7 +217,7 @@ static void md_causes(FILE *f, const struct ls_holder *h)
 		md_dur(f, h->cause_ns[c]);
 		if (sink__cause_text(h, c, why, sizeof(why))) {
 			fputs(": ", f);
-			md_text(f, why);
+			rm_md_text(f, why);
 		}
 		fputs("\n", f);
 	}
@@ -229,7 +229,7 @@ static void md_cgroup(FILE *f, const char *path)
 	if (!path)
 		return;
 	fputs(" (cgroup ", f);
-	md_text(f, path);
+	rm_md_text(f, path);
 	fputs(")", f);
 }
 
@@ -267,7 +267,7 @@ static void md_holder(struct md_sink *m, const struct ls_stall *st, const struct
 		fputs("  - waited ", f);
 		md_dur(f, h->waited[k].ns);
 		fputs(" ", f);
-		md_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)));
+		rm_md_text(f, rm_waited_text(st, &h->waited[k], what, sizeof(what)));
 		fputs("\n", f);
 	}
 	if (h->has_waker) {
@@ -290,7 +290,7 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		hop = &st->chain[i];
 		if (i)
 			fputs(" ← ", f);
-		md_name(f, rm_hop_task(st, &hop->task, buf, sizeof(buf)));
+		rm_md_name(f, rm_hop_task(st, &hop->task, buf, sizeof(buf)));
 		fprintf(f, " (%s", sink__words(ls_role_name(hop->role), false, role, sizeof(role)));
 		if (hop->role <= LS_ROLE_HOLDER)
 			fprintf(f, ", %s", hop->write ? "write" : "read");
@@ -300,7 +300,7 @@ static void md_chain(FILE *f, const struct ls_stall *st)
 		}
 		if (hop->stall_seq) {
 			fputs(", of ", f);
-			md_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)));
+			rm_md_text(f, sink__hop_lock_text(hop, lock, sizeof(lock)));
 			fputs(", waited ", f);
 			md_dur(f, hop->wait_ns);
 			fprintf(f, ", STALL #%llu", (unsigned long long)hop->stall_seq);
@@ -334,7 +334,7 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	/* a futex or kernel lock: which one (mmap_lock's mm is in the title's process) */
 	if (st->mm.kind != LS_LOCK_MMAP) {
 		fputs("- Lock: ", f);
-		md_text(f, sink__stall_lock_text(st, lock, sizeof(lock)));
+		rm_md_text(f, sink__stall_lock_text(st, lock, sizeof(lock)));
 		fputc('\n', f);
 	}
 	fputs("- Waiter ", f);
@@ -368,26 +368,26 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	md_chain(f, st);
 	if (st->advice) {
 		fputs("- Advice: ", f);
-		md_text(f, st->advice);
+		rm_md_text(f, st->advice);
 		fputs("\n", f);
 	}
 	fputs("\n", f);
 }
 
-static void md_hist(void *ctx, const struct rm_hist *m)
+void rm_md_hist(void *ctx, const struct rm_hist *m)
 {
 	FILE *f = ctx;
 	const struct ls_hist *h = m->h;
 	unsigned int i, k, bars;
 
 	fprintf(f, "#### %s, ", m->title);
-	md_text(f, m->lock);
+	rm_md_text(f, m->lock);
 	fprintf(f, "%s, ", m->mode);
 	if (m->view->processes > 1 && m->view->exited < m->view->processes) {
-		md_name(f, m->comm);
+		rm_md_name(f, m->comm);
 		fprintf(f, " (%u processes)", m->view->processes);
 	} else {
-		md_name(f, m->who);
+		rm_md_name(f, m->who);
 	}
 	fputs("\n\n", f);
 	if (m->any) {
@@ -417,7 +417,7 @@ static void md_hists_more(void *ctx, const char *text)
 static int md_hists(struct md_sink *m, const struct ls_hist_set *set)
 {
 	fputs("## Histograms\n\n", m->base.out);
-	return rm_hists__each(set, &m->base.opts, md_hist, md_hists_more, m->base.out);
+	return rm_hists__each(set, &m->base.opts, rm_md_hist, md_hists_more, m->base.out);
 }
 
 static int md__stall(struct sink *s, const struct ls_stall *st)

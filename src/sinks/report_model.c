@@ -266,7 +266,7 @@ const char *rm_count_noun(unsigned int kind, __u64 n)
 	return "";
 }
 
-static void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
+void rm_hist__init(struct rm_hist *m, const struct hist_view *v)
 {
 	const struct ls_hist *h = &v->hist;
 	unsigned int i;

@@ -119,6 +119,21 @@ struct rm_hist {
 int rm_hists__each(const struct ls_hist_set *set, const struct sink_opts *opts,
 		   void (*fn)(void *ctx, const struct rm_hist *m),
 		   void (*cut)(void *ctx, const char *text), void *ctx);
+/* m drawn from view v (which must outlive m). */
+void rm_hist__init(struct rm_hist *m, const struct hist_view *v);
+/*
+ * One histogram drawn as each format draws it (ctx: the FILE *), and the
+ * escapers of the Markdown and HTML formats: for the fleet report
+ * (fleet_text.c, fleet_html.c), which draws what these formats draw.
+ */
+void rm_text_hist(void *ctx, const struct rm_hist *m);
+void rm_md_hist(void *ctx, const struct rm_hist *m);
+void rm_html_hist(void *ctx, const struct rm_hist *m);
+void rm_md_text(FILE *f, const char *s);
+void rm_md_name(FILE *f, const char *s);
+void rm_html_text(FILE *f, const char *s, size_t maxlen);
+extern const char rm_html_style[];
+
 /* What a histogram of this kind counts, for n of them: "lock operations", "holds"... */
 const char *rm_count_noun(unsigned int kind, __u64 n);
 /* The lower and upper bound of slot i, in microseconds. */

@@ -512,12 +512,11 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
  * Slot i counts [2^(i-1), 2^i) us, slot 0 [0, 1) us: "low -> high" gives
  * that range.  Only the slots from the first to the last non-empty one.
  */
-static void text__hist(void *ctx, const struct rm_hist *m)
+void rm_text_hist(void *ctx, const struct rm_hist *m)
 {
-	struct text_hists *th = ctx;
 	const struct ls_hist *h = m->h;
 	char sum[32], avg[32], bar[HIST_BAR_WIDTH + 1];
-	FILE *f = th->f;
+	FILE *f = ctx;
 	unsigned int i;
 
 	fprintf(f, "%s, %s%s, %s:\n", m->title, m->lock, m->mode, m->who);
@@ -536,6 +535,13 @@ static void text__hist(void *ctx, const struct rm_hist *m)
 	fprintf(f, "%10s %llu %s  total %s  avg %s\n\n", "", (unsigned long long)h->count,
 		rm_count_noun(m->kind, h->count), ls_format_duration(h->sum_ns, sum, sizeof(sum)),
 		ls_format_duration(m->avg_ns, avg, sizeof(avg)));
+}
+
+static void text__hist(void *ctx, const struct rm_hist *m)
+{
+	struct text_hists *th = ctx;
+
+	rm_text_hist(th->f, m);
 	th->printed++;
 }
 

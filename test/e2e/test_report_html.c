@@ -154,3 +154,50 @@ Test(report_html, renders_in_chromium)
 	cr_assert_null(strstr(p.out.data, "<script"), "%s", p.out.data);
 	e2e_proc__release(&p);
 }
+
+/* The golden run as three hosts recorded it, a second apart. */
+static void fleet_dir(char *fleet, size_t len)
+{
+	static const char *const hosts[] = { "web-1", "web-2", "db-1" };
+	struct trace_fixture_meta m = { 0 };
+	char path[256];
+	struct stream s;
+	size_t i;
+
+	snprintf(fleet, len, "%s/fleet", dir);
+	cr_assert_eq(mkdir(fleet, 0700), 0);
+	stream__init(&s);
+	trace_fixture__stream(&s);
+	for (i = 0; i < 3; i++) {
+		m = (struct trace_fixture_meta){ hosts[i], hosts[i], TFX_REALTIME_NS + i * 1000000000ULL };
+		snprintf(path, sizeof(path), "%s/%s.lst", fleet, hosts[i]);
+		cr_assert_eq(trace_fixture__write_as(path, &s, &m), 0);
+	}
+	stream__free(&s);
+}
+
+Test(report_html, fleet_renders_in_chromium)
+{
+	const char *bin = chromium();
+	char fleet[128], html[128], url[160];
+	const char *const report[] = { "report", fleet, "--format", "html", "-o", html, NULL };
+	struct e2e_proc p;
+
+	fleet_dir(fleet, sizeof(fleet));
+	snprintf(html, sizeof(html), "%s/fleet.html", dir);
+	snprintf(url, sizeof(url), "file://%s", html);
+	e2e_run_cli(&p, report);
+	cr_assert_eq(e2e_proc__exit_code(&p), 0, "report: stderr:\n%s", p.err.data);
+	e2e_proc__release(&p);
+
+	chromium_run(&p, bin, "--dump-dom", url);
+	cr_assert_not_null(strstr(p.out.data, "<h1>lockstall fleet report"), "%s", p.out.data);
+	cr_assert_not_null(strstr(p.out.data, "3 recordings of 3 hosts"), "%s", p.out.data);
+	cr_assert_null(strstr(p.out.data, "ERR_"), "%s", p.out.data);
+	/* every host's stalls on one axis; wl-victim's waits of the three hosts in one histogram */
+	cr_assert_eq(svgs_with_shapes(p.out.data, "fleet-timeline"), 1, "%s", p.out.data);
+	cr_assert_eq(svgs_with_shapes(p.out.data, "hist"), 1, "%s", p.out.data);
+	cr_assert_not_null(strstr(p.out.data, "wl-victim on 3 hosts"), "%s", p.out.data);
+	cr_assert_null(strstr(p.out.data, "<script"), "%s", p.out.data);
+	e2e_proc__release(&p);
+}

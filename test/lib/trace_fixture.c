@@ -116,13 +116,13 @@ static void name_one(void *ctx, __u32 tgid, const char comm[LS_COMM_LEN])
 	trace_writer__meta(ctx, key, comm, strnlen(comm, LS_COMM_LEN));
 }
 
-int trace_fixture__write(const char *path, const struct stream *s)
-{
-	/* test/data/golden.lst stays in the raw format: old files must keep reading */
-	return trace_fixture__write_level(path, s, 0);
-}
+static const struct trace_fixture_meta golden_meta = {
+	.host = "golden-host",
+	.realtime_ns = TFX_REALTIME_NS,
+};
 
-int trace_fixture__write_level(const char *path, const struct stream *s, int level)
+static int trace_fixture__write_full(const char *path, const struct stream *s, int level,
+				     const struct trace_fixture_meta *m)
 {
 	struct trace_writer *w;
 	size_t off = 0, i;
@@ -138,7 +138,9 @@ int trace_fixture__write_level(const char *path, const struct stream *s, int lev
 		return err;
 	}
 	trace_writer__meta_str(w, "lockstall.version", "golden");
-	trace_writer__meta_str(w, "host", "golden-host");
+	trace_writer__meta_str(w, "host", m->host);
+	if (m->boot_id)
+		trace_writer__meta_str(w, "boot_id", m->boot_id);
 	trace_writer__meta_str(w, "kernel.release", "6.18.0-golden");
 	trace_writer__meta_str(w, "kernel.version", "#1 SMP");
 	trace_writer__meta_str(w, "machine", "x86_64");
@@ -151,9 +153,11 @@ int trace_fixture__write_level(const char *path, const struct stream *s, int lev
 	trace_writer__meta_u64(w, "interval_ns", 1000000000ULL);
 	trace_writer__meta_u64(w, "count", 0);
 	trace_writer__meta_u64(w, "features", LS_FEAT_PER_VMA_LOCK);
-	trace_writer__meta_u64(w, "start.realtime_ns", TFX_REALTIME_NS);
-	trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
-			       (__s64)(TFX_REALTIME_NS - TFX_T0_NS));
+	if (m->realtime_ns) {
+		trace_writer__meta_u64(w, "start.realtime_ns", m->realtime_ns);
+		trace_writer__meta_s64(w, "clock.realtime_minus_monotonic_ns",
+				       (__s64)(m->realtime_ns - TFX_T0_NS));
+	}
 	err = trace_writer__meta_flush(w);
 	for (i = 0; !err && i < s->n; i++) {
 		err = trace_writer__record(w, s->buf + off, s->lens[i]);
@@ -174,6 +178,23 @@ int trace_fixture__write_level(const char *path, const struct stream *s, int lev
 		return err;
 	}
 	return trace_writer__close(w);
+}
+
+int trace_fixture__write(const char *path, const struct stream *s)
+{
+	/* test/data/golden.lst stays in the raw format: old files must keep reading */
+	return trace_fixture__write_level(path, s, 0);
+}
+
+int trace_fixture__write_level(const char *path, const struct stream *s, int level)
+{
+	return trace_fixture__write_full(path, s, level, &golden_meta);
+}
+
+int trace_fixture__write_as(const char *path, const struct stream *s,
+			    const struct trace_fixture_meta *m)
+{
+	return trace_fixture__write_full(path, s, 0, m);
 }
 
 unsigned char *trace_fixture__slurp(const char *path, size_t *len)

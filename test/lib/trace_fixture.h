@@ -25,6 +25,17 @@ void trace_fixture__stream(struct stream *s);
 int trace_fixture__write(const char *path, const struct stream *s);
 /* The same, compressed at a zstd level (0: raw, as trace_fixture__write). */
 int trace_fixture__write_level(const char *path, const struct stream *s, int level);
+
+/* Where and when a recording was made, for the fleet's recordings. */
+struct trace_fixture_meta {
+	const char *host;
+	const char *boot_id;	/* NULL: none, as older recordings */
+	__u64 realtime_ns;	/* the wall clock at TFX_T0_NS; 0: no clock */
+};
+
+/* trace_fixture__write() with this metadata instead of the golden run's. */
+int trace_fixture__write_as(const char *path, const struct stream *s,
+			    const struct trace_fixture_meta *m);
 /* The whole file, malloc'ed (NULL when unreadable); *len its size. */
 unsigned char *trace_fixture__slurp(const char *path, size_t *len);
 /* The directory of the committed test data: $LOCKSTALL_TEST_DATA, else test/data. */

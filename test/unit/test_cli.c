@@ -32,6 +32,10 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 			 c->cmd == LS_CMD_REPORT ? "report" : "none");
 	if (c->input)
 		fprintf(f, " in=%s", c->input);
+	if (c->n_inputs > 1)
+		fprintf(f, " inputs=%u", c->n_inputs);
+	if (c->host_pattern)
+		fprintf(f, " host=%s", c->host_pattern);
 	if (c->help)
 		fprintf(f, " help");
 	if (c->version)
@@ -248,8 +252,10 @@ ParameterizedTestParameters(cli, parse)
 		{ "report -- -odd-name.lst", 0, "report in=-odd-name.lst", "" },
 		{ "help report", 0, "report help", "" },
 		{ "report", 2, "missing FILE: the recording to report on", "report" },
-		{ "report a.lst b.lst", 2, "unexpected argument 'b.lst': report reads one recording",
-		  "report" },
+		/* a fleet's recordings */
+		{ "report a.lst b.lst", 0, "report in=a.lst inputs=2", "" },
+		{ "report fleet/ --host db-* c.lst", 0, "report in=fleet/ inputs=2 host=db-*", "" },
+		{ "report fleet/ --host=", 2, "empty host name for --host", "report" },
 		{ "report r.lst --format xml", 2, "invalid format 'xml' for --format: expected text, json, markdown, html, perfetto or folded",
 		  "report" },
 		{ "report r.lst --from 2s --to 1s", 2, "--to must be later than --from", "report" },
