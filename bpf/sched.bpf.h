@@ -104,7 +104,8 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
 	struct ls_rec_switch *r;
-	bool watched;
+	/* Before the switch-in lowers next's own count: its RUNNABLE needs this SWITCH. */
+	bool watched = ls_switch_watched(w, next);
 	__u8 cause = 0;
 	__u64 now = 0;
 
@@ -124,7 +125,6 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
 		now = ls_switch_in(ns, next, now);
 
-	watched = ls_switch_watched(w, next);
 	if (!watched && !pf && !nf)
 		return 0;
 	if (!now)
@@ -151,7 +151,7 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	 * when rodata makes the call dead (5.10's gives up on the switch).
 	 */
 	if (cgroups && cfg.task_cgroups)
-		ls_switch_cgroups(pf_after, nf, watched, cpu, now);
+		ls_switch_cgroups(pf_after, nf, watched || (ps && ps->watch_slot), cpu, now);
 	if (pf)
 		ps->seen = 1;
 	if (nf)
