@@ -320,6 +320,9 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 	if (!os)
 		goto out;
 	ok = true;
+	/* Both: the owner's own switch may be disarming it on another CPU right now. */
+	ls_owner_filter_add(st->wait.owner_tid, 1);
+	task_state__arm(t, os);
 	if (os->pend.owner_waiters < 255)
 		os->pend.owner_waiters++;
 	cpu = ls_task_cpu(t);
@@ -366,6 +369,7 @@ static __always_inline void ls_owner_end(struct ls_task_state *st, __u32 tid)
 		ls_owner_end_tid(st, tid);
 		return;
 	}
+	ls_owner_filter_add(tid, -1);
 	t = bpf_task_from_pid(tid);
 	if (!t)
 		return;
@@ -510,6 +514,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, enum ls_futex_ca
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	now = bpf_ktime_get_ns();
 	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_ACTIVE);
 	ls_futex_follow_owner(cur, st, now);

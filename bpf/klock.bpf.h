@@ -166,6 +166,7 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	w = &st->wait;
 	if (w->flags & LS_W_ACTIVE) {
 		/* Its own spin ended and it sleeps now; anything else is another's wait. */

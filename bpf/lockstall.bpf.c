@@ -275,8 +275,12 @@ int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ls_sched_waking, struct task_struct *p)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st || !ls_state_flags(st))
 		return 0;
 	ls_task_fill(&st->waker, ls_current());
@@ -286,7 +290,7 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 	struct ls_rec_wakeup *r;
 	bool raised;
 	__u8 cause = 0;
@@ -294,6 +298,10 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	__u64 now;
 	__u8 f;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st)
 		return 0;
 	f = ls_state_flags(st);
@@ -338,12 +346,16 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 	struct ls_rec_migrate *r;
 	bool raised;
 	__u64 now;
 	__u8 f;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st)
 		return 0;
 	f = ls_state_flags(st);

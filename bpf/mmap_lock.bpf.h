@@ -137,6 +137,7 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	w = &st->wait;
 	w->mm = (__u64)mm;
 	w->start_ns = bpf_ktime_get_ns();

@@ -175,6 +175,7 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	/* A wait the live programs saw after attaching is followed already. */
 	if (!st || (st->wait.flags & LS_W_ACTIVE))
 		return 0;
+	task_state__arm(t, st);
 	now = bpf_ktime_get_ns();
 	/*
 	 * The records first, the wait active last: a live end that sees it
