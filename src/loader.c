@@ -1120,6 +1120,77 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 	return err;
 }
 
+/*
+ * LOCKSTALL_VERIFY_STATS=1 (make verify-stats): the verifier's statistics
+ * of each program loaded, one line each on stderr.  The buffers of every
+ * program, LOADER_VSTATS_LEN bytes each; NULL when not asked (or no memory:
+ * then nothing is said).
+ */
+#define LOADER_VSTATS_LEN 4096
+
+static char *loader_vstats_prepare(struct loader *l)
+{
+	const char *env = getenv("LOCKSTALL_VERIFY_STATS");
+	struct bpf_program *p;
+	size_t n = 0;
+	char *buf;
+
+	if (!env || strcmp(env, "1"))
+		return NULL;
+	bpf_object__for_each_program(p, l->skel->obj)
+		n++;
+	buf = calloc(n, LOADER_VSTATS_LEN);
+	if (!buf)
+		return NULL;
+	n = 0;
+	bpf_object__for_each_program(p, l->skel->obj) {
+		bpf_program__set_log_level(p, 4);	/* statistics only */
+		bpf_program__set_log_buf(p, buf + n++ * LOADER_VSTATS_LEN, LOADER_VSTATS_LEN);
+	}
+	return buf;
+}
+
+static unsigned long long loader_vstats_field(const char *log, const char *key)
+{
+	const char *at = strstr(log, key);
+
+	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+static void loader_vstats_print(struct loader *l, char *buf)
+{
+	unsigned long long insns = 0, us = 0;
+	struct bpf_program *p;
+	const char *log;
+	size_t n = 0;
+
+	if (!buf)
+		return;
+	bpf_object__for_each_program(p, l->skel->obj) {
+		log = buf + n++ * LOADER_VSTATS_LEN;
+		if (!bpf_program__autoload(p))
+			continue;
+		fprintf(stderr, "lockstall: verified %s: %llu insns, %llu states, %llu us\n",
+			bpf_program__name(p), loader_vstats_field(log, "processed "),
+			loader_vstats_field(log, "total_states "),
+			loader_vstats_field(log, "verification time "));
+		insns += loader_vstats_field(log, "processed ");
+		us += loader_vstats_field(log, "verification time ");
+	}
+	fprintf(stderr, "lockstall: verified in all: %llu insns, %llu us\n", insns, us);
+}
+
+static int loader_load(struct loader *l)
+{
+	char *vstats = loader_vstats_prepare(l);
+	int err = lockstall_bpf__load(l->skel);
+
+	if (!err)
+		loader_vstats_print(l, vstats);
+	free(vstats);
+	return err;
+}
+
 /* Why the load failed, when the backend's own message has not said it. */
 static void loader_say_load_failed(const struct loader *l, int err)
 {
@@ -1184,7 +1255,7 @@ retry:
 	err = loader_size_maps(l, opts);
 	if (err)
 		goto cleanup;
-	err = lockstall_bpf__load(l->skel);
+	err = loader_load(l);
 	if (err) {
 		if (loader_cpu_time_failed(l, err) || loader_futex_fentry_failed(l, err) ||
 		    loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
