@@ -19,6 +19,9 @@
 #ifndef LOCKSTALL_CPU_TIME_BPF_H
 #define LOCKSTALL_CPU_TIME_BPF_H
 
+#include "causes.bpf.h"
+#include "emit.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct task_struct___pinned {

@@ -16,6 +16,8 @@
 #ifndef LOCKSTALL_IO_BPF_H
 #define LOCKSTALL_IO_BPF_H
 
+#include "emit.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct task_struct___io {

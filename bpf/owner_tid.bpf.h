@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Lock owners followed by TID, where the kernel lacks bpf_task_from_pid()
- * (before 6.2: Debian 12's 6.1) or the loader is told to (owner_by_tid,
+ * (before 6.2: Debian 12's 6.1) or the loader is told to (cfg.owner_by_tid,
  * LS_FEAT_OWNER_BY_TID).  A waiter there cannot reach its owner's task
  * storage, only its TID: it leaves a mark (owner_marks: TID -> waiters)
  * and the owner takes it into its own storage (pend.owner_waiters) at its
@@ -23,10 +23,13 @@
 #ifndef LOCKSTALL_OWNER_TID_BPF_H
 #define LOCKSTALL_OWNER_TID_BPF_H
 
+#include "compat.bpf.h"
+#include "emit.bpf.h"
+#include "io.bpf.h"
+#include "watch.bpf.h"
+
 #define LS_OWNER_MARKS_MAX	4096	/* owners waited on at once */
 #define LS_OWNER_WALK_MAX	128	/* threads looked at for a futex owner */
-
-const volatile bool owner_by_tid = false;
 
 /* Owners not followed: owner_marks was full. */
 __u64 owner_marks_full = 0;
@@ -106,7 +109,7 @@ static __always_inline struct ls_task_state *ls_owner_take_marks(struct task_str
 {
 	__u32 tid, n = 0, *marks;
 
-	if (!owner_by_tid)
+	if (!cfg.owner_by_tid)
 		return st;
 	tid = LS_TASK_READ(t, pid);
 	if (task_armed[tid & (LS_ARMED_N - 1)]) {
@@ -141,7 +144,7 @@ static __always_inline void ls_owner_io_dev_at_wakeup(struct task_struct *t,
 {
 	struct task_struct___io *p = (void *)t;
 
-	if (!owner_by_tid || !st->pend.owner_waiters || !st->io_dev)
+	if (!cfg.owner_by_tid || !st->pend.owner_waiters || !st->io_dev)
 		return;
 	if (BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait))
 		ls_emit_io_dev(t, st, now);

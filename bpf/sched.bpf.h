@@ -6,6 +6,17 @@
 #ifndef LOCKSTALL_SCHED_BPF_H
 #define LOCKSTALL_SCHED_BPF_H
 
+#include "causes.bpf.h"
+#include "cpu_time.bpf.h"
+#include "emit.bpf.h"
+#include "hist.bpf.h"
+#include "io.bpf.h"
+#include "mmap_lock.bpf.h"
+#include "owner_tid.bpf.h"
+#include "stack.bpf.h"
+#include "task_cgroup.bpf.h"
+#include "watch.bpf.h"
+
 /*
  * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now in prev_state:
  * its off-CPU spell starts, a wait's first one sends WAIT_BEGIN, and a

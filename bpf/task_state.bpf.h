@@ -7,12 +7,15 @@
  * no BTF current) a hash keyed by the task_struct's address; only this file
  * knows which.  It also says how a task is read in each: ls_current(),
  * LS_TASK_READ(), ls_task_fill(), ls_process_comm().
- *
- * Included by lockstall.bpf.c before the other maps; ls_drops_count() comes
- * with the emitters (emit.bpf.h).
  */
 #ifndef LOCKSTALL_TASK_STATE_BPF_H
 #define LOCKSTALL_TASK_STATE_BPF_H
+
+#include "config.bpf.h"
+#include "ring.bpf.h"
+
+/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
+__u64 task_state_full = 0;
 
 /* ls_wait_state.flags */
 #define LS_W_ACTIVE	0x01
@@ -215,8 +218,6 @@ struct {
 	__type(key, __u64);
 	__type(value, struct ls_task_state);
 } task_state SEC(".maps");
-
-static __always_inline void ls_drops_count(__u64 taken);
 
 /* A new entry starts zeroed, as task storage does: copied from here. */
 static const struct ls_task_state ls_state_zero;

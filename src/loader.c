@@ -87,12 +87,9 @@ LOADER_SAME_MEMBER(links.ls_released_memcg);
 LOADER_SAME_MEMBER(links.ls_start_locking);
 LOADER_SAME_MEMBER(progs.ls_futex_fentry);
 LOADER_SAME_MEMBER(progs.ls_prior_unqueue_pi);
-_Static_assert(offsetof(struct lockstall_bpf__rodata, futex_fentry) ==
-	       offsetof(struct lockstall_hash_bpf__rodata, futex_fentry),
-	       "lockstall_hash_bpf differs from lockstall_bpf at rodata futex_fentry");
-_Static_assert(offsetof(struct lockstall_bpf__rodata, prior_mutex) ==
-	       offsetof(struct lockstall_hash_bpf__rodata, prior_mutex),
-	       "lockstall_hash_bpf differs from lockstall_bpf at rodata prior_mutex");
+_Static_assert(offsetof(struct lockstall_bpf__rodata, cfg) ==
+	       offsetof(struct lockstall_hash_bpf__rodata, cfg),
+	       "lockstall_hash_bpf differs from lockstall_bpf at rodata cfg");
 _Static_assert(offsetof(struct lockstall_bpf__bss, prior_late) ==
 	       offsetof(struct lockstall_hash_bpf__bss, prior_late),
 	       "lockstall_hash_bpf differs from lockstall_bpf at bss prior_late");
@@ -684,7 +681,7 @@ static void loader_owner_by_tid(struct loader *l)
 	bool by_tid = forced || !l->has_task_from_pid;
 
 	/* rodata: without futexes and kernel locks its code is dropped before verification */
-	l->skel->rodata->owner_by_tid = by_tid && (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK));
+	l->skel->rodata->cfg.owner_by_tid = by_tid && (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK));
 	l->features &= ~LS_FEAT_OWNER_BY_TID;
 	if (!(l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)))
 		return;
@@ -714,7 +711,7 @@ static void loader_select_futex_calls(struct loader *l, bool on)
 	bpf_program__set_autoload(s->progs.ls_futex_waitv_fexit, fentry && l->has_futex_waitv_fn);
 	bpf_program__set_autoload(s->progs.ls_futex_wait2_fentry, fentry && l->has_futex_wait2_fn);
 	bpf_program__set_autoload(s->progs.ls_futex_wait2_fexit, fentry && l->has_futex_wait2_fn);
-	s->rodata->futex_fentry = fentry;
+	s->rodata->cfg.futex_fentry = fentry;
 }
 
 /*
@@ -780,8 +777,8 @@ static void loader_select_prior(struct loader *l)
 	/* where the scan's futex waits end when fexit cannot see them (bpf/prior.bpf.h) */
 	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue, futex && l->futex_fentry);
 	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue_pi, futex && l->futex_fentry);
-	l->skel->rodata->prior_futex = futex;
-	l->skel->rodata->prior_mutex = mutex;
+	l->skel->rodata->cfg.prior_futex = futex;
+	l->skel->rodata->cfg.prior_mutex = mutex;
 	l->features &= ~(LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX);
 	l->features |= (futex ? LS_FEAT_PRIOR_WAITS : 0) | (mutex ? LS_FEAT_PRIOR_MUTEX : 0);
 }
