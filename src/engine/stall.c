@@ -255,8 +255,9 @@ static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 /*
  * A lock without hold records (a futex, a kernel lock): the one holder is
  * the owner the waiter named, followed from its OWNER record on; else the
- * task that woke the waiter, marked as the releaser (its spells were never
- * followed).  Nobody when neither is known: never a guess.
+ * task that woke the waiter, marked as the releaser (its spells count only
+ * while its own waits or holds had it followed).  Nobody when neither is
+ * known: never a guess.
  */
 static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 {
@@ -285,6 +286,7 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 		   tk->wait_waker.tid != r->task.tid) {
 		how = LS_OWNER_RELEASER;
 		who = tk->wait_waker;
+		otk = map__get(&e->tasks, who.tid);
 	} else {
 		return;
 	}

@@ -465,10 +465,10 @@ void tasks__set_flags(struct engine *e, struct task *tk, __u8 flags, __u64 ts)
 {
 	int i;
 
-	if ((flags & LS_TASK_F_ANY) && (!(tk->flags & LS_TASK_F_ANY) || !tk->follow_from)) {
+	if ((flags & LS_TASK_F_ANY) && (!tk->follow_from || tk->follow_to)) {
 		tk->follow_from = ts;
 		tk->follow_to = 0;
-	} else if (!(flags & LS_TASK_F_ANY) && (tk->flags & LS_TASK_F_ANY) && !tk->follow_to) {
+	} else if (!(flags & LS_TASK_F_ANY) && tk->follow_from && !tk->follow_to) {
 		tk->follow_to = ts;
 	}
 	tk->flags = flags;

@@ -3,6 +3,7 @@
  * Per-task state: created for tasks that wait or hold, freed on EXIT, on a
  * reused tid, and when idle; bounded in number.
  */
+#include <string.h>
 #include <criterion/criterion.h>
 #include "engine/internal.h"
 #include "lib/engine_fixture.h"
@@ -245,4 +246,26 @@ Test(task, waiting_only_spells_are_not_kept)
 	stream__hold(&efx.s, 0, T(540), &efx.holder, &efx.mm, &h);
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->summary.evicted, 0);
+}
+
+/*
+ * A task's follow span ends at the first record without a flag and starts
+ * again at the next record with one, even when the lock code set or
+ * cleared its flags in between (a hold or a wait that began): its later
+ * stalls are judged from its records, not left unseen by the first end.
+ */
+Test(task, follow_span_starts_again_after_a_gap)
+{
+	struct task tk;
+
+	memset(&tk, 0, sizeof(tk));
+	tasks__set_flags(fixture__engine(), &tk, WAITING, T(1));
+	cr_assert_eq(tk.follow_from, T(1));
+	tk.flags = HOLDING;	/* as a hold's start sets it */
+	tasks__set_flags(fixture__engine(), &tk, 0, T(2));
+	cr_assert_eq(tk.follow_to, T(2));
+	tk.flags = WAITING;	/* as a wait's start sets it */
+	tasks__set_flags(fixture__engine(), &tk, WAITING, T(3));
+	cr_assert_eq(tk.follow_from, T(3));
+	cr_assert_eq(tk.follow_to, 0);
 }
