@@ -1331,7 +1331,9 @@ int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
  * The loop's SCHED_FIFO priority, so that busy real-time work does not
  * starve the ring's reader.  Asked for: the threads and hooks started
  * later inherit it, and not getting it ends the run.  The default is this
- * thread's only, and without it (no CAP_SYS_NICE) the run goes on, said.
+ * thread's only, taken once the programs are loaded (on a PREEMPT_RT
+ * kernel a verifier run at SCHED_FIFO starves RCU's kthreads), and without
+ * it (no CAP_SYS_NICE) the run goes on, said.
  */
 static int watch__set_fifo(struct watch *w)
 {
@@ -1388,8 +1390,8 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;
 
-	/* first: with --rt-priority, the threads started later inherit it */
-	if (watch__set_fifo(&w))
+	/* first: an asked-for --rt-priority is inherited by the threads started later */
+	if (cfg->rt_priority_set && watch__set_fifo(&w))
 		return LS_EXIT_FAILURE;
 	/* the parser checked --pending-after against -t: watch knows both */
 	cli__pending(cfg, cfg->threshold_ns, &so.pending_after_ns, &so.pending_every_ns);
@@ -1400,6 +1402,9 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	ret = watch__open(&w, &so, out);
 	if (!ret)
 		ret = watch__attach(&w, &lo);
+	/* the default once loaded: the verifier's long work never runs above normal tasks */
+	if (!ret && !cfg->rt_priority_set)
+		watch__set_fifo(&w);
 	if (!ret && front && front->start && front->start(front->ctx))
 		ret = LS_EXIT_FAILURE;
 	if (!ret)
