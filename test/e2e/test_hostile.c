@@ -136,12 +136,13 @@ Test(hostile, sighup_onto_a_fifo)
 	cr_assert_eq(stop(&p, SIGINT), 0, "stderr:\n%s", p.err.data);
 }
 
-/* sig in pid's pending set (the process's or its main thread's): two would merge. */
-static bool signal_pending(pid_t pid, int sig)
+/* sig set in any of the signal masks named (e.g. "SigCgt:") of pid's /proc status. */
+static bool status_has_signal(pid_t pid, int sig, const char *const *masks)
 {
-	char path[64], line[256];
+	char path[64], line[256], key[16];
 	unsigned long long mask;
-	bool pending = false;
+	bool set = false;
+	size_t i;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -149,11 +150,19 @@ static bool signal_pending(pid_t pid, int sig)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if ((sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (sig - 1))))
-			pending = true;
+		if (sscanf(line, "%15s %llx", key, &mask) == 2 && (mask & (1ULL << (sig - 1))))
+			for (i = 0; masks[i]; i++)
+				set |= !strcmp(key, masks[i]);
 	fclose(f);
-	return pending;
+	return set;
+}
+
+/* sig in pid's pending set (the process's or its main thread's): two would merge. */
+static bool signal_pending(pid_t pid, int sig)
+{
+	static const char *const pending[] = { "ShdPnd:", "SigPnd:", NULL };
+
+	return status_has_signal(pid, sig, pending);
 }
 
 /* The first SIGINT, delivered (not merely sent) before the harness sends the second. */
@@ -424,20 +433,9 @@ Test(hostile, signal_during_a_blocked_write)
 /* sig has a handler in pid (SigCgt): sent before that, it would kill. */
 static bool signal_caught(pid_t pid, int sig)
 {
-	char path[64], line[256];
-	unsigned long long mask;
-	bool caught = false;
-	FILE *f;
+	static const char *const caught[] = { "SigCgt:", NULL };
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1 && (mask & (1ULL << (sig - 1))))
-			caught = true;
-	fclose(f);
-	return caught;
+	return status_has_signal(pid, sig, caught);
 }
 
 /* A child that sends pid SIGHUP every 200 us until it is killed: a reload storm. */
