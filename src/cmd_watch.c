@@ -208,7 +208,7 @@ static size_t violation__env(const struct slo_violation *v, char **env)
 		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
 		/* the id only: names in a delegated subtree are the traced side's choice */
 		env__add(env, &n, "LOCKSTALL_WAITER_CGROUP_ID", st->waiter_cgroup_id);
-		env__add(env, &n, "LOCKSTALL_MM_PID", st->mm.tgid);
+		env__add(env, &n, "LOCKSTALL_MM_PID", st->lock.tgid);
 		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
 			if (st->chain[i].role != LS_ROLE_HOLDER)
 				continue;

@@ -708,7 +708,7 @@ static bool rule__matches(const struct slo_rule *r, const struct ls_stall *st)
 		return false;
 	if (r->has_cause && st->cause != r->cause)
 		return false;
-	if (r->has_lock && st->mm.kind != r->lock_kind)
+	if (r->has_lock && st->lock.kind != r->lock_kind)
 		return false;
 	if (r->has_comm && !comm__matches(r->comm, &st->waiter))
 		return false;

@@ -251,7 +251,7 @@ static int engine__mark(struct engine *e, const struct ls_rec_mark *r)
 static void engine__sweep(struct engine *e)
 {
 	struct task *tk;
-	struct mm *mm;
+	struct lock *lk;
 	int k;
 
 	for (k = 0; k < ENGINE_SWEEP_STEP; k++) {
@@ -262,11 +262,11 @@ static void engine__sweep(struct engine *e)
 			if (!tk || !tasks__drop_if_idle(e, tk))
 				e->sweep_task++;
 		}
-		if (e->mms.cap) {
-			e->sweep_mm &= e->mms.cap - 1;
-			mm = map__slot(&e->mms, e->sweep_mm);
-			if (!mm || !mms__sweep(e, mm))
-				e->sweep_mm++;
+		if (e->locks.cap) {
+			e->sweep_lock &= e->locks.cap - 1;
+			lk = map__slot(&e->locks, e->sweep_lock);
+			if (!lk || !locks__sweep(e, lk))
+				e->sweep_lock++;
 		}
 	}
 }
@@ -435,7 +435,7 @@ struct engine *engine__new(const struct engine_opts *opts, struct sink *sink)
 	e->stale_age = e->retain > ~0ULL / ENGINE_STALE_RETAINS ?
 		~0ULL : e->retain * ENGINE_STALE_RETAINS;
 	map__init(&e->tasks, ENGINE_MAX_TASKS);
-	map__init(&e->mms, ENGINE_MAX_MMS);
+	map__init(&e->locks, ENGINE_MAX_LOCKS);
 	map__init(&e->task_cgroups, ENGINE_MAX_TASK_CGROUPS);
 	map__init(&e->hist_idx, ENGINE_MAX_HIST_KEYS);
 	ring__init(&e->lossy, sizeof(struct lossy_span));
@@ -469,7 +469,7 @@ void engine__free(struct engine *e)
 	if (!e)
 		return;
 	tasks__free_all(e);
-	mms__free_all(e);
+	locks__free_all(e);
 	task_cgroups__free_all(e);
 	cpus__free_all(e);
 	hists__free(e);
@@ -488,7 +488,7 @@ void engine__debug(const struct engine *e, struct engine_debug *out)
 
 	memset(out, 0, sizeof(*out));
 	out->tasks = e->tasks.n;
-	out->mms = e->mms.n;
+	out->locks = e->locks.n;
 	out->task_cgroups = e->task_cgroups.n;
 	out->holds = e->n_holds;
 	out->waits = e->n_waits;

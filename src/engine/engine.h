@@ -283,7 +283,7 @@ struct ls_holder {
 	 * hold began without a wait, so no record carried the mm yet); it
 	 * sat off CPU holding while this wait went on.  Its HOLD settles it.
 	 */
-	bool mm_unconfirmed;
+	bool lock_unconfirmed;
 	/*
 	 * Where it was (NULL: no STACK record came): in a pending stall, its
 	 * stack as it was at the report (LS_STACK_NOW) when one came; else its first switch-out
@@ -362,7 +362,7 @@ struct ls_stall {
 	__u64 lock_wait_ns;
 	__u64 granted_ns;	/* 0: not handed over by a wakeup */
 	__u64 run_delay_ns;	/* end_ns - granted_ns, else 0 */
-	struct ls_mm mm;	/* the lock: mm.kind says which kind (enum ls_lock_kind) */
+	struct ls_mm lock;	/* the lock: lock.kind says which kind (enum ls_lock_kind) */
 	struct ls_task waiter;
 	/* The waiter's cgroup v2 id at WAIT_END (0: unknown), and its path as for ls_holder. */
 	__u64 waiter_cgroup_id;
@@ -479,7 +479,7 @@ struct ls_summary {
 	__u64 stalls;		/* emitted (after the pid filter) */
 	__u64 stalls_by_verdict[LS_VERDICT_N];
 	__u64 stalls_by_cause[LS_CAUSE_N];	/* by ls_stall.cause */
-	__u64 stalls_by_lock[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
+	__u64 stalls_by_lock[LS_LOCK_KIND_N];	/* by ls_stall.lock.kind */
 	__u64 events;		/* records fed, of every type */
 	__u64 pending_reports;	/* pending records sent, at exit included (after the pid filter) */
 	__u64 pending_at_exit;	/* waits still open when the run ended */
@@ -503,7 +503,7 @@ struct ls_summary {
 
 struct engine_opts {
 	__u64 threshold_ns;	/* minimum wait worth a stall record */
-	__u32 filter_pid;	/* 0: all; else stalls whose waiter, a holder or the mm's owner is this tgid */
+	__u32 filter_pid;	/* 0: all; else stalls whose waiter, a holder or the lock's process is this tgid */
 	__u32 features;		/* LS_FEAT_* when no LS_MARK_BEGIN says */
 	/*
 	 * A wait still open this long at a TICK is reported as pending, then

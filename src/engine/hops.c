@@ -28,7 +28,7 @@ void hops__remember(struct engine *e, const struct ls_stall *st)
 	ps->seq = st->seq;
 	ps->start = st->start_ns;
 	ps->end = st->start_ns + st->lock_wait_ns;
-	ps->lock = st->mm;
+	ps->lock = st->lock;
 	ps->verdict = st->verdict;
 	ps->cause = st->cause;
 	ps->advice = st->advice;
@@ -119,7 +119,7 @@ const struct past_stall *hops__chain(const struct engine *e, struct ls_stall *st
 	unsigned int i;
 
 	for (i = 0; i < ENGINE_PAST_STALLS; i++) {
-		ns = past__overlap(&e->past[i], h->task.tid, &st->mm, from, to);
+		ns = past__overlap(&e->past[i], h->task.tid, &st->lock, from, to);
 		if (ns > best_ns) {
 			best_ns = ns;
 			best = &e->past[i];

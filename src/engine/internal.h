@@ -12,7 +12,7 @@
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
  *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
  *			runner history the preemptor tally is read from
- *	locks.c		per mm: completed holds and write waits, retention;
+ *	locks.c		per lock: completed holds and write waits, retention;
  *			waits in progress and open holds (WAIT_*, HOLD)
  *	stall.c		one WAIT_END -> one struct ls_stall
  *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
@@ -32,7 +32,7 @@
 /* Bounds.  A record naming a CPU at or past ENGINE_MAX_CPUS is malformed. */
 #define ENGINE_MAX_CPUS		8192	/* x86_64 NR_CPUS maximum */
 #define ENGINE_MAX_TASKS	65536
-#define ENGINE_MAX_MMS		16384
+#define ENGINE_MAX_LOCKS		16384
 #define ENGINE_MAX_TASK_CGROUPS	65536	/* tids whose cgroup is known */
 #define ENGINE_SPELL_RING	128	/* closed spells kept per task ... */
 #define ENGINE_SPELL_RING_MAX	8192	/* ... or while a hold may still need them */
@@ -42,11 +42,11 @@
 /* A holder's cause is named when it covers at least 1/this of its hold inside the wait. */
 #define ENGINE_CAUSE_SHARE	4
 #define ENGINE_MAX_SPELLS	(1u << 20)	/* ... over all tasks (56 MiB) */
-#define ENGINE_MM_MAX_HOLDS	4096	/* completed holds kept per mm */
-#define ENGINE_MAX_HOLDS	65536	/* ... and over all mms */
-#define ENGINE_MM_MAX_WAITS	4096	/* completed write waits kept per mm */
+#define ENGINE_LOCK_MAX_HOLDS	4096	/* completed holds kept per lock */
+#define ENGINE_MAX_HOLDS	65536	/* ... and over all locks */
+#define ENGINE_LOCK_MAX_WAITS	4096	/* completed write waits kept per lock */
 #define ENGINE_MAX_WAITS	65536
-#define ENGINE_MM_MAX_OPEN	4096	/* open waits tracked per mm */
+#define ENGINE_LOCK_MAX_OPEN	4096	/* open waits tracked per lock */
 #define ENGINE_RUNS_MAX		16384	/* runner history per CPU, at most */
 #define ENGINE_MAX_RUNS		(1u << 20)	/* ... over all CPUs */
 #define ENGINE_LOSSY_SPANS	64	/* beyond: the oldest two merge */
@@ -78,7 +78,7 @@
 #define ENGINE_STALE_RETAINS	64
 /* Table slots the idle sweep looks at per record fed. */
 #define ENGINE_SWEEP_STEP	2
-/* STACK records kept (pending, and with completed holds), all tasks and mms. */
+/* STACK records kept (pending, and with completed holds), all tasks and locks. */
 #define ENGINE_MAX_STACK_BYTES	(64u << 20)
 
 #define LS_TASK_F_ANY (LS_TASK_F_WAITING | LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER)
@@ -298,9 +298,9 @@ struct task;
  * the task's LS_TASK_F_HOLDING flag retire those.
  */
 struct open_hold {
-	struct list_node node;	/* in mm->open_holds */
+	struct list_node node;	/* in lock->open_holds */
 	struct task *task;
-	struct mm *mm;
+	struct lock *lock;
 	struct ls_op op;
 	__u64 cgroup_id;	/* of the record that opened it */
 	__u64 start;
@@ -345,8 +345,8 @@ struct task {
 
 	/* The wait in progress (WAIT_BEGIN seen, no WAIT_END yet). */
 	bool waiting;
-	struct list_node wait_node;	/* in mm->open_waits */
-	struct mm *wait_mm;
+	struct list_node wait_node;	/* in lock->open_waits */
+	struct lock *waiting_on;
 	__u64 wait_start;
 	bool wait_write;
 	struct ls_op wait_op;		/* from WAIT_BEGIN: for pending reports */
@@ -470,7 +470,7 @@ void tally__reset(struct engine *e);
 /* Credit who ran on cpu during [from, to) into the stall's preemptor tally. */
 void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder_tid);
 
-/* ---- locks.c: per mm ------------------------------------------------- */
+/* ---- locks.c: per lock ----------------------------------------------- */
 
 /* A completed hold, with its task's off-CPU spells clipped to it. */
 struct hold {
@@ -509,9 +509,9 @@ struct wwait {
 	__u64 end;
 };
 
-struct mm {
+struct lock {
 	__u64 id;
-	__u64 key;		/* in e->mms: lock__key() of its identity */
+	__u64 key;		/* in e->locks: lock__key() of its identity */
 	__u8 kind;		/* enum ls_lock_kind */
 	__u32 key_tgid;		/* futexes: the process, part of the identity */
 	struct ls_mm info;
@@ -528,19 +528,19 @@ struct mm {
 	__u64 min_open_start;	/* earliest open wait start, when valid */
 };
 
-/* Sort keys of mm.holds and mm.waits. */
+/* Sort keys of lock.holds and lock.waits. */
 __u64 hold__end(const void *elem);
 __u64 wwait__end(const void *elem);
 
 /*
  * A lock's table entry, by its identity (kind, id and, for futexes, the
- * process): mms__find for an mmap_lock by its mm, mms__get for any.
+ * process): locks__find for an mmap_lock by its mm, locks__get for any.
  */
-struct mm *mms__find(struct engine *e, __u64 id);
-struct mm *mms__get(struct engine *e, const struct ls_mm *info);
-/* Prune by retention, then drop the mm if nothing is left in it. */
-bool mms__sweep(struct engine *e, struct mm *mm);
-void mms__free_all(struct engine *e);
+struct lock *locks__find(struct engine *e, __u64 id);
+struct lock *locks__get(struct engine *e, const struct ls_mm *info);
+/* Prune by retention, then drop the lock if nothing is left in it. */
+bool locks__sweep(struct engine *e, struct lock *lk);
+void locks__free_all(struct engine *e);
 
 /* Copy tk's spells inside [start, end) into a new hold (tk may be NULL). */
 struct hold *hold__new(const struct task *tk, __u64 start, __u64 end);
@@ -566,8 +566,8 @@ bool stack__valid(const void *rec, size_t len);
 bool stack__is_now(const void *rec);
 /* Park a valid STACK record on its task until its WAIT_END or HOLD comes. */
 void stacks__record(struct engine *e, const void *rec, size_t len);
-/* Take the stack parked in *slot if it is for mm (else drop it); the caller owns it. */
-struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 mm);
+/* Take the stack parked in *slot if it is for lock_id (else drop it); the caller owns it. */
+struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 lock_id);
 void stack__free(struct engine *e, struct ls_rec_stack *s);
 
 /* ---- stall.c --------------------------------------------------------- */
@@ -587,7 +587,7 @@ struct stall_pend {
  * Returns 1 when it went to the sink (the pid filter let it), 0 when not,
  * or the sink's negative errno.
  */
-int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct lock *lk,
 		const struct stall_pend *p);
 /*
  * Send a deadlock: tk waits, following owners from tk comes back to tk;
@@ -644,7 +644,7 @@ bool hops__judge(struct ls_stall *st, const struct past_stall *via);
 /* A TICK: report the waits open long enough (all of them at LS_TICK_EXIT). */
 int pending__tick(struct engine *e, const struct ls_rec_tick *r);
 /* A pending holder as it is now: state, since when, its latest LS_STACK_NOW. */
-void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless);
+void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 lock_id, bool lossless);
 
 /* ---- task_cgroups.c ------------------------------------------------ */
 
@@ -699,15 +699,15 @@ struct engine {
 	struct ls_summary sum;	/* counters; hists/start/end filled on demand */
 
 	struct map tasks;	/* tid -> struct task */
-	struct map mms;		/* mm id -> struct mm */
+	struct map locks;	/* lock__key() -> struct lock */
 	struct map task_cgroups;	/* tid -> struct task_cgroup (task_cgroups.c) */
 	struct cpu *cpus;
 	__u32 n_cpus;
 	__u32 n_runs;		/* run slots allocated over all CPUs */
 	__u32 n_spells;		/* spell slots allocated over all tasks */
-	__u32 n_holds;		/* completed holds over all mms */
-	__u32 n_waits;		/* completed write waits over all mms */
-	__u32 sweep_task, sweep_mm;
+	__u32 n_holds;		/* completed holds over all locks */
+	__u32 n_waits;		/* completed write waits over all locks */
+	__u32 sweep_task, sweep_lock;
 
 	struct ring lossy;	/* struct lossy_span */
 	__u64 stack_bytes;	/* STACK records kept: ENGINE_MAX_STACK_BYTES */
@@ -756,7 +756,7 @@ __u64 engine__lost_in(const struct engine *e, __u64 from, __u64 to);
 /* For unit tests: what the engine holds right now. */
 struct engine_debug {
 	__u32 tasks;
-	__u32 mms;
+	__u32 locks;
 	__u32 holds;
 	__u32 waits;
 	__u32 runs;

@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Per mm: the completed holds and write waits a later stall may need, the
+ * Per lock: the completed holds and write waits a later stall may need, the
  * waits in progress, and the holds known open.  WAIT_BEGIN, WAIT_END and
  * HOLD records land here.
  *
  * Retention: a completed hold or wait stays while a wait in progress on the
- * same mm began before it ended (the stall that wait becomes may need it),
+ * same lock began before it ended (the stall that wait becomes may need it),
  * else for retain = max(threshold, 1 s) after it ended.  On top of that,
- * ENGINE_MM_MAX_* per mm and ENGINE_MAX_* in all; evictions are counted.
+ * ENGINE_LOCK_MAX_* per lock and ENGINE_MAX_* in all; evictions are counted.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/internal.h"
 
-/* ---- mms: the lock table ---------------------------------------------- */
+/* ---- the lock table ---------------------------------------------------- */
 
 #define LOCK_KEY_PROBES 8	/* keys tried per identity: hash collisions */
 
 /*
- * The table key of a lock's identity, probe p.  An mm is keyed by its
- * address, as before locks had kinds; other locks by a hash of (kind, id,
+ * The table key of a lock's identity, probe p.  An mmap_lock is keyed by
+ * its mm's address; other locks by a hash of (kind, id,
  * process for a private futex): a different identity found at a key moves
  * on to the next probe.
  */
@@ -33,87 +33,87 @@ static __u64 lock__key(__u8 kind, __u64 id, __u32 tgid, __u32 p)
 	return (id ^ ((__u64)kind << 56) ^ (tgid * mix)) + (p + 1) * mix;
 }
 
-static struct mm *mms__lookup(struct engine *e, __u8 kind, __u64 id, __u32 tgid)
+static struct lock *locks__lookup(struct engine *e, __u8 kind, __u64 id, __u32 tgid)
 {
-	struct mm *mm;
+	struct lock *lk;
 	__u32 p;
 
 	if (!ls_lock_is_futex(kind))
 		tgid = 0;
 	for (p = 0; p < LOCK_KEY_PROBES; p++) {
-		mm = map__get(&e->mms, lock__key(kind, id, tgid, p));
-		if (mm && mm->kind == kind && mm->id == id && mm->key_tgid == tgid)
-			return mm;
+		lk = map__get(&e->locks, lock__key(kind, id, tgid, p));
+		if (lk && lk->kind == kind && lk->id == id && lk->key_tgid == tgid)
+			return lk;
 	}
 	return NULL;
 }
 
-struct mm *mms__find(struct engine *e, __u64 id)
+struct lock *locks__find(struct engine *e, __u64 id)
 {
-	return mms__lookup(e, LS_LOCK_MMAP, id, 0);
+	return locks__lookup(e, LS_LOCK_MMAP, id, 0);
 }
 
-static int mms__insert(struct engine *e, struct mm *mm)
+static int locks__insert(struct engine *e, struct lock *lk)
 {
 	__u32 p;
 
 	for (p = 0; p < LOCK_KEY_PROBES; p++) {
-		mm->key = lock__key(mm->kind, mm->id, mm->key_tgid, p);
-		if (!map__get(&e->mms, mm->key))
-			return map__put(&e->mms, mm->key, mm);
+		lk->key = lock__key(lk->kind, lk->id, lk->key_tgid, p);
+		if (!map__get(&e->locks, lk->key))
+			return map__put(&e->locks, lk->key, lk);
 	}
 	return -ENOSPC;
 }
 
-struct mm *mms__get(struct engine *e, const struct ls_mm *info)
+struct lock *locks__get(struct engine *e, const struct ls_mm *info)
 {
 	__u8 kind = info->kind < LS_LOCK_KIND_N ? info->kind : LS_LOCK_MMAP;
-	struct mm *mm = mms__lookup(e, kind, info->id, info->tgid);
+	struct lock *lk = locks__lookup(e, kind, info->id, info->tgid);
 
-	if (mm)
+	if (lk)
 		goto out;
-	mm = calloc(1, sizeof(*mm));
-	if (!mm)
+	lk = calloc(1, sizeof(*lk));
+	if (!lk)
 		goto evict;
-	mm->id = info->id;
-	mm->kind = kind;
-	mm->key_tgid = ls_lock_is_futex(kind) ? info->tgid : 0;
-	if (mms__insert(e, mm)) {
-		free(mm);
+	lk->id = info->id;
+	lk->kind = kind;
+	lk->key_tgid = ls_lock_is_futex(kind) ? info->tgid : 0;
+	if (locks__insert(e, lk)) {
+		free(lk);
 		goto evict;
 	}
-	ring__init(&mm->holds, sizeof(struct hold *));
-	ring__init(&mm->waits, sizeof(struct wwait));
-	list__init(&mm->open_waits);
-	list__init(&mm->open_holds);
+	ring__init(&lk->holds, sizeof(struct hold *));
+	ring__init(&lk->waits, sizeof(struct wwait));
+	list__init(&lk->open_waits);
+	list__init(&lk->open_holds);
 out:
 	/* The owner may be unknown in one record and known in the next. */
-	if (info->tgid || !mm->info.tgid)
-		mm->info = *info;
-	mm->info.kind = kind;
-	mm->last_ts = e->now;
-	return mm;
+	if (info->tgid || !lk->info.tgid)
+		lk->info = *info;
+	lk->info.kind = kind;
+	lk->last_ts = e->now;
+	return lk;
 evict:
 	e->sum.evicted++;
 	return NULL;
 }
 
-static __u64 mm__min_open_start(struct mm *mm)
+static __u64 lock__min_open_start(struct lock *lk)
 {
 	struct list_node *pos, *tmp;
 	struct task *tk;
 
-	if (!mm->n_open_waits)
+	if (!lk->n_open_waits)
 		return ~0ULL;
-	if (!mm->min_open_valid) {
-		mm->min_open_start = ~0ULL;
-		list_for_each_safe(pos, tmp, &mm->open_waits) {
+	if (!lk->min_open_valid) {
+		lk->min_open_start = ~0ULL;
+		list_for_each_safe(pos, tmp, &lk->open_waits) {
 			tk = container_of(pos, struct task, wait_node);
-			mm->min_open_start = u64_min(mm->min_open_start, tk->wait_start);
+			lk->min_open_start = u64_min(lk->min_open_start, tk->wait_start);
 		}
-		mm->min_open_valid = true;
+		lk->min_open_valid = true;
 	}
-	return mm->min_open_start;
+	return lk->min_open_start;
 }
 
 __u64 hold__end(const void *elem)
@@ -126,24 +126,24 @@ __u64 wwait__end(const void *elem)
 	return ((const struct wwait *)elem)->end;
 }
 
-/* Something on mm that ended at end: may a stall still need it? */
-static bool mm__keep(struct engine *e, struct mm *mm, __u64 end)
+/* Something on lk that ended at end: may a stall still need it? */
+static bool lock__keep(struct engine *e, struct lock *lk, __u64 end)
 {
 	if (!ts_older(e->now, end, e->retain))
 		return true;
-	return mm__min_open_start(mm) < end;
+	return lock__min_open_start(lk) < end;
 }
 
-static void mm__evict_hold(struct engine *e, struct mm *mm)
+static void lock__evict_hold(struct engine *e, struct lock *lk)
 {
-	hold__free(e, *(struct hold **)ring__at(&mm->holds, 0));
-	ring__pop_front(&mm->holds);
+	hold__free(e, *(struct hold **)ring__at(&lk->holds, 0));
+	ring__pop_front(&lk->holds);
 	e->n_holds--;
 }
 
-static void mm__evict_wait(struct engine *e, struct mm *mm)
+static void lock__evict_wait(struct engine *e, struct lock *lk)
 {
-	ring__pop_front(&mm->waits);
+	ring__pop_front(&lk->waits);
 	e->n_waits--;
 }
 
@@ -151,76 +151,76 @@ static void mm__evict_wait(struct engine *e, struct mm *mm)
  * Earliest end first.  Both rings are sorted by end and whatever is kept
  * for one item is kept for any that ended later, so stop at the first keeper.
  */
-static void mm__prune(struct engine *e, struct mm *mm)
+static void lock__prune(struct engine *e, struct lock *lk)
 {
 	struct hold *h;
 	struct wwait *w;
 
-	while (mm->holds.n) {
-		h = *(struct hold **)ring__at(&mm->holds, 0);
-		if (mm__keep(e, mm, h->end))
+	while (lk->holds.n) {
+		h = *(struct hold **)ring__at(&lk->holds, 0);
+		if (lock__keep(e, lk, h->end))
 			break;
-		mm__evict_hold(e, mm);
+		lock__evict_hold(e, lk);
 	}
-	while (mm->waits.n) {
-		w = ring__at(&mm->waits, 0);
-		if (mm__keep(e, mm, w->end))
+	while (lk->waits.n) {
+		w = ring__at(&lk->waits, 0);
+		if (lock__keep(e, lk, w->end))
 			break;
-		mm__evict_wait(e, mm);
+		lock__evict_wait(e, lk);
 	}
 }
 
-bool mms__sweep(struct engine *e, struct mm *mm)
+bool locks__sweep(struct engine *e, struct lock *lk)
 {
-	mm__prune(e, mm);
-	if (mm->holds.n || mm->waits.n || mm->n_open_waits || !list__empty(&mm->open_holds))
+	lock__prune(e, lk);
+	if (lk->holds.n || lk->waits.n || lk->n_open_waits || !list__empty(&lk->open_holds))
 		return false;
-	map__del(&e->mms, mm->key);
-	ring__free(&mm->holds);
-	ring__free(&mm->waits);
-	free(mm);
+	map__del(&e->locks, lk->key);
+	ring__free(&lk->holds);
+	ring__free(&lk->waits);
+	free(lk);
 	return true;
 }
 
-void mms__free_all(struct engine *e)
+void locks__free_all(struct engine *e)
 {
-	struct mm *mm;
+	struct lock *lk;
 	__u32 i, j;
 
-	for (i = 0; i < e->mms.cap; i++) {
-		mm = map__slot(&e->mms, i);
-		if (!mm)
+	for (i = 0; i < e->locks.cap; i++) {
+		lk = map__slot(&e->locks, i);
+		if (!lk)
 			continue;
-		for (j = 0; j < mm->holds.n; j++)
-			hold__free(e, *(struct hold **)ring__at(&mm->holds, j));
-		ring__free(&mm->holds);
-		ring__free(&mm->waits);
-		free(mm);
+		for (j = 0; j < lk->holds.n; j++)
+			hold__free(e, *(struct hold **)ring__at(&lk->holds, j));
+		ring__free(&lk->holds);
+		ring__free(&lk->waits);
+		free(lk);
 	}
-	map__free(&e->mms);
+	map__free(&e->locks);
 	e->n_holds = e->n_waits = 0;
 }
 
 /* Store a completed hold; the table owns h from here on (or frees it). */
-static void mm__store_hold(struct engine *e, struct mm *mm, struct hold *h)
+static void lock__store_hold(struct engine *e, struct lock *lk, struct hold *h)
 {
 	int err;
 
 	if (e->n_holds >= ENGINE_MAX_HOLDS) {
-		/* Full over all mms: make room in this one, or drop the new one. */
-		if (!mm->holds.n)
+		/* Full over all locks: make room in this one, or drop the new one. */
+		if (!lk->holds.n)
 			goto drop;
-		mm__evict_hold(e, mm);
+		lock__evict_hold(e, lk);
 		e->sum.evicted++;
 	}
-	err = ring__reserve(&mm->holds, ENGINE_MM_MAX_HOLDS);
-	if (err && mm->holds.n) {
-		mm__evict_hold(e, mm);
+	err = ring__reserve(&lk->holds, ENGINE_LOCK_MAX_HOLDS);
+	if (err && lk->holds.n) {
+		lock__evict_hold(e, lk);
 		e->sum.evicted++;
 	} else if (err) {
 		goto drop;
 	}
-	ring__push_sorted(&mm->holds, &h, hold__end);
+	ring__push_sorted(&lk->holds, &h, hold__end);
 	e->n_holds++;
 	return;
 drop:
@@ -228,26 +228,26 @@ drop:
 	e->sum.evicted++;
 }
 
-static void mm__store_wait(struct engine *e, struct mm *mm, const struct ls_task *t,
+static void lock__store_wait(struct engine *e, struct lock *lk, const struct ls_task *t,
 			   __u64 start, __u64 end)
 {
 	struct wwait w = { .task = *t, .start = start, .end = end };
 	int err;
 
 	if (e->n_waits >= ENGINE_MAX_WAITS) {
-		if (!mm->waits.n)
+		if (!lk->waits.n)
 			goto drop;
-		mm__evict_wait(e, mm);
+		lock__evict_wait(e, lk);
 		e->sum.evicted++;
 	}
-	err = ring__reserve(&mm->waits, ENGINE_MM_MAX_WAITS);
-	if (err && mm->waits.n) {
-		mm__evict_wait(e, mm);
+	err = ring__reserve(&lk->waits, ENGINE_LOCK_MAX_WAITS);
+	if (err && lk->waits.n) {
+		lock__evict_wait(e, lk);
 		e->sum.evicted++;
 	} else if (err) {
 		goto drop;
 	}
-	ring__push_sorted(&mm->waits, &w, wwait__end);
+	ring__push_sorted(&lk->waits, &w, wwait__end);
 	e->n_waits++;
 	return;
 drop:
@@ -355,10 +355,10 @@ void locks__end_open_hold(struct engine *e, struct open_hold *oh)
 		return;
 	list__del(&oh->node);
 	oh->used = false;
-	oh->mm = NULL;
+	oh->lock = NULL;
 }
 
-static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
+static void task__open_hold(struct engine *e, struct task *tk, struct lock *lk,
 			    const struct ls_rec_lock *r, __u64 start, __u64 seen_ts,
 			    bool write, bool granted, bool downgraded)
 {
@@ -366,7 +366,7 @@ static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
 	int i;
 
 	for (i = 0; i < TASK_OPEN_HOLDS; i++) {
-		if (tk->oh[i].used && tk->oh[i].mm == mm)
+		if (tk->oh[i].used && tk->oh[i].lock == lk)
 			oh = &tk->oh[i];	/* the old one's end was lost */
 		else if (!tk->oh[i].used && !oh)
 			oh = &tk->oh[i];
@@ -377,7 +377,7 @@ static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
 		e->sum.evicted++;
 	}
 	locks__end_open_hold(e, oh);
-	oh->mm = mm;
+	oh->lock = lk;
 	oh->op = r->op;
 	oh->cgroup_id = r->cgroup_id;
 	oh->start = start;
@@ -386,22 +386,22 @@ static void task__open_hold(struct engine *e, struct task *tk, struct mm *mm,
 	oh->granted = granted;
 	oh->downgraded = downgraded;
 	oh->used = true;
-	list__add(&mm->open_holds, &oh->node);
+	list__add(&lk->open_holds, &oh->node);
 	tk->flags |= LS_TASK_F_HOLDING;
 }
 
 /*
- * An exclusive period on mm from `from` on: every other open hold that
+ * An exclusive period on lk from `from` on: every other open hold that
  * began before it (all of them, or the writers only when the new holder
  * is a reader) must have ended, silently.
  */
-static void mm__end_open_holds(struct engine *e, struct mm *mm, const struct task *except,
+static void lock__end_open_holds(struct engine *e, struct lock *lk, const struct task *except,
 			       bool writers_only, __u64 before)
 {
 	struct list_node *pos, *tmp;
 	struct open_hold *oh;
 
-	list_for_each_safe(pos, tmp, &mm->open_holds) {
+	list_for_each_safe(pos, tmp, &lk->open_holds) {
 		oh = container_of(pos, struct open_hold, node);
 		if (oh->task == except || (writers_only && !oh->write) || oh->start > before)
 			continue;
@@ -441,39 +441,39 @@ static void task__forget_owner(struct task *tk, const struct ls_rec_lock *r)
 
 void locks__end_wait(struct engine *e, struct task *tk)
 {
-	struct mm *mm = tk->wait_mm;
+	struct lock *lk = tk->waiting_on;
 
 	if (!tk->waiting)
 		return;
 	list__del(&tk->wait_node);
-	if (mm) {
-		mm->n_open_waits--;
-		if (tk->wait_start <= mm->min_open_start)
-			mm->min_open_valid = false;
+	if (lk) {
+		lk->n_open_waits--;
+		if (tk->wait_start <= lk->min_open_start)
+			lk->min_open_valid = false;
 	}
 	tk->waiting = false;
 	tk->wait_prior = 0;
-	tk->wait_mm = NULL;
+	tk->waiting_on = NULL;
 }
 
 int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 {
 	struct task *tk = tasks__get(e, &r->task);
-	struct mm *mm;
+	struct lock *lk;
 
 	if (!tk)
 		return 0;
 	task__seen(tk, &r->task, r->hdr.ts);
-	mm = mms__get(e, &r->mm);
-	if (!mm)
+	lk = locks__get(e, &r->mm);
+	if (!lk)
 		return 0;
 	locks__end_wait(e, tk);	/* a wait still open here lost its WAIT_END */
-	if (mm->n_open_waits >= ENGINE_MM_MAX_OPEN) {
+	if (lk->n_open_waits >= ENGINE_LOCK_MAX_OPEN) {
 		e->sum.evicted++;
 		return 0;
 	}
 	tk->waiting = true;
-	tk->wait_mm = mm;
+	tk->waiting_on = lk;
 	tk->wait_start = r->start_ns;
 	tk->wait_write = !!r->write;
 	tk->wait_op = r->op;
@@ -484,14 +484,14 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->flags |= LS_TASK_F_WAITING;
 	if (r->owner_tid && r->owner_how != LS_OWNER_RELEASER)
 		task__name_owner(tk, &r->mm, r->start_ns, r->owner_tid, r->owner_how);
-	if (!mm->n_open_waits) {
-		mm->min_open_start = r->start_ns;
-		mm->min_open_valid = true;
-	} else if (mm->min_open_valid) {
-		mm->min_open_start = u64_min(mm->min_open_start, r->start_ns);
+	if (!lk->n_open_waits) {
+		lk->min_open_start = r->start_ns;
+		lk->min_open_valid = true;
+	} else if (lk->min_open_valid) {
+		lk->min_open_start = u64_min(lk->min_open_start, r->start_ns);
 	}
-	list__add(&mm->open_waits, &tk->wait_node);
-	mm->n_open_waits++;
+	list__add(&lk->open_waits, &tk->wait_node);
+	lk->n_open_waits++;
 	return 0;
 }
 
@@ -502,7 +502,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	struct stall_pend pend = { 0 };
 	struct ls_rec_stack *ws;
 	struct task *tk;
-	struct mm *mm;
+	struct lock *lk;
 	int err = 0;
 
 	/* A failed trylock never waited: it leaves nothing behind. */
@@ -523,13 +523,13 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 		locks__end_wait(e, tk);
 		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
 	}
-	mm = mms__get(e, &r->mm);
-	if (mm && acquired) {
-		mm->acquired_ts = ts;
-		mm->acquired_tid = r->task.tid;
+	lk = locks__get(e, &r->mm);
+	if (lk && acquired) {
+		lk->acquired_ts = ts;
+		lk->acquired_tid = r->task.tid;
 	}
-	if (mm && r->write)
-		mm__store_wait(e, mm, &r->task, start, u64_max(ts, start));
+	if (lk && r->write)
+		lock__store_wait(e, lk, &r->task, start, u64_max(ts, start));
 	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
 	/*
 	 * The lock is to blame until it was handed over, not for the run delay
@@ -539,20 +539,20 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns &&
 	    (r->mm.kind == LS_LOCK_MMAP || r->success)) {
 		e->wait_stack = ws;
-		err = stall__emit(e, r, mm, &pend);
+		err = stall__emit(e, r, lk, &pend);
 		e->wait_stack = NULL;
 	}
 	stack__free(e, ws);
 	err = err < 0 ? err : 0;
 	task__forget_owner(tk, r);
-	if (acquired && tk && mm && mm->kind == LS_LOCK_MMAP) {
+	if (acquired && tk && lk && lk->kind == LS_LOCK_MMAP) {
 		hold_start = r->granted_ns && r->granted_ns <= ts ? r->granted_ns : ts;
-		mm__end_open_holds(e, mm, tk, !r->write, ts);
-		task__open_hold(e, tk, mm, r, hold_start, ts, !!r->write,
+		lock__end_open_holds(e, lk, tk, !r->write, ts);
+		task__open_hold(e, tk, lk, r, hold_start, ts, !!r->write,
 				r->granted_ns != 0, false);
 	}
-	if (mm)
-		mm__prune(e, mm);
+	if (lk)
+		lock__prune(e, lk);
 	return err;
 }
 
@@ -560,7 +560,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 {
 	__u64 end = r->hdr.ts, start = u64_min(r->start_ns, r->hdr.ts);
 	struct task *tk = tasks__find(e, &r->task);
-	struct mm *mm = mms__get(e, &r->mm);
+	struct lock *lk = locks__get(e, &r->mm);
 	bool downgraded = r->flags & LS_LOCK_F_DOWNGRADED;
 	bool open_left = false;
 	struct hold *h;
@@ -569,10 +569,10 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 	if (tk) {
 		task__seen(tk, &r->task, end);
 		for (i = 0; i < TASK_OPEN_HOLDS; i++)
-			if (tk->oh[i].used && tk->oh[i].mm == mm)
+			if (tk->oh[i].used && tk->oh[i].lock == lk)
 				locks__end_open_hold(e, &tk->oh[i]);
 	}
-	if (!mm)
+	if (!lk)
 		return;
 	h = hold__new(tk, start, end);
 	if (h) {
@@ -584,21 +584,21 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 		h->downgraded = downgraded;
 		if (tk)
 			h->stack = stack__take(e, &tk->hold_stack, r->mm.id);
-		mm__store_hold(e, mm, h);
+		lock__store_hold(e, lk, h);
 	} else {
 		e->sum.evicted++;
 	}
 	if (r->write)
-		mm__end_open_holds(e, mm, tk, false, end);
+		lock__end_open_holds(e, lk, tk, false, end);
 	if (tk && downgraded && r->write && !(r->flags & LS_LOCK_F_EXITED))
-		task__open_hold(e, tk, mm, r, end, end, false, false, true);
+		task__open_hold(e, tk, lk, r, end, end, false, false, true);
 	if (tk) {
 		for (i = 0; i < TASK_OPEN_HOLDS; i++)
 			open_left |= tk->oh[i].used;
 		if (!open_left)
 			tk->flags &= ~LS_TASK_F_HOLDING;
 	}
-	mm__prune(e, mm);
+	lock__prune(e, lk);
 }
 
 /* ---- owners and deadlocks ---------------------------------------------- */
@@ -661,12 +661,12 @@ static bool lock__same(const struct ls_mm *a, const struct ls_mm *b)
 static bool locks__owner_stale(struct engine *e, const struct task *tk)
 {
 	const struct ls_mm *l = &tk->wait_lock;
-	struct mm *mm;
+	struct lock *lk;
 
 	if (l->kind >= LS_LOCK_KIND_N)
 		return false;
-	mm = mms__lookup(e, l->kind, l->id, l->tgid);
-	return mm && mm->acquired_ts > tk->wait_owner_start && mm->acquired_tid != tk->wait_owner_tid;
+	lk = locks__lookup(e, l->kind, l->id, l->tgid);
+	return lk && lk->acquired_ts > tk->wait_owner_start && lk->acquired_tid != tk->wait_owner_tid;
 }
 
 /*

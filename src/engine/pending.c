@@ -72,7 +72,7 @@ static __u32 pending__gather(struct engine *e, __u64 now, bool at_exit)
 
 	for (i = 0; i < e->tasks.cap; i++) {
 		tk = map__slot(&e->tasks, i);
-		if (!tk || !tk->waiting || !tk->wait_mm || !pending__due(e, tk, now, at_exit))
+		if (!tk || !tk->waiting || !tk->waiting_on || !pending__due(e, tk, now, at_exit))
 			continue;
 		if (pending__push(e, n, tk)) {
 			e->sum.evicted++;
@@ -90,7 +90,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 	struct ls_rec_lock r = {
 		.hdr = { .type = LS_REC_WAIT_END, .size = sizeof(r), .ts = now },
 		.task = tk->info,
-		.mm = tk->wait_mm->info,
+		.mm = tk->waiting_on->info,
 		.op = tk->wait_op,
 		.start_ns = tk->wait_start,
 		.write = tk->wait_write,
@@ -109,7 +109,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 	/* As for its holders (pending__holder_now): a silent waiter is not stale. */
 	if (!engine__lost_in(e, tk->wait_start, now))
 		tk->last_ts = u64_max(tk->last_ts, now);
-	err = stall__emit(e, &r, tk->wait_mm, &p);
+	err = stall__emit(e, &r, tk->waiting_on, &p);
 	if (err < 0)
 		return err;
 	/* Filtered out by pid: it is not reported, so it does not count. */
@@ -138,7 +138,7 @@ int pending__tick(struct engine *e, const struct ls_rec_tick *r)
 	return 0;
 }
 
-void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool lossless)
+void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 lock_id, bool lossless)
 {
 	struct task *tk = map__get(&e->tasks, hd->task.tid);
 	const struct spell *last;
@@ -165,7 +165,7 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 mm, bool 
 		last = ring__at(&tk->spells, tk->spells.n - 1);
 		hd->state_since_ns = last->end;
 	}
-	if (tk->now_stack && (!tk->now_stack->mm || tk->now_stack->mm == mm))
+	if (tk->now_stack && (!tk->now_stack->mm || tk->now_stack->mm == lock_id))
 		hd->stack = tk->now_stack;
 }
 
@@ -180,7 +180,7 @@ size_t engine__stuck_holders(const struct engine *e, __u64 now, __u32 *tids, siz
 		return 0;
 	for (i = 0; i < e->tasks.cap && !any; i++) {
 		tk = map__slot(&e->tasks, i);
-		any = tk && tk->waiting && tk->wait_mm && now >= tk->wait_start &&
+		any = tk && tk->waiting && tk->waiting_on && now >= tk->wait_start &&
 		      now - tk->wait_start >= e->opts.pending_after_ns;
 	}
 	/* Any off-CPU holder may be the one: holders are not known per wait until judged. */

@@ -102,7 +102,7 @@ void renames__stall(struct engine *e, struct ls_stall *st)
 	st->renames = e->renames;
 	st->n_renames = 0;
 	renames__task(e, st, &st->waiter);
-	renames__add(e, st, st->mm.tgid, st->mm.tgid, st->mm.comm);
+	renames__add(e, st, st->lock.tgid, st->lock.tgid, st->lock.comm);
 	for (i = 0; i < st->n_holders && i < LS_MAX_HOLDERS; i++)
 		renames__holder(e, st, &st->holders[i]);
 	for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {

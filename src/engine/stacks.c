@@ -94,7 +94,7 @@ bool stack__is_now(const void *rec)
 	return ((const struct ls_rec_stack *)rec)->why == LS_STACK_NOW;
 }
 
-struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 mm)
+struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 lock_id)
 {
 	struct ls_rec_stack *s = *slot;
 
@@ -102,7 +102,7 @@ struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, _
 		return NULL;
 	*slot = NULL;
 	/* Parked for another lock (its own record was lost): not this one's. */
-	if (s->mm != mm) {
+	if (s->mm != lock_id) {
 		stack__free(e, s);
 		return NULL;
 	}

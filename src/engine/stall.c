@@ -5,7 +5,7 @@
  * the root cause, and a verdict (src/engine/DESIGN.md, "A stall").
  *
  * Steps: find a queued writer (read waiters only); take every hold on the
- * mm that overlaps the wait and conflicts with it (completed holds, and
+ * lock that overlaps the wait and conflicts with it (completed holds, and
  * open ones a successful acquisition does not rule out); measure each
  * inside the wait; merge the holds of one task into one holder; sort by
  * off-CPU time; tally preemptors for the holders kept; chain; judge.
@@ -56,10 +56,10 @@ struct stall_ctx {
 };
 
 /*
- * The earliest write wait on mm, by another task, that began before this
+ * The earliest write wait on lk, by another task, that began before this
  * read wait and ended after it began: fair rwsems queue readers behind it.
  */
-static void stall__find_queued_writer(struct mm *mm, struct stall_ctx *x)
+static void stall__find_queued_writer(struct lock *lk, struct stall_ctx *x)
 {
 	struct queued_writer *qw = &x->qw;
 	struct list_node *pos, *tmp;
@@ -67,8 +67,8 @@ static void stall__find_queued_writer(struct mm *mm, struct stall_ctx *x)
 	const struct task *tk;
 	__u32 i;
 
-	for (i = ring__first_after(&mm->waits, x->ws, wwait__end); i < mm->waits.n; i++) {
-		w = ring__at(&mm->waits, i);
+	for (i = ring__first_after(&lk->waits, x->ws, wwait__end); i < lk->waits.n; i++) {
+		w = ring__at(&lk->waits, i);
 		if (w->task.tid == x->r->task.tid || w->start >= x->ws)
 			continue;
 		if (!qw->found || w->start < qw->start) {
@@ -78,7 +78,7 @@ static void stall__find_queued_writer(struct mm *mm, struct stall_ctx *x)
 			qw->end = w->end;
 		}
 	}
-	list_for_each_safe(pos, tmp, &mm->open_waits) {
+	list_for_each_safe(pos, tmp, &lk->open_waits) {
 		tk = container_of(pos, struct task, wait_node);
 		if (!tk->wait_write || tk->tid == x->r->task.tid || tk->wait_start >= x->ws)
 			continue;
@@ -160,8 +160,8 @@ static __u64 hold__offcpu(const struct hold *h)
  */
 static bool stall__add_unconfirmed(struct engine *e, struct stall_ctx *x, struct task *tk)
 {
-	bool granted = (tk->flags & LS_TASK_F_GRANTED) && tk->wait_mm &&
-		       tk->wait_mm->id == x->r->mm.id;
+	bool granted = (tk->flags & LS_TASK_F_GRANTED) && tk->waiting_on &&
+		       tk->waiting_on->id == x->r->mm.id;
 	struct hold *h;
 
 	if (tk->tid == x->r->task.tid || !((tk->flags & LS_TASK_F_HOLDING) || granted) ||
@@ -210,7 +210,7 @@ static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
 	}
 }
 
-static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
+static void stall__collect(struct engine *e, struct lock *lk, struct stall_ctx *x)
 {
 	const __u32 waiter = x->r->task.tid;
 	struct list_node *pos, *tmp;
@@ -219,13 +219,13 @@ static void stall__collect(struct engine *e, struct mm *mm, struct stall_ctx *x)
 	__u32 i;
 
 	/* Holds that ended by the wait's start cannot overlap it. */
-	for (i = ring__first_after(&mm->holds, x->ws, hold__end); i < mm->holds.n; i++) {
-		h = *(struct hold **)ring__at(&mm->holds, i);
+	for (i = ring__first_after(&lk->holds, x->ws, hold__end); i < lk->holds.n; i++) {
+		h = *(struct hold **)ring__at(&lk->holds, i);
 		if (h->task.tid == waiter || !stall__conflicts(x, h->write, h->start, h->end))
 			continue;
 		stall__add_cand(e, x, h, false);
 	}
-	list_for_each_safe(pos, tmp, &mm->open_holds) {
+	list_for_each_safe(pos, tmp, &lk->open_holds) {
 		oh = container_of(pos, struct open_hold, node);
 		if (oh->task->tid == waiter)
 			continue;
@@ -620,11 +620,11 @@ static void stall__fill_holder(struct engine *e, const struct stall_cand *lead,
 	hd->op = lead->h->op;
 	hd->granted = lead->h->granted;
 	hd->released = true;
-	hd->mm_unconfirmed = true;
+	hd->lock_unconfirmed = true;
 	hd->hold_start_ns = lead->h->start;
 	for (i = 0; i < lead->n_group; i++) {
 		c = &lead[i];
-		hd->mm_unconfirmed &= c->h->unconfirmed;
+		hd->lock_unconfirmed &= c->h->unconfirmed;
 		hd->write |= c->h->write;
 		hd->downgraded |= c->h->downgraded;
 		hd->released &= c->h->released;
@@ -773,12 +773,12 @@ static enum ls_verdict stall__verdict(const struct ls_stall *st)
 	return LS_VERDICT_CONTENTION;
 }
 
-/* filter_pid: the waiter's process, any holder's, or the mm owner's. */
+/* filter_pid: the waiter's process, any holder's, or the lock's process. */
 static bool stall__wanted(const struct engine *e, const struct ls_stall *st, __u32 n_groups)
 {
 	__u32 pid = e->opts.filter_pid, i;
 
-	if (!pid || st->waiter.tgid == pid || st->mm.tgid == pid)
+	if (!pid || st->waiter.tgid == pid || st->lock.tgid == pid)
 		return true;
 	for (i = 0; i < n_groups; i++)
 		if (e->order[i]->h->task.tgid == pid)
@@ -801,8 +801,8 @@ static void stall__count(struct engine *e, struct ls_stall *st, const struct sta
 		st->seq = ++e->sum.stalls;
 		e->sum.stalls_by_verdict[st->verdict]++;
 		e->sum.stalls_by_cause[st->cause]++;
-		if (st->mm.kind < LS_LOCK_KIND_N)
-			e->sum.stalls_by_lock[st->mm.kind]++;
+		if (st->lock.kind < LS_LOCK_KIND_N)
+			e->sum.stalls_by_lock[st->lock.kind]++;
 	}
 }
 
@@ -862,7 +862,7 @@ static void stall__judge(struct engine *e, struct ls_stall *st, const struct que
 		st->advice = ls_advice(st);
 }
 
-int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
+int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct lock *lk,
 		const struct stall_pend *p)
 {
 	struct stall_ctx x = {
@@ -879,11 +879,11 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	memset(&st, 0, sizeof(st));
 	e->run_budget = ENGINE_STALL_RUN_BUDGET;
 	e->stall_history_short = false;
-	if (mm) {
+	if (lk) {
 		if (!x.write)
-			stall__find_queued_writer(mm, &x);
-		stall__collect(e, mm, &x);
-		if (mm->kind != LS_LOCK_MMAP)
+			stall__find_queued_writer(lk, &x);
+		stall__collect(e, lk, &x);
+		if (lk->kind != LS_LOCK_MMAP)
 			stall__collect_owner(e, &x);
 		n_groups = stall__group(e, &x);
 	}
@@ -900,7 +900,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct mm *mm,
 	}
 	st.began_before = r->flags & (LS_LOCK_F_PRIOR | LS_LOCK_F_LATE);
 	st.found_late = r->flags & LS_LOCK_F_LATE;
-	st.mm = r->mm;
+	st.lock = r->mm;
 	st.waiter = r->task;
 	st.waiter_cgroup_id = r->cgroup_id;
 	st.op = r->op;
@@ -964,7 +964,7 @@ int stall__deadlock(struct engine *e, struct task *tk, __u8 reason)
 	st.end_ns = u64_max(e->now, st.start_ns);
 	st.wait_ns = st.end_ns - st.start_ns;
 	st.lock_wait_ns = st.wait_ns;
-	st.mm = tk->wait_lock;
+	st.lock = tk->wait_lock;
 	st.waiter = tk->info;
 	st.unknown_reason = reason;
 	/* tk's wait began last: the cycle's start is its start, known or not */

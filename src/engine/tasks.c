@@ -485,7 +485,7 @@ void tasks__free_all(struct engine *e)
 	struct task *tk;
 	__u32 i;
 
-	/* Everything goes: no list surgery, the mms are freed too. */
+	/* Everything goes: no list surgery, the locks are freed too. */
 	for (i = 0; i < e->tasks.cap; i++) {
 		tk = map__slot(&e->tasks, i);
 		if (!tk)

@@ -710,7 +710,7 @@ static void stacks__name_klock(struct stacks *sk, struct ls_stall *c)
 	const struct ls_frames *fr = c->waiter_frames;
 	unsigned int i;
 
-	c->lock_name = stacks__klock_name(sk, c->mm.id);
+	c->lock_name = stacks__klock_name(sk, c->lock.id);
 	for (i = 0; fr && i < fr->n_kernel; i++) {
 		if (fr->v[i].sym && !stacks__is_lock_code(fr->v[i].sym)) {
 			c->lock_caller = fr->v[i].sym;
@@ -760,9 +760,9 @@ static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
 	struct ls_hop *hop;
 	unsigned int i;
 
-	if (ls_lock_is_futex(c->mm.kind))
-		stacks__name_futex(sk, &c->mm, &c->lock_name, &c->lock_module);
-	else if (c->mm.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
+	if (ls_lock_is_futex(c->lock.kind))
+		stacks__name_futex(sk, &c->lock, &c->lock_name, &c->lock_module);
+	else if (c->lock.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
 		stacks__name_klock(sk, c);
 	for (i = 0; i < c->n_chain && i < LS_MAX_HOPS; i++) {
 		hop = &c->chain[i];

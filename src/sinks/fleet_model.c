@@ -138,7 +138,7 @@ int fleet_rec__stall(struct fleet_rec *r, const struct ls_stall *st)
 	memset(s, 0, sizeof(*s));
 	s->start_ns = st->start_ns;
 	s->lock_wait_ns = st->lock_wait_ns;
-	s->lock = st->mm;
+	s->lock = st->lock;
 	s->waiter_tid = st->waiter.tid;
 	s->waiter_tgid = st->waiter.tgid;
 	s->verdict = (__u8)st->verdict;

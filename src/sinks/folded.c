@@ -192,7 +192,7 @@ static void folded__holder(struct folded_sink *fs, const struct ls_stall *st,
 		ns = h->waited[k].ns < rest ? h->waited[k].ns : rest;
 		rest -= ns;
 		snprintf(what, sizeof(what), "[off CPU holding %s, waiting for %s]",
-			 ls_lock_kind_name(st->mm.kind), ls_lock_kind_name(h->waited[k].lock.kind));
+			 ls_lock_kind_name(st->lock.kind), ls_lock_kind_name(h->waited[k].lock.kind));
 		folded__stack(fs, &h->task, h->frames, what, ns);
 	}
 	if (rest)
@@ -202,7 +202,7 @@ static void folded__holder(struct folded_sink *fs, const struct ls_stall *st,
 static int folded__stall(struct sink *s, const struct ls_stall *st)
 {
 	struct folded_sink *fs = to_folded(s);
-	const char *lock = ls_lock_kind_name(st->mm.kind);
+	const char *lock = ls_lock_kind_name(st->lock.kind);
 	char wait[48], held[48];
 	unsigned int i;
 

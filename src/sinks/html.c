@@ -266,7 +266,7 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 	fprintf(f, "<text x=\"4\" y=\"%d\">waiter ", y + TL_ROW / 2);
 	html_comm(f, &st->waiter);
 	fprintf(f, "/%u</text>\n", st->waiter.tid);
-	snprintf(tip, sizeof(tip), "waiting for %s (%s)", ls_lock_kind_name(st->mm.kind),
+	snprintf(tip, sizeof(tip), "waiting for %s (%s)", ls_lock_kind_name(st->lock.kind),
 		 st->write ? "write" : "read");
 	tl_band(f, tl_x(st->start_ns, lo, hi), tl_x(lock_end, lo, hi), y, "#ff7f0e", tip, st, NULL);
 	if (st->run_delay_ns)
@@ -280,7 +280,7 @@ static void html_timeline(FILE *f, const struct ls_stall *st)
 		html_comm(f, &h->task);
 		fprintf(f, "/%u</text>\n", h->task.tid);
 		snprintf(tip, sizeof(tip), "holding %s (%s), on CPU",
-			 ls_lock_kind_name(st->mm.kind), h->write ? "write" : "read");
+			 ls_lock_kind_name(st->lock.kind), h->write ? "write" : "read");
 		tl_band(f, tl_x(h->hold_start_ns, lo, hi), tl_x(h->hold_end_ns, lo, hi), y,
 			"#98df8a", tip, st, NULL);
 		for (k = 0; k < h->n_spells && k < LS_MAX_SPELLS; k++) {
@@ -428,7 +428,7 @@ static void html_stall_title(FILE *f, unsigned int n, const struct ls_stall *st)
 		fputs(" so far", f);
 	fputs(sink__start_unknown(st->began_before, st->found_late), f);
 	fprintf(f, " for %s %s, <span class=\"verdict-%s\">%s</span></h3>\n",
-		ls_lock_kind_name(st->mm.kind), st->write ? "write" : "read",
+		ls_lock_kind_name(st->lock.kind), st->write ? "write" : "read",
 		ls_verdict_name(st->verdict), ls_verdict_text(st->verdict));
 }
 
@@ -447,7 +447,7 @@ static void html_stall(struct html_sink *hs, unsigned int n, const struct ls_sta
 		rm_when(hs->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
 	/* a futex or kernel lock: which one */
-	if (st->mm.kind != LS_LOCK_MMAP) {
+	if (st->lock.kind != LS_LOCK_MMAP) {
 		fputs("<li>lock ", f);
 		rm_html_text(f, sink__stall_lock_text(st, lock, sizeof(lock)), sizeof(lock));
 		fputs("</li>\n", f);

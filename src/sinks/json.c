@@ -164,7 +164,7 @@ static void json_holder_now(FILE *f, const struct ls_holder *h)
 {
 	json_strv(f, "state_now", ls_state_name(h->state_now));
 	json_u64(f, "state_since_ns", h->state_since_ns);
-	json_bool(f, "mm_confirmed", !h->mm_unconfirmed);
+	json_bool(f, "mm_confirmed", !h->lock_unconfirmed);
 }
 
 /* ,"cgroup":PATH,"cgroup_id":N,"cgroup_version":1|2 of a limit the kernel named. */
@@ -310,7 +310,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_bool(f, "downgraded", h->downgraded);
 	json_bool(f, "released", h->released);
 	/* a PI futex's owner: was it boosted to the waiter's priority in time (DESIGN.md)? */
-	if (st->mm.kind == LS_LOCK_PI_FUTEX && h->how == LS_OWNER_FUTEX_WORD) {
+	if (st->lock.kind == LS_LOCK_PI_FUTEX && h->how == LS_OWNER_FUTEX_WORD) {
 		json_bool(f, "pi_boosted_in_time", !h->pi_late);
 		json_u64(f, "pi_unboosted_ns", h->pi_unboosted_ns);
 	}
@@ -393,9 +393,9 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 			json_u64(f, "first_report_ns", st->pending_first_ns);
 		}
 	}
-	json_strv(f, "lock", ls_lock_kind_name(st->mm.kind));
-	if (st->mm.kind != LS_LOCK_MMAP)
-		json_lock(f, "lock_id", &st->mm, st->lock_name, st->lock_module, st->lock_caller);
+	json_strv(f, "lock", ls_lock_kind_name(st->lock.kind));
+	if (st->lock.kind != LS_LOCK_MMAP)
+		json_lock(f, "lock_id", &st->lock, st->lock_name, st->lock_module, st->lock_caller);
 	json_strv(f, "mode", mode_name(st->write));
 	json_bool(f, "acquired", st->acquired);
 	json_u64(f, "start_ns", st->start_ns);
@@ -404,10 +404,10 @@ void sink_json__write_stall(FILE *f, const struct ls_stall *st)
 	json_u64(f, "lock_wait_ns", st->lock_wait_ns);
 	json_u64(f, "run_delay_ns", st->run_delay_ns);
 
-	fprintf(f, ",\"mm\":{\"pid\":%u,\"comm\":", st->mm.tgid);
-	ls_json_str(f, st->mm.comm, LS_COMM_LEN);
-	sink_json__write_rename(f, st, st->mm.tgid, st->mm.comm);
-	fprintf(f, ",\"id\":\"0x%llx\"}", (unsigned long long)st->mm.id);
+	fprintf(f, ",\"mm\":{\"pid\":%u,\"comm\":", st->lock.tgid);
+	ls_json_str(f, st->lock.comm, LS_COMM_LEN);
+	sink_json__write_rename(f, st, st->lock.tgid, st->lock.comm);
+	fprintf(f, ",\"id\":\"0x%llx\"}", (unsigned long long)st->lock.id);
 
 	fprintf(f, ",\"waiter\":{");
 	json_task(f, st, &st->waiter);

@@ -326,13 +326,13 @@ static void md_stall(struct md_sink *m, unsigned int n, const struct ls_stall *s
 	if (st->pending)
 		fputs(" so far", f);
 	fputs(sink__start_unknown(st->began_before, st->found_late), f);
-	fprintf(f, " for %s %s, %s\n\n", ls_lock_kind_name(st->mm.kind),
+	fprintf(f, " for %s %s, %s\n\n", ls_lock_kind_name(st->lock.kind),
 		st->write ? "write" : "read", ls_verdict_text(st->verdict));
 	fprintf(f, "- When: %s (%s into the run)\n",
 		rm_when(m->meta, st->start_ns, t0, true, when, sizeof(when)),
 		rm_when(NULL, st->start_ns, t0, false, rel, sizeof(rel)));
 	/* a futex or kernel lock: which one (mmap_lock's mm is in the title's process) */
-	if (st->mm.kind != LS_LOCK_MMAP) {
+	if (st->lock.kind != LS_LOCK_MMAP) {
 		fputs("- Lock: ", f);
 		rm_md_text(f, sink__stall_lock_text(st, lock, sizeof(lock)));
 		fputc('\n', f);

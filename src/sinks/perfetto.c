@@ -152,7 +152,7 @@ static bool pf_is_party(const struct ls_stall *st, __u32 tid)
 static void pf_holder(struct perfetto_sink *p, const struct ls_stall *st, const struct ls_holder *h)
 {
 	char who[LS_COMM_TEXT_LEN + 32], by[LS_COMM_TEXT_LEN + 32];
-	const char *lock = ls_lock_kind_name(st->mm.kind);
+	const char *lock = ls_lock_kind_name(st->lock.kind);
 	const struct ls_spell *sp;
 	struct pf_event *e;
 	__u64 meet;
@@ -300,7 +300,7 @@ static int perfetto__stall(struct sink *s, const struct ls_stall *st)
 	pf_begin(p);
 	pf_thread(p, &st->waiter);
 	e = pf_add(p, 'X', st->waiter.tid, st->start_ns, st->lock_wait_ns);
-	snprintf(e->name, sizeof(e->name), "waiting for %s (%s)", ls_lock_kind_name(st->mm.kind),
+	snprintf(e->name, sizeof(e->name), "waiting for %s (%s)", ls_lock_kind_name(st->lock.kind),
 		 pf_mode(st->write));
 	if (st->run_delay_ns) {
 		e = pf_add(p, 'X', st->waiter.tid, st->granted_ns, st->run_delay_ns);

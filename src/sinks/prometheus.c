@@ -27,7 +27,7 @@ struct prom_sink {
 	struct sink base;
 	__u64 stalls[LS_VERDICT_N];
 	__u64 causes[LS_CAUSE_N];	/* by ls_stall.cause */
-	__u64 locks[LS_LOCK_KIND_N];	/* by ls_stall.mm.kind */
+	__u64 locks[LS_LOCK_KIND_N];	/* by ls_stall.lock.kind */
 	struct prom_hist wait[LS_LOCK_KIND_N][PROM_MODES];	/* by lock kind, mode */
 	struct ls_summary counters;	/* events, lost, slo and hooks only */
 };
@@ -73,8 +73,8 @@ static int prom__stall(struct sink *s, const struct ls_stall *st)
 		p->stalls[st->verdict]++;
 	if (st->cause < LS_CAUSE_N)
 		p->causes[st->cause]++;
-	if (st->mm.kind < LS_LOCK_KIND_N)
-		p->locks[st->mm.kind]++;
+	if (st->lock.kind < LS_LOCK_KIND_N)
+		p->locks[st->lock.kind]++;
 	return 0;
 }
 

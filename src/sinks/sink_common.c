@@ -190,7 +190,7 @@ static const char *sink__named_lock_text(const struct ls_mm *lock, const char *l
 
 const char *sink__stall_lock_text(const struct ls_stall *st, char *buf, size_t len)
 {
-	return sink__named_lock_text(&st->mm, st->lock_name, st->lock_module, st->lock_caller,
+	return sink__named_lock_text(&st->lock, st->lock_name, st->lock_module, st->lock_caller,
 				     buf, len);
 }
 

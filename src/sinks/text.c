@@ -278,9 +278,9 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 	char ident[RM_TASK_LEN], sched[64], op[96], held[32], off[32], state[32], how[112];
 
 	/* a futex is held in user space: no mode, no kernel operation to name */
-	if (h->mm_unconfirmed)
+	if (h->lock_unconfirmed)
 		snprintf(how, sizeof(how), "holds an mmap_lock");
-	else if (st->mm.kind == LS_LOCK_MMAP)
+	else if (st->lock.kind == LS_LOCK_MMAP)
 		snprintf(how, sizeof(how), "%s lock in %s", mode_name(h->write),
 			 op_text(&h->op, false, op, sizeof(op)));
 	else
@@ -302,7 +302,7 @@ static void text__holder(FILE *f, struct text_sink *t, const struct ls_stall *st
 		fprintf(f, ", downgraded");
 	if (!h->released)
 		fprintf(f, ", still held");
-	if (h->mm_unconfirmed)
+	if (h->lock_unconfirmed)
 		fprintf(f, " (an mmap_lock: which one, not known yet)");
 	/* how a waiter named the holder of a futex or kernel lock */
 	if (ls_owner_how_name(h->how))
@@ -451,16 +451,16 @@ static int text__stall(struct sink *s, const struct ls_stall *st)
 			(unsigned long long)st->seq, st->began_before ? ">= " : "",
 			ls_format_duration(st->wait_ns, wait, sizeof(wait)),
 			sink__start_unknown(st->began_before, st->found_late));
-	if (st->mm.kind != LS_LOCK_MMAP)
+	if (st->lock.kind != LS_LOCK_MMAP)
 		fputs(sink__stall_lock_text(st, lock, sizeof(lock)), f);
-	else if (st->mm.tgid)
+	else if (st->lock.tgid)
 		fprintf(f, "mmap_lock %s  of %s[%u]%s", mode_name(st->write),
-			ls_comm_text(st->mm.comm, comm, sizeof(comm)), st->mm.tgid,
-			sink__rename_text(ls_stall__rename(st, st->mm.tgid, st->mm.comm),
+			ls_comm_text(st->lock.comm, comm, sizeof(comm)), st->lock.tgid,
+			sink__rename_text(ls_stall__rename(st, st->lock.tgid, st->lock.comm),
 					  other, sizeof(other)));
 	else
 		fprintf(f, "mmap_lock %s  of mm 0x%llx", mode_name(st->write),
-			(unsigned long long)st->mm.id);
+			(unsigned long long)st->lock.id);
 	fprintf(f, "  verdict%s: %s%s\n", st->pending ? " so far" : "",
 		sink__words(ls_verdict_text(st->verdict), true, verdict, sizeof(verdict)),
 		text__wait_end(st));

@@ -301,8 +301,8 @@ static void fact__set(struct top_model *m, struct top_fact *x, const struct ls_s
 	x->waiter = st->waiter;
 	rename__copy(&x->waiter_rename, st, &st->waiter);
 	x->waiter_cgroup_id = st->waiter_cgroup_id;
-	x->lock_tgid = st->mm.tgid;
-	x->lock_kind = st->mm.kind;
+	x->lock_tgid = st->lock.tgid;
+	x->lock_kind = st->lock.kind;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
 	if (n_holders) {
 		const struct ls_holder *h = &st->holders[0];
@@ -384,8 +384,8 @@ int top_model__pending(struct top_model *m, const struct ls_stall *st)
 	rename__copy(&p->waiter_rename, st, &st->waiter);
 	p->waiter_cgroup_id = st->waiter_cgroup_id;
 	model__note_cgroup(m, st->waiter_cgroup_id, st->waiter_cgroup);
-	p->lock_tgid = st->mm.tgid;
-	p->lock_kind = st->mm.kind;
+	p->lock_tgid = st->lock.tgid;
+	p->lock_kind = st->lock.kind;
 	p->start_ns = st->start_ns;
 	p->reported_ns = st->end_ns;
 	p->verdict = st->verdict;

@@ -115,9 +115,9 @@ static inline void fx_stall(struct ls_stall *st, const struct ls_holder *holders
 	st->wait_ns = 23400000;
 	st->lock_wait_ns = st->wait_ns;	/* no handoff */
 	st->end_ns = st->start_ns + st->wait_ns;
-	st->mm.id = 0xffff888012345600ULL;
-	st->mm.tgid = 1234;
-	fx_comm(st->mm.comm, "victim");
+	st->lock.id = 0xffff888012345600ULL;
+	st->lock.tgid = 1234;
+	fx_comm(st->lock.comm, "victim");
 	fx_task(&st->waiter, 1234, 1240, "victim", LS_POLICY_FIFO, 0, 50);
 	st->op.kind = LS_OP_SYSCALL;
 	st->op.syscall = 9;	/* mmap */
@@ -160,7 +160,7 @@ static inline void fx_stall_unseen_owner(struct ls_stall *st, struct ls_holder *
 	h->write = true;
 	h->released = true;
 	fx_stall(st, h, 1);
-	st->mm.kind = LS_LOCK_FUTEX;
+	st->lock.kind = LS_LOCK_FUTEX;
 	h->hold_start_ns = st->start_ns;
 	h->hold_end_ns = st->end_ns;
 	h->held_ns = h->overlap_ns = h->unseen_ns = st->lock_wait_ns;
@@ -173,7 +173,7 @@ static inline void fx_stall_pending(struct ls_stall *st, struct ls_holder *h)
 {
 	fx_holder_reader(h);
 	h->released = false;
-	h->mm_unconfirmed = true;
+	h->lock_unconfirmed = true;
 	h->state_now = LS_STATE_PREEMPTED;
 	h->state_since_ns = FX_T0 + FX_MS(1000);
 	fx_stall(st, h, 1);
@@ -194,7 +194,7 @@ static inline void fx_stall_hop_lock(struct ls_stall *st, struct ls_holder *h, c
 	fx_holder_reader(h);
 	fx_stall(st, h, 1);
 	st->chain[1].has_lock = true;
-	st->chain[1].lock = st->mm;
+	st->chain[1].lock = st->lock;
 	st->chain[1].lock.kind = LS_LOCK_FUTEX;
 	st->chain[1].lock.id = 0x55d0c0de1040ULL;
 	st->chain[1].lock_name = name;
@@ -210,7 +210,7 @@ static inline void fx_stall_pi_late(struct ls_stall *st, struct ls_holder *h)
 	h->offcpu_by_state[LS_STATE_BLOCKED] = 0;
 	h->pi_late = true;
 	fx_stall(st, h, 1);
-	st->mm.kind = LS_LOCK_PI_FUTEX;
+	st->lock.kind = LS_LOCK_PI_FUTEX;
 }
 
 static inline void fx_hist(struct ls_hist_entry *e, __u32 tgid, __u8 kind, __u8 write,

@@ -550,8 +550,8 @@ Test(chain, holder_op_and_mm_carried)
 	st = fixture__stall(0);
 	cr_assert_eq(st->holders[0].op.kind, LS_OP_SYSCALL);
 	cr_assert_eq(st->holders[0].op.syscall, 11);
-	cr_assert_eq(st->mm.tgid, 100);
-	cr_assert_str_eq(st->mm.comm, "app");
+	cr_assert_eq(st->lock.tgid, 100);
+	cr_assert_str_eq(st->lock.comm, "app");
 }
 
 /*

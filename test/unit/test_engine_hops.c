@@ -148,12 +148,12 @@ ParameterizedTest(struct ls_task *worker, hops, mutex_holder_waited_on_mmap_lock
 	/* the worker's own wait, reported first: agent preempted by the hog */
 	own = fixture__stall(0);
 	cr_assert_eq(own->waiter.tid, 101);
-	cr_assert_eq(own->mm.kind, LS_LOCK_MMAP);
+	cr_assert_eq(own->lock.kind, LS_LOCK_MMAP);
 	cr_assert_eq(own->seq, 1);
 
 	st = fixture__stall(1);
 	cr_assert_eq(st->waiter.tid, 102);
-	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_eq(st->lock.kind, LS_LOCK_FUTEX);
 	cr_assert_eq(st->n_holders, 1);
 	h = &st->holders[0];
 	cr_assert_eq(h->task.tid, 101);

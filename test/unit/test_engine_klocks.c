@@ -75,9 +75,9 @@ Test(klocks, mutex_owner_preempted_is_an_inversion)
 	struct ls_mm lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
 	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_KLOCK);
 
-	cr_assert_eq(st->mm.kind, LS_LOCK_MUTEX);
-	cr_assert_eq(st->mm.id, 0xffff888106ca8780ULL);
-	cr_assert_eq(st->mm.tgid, 0);
+	cr_assert_eq(st->lock.kind, LS_LOCK_MUTEX);
+	cr_assert_eq(st->lock.id, 0xffff888106ca8780ULL);
+	cr_assert_eq(st->lock.tgid, 0);
 	cr_assert_eq(st->op.syscall, 1);
 	cr_assert_eq(st->lock_wait_ns, MS(49));
 	cr_assert_eq(st->n_holders, 1);
@@ -100,7 +100,7 @@ Test(klocks, reader_hint_is_named_but_not_judged)
 	struct ls_mm lock = klock_at(0xffff8881cbd564e8ULL, LS_LOCK_RWSEM);
 	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_HINT);
 
-	cr_assert_eq(st->mm.kind, LS_LOCK_RWSEM);
+	cr_assert_eq(st->lock.kind, LS_LOCK_RWSEM);
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 101);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_HINT);
@@ -125,11 +125,11 @@ Test(klocks, rwsem_writer_and_mm_at_one_address_are_two_locks)
 	klock_wait(&lock, &idle_holder, LS_OWNER_KLOCK, LS_OWNER_BLOCKED, false);
 	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
 	engine__debug(efx.e, &d);
-	cr_assert_eq(d.mms, 2, "%u locks", (unsigned)d.mms);
+	cr_assert_eq(d.locks, 2, "%u locks", (unsigned)d.locks);
 	klock_wait_end(&lock, &idle_holder, LS_OWNER_KLOCK, false);
 	cr_assert_eq(fixture__run(), 0);
 	st = fixture__stall(0);
-	cr_assert_eq(st->mm.kind, LS_LOCK_RWSEM);
+	cr_assert_eq(st->lock.kind, LS_LOCK_RWSEM);
 	cr_assert_not(st->write);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_KLOCK);
 	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
@@ -157,7 +157,7 @@ Test(klocks, chain_goes_from_a_futex_into_a_kernel_mutex)
 	klock_wait_end(&futex, &idle_holder, LS_OWNER_PTHREAD, true);
 	cr_assert_eq(fixture__run(), 0);
 	st = fixture__stall(0);
-	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_eq(st->lock.kind, LS_LOCK_FUTEX);
 	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
 	cr_assert_eq(st->n_chain, 3);
 	cr_assert_eq(st->chain[1].task.tid, 101);

@@ -26,7 +26,7 @@ Test(wait, trylock_failure_leaves_nothing)
 	cr_assert_eq(efx.cs->n_stalls, 0);
 	engine__debug(efx.e, &d);
 	cr_assert_eq(d.tasks, 0);
-	cr_assert_eq(d.mms, 0);
+	cr_assert_eq(d.locks, 0);
 	cr_assert_eq(d.waits, 0);
 	cr_assert_eq(efx.cs->summary.bad_records, 0);
 	cr_assert_eq(efx.cs->summary.events, 2);
@@ -184,14 +184,14 @@ Test(retention, old_holds_pruned_after_retain)
 	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
 	engine__debug(efx.e, &d);
 	cr_assert_eq(d.holds, 1);
-	cr_assert_eq(d.mms, 1);
+	cr_assert_eq(d.locks, 1);
 
 	stream__clear(&efx.s);
 	idle_records(T(100), T(2500), 200);
 	cr_assert_eq(fixture__run(), 0);
 	engine__debug(efx.e, &d);
 	cr_assert_eq(d.holds, 0);
-	cr_assert_eq(d.mms, 0);
+	cr_assert_eq(d.locks, 0);
 	cr_assert_eq(efx.cs->summary.evicted, 0, "retention is not eviction");
 }
 
@@ -212,13 +212,13 @@ Test(retention, open_wait_pins_holds)
 	cr_assert_eq(st->holders[0].task.tid, 101);
 }
 
-/* Per mm at most ENGINE_MM_MAX_HOLDS completed holds; the oldest go, counted. */
+/* Per lock at most ENGINE_LOCK_MAX_HOLDS completed holds; the oldest go, counted. */
 Test(retention, holds_per_mm_bounded)
 {
 	struct stream_lock h = { .start = T(0) };
 	struct engine_debug d;
 	struct ls_task r;
-	unsigned int i, n = ENGINE_MM_MAX_HOLDS + 1000;
+	unsigned int i, n = ENGINE_LOCK_MAX_HOLDS + 1000;
 
 	for (i = 0; i < n; i++) {
 		r = stream__task(1000 + i, 100, LS_POLICY_NORMAL, 0, 0, "r");
@@ -226,7 +226,7 @@ Test(retention, holds_per_mm_bounded)
 	}
 	cr_assert_eq(fixture__run(), 0);
 	engine__debug(efx.e, &d);
-	cr_assert_eq(d.holds, ENGINE_MM_MAX_HOLDS);
+	cr_assert_eq(d.holds, ENGINE_LOCK_MAX_HOLDS);
 	cr_assert_eq(efx.cs->summary.evicted, 1000);
 }
 

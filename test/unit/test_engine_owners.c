@@ -81,8 +81,8 @@ ParameterizedTest(__u8 *how, owners, user_lock_owner_preempted_is_an_inversion)
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
-	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
-	cr_assert_eq(st->mm.id, 0x55d0c0de1040ULL);
+	cr_assert_eq(st->lock.kind, LS_LOCK_FUTEX);
+	cr_assert_eq(st->lock.id, 0x55d0c0de1040ULL);
 	cr_assert_eq(st->lock_wait_ns, MS(49));
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 101);
@@ -119,7 +119,7 @@ Test(owners, boosted_pi_owner_is_not_an_inversion)
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
-	cr_assert_eq(st->mm.kind, LS_LOCK_PI_FUTEX);
+	cr_assert_eq(st->lock.kind, LS_LOCK_PI_FUTEX);
 	cr_assert_eq(st->holders[0].task.prio, 89);
 	cr_assert_eq(st->holders[0].how, LS_OWNER_FUTEX_WORD);
 	/* off CPU 2 ms before the boost, then asleep from T(50) (then not owning) */
@@ -492,7 +492,7 @@ ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 	cr_assert_eq(fixture__run(), 0);
 	cr_assert_eq(efx.cs->n_stalls, 1);
 	st = fixture__stall(0);
-	cr_assert_eq(st->mm.kind, LS_LOCK_FUTEX);
+	cr_assert_eq(st->lock.kind, LS_LOCK_FUTEX);
 	cr_assert_str_eq(ls_op_name(&st->op, op, sizeof(op)), c->op);
 	cr_assert_eq(st->n_holders, 1);
 	cr_assert_eq(st->holders[0].task.tid, 106);
@@ -593,7 +593,7 @@ Test(owners, deadlock_reported_while_it_lasts)
 	st = fixture__stall(0);
 	cr_assert_eq(st->verdict, LS_VERDICT_DEADLOCK);
 	cr_assert_eq(st->waiter.tid, 112);
-	cr_assert_eq(st->mm.id, 0x1000);
+	cr_assert_eq(st->lock.id, 0x1000);
 	cr_assert_not(st->acquired);
 	cr_assert_not(st->holders[0].released, "a deadlocked owner let go");
 	cr_assert_eq(st->n_chain, 3);
@@ -707,7 +707,7 @@ Test(owners, futexes_are_keyed_by_process_and_kind)
 	stream__wait_begin(&efx.s, 0, T(1), &third, &m, &w);
 	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
 	engine__debug(efx.e, &d);
-	cr_assert_eq(d.mms, 3);
+	cr_assert_eq(d.locks, 3);
 	cr_assert_eq(d.open_waits, 3);
 }
 

@@ -92,7 +92,7 @@ Test(pending, holder_preemptor_and_state_now)
 	cr_assert_eq(st->n_holders, 1);
 	h = &st->holders[0];
 	cr_assert_eq(h->task.tid, 101);
-	cr_assert(h->mm_unconfirmed);
+	cr_assert(h->lock_unconfirmed);
 	cr_assert_not(h->released);
 	cr_assert_eq(h->state, LS_STATE_PREEMPTED);
 	cr_assert_eq(h->state_now, LS_STATE_PREEMPTED);
@@ -120,7 +120,7 @@ Test(pending, known_open_hold_is_confirmed)
 	cr_assert_eq(fixture__run(), 0);
 	st = fixture__stall(0);
 	cr_assert_eq(st->n_holders, 1);
-	cr_assert_not(st->holders[0].mm_unconfirmed);
+	cr_assert_not(st->holders[0].lock_unconfirmed);
 	cr_assert(st->holders[0].write);
 	cr_assert_eq(st->holders[0].hold_start_ns, T(0.5));
 }
@@ -304,7 +304,7 @@ Test(pending, unconfirmed_holder_of_the_mm_owner_first)
 	st = fixture__stall(0);
 	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
 	cr_assert_eq(st->holders[0].task.tid, 103);
-	cr_assert(st->holders[0].mm_unconfirmed);
+	cr_assert(st->holders[0].lock_unconfirmed);
 }
 
 /*
@@ -328,7 +328,7 @@ Test(pending, granted_waiter_is_a_confirmed_holder)
 	cr_assert_eq(st->n_holders, 1, "%u holders", st->n_holders);
 	h = &st->holders[0];
 	cr_assert_eq(h->task.tid, 101);
-	cr_assert_not(h->mm_unconfirmed);
+	cr_assert_not(h->lock_unconfirmed);
 	cr_assert_not(h->write);
 	cr_assert(h->granted);
 	cr_assert_eq(h->state_now, LS_STATE_GRANTED_NOT_RUNNING);

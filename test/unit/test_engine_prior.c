@@ -102,7 +102,7 @@ ParameterizedTest(struct found_case *c, prior, pending_and_final_stall_say_at_le
 	cr_assert_eq(st->found_late, c->flags == LATE);
 	cr_assert_eq(st->start_ns, T(10), "its start is the scan's time");
 	cr_assert_eq(st->wait_ns, T(1100) - T(10));
-	cr_assert_eq(st->mm.kind, *kind);
+	cr_assert_eq(st->lock.kind, *kind);
 	cr_assert_eq(st->holders[0].task.tid, holder.tid);
 	cr_assert_eq(st->holders[0].how, owner_how(&lock));
 	st = fixture__stall(1);

@@ -142,7 +142,7 @@ Test(task, idle_task_dropped_after_retain)
 	d = debug_now();
 	cr_assert_eq(d.open_holds, 0);
 	cr_assert_eq(d.tasks, 0);
-	cr_assert_eq(d.mms, 0);
+	cr_assert_eq(d.locks, 0);
 	cr_assert_eq(efx.cs->summary.evicted, 0);
 }
 
@@ -193,7 +193,7 @@ Test(task, task_table_bounded)
 	cr_assert_eq(fixture__run(), 0);
 	d = debug_now();
 	cr_assert_leq(d.tasks, ENGINE_MAX_TASKS);
-	cr_assert_leq(d.open_waits, ENGINE_MM_MAX_OPEN);
+	cr_assert_leq(d.open_waits, ENGINE_LOCK_MAX_OPEN);
 	cr_assert_geq(efx.cs->summary.evicted, 1000);
 }
 
@@ -204,7 +204,7 @@ Test(task, mm_table_bounded)
 	struct engine_debug d;
 	struct ls_task t;
 	struct ls_mm mm;
-	unsigned int i, n = ENGINE_MAX_MMS + 1000;
+	unsigned int i, n = ENGINE_MAX_LOCKS + 1000;
 
 	for (i = 0; i < n; i++) {
 		t = stream__task(10000 + i, 10000 + i, LS_POLICY_NORMAL, 0, 0, "w");
@@ -213,7 +213,7 @@ Test(task, mm_table_bounded)
 	}
 	cr_assert_eq(fixture__run(), 0);
 	d = debug_now();
-	cr_assert_leq(d.mms, ENGINE_MAX_MMS);
+	cr_assert_leq(d.locks, ENGINE_MAX_LOCKS);
 	cr_assert_geq(efx.cs->summary.evicted, 1000);
 }
 

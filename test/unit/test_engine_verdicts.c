@@ -77,7 +77,7 @@ ParameterizedTest(struct verdict_case *c, verdict, preempted_holder)
 	cr_assert_eq(st->end_ns, T(53));
 	cr_assert_eq(st->wait_ns, MS(51));
 	cr_assert_eq(st->waiter.tid, 102);
-	cr_assert_eq(st->mm.id, efx.mm.id);
+	cr_assert_eq(st->lock.id, efx.mm.id);
 	cr_assert_eq(st->lost_in_window, 0);
 
 	cr_assert_eq(st->n_holders, 1);

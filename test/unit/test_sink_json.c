@@ -636,7 +636,7 @@ Test(sink_json, hostile_comm_stays_valid_json)
 	fx_comm(h.task.comm, FX_HOSTILE_COMM);
 	memcpy(h.preempted_by[0].task.comm, "\"\\\"}]\n,{\"x\":12}\"", 16);	/* 16, no NUL */
 	fx_stall(&st, &h, 1);
-	memcpy(st.mm.comm, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xe2\x82", 16);
+	memcpy(st.lock.comm, "\xc3\xa9t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "ab\xe2\x82", 16);
 	text = json_of_stall(&st);
 
 	for (p = (const unsigned char *)text; *p; p++)
@@ -971,9 +971,9 @@ Test(sink_json, kernel_lock_names)
 	fx_holder_reader(&h);
 	h.how = LS_OWNER_KLOCK;
 	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_MUTEX;
-	st.mm.id = 0xffffffff83a0c2e0ULL;
-	st.mm.tgid = 0;
+	st.lock.kind = LS_LOCK_MUTEX;
+	st.lock.id = 0xffffffff83a0c2e0ULL;
+	st.lock.tgid = 0;
 	st.lock_name = "cgroup_mutex\n\"x";
 	st.lock_caller = "cgroup_mkdir";
 	text = json_of_stall(&st);
@@ -1107,7 +1107,7 @@ Test(sink_json, pi_boost_fields)
 	cr_assert_not_null(strstr(text, "\"pi_boosted_in_time\":false,\"pi_unboosted_ns\":22900000"),
 			   "%s", text);
 	free(text);
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	h.how = LS_OWNER_PTHREAD;
 	text = json_of_stall(&st);
 	cr_assert_null(strstr(text, "pi_boosted_in_time"), "%s", text);

@@ -305,7 +305,7 @@ Test(sink_prometheus, stalls_and_histograms)
 	st.cause = LS_CAUSE_THROTTLED;
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_RECLAIM;
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	cr_assert_eq(sink__stall(sink, &st), 0);
 	st.cause = LS_CAUSE_IO;
 	cr_assert_eq(sink__stall(sink, &st), 0);

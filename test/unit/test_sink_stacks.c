@@ -218,7 +218,7 @@ Test(sink_stacks, folded_names_the_lock_kind)
 	struct fx_out o;
 	char *out;
 
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	fx_out_open(&o);
 	out = run(sink_folded__new(o.f, &opts), &o, 1);
 	cr_assert(strstr(out, ";[futex write wait] 23400\n"), "%s", out);
@@ -233,7 +233,7 @@ Test(sink_stacks, folded_splits_what_the_holder_waited_for)
 	struct fx_out o;
 	char *out;
 
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	holder.frames = NULL;
 	holder.n_waited = 1;
 	holder.waited[0].lock.kind = LS_LOCK_MMAP;
@@ -254,8 +254,8 @@ Test(sink_stacks, perfetto_and_html_name_the_lock_kind)
 	struct fx_out o;
 	char *out;
 
-	st.mm.kind = LS_LOCK_RWSEM;
-	st.mm.tgid = 0;
+	st.lock.kind = LS_LOCK_RWSEM;
+	st.lock.tgid = 0;
 	fx_out_open(&o);
 	out = run(sink_perfetto__new(o.f, &opts), &o, 1);
 	cr_assert(strstr(out, "waiting for rwsem (write)"), "%s", out);
@@ -465,14 +465,14 @@ Test(hostile, lock_name_and_file_escaped_in_every_sink, .timeout = 30)
 	snprintf(name, sizeof(name), "%s+0x4", h.lock.name);
 	for (i = 0; i < HOSTILE_SINKS; i++) {
 		setup();
-		st.mm.kind = LS_LOCK_FUTEX;
-		st.mm.id = h.data + 4;
+		st.lock.kind = LS_LOCK_FUTEX;
+		st.lock.id = h.data + 4;
 		st.lock_name = name;
 		st.lock_module = h.lock.module;
 		/* and a chain across locks names the same lock in a hop */
 		st.n_chain = 2;
 		st.chain[1].has_lock = true;
-		st.chain[1].lock = st.mm;
+		st.chain[1].lock = st.lock;
 		st.chain[1].lock_name = name;
 		st.chain[1].lock_module = h.lock.module;
 		fx_out_open(&o);

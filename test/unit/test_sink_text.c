@@ -271,7 +271,7 @@ Test(sink_text, hostile_comm_is_escaped)
 	fx_comm(h.preempted_by[0].task.comm, "\x9b" "31m\x07\x08\x7f");
 	fx_stall(&st, &h, 1);
 	/* 16 bytes, no NUL: must stop at 16 */
-	memcpy(st.mm.comm, "\x1b]0;pwned\x07xxxxxx", LS_COMM_LEN);
+	memcpy(st.lock.comm, "\x1b]0;pwned\x07xxxxxx", LS_COMM_LEN);
 	memcpy(st.waiter.comm, "AAAAAAAAAAAAAAAA", LS_COMM_LEN);
 	st.chain[0].task = st.waiter;
 	text = text_of_stall(&st, &default_opts);
@@ -907,9 +907,9 @@ Test(sink_text, kernel_lock_names)
 	fx_holder_reader(&h);
 	h.how = LS_OWNER_HINT;
 	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_RWSEM;
-	st.mm.id = 0xffff8881cbd564e8ULL;
-	st.mm.tgid = 0;
+	st.lock.kind = LS_LOCK_RWSEM;
+	st.lock.id = 0xffff8881cbd564e8ULL;
+	st.lock.tgid = 0;
 	st.lock_caller = "path_openat";
 	text = text_of_stall(&st, &default_opts);
 	cr_assert_not_null(strstr(text, "STALL #3  23.4ms  rwsem 0xffff8881cbd564e8 in path_openat  verdict"),
@@ -917,7 +917,7 @@ Test(sink_text, kernel_lock_names)
 	cr_assert_not_null(strstr(text, "found by reader_hint (the last reader to take it"), "%s", text);
 	free(text);
 
-	st.mm.kind = LS_LOCK_MUTEX;
+	st.lock.kind = LS_LOCK_MUTEX;
 	st.lock_name = "cgroup_mutex";
 	text = text_of_stall(&st, &default_opts);
 	cr_assert_not_null(strstr(text, "STALL #3  23.4ms  mutex cgroup_mutex  verdict"), "%s", text);

@@ -482,8 +482,8 @@ static struct ls_stall stall(__u64 end_ms, __u64 wait_ms)
 	st.start_ns = st.end_ns - st.wait_ns;
 	st.write = true;
 	st.acquired = true;
-	st.mm = (struct ls_mm){ .id = 0xffff888012345678ULL, .tgid = 10 };
-	memcpy(st.mm.comm, "victim", 6);
+	st.lock = (struct ls_mm){ .id = 0xffff888012345678ULL, .tgid = 10 };
+	memcpy(st.lock.comm, "victim", 6);
 	st.waiter = task(11, 10, LS_POLICY_FIFO, "victim");
 	st.holders = &holder_buf;
 	st.n_holders = 1;
@@ -567,7 +567,7 @@ Test(slo, lock_selects_the_kind)
 	struct slo *slo = make(lines);
 	struct ls_stall st = stall(100, 20);
 
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	feed(slo, st);
 	cr_assert_eq(fired.n, 1);
 	cr_assert_eq(fired.rule[0], 0);

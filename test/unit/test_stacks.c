@@ -333,9 +333,9 @@ static void futex_stall(struct stacks *sk, __u8 kind, const void *addr, struct l
 	sink__init(&cap->base, &lock_cap_ops, NULL, NULL);
 	ss = sink_stacks__new(&cap->base, sk);
 	cr_assert_not_null(ss);
-	st.mm.kind = kind;
-	st.mm.id = (__u64)(uintptr_t)addr;
-	st.mm.tgid = (__u32)getpid();
+	st.lock.kind = kind;
+	st.lock.id = (__u64)(uintptr_t)addr;
+	st.lock.tgid = (__u32)getpid();
 	cr_assert_eq(sink__stall(ss, &st), 0);
 	sink__free(ss);
 }

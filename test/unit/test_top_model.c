@@ -80,7 +80,7 @@ static void scene__stall(const struct scene_stall *x, struct ls_stall *st, struc
 	}
 	fx_stall(st, h, 1);
 	fx_task(&st->waiter, x->vtgid, x->vtid, x->vcomm, LS_POLICY_FIFO, 0, 10);
-	st->mm.tgid = x->vtgid;
+	st->lock.tgid = x->vtgid;
 	st->waiter_cgroup_id = x->vcg;
 	st->waiter_cgroup = cgroup_path(x->vcg);
 	st->lock_wait_ns = st->wait_ns = x->wait_ns;

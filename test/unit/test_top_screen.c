@@ -126,11 +126,11 @@ Test(top_screen, lock_kind_shown)
 	cr_assert_not_null(s.m);
 	fx_holder_reader(&h);
 	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	st.end_ns = NOW - NSEC_PER_SEC / 2;
 	top_model__stall(s.m, &st);
-	st.mm.kind = LS_LOCK_RWSEM;
-	st.mm.tgid = 0;
+	st.lock.kind = LS_LOCK_RWSEM;
+	st.lock.tgid = 0;
 	st.start_ns = NOW - 8 * NSEC_PER_SEC;
 	st.end_ns = NOW;
 	top_model__pending(s.m, &st);
@@ -163,7 +163,7 @@ Test(top_screen, deadlock_is_the_why)
 	fx_holder_reader(&h);
 	cr_assert_gt(h.n_preempted_by, 0);
 	fx_stall(&st, &h, 1);
-	st.mm.kind = LS_LOCK_FUTEX;
+	st.lock.kind = LS_LOCK_FUTEX;
 	st.verdict = LS_VERDICT_DEADLOCK;
 	st.start_ns = NOW - 8 * NSEC_PER_SEC;
 	st.end_ns = NOW;
