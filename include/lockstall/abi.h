@@ -147,6 +147,8 @@ enum ls_lock_kind {
 	LS_LOCK_RT_MUTEX = 5,
 	LS_LOCK_PERCPU_RWSEM = 6,
 	LS_LOCK_KIND_N,
+	/* No lock: a lock field that names none.  Never in a record (the engine refuses it). */
+	LS_LOCK_NONE = 0xff,
 };
 
 /*

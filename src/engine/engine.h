@@ -565,12 +565,34 @@ const char *ls_reclaim_kind_name(unsigned int kind);
 /* The stall's advice from its cause, verdict and culprit's state: a constant string. */
 const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
+
+/* Where a lock's identity (ls_mm.id) lives. */
+enum ls_lock_space {
+	LS_LOCK_IN_NONE = 0,	/* LS_LOCK_NONE, or a kind past the table */
+	LS_LOCK_IN_MM,		/* an mm's address; the process is ls_mm.tgid */
+	LS_LOCK_IN_USER,	/* an address in the process ls_mm.tgid: a user-space lock */
+	LS_LOCK_IN_KERNEL,	/* a kernel address; tgid 0 */
+};
+
+/* A lock kind's row (src/engine/lock_kinds.c). */
+struct ls_lock_kind_row {
+	/* "futex": in text, JSON, the metrics' lock label and lock= rules */
+	const char *name;
+	const char *short_name;	/* top's lock column: "mmap" */
+	enum ls_lock_space space;
+};
+
+/* kind's row; LS_LOCK_NONE's is "none", a kind past the table's "unknown". */
+const struct ls_lock_kind_row *ls_lock_kind(unsigned int kind);
 /* "mmap_lock", "futex", "pi_futex", "mutex", ...; "unknown" past the enum. */
 const char *ls_lock_kind_name(unsigned int kind);
-/* A user-space lock: its id is an address in the process ls_mm.tgid. */
-static inline bool ls_lock_is_futex(unsigned int kind)
+static inline bool ls_lock_is_user(unsigned int kind)
 {
-	return kind == LS_LOCK_FUTEX || kind == LS_LOCK_PI_FUTEX;
+	return ls_lock_kind(kind)->space == LS_LOCK_IN_USER;
+}
+static inline bool ls_lock_is_kernel(unsigned int kind)
+{
+	return ls_lock_kind(kind)->space == LS_LOCK_IN_KERNEL;
 }
 /*
  * "pthread_owner", "futex_word", "lock_owner", "reader_hint", "releaser",

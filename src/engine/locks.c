@@ -38,7 +38,7 @@ static struct lock *locks__lookup(struct engine *e, __u8 kind, __u64 id, __u32 t
 	struct lock *lk;
 	__u32 p;
 
-	if (!ls_lock_is_futex(kind))
+	if (!ls_lock_is_user(kind))
 		tgid = 0;
 	for (p = 0; p < LOCK_KEY_PROBES; p++) {
 		lk = map__get(&e->locks, lock__key(kind, id, tgid, p));
@@ -67,9 +67,13 @@ static int locks__insert(struct engine *e, struct lock *lk)
 
 struct lock *locks__get(struct engine *e, const struct ls_mm *info)
 {
-	__u8 kind = info->kind < LS_LOCK_KIND_N ? info->kind : LS_LOCK_MMAP;
-	struct lock *lk = locks__lookup(e, kind, info->id, info->tgid);
+	__u8 kind = info->kind;
+	struct lock *lk;
 
+	/* The feed refuses such records: no kind is filed as another. */
+	if (kind >= LS_LOCK_KIND_N)
+		return NULL;
+	lk = locks__lookup(e, kind, info->id, info->tgid);
 	if (lk)
 		goto out;
 	lk = calloc(1, sizeof(*lk));
@@ -77,7 +81,7 @@ struct lock *locks__get(struct engine *e, const struct ls_mm *info)
 		goto evict;
 	lk->id = info->id;
 	lk->kind = kind;
-	lk->key_tgid = ls_lock_is_futex(kind) ? info->tgid : 0;
+	lk->key_tgid = ls_lock_is_user(kind) ? info->tgid : 0;
 	if (locks__insert(e, lk)) {
 		free(lk);
 		goto evict;
@@ -651,7 +655,7 @@ static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now, b
 static bool lock__same(const struct ls_mm *a, const struct ls_mm *b)
 {
 	return a->kind == b->kind && a->id == b->id &&
-	       (!ls_lock_is_futex(a->kind) || a->tgid == b->tgid);
+	       (!ls_lock_is_user(a->kind) || a->tgid == b->tgid);
 }
 
 /*

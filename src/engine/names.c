@@ -124,17 +124,7 @@ const char *ls_reclaim_kind_name(unsigned int kind)
 
 const char *ls_lock_kind_name(unsigned int kind)
 {
-	static const char *const names[LS_LOCK_KIND_N] = {
-		[LS_LOCK_MMAP] = "mmap_lock",
-		[LS_LOCK_FUTEX] = "futex",
-		[LS_LOCK_PI_FUTEX] = "pi_futex",
-		[LS_LOCK_MUTEX] = "mutex",
-		[LS_LOCK_RWSEM] = "rwsem",
-		[LS_LOCK_RT_MUTEX] = "rt_mutex",
-		[LS_LOCK_PERCPU_RWSEM] = "percpu_rwsem",
-	};
-
-	return kind < LS_LOCK_KIND_N ? names[kind] : "unknown";
+	return ls_lock_kind(kind)->name;
 }
 
 const char *ls_owner_how_name(unsigned int how)

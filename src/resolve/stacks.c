@@ -336,7 +336,7 @@ void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 
 void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r)
 {
-	if (!sk->opts.live || !ls_lock_is_futex(r->mm.kind) || !r->mm.tgid)
+	if (!sk->opts.live || !ls_lock_is_user(r->mm.kind) || !r->mm.tgid)
 		return;
 	stacks__collect(sk);
 	if (!stacks__proc(sk, r->mm.tgid))
@@ -760,17 +760,17 @@ static void stacks__name_lock(struct stacks *sk, struct ls_stall *c)
 	struct ls_hop *hop;
 	unsigned int i;
 
-	if (ls_lock_is_futex(c->lock.kind))
+	if (ls_lock_is_user(c->lock.kind))
 		stacks__name_futex(sk, &c->lock, &c->lock_name, &c->lock_module);
-	else if (c->lock.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
+	else if (ls_lock_is_kernel(c->lock.kind) && !sk->opts.no_kernel)
 		stacks__name_klock(sk, c);
 	for (i = 0; i < c->n_chain && i < LS_MAX_HOPS; i++) {
 		hop = &c->chain[i];
 		if (!hop->has_lock)
 			continue;
-		if (ls_lock_is_futex(hop->lock.kind))
+		if (ls_lock_is_user(hop->lock.kind))
 			stacks__name_futex(sk, &hop->lock, &hop->lock_name, &hop->lock_module);
-		else if (hop->lock.kind >= LS_LOCK_MUTEX && !sk->opts.no_kernel)
+		else if (ls_lock_is_kernel(hop->lock.kind) && !sk->opts.no_kernel)
 			hop->lock_name = stacks__klock_name(sk, hop->lock.id);
 	}
 }

@@ -172,9 +172,9 @@ static const char *sink__named_lock_text(const struct ls_mm *lock, const char *l
 {
 	char name[256], caller[256];
 
-	if (ls_lock_is_futex(lock->kind) && lock_name && lock->tgid)
+	if (ls_lock_is_user(lock->kind) && lock_name && lock->tgid)
 		return sink__futex_text(lock, lock_name, module, buf, len);
-	if (lock->kind < LS_LOCK_MUTEX)
+	if (!ls_lock_is_kernel(lock->kind))
 		return sink__lock_text(lock, buf, len);
 	if (lock_name)
 		ls_text(lock_name, (size_t)-1, name, sizeof(name));

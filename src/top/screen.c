@@ -122,14 +122,14 @@ static const char *state_text(enum ls_holder_state st)
 /* "mmap 1234", "futex 1234" (the process whose lock it is), "rwsem" (the kernel's). */
 static const char *lock_text(__u8 kind, __u32 tgid, char *buf, size_t len)
 {
-	const char *name = kind == LS_LOCK_MMAP ? "mmap" : ls_lock_kind_name(kind);
+	const struct ls_lock_kind_row *k = ls_lock_kind(kind);
 
 	if (tgid)
-		snprintf(buf, len, "%s %u", name, tgid);
-	else if (kind == LS_LOCK_MMAP)
-		snprintf(buf, len, "mmap ?");
+		snprintf(buf, len, "%s %u", k->short_name, tgid);
+	else if (k->space == LS_LOCK_IN_MM)
+		snprintf(buf, len, "%s ?", k->short_name);
 	else
-		snprintf(buf, len, "%s", name);
+		snprintf(buf, len, "%s", k->short_name);
 	return buf;
 }
 
