@@ -7,28 +7,6 @@
  */
 #include "engine/engine.h"
 
-static const char *advice__cause(enum ls_cause c)
-{
-	switch (c) {
-	case LS_CAUSE_THROTTLED:
-		return "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container";
-	case LS_CAUSE_RECLAIM:
-		return "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)";
-	case LS_CAUSE_RT_THROTTLED:
-		return "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget";
-	case LS_CAUSE_IO:
-		return "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock";
-	case LS_CAUSE_RUNNABLE:
-		return "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)";
-	case LS_CAUSE_STEAL:
-		return "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs";
-	case LS_CAUSE_NONE:
-	case LS_CAUSE_N:
-		break;
-	}
-	return NULL;
-}
-
 static const char *advice__state(enum ls_holder_state s)
 {
 	switch (s) {
@@ -48,7 +26,7 @@ static const char *advice__state(enum ls_holder_state s)
 
 const char *ls_advice(const struct ls_stall *st)
 {
-	const char *a = advice__cause(st->cause);
+	const char *a = ls_cause_row(st->cause)->advice;
 
 	if (a)
 		return a;

@@ -556,6 +556,17 @@ const char *ls_unknown_reason_name(enum ls_unknown_reason r);
 const char *ls_unknown_reason_text(enum ls_unknown_reason r);
 const char *ls_state_name(enum ls_holder_state s);
 const char *ls_role_name(enum ls_role r);
+/* A cause's row (src/engine/causes.c). */
+struct ls_cause_row {
+	/* "throttled": in text, JSON, the metrics' cause label and cause= rules */
+	const char *name;
+	/* the stall's advice when it is the culprit's cause (ls_advice()); NULL: none */
+	const char *advice;
+};
+
+/* c's row; LS_CAUSE_NONE's past the enum. */
+const struct ls_cause_row *ls_cause_row(enum ls_cause c);
+/* "throttled", "reclaim", ...; "none" for LS_CAUSE_NONE and past the enum. */
 const char *ls_cause_name(enum ls_cause c);
 /* The kernel's dev_t (ls_rec_io_dev.dev) in parts. */
 #define LS_DEV_MAJOR(dev)	((unsigned int)((dev) >> 20))

@@ -15,6 +15,7 @@
  *	locks.c		per lock: completed holds and write waits, retention;
  *			waits in progress and open holds (WAIT_*, HOLD)
  *	stall.c		one WAIT_END -> one struct ls_stall
+ *	causes.c	the causes: names, advice, their time in a hold
  *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
  *
  * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
@@ -569,6 +570,25 @@ void stacks__record(struct engine *e, const void *rec, size_t len);
 /* Take the stack parked in *slot if it is for lock_id (else drop it); the caller owns it. */
 struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 lock_id);
 void stack__free(struct engine *e, struct ls_rec_stack *s);
+
+/* ---- causes.c -------------------------------------------------------- */
+
+/* What one cause left in a hold inside a wait. */
+struct cause_part {
+	__u64 ns;		/* its time (ls_holder.cause_ns) */
+	__u64 most;		/* the largest piece that told a detail, its size; 0: none did */
+	__u64 mask;		/* ORed over its pieces: runnable's idle CPUs */
+	union {
+		__u32 io_dev;			/* io: the device of its longest wait */
+		struct ls_pinned pinned;	/* runnable: the CPUs of its spell with most idle */
+	} detail;
+};
+
+/* Add what each cause says of hold h inside [from, to) to part[]. */
+void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,
+		     __u64 to);
+/* Fold a later hold's parts of the same task into its leader's. */
+void causes__fold(struct cause_part lead[LS_CAUSE_N], const struct cause_part c[LS_CAUSE_N]);
 
 /* ---- stall.c --------------------------------------------------------- */
 

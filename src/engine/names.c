@@ -89,24 +89,7 @@ const char *ls_role_name(enum ls_role r)
 
 const char *ls_cause_name(enum ls_cause c)
 {
-	switch (c) {
-	case LS_CAUSE_THROTTLED:
-		return "throttled";
-	case LS_CAUSE_RECLAIM:
-		return "reclaim";
-	case LS_CAUSE_RT_THROTTLED:
-		return "rt_throttled";
-	case LS_CAUSE_RUNNABLE:
-		return "runnable";
-	case LS_CAUSE_STEAL:
-		return "steal";
-	case LS_CAUSE_IO:
-		return "io";
-	case LS_CAUSE_NONE:
-	case LS_CAUSE_N:
-		break;
-	}
-	return "none";
+	return ls_cause_row(c)->name;
 }
 
 const char *ls_reclaim_kind_name(unsigned int kind)

@@ -25,11 +25,7 @@ struct stall_cand {
 	__u64 offcpu;
 	__u64 unseen;		/* of overlap: no record said where its task was */
 	__u64 by_state[LS_STATE_N];
-	__u64 by_cause[LS_CAUSE_N];
-	__u64 io_dev_longest;	/* longest I/O wait that named its device, and that device */
-	__u32 io_dev;
-	__u64 pinned_most;	/* the pinned spell with the most idle elsewhere: its CPUs */
-	struct ls_pinned pinned;
+	struct cause_part cause[LS_CAUSE_N];
 	__u64 blocked_longest;	/* longest blocked spell, and its waker */
 	bool pi;		/* a PI futex's owner: unboosted is measured */
 	__u64 unboosted;	/* runnable below the waiter's priority */
@@ -309,54 +305,7 @@ static void stall__collect_owner(struct engine *e, struct stall_ctx *x)
 	stall__add_cand(e, x, h, true);
 }
 
-/* The steal of the stretch on CPU that ended at sp's start, as far as it surely fell in [from, to). */
-static __u64 spell__steal_in(const struct spell *sp, __u64 from, __u64 to)
-{
-	__u64 on = sp->start > sp->steal_on_ns ? sp->start - sp->steal_on_ns : 0;
-
-	if (!(sp->cause & LS_CAUSE_F_STEAL) || !sp->steal_ns)
-		return 0;
-	return share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
-}
-
-/*
- * A pinned spell's idle elsewhere surely inside its part [s, t) in the wait,
- * and its CPUs.  Not while its cgroup was throttled: the quota is the
- * group's, on every CPU, so another CPU's idling could not have helped.
- */
-static void stall__pinned(struct stall_cand *c, const struct spell *sp, __u64 s, __u64 t)
-{
-	__u64 idle;
-
-	if (!spell__runnable(sp) || !(sp->cause & SPELL_IDLE_TOLD))
-		return;
-	s = u64_max(s, spell__throttled_end(sp));
-	idle = share__sure(sp->idle_ns, sp->end - sp->start, t > s ? t - s : 0);
-	if (!idle)
-		return;
-	c->by_cause[LS_CAUSE_RUNNABLE] += idle;
-	c->pinned.idle_cpus |= sp->idle_cpus;
-	if (idle > c->pinned_most) {
-		c->pinned_most = idle;
-		c->pinned.allowed = sp->allowed;
-		c->pinned.nr_cpus_allowed = sp->nr_cpus_allowed;
-		c->pinned.nr_cpus = sp->nr_cpus;
-	}
-}
-
-/* Fold candidate c's pinned CPUs into its group's leader. */
-static void pinned__fold(struct stall_cand *lead, const struct stall_cand *c)
-{
-	lead->pinned.idle_cpus |= c->pinned.idle_cpus;
-	if (c->pinned_most > lead->pinned_most) {
-		lead->pinned_most = c->pinned_most;
-		lead->pinned.allowed = c->pinned.allowed;
-		lead->pinned.nr_cpus_allowed = c->pinned.nr_cpus_allowed;
-		lead->pinned.nr_cpus = c->pinned.nr_cpus;
-	}
-}
-
-/* c's hold inside the wait, from `from` on: overlap, off-CPU time by state, waker. */
+/* c's hold inside the wait, from `from` on: overlap, off-CPU time by state and cause, waker. */
 static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u64 from)
 {
 	const struct hold *h = c->h;
@@ -370,9 +319,9 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	if (h->seen_limited)
 		c->unseen = c->overlap - span_overlap(h->seen_from, h->seen_to, c->from, c->to);
 	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
+	causes__measure(c->cause, h, c->from, c->to);
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];
-		c->by_cause[LS_CAUSE_STEAL] += spell__steal_in(sp, c->from, c->to);
 		s = u64_max(sp->start, c->from);
 		t = u64_min(sp->end, c->to);
 		if (t <= s || sp->state >= LS_STATE_N)
@@ -380,32 +329,15 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 		len = t - s;
 		c->offcpu += len;
 		c->by_state[sp->state] += len;
-		if (spell__runnable(sp))
-			c->by_cause[LS_CAUSE_THROTTLED] +=
-				span_overlap(sp->start, spell__throttled_end(sp), s, t);
 		/* A larger prio number: less important, so not boosted to the waiter's. */
 		if (c->pi && spell__runnable(sp) && sp->prio > x->r->task.prio)
 			c->unboosted += len;
-		/* No counter tells when the refill came: the whole spell, as the kernel said. */
-		if (spell__runnable(sp) && (sp->cause & LS_CAUSE_F_RT_THROTTLED))
-			c->by_cause[LS_CAUSE_RT_THROTTLED] += len;
-		stall__pinned(c, sp, s, t);
-		if (spell__io(sp)) {
-			c->by_cause[LS_CAUSE_IO] += len;
-			if (sp->io_dev && len > c->io_dev_longest) {
-				c->io_dev_longest = len;
-				c->io_dev = sp->io_dev;
-			}
-		}
 		if (sp->state == LS_STATE_BLOCKED && len > c->blocked_longest) {
 			c->blocked_longest = len;
 			c->has_waker = sp->has_waker;
 			c->waker = sp->waker;
 		}
 	}
-	for (i = 0; i < h->n_reclaims; i++)
-		c->by_cause[LS_CAUSE_RECLAIM] +=
-			span_overlap(h->reclaims[i].start, h->reclaims[i].end, c->from, c->to);
 }
 
 static int cand__cmp_tid(const void *a, const void *b)
@@ -471,13 +403,7 @@ static __u32 stall__group(struct engine *e, struct stall_ctx *x)
 			lead->unboosted += c->unboosted;
 			for (k = 0; k < LS_STATE_N; k++)
 				lead->by_state[k] += c->by_state[k];
-			for (k = 0; k < LS_CAUSE_N; k++)
-				lead->by_cause[k] += c->by_cause[k];
-			pinned__fold(lead, c);
-			if (c->io_dev_longest > lead->io_dev_longest) {
-				lead->io_dev_longest = c->io_dev_longest;
-				lead->io_dev = c->io_dev;
-			}
+			causes__fold(lead->cause, c->cause);
 			if (c->blocked_longest > lead->blocked_longest) {
 				lead->blocked_longest = c->blocked_longest;
 				lead->has_waker = c->has_waker;
@@ -581,7 +507,8 @@ static void stall__holder_causes(const struct engine *e, const struct stall_cand
 	unsigned int k;
 	__u32 i;
 
-	memcpy(hd->cause_ns, lead->by_cause, sizeof(hd->cause_ns));
+	for (k = 0; k < LS_CAUSE_N; k++)
+		hd->cause_ns[k] = lead->cause[k].ns;
 	hd->cause = LS_CAUSE_NONE;
 	for (k = LS_CAUSE_NONE + 1; k < LS_CAUSE_N; k++)
 		if (hd->cause_ns[k] && (hd->cause == LS_CAUSE_NONE ||
@@ -590,19 +517,21 @@ static void stall__holder_causes(const struct engine *e, const struct stall_cand
 	/* A cause that explains little of the hold must not point the advice at its knob. */
 	if (hd->cause_ns[hd->cause] < hd->overlap_ns / ENGINE_CAUSE_SHARE)
 		hd->cause = LS_CAUSE_NONE;
-	if (hd->cause_ns[LS_CAUSE_RUNNABLE])
-		hd->pinned = lead->pinned;
-	if (hd->cause_ns[LS_CAUSE_IO] && lead->io_dev) {
-		hd->io_dev = lead->io_dev;
+	if (hd->cause_ns[LS_CAUSE_RUNNABLE]) {
+		hd->pinned = lead->cause[LS_CAUSE_RUNNABLE].detail.pinned;
+		hd->pinned.idle_cpus = lead->cause[LS_CAUSE_RUNNABLE].mask;
+	}
+	if (hd->cause_ns[LS_CAUSE_IO] && lead->cause[LS_CAUSE_IO].most) {
+		hd->io_dev = lead->cause[LS_CAUSE_IO].detail.io_dev;
 		disk = tasks__io_disk(e, hd->io_dev);
 		if (disk)
 			memcpy(hd->io_disk, disk, sizeof(hd->io_disk));
 	}
 	/* The latest hold's: the limit as it was last seen. */
 	for (i = 0; i < lead->n_group; i++) {
-		if (lead[i].h->throttle && lead[i].by_cause[LS_CAUSE_THROTTLED])
+		if (lead[i].h->throttle && lead[i].cause[LS_CAUSE_THROTTLED].ns)
 			hd->throttle = lead[i].h->throttle;
-		if (lead[i].h->reclaim && lead[i].by_cause[LS_CAUSE_RECLAIM])
+		if (lead[i].h->reclaim && lead[i].cause[LS_CAUSE_RECLAIM].ns)
 			hd->reclaim = lead[i].h->reclaim;
 	}
 }

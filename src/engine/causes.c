@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Why a holder could not run, a row per cause: its name in every output,
+ * metric and rule, its advice, and how its time is read from a hold's
+ * spells.  A new cause is its value in enum ls_cause (engine.h), a row
+ * here, and the records that tell it (src/README.md, "Adding an off-CPU
+ * cause").  A cause lockstall did not see is never inferred.
+ */
+#include "engine/internal.h"
+
+/* Spell sp's part inside [from, to) as [*s, *t); false: none, or not an off-CPU state. */
+static bool spell__clip(const struct spell *sp, __u64 from, __u64 to, __u64 *s, __u64 *t)
+{
+	*s = u64_max(sp->start, from);
+	*t = u64_min(sp->end, to);
+	return *t > *s && sp->state < LS_STATE_N;
+}
+
+/* Runnable while its cgroup's quota was spent, as far as the kernel said. */
+static void throttled__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
+{
+	__u64 s, t;
+
+	if (spell__clip(sp, from, to, &s, &t) && spell__runnable(sp))
+		p->ns += span_overlap(sp->start, spell__throttled_end(sp), s, t);
+}
+
+/* No counter tells when the refill came: the whole spell, as the kernel said. */
+static void rt_throttled__spell(struct cause_part *p, const struct spell *sp, __u64 from,
+				__u64 to)
+{
+	__u64 s, t;
+
+	if (spell__clip(sp, from, to, &s, &t) && spell__runnable(sp) &&
+	    (sp->cause & LS_CAUSE_F_RT_THROTTLED))
+		p->ns += t - s;
+}
+
+/* Asleep in an I/O wait; the detail: the device of the longest that named one. */
+static void io__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
+{
+	__u64 s, t;
+
+	if (!spell__clip(sp, from, to, &s, &t) || !spell__io(sp))
+		return;
+	p->ns += t - s;
+	if (sp->io_dev && t - s > p->most) {
+		p->most = t - s;
+		p->detail.io_dev = sp->io_dev;
+	}
+}
+
+/*
+ * A pinned spell's idle elsewhere surely inside its part in the wait, and
+ * its CPUs (mask: those that idled).  Not while its cgroup was throttled:
+ * the quota is the group's, on every CPU, so another CPU's idling could
+ * not have helped.
+ */
+static void runnable__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
+{
+	__u64 s, t, idle;
+
+	if (!spell__clip(sp, from, to, &s, &t) || !spell__runnable(sp) ||
+	    !(sp->cause & SPELL_IDLE_TOLD))
+		return;
+	s = u64_max(s, spell__throttled_end(sp));
+	idle = share__sure(sp->idle_ns, sp->end - sp->start, t > s ? t - s : 0);
+	if (!idle)
+		return;
+	p->ns += idle;
+	p->mask |= sp->idle_cpus;
+	if (idle > p->most) {
+		p->most = idle;
+		p->detail.pinned.allowed = sp->allowed;
+		p->detail.pinned.nr_cpus_allowed = sp->nr_cpus_allowed;
+		p->detail.pinned.nr_cpus = sp->nr_cpus;
+	}
+}
+
+/* The steal of the stretch on CPU that ended at sp's start, as far as it surely fell in [from, to). */
+static void steal__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
+{
+	__u64 on = sp->start > sp->steal_on_ns ? sp->start - sp->steal_on_ns : 0;
+
+	if (!(sp->cause & LS_CAUSE_F_STEAL) || !sp->steal_ns)
+		return;
+	p->ns += share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
+}
+
+/* In reclaim or compaction, on CPU or off. */
+static void reclaim__hold(struct cause_part *p, const struct hold *h, __u64 from, __u64 to)
+{
+	__u32 i;
+
+	for (i = 0; i < h->n_reclaims; i++)
+		p->ns += span_overlap(h->reclaims[i].start, h->reclaims[i].end, from, to);
+}
+
+static const struct cause_def {
+	struct ls_cause_row row;
+	/* its time in spell sp (the whole spell) of a hold inside [from, to) */
+	void (*spell)(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to);
+	/* its time in hold h inside [from, to), from what the hold kept beside its spells */
+	void (*hold)(struct cause_part *p, const struct hold *h, __u64 from, __u64 to);
+} causes[LS_CAUSE_N] = {
+	[LS_CAUSE_NONE] = { { "none", NULL } },
+	[LS_CAUSE_THROTTLED] = {
+		{ "throttled", "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container" },
+		.spell = throttled__spell,
+	},
+	[LS_CAUSE_RECLAIM] = {
+		{ "reclaim", "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)" },
+		.hold = reclaim__hold,
+	},
+	[LS_CAUSE_RT_THROTTLED] = {
+		{ "rt_throttled", "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget" },
+		.spell = rt_throttled__spell,
+	},
+	[LS_CAUSE_IO] = {
+		{ "io", "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock" },
+		.spell = io__spell,
+	},
+	[LS_CAUSE_RUNNABLE] = {
+		{ "runnable", "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)" },
+		.spell = runnable__spell,
+	},
+	[LS_CAUSE_STEAL] = {
+		{ "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
+		.spell = steal__spell,
+	},
+};
+
+const struct ls_cause_row *ls_cause_row(enum ls_cause c)
+{
+	return &causes[(unsigned int)c < LS_CAUSE_N ? c : LS_CAUSE_NONE].row;
+}
+
+void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,
+		     __u64 to)
+{
+	const struct cause_def *d;
+	unsigned int k;
+	__u32 i;
+
+	for (k = 0; k < LS_CAUSE_N; k++) {
+		d = &causes[k];
+		for (i = 0; d->spell && i < h->n_spells; i++)
+			d->spell(&part[k], &h->spells[i], from, to);
+		if (d->hold)
+			d->hold(&part[k], h, from, to);
+	}
+}
+
+void causes__fold(struct cause_part lead[LS_CAUSE_N], const struct cause_part c[LS_CAUSE_N])
+{
+	unsigned int k;
+
+	for (k = 0; k < LS_CAUSE_N; k++) {
+		lead[k].ns += c[k].ns;
+		lead[k].mask |= c[k].mask;
+		if (c[k].most > lead[k].most) {
+			lead[k].most = c[k].most;
+			lead[k].detail = c[k].detail;
+		}
+	}
+}
