@@ -22,12 +22,10 @@
  *		policy=NAME	normal, batch, idle, fifo, rr, deadline
  *		verdict=NAME	priority_inversion, holder_off_cpu, contention,
  *				unknown, or any (the default)
- *		cause=NAME	the culprit holder's cause (ls_cause_name()):
- *				none, throttled, reclaim, rt_throttled, io,
- *				runnable, steal
- *		lock=KIND	the lock's kind (ls_lock_kind_name()):
- *				mmap_lock, futex, pi_futex, mutex, rwsem,
- *				rt_mutex, percpu_rwsem
+ *		cause=NAME	the culprit holder's cause: a name of the
+ *				table in src/engine/causes.c (none, throttled, ...)
+ *		lock=KIND	the lock's kind: a name of the table in
+ *				src/engine/lock_kinds.c (mmap_lock, futex, ...)
  *	one condition
  *		wait>=DURATION		a single stall of at least DURATION
  *		stalled>=DURATION/WINDOW	matching stalls add up to at least

@@ -16,6 +16,7 @@
  *			waits in progress and open holds (WAIT_*, HOLD)
  *	stall.c		one WAIT_END -> one struct ls_stall
  *	causes.c	the causes: names, advice, their time in a hold
+ *	lock_kinds.c	the lock kinds: names, where their identity lives
  *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
  *
  * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
