@@ -87,6 +87,36 @@ static void steal__spell(struct cause_part *p, const struct spell *sp, __u64 fro
 	p->ns += share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
 }
 
+/* RUNNABLE: CPUs it could not use idled in the pinned spell its SWITCH is about to end. */
+static bool runnable__told(struct spell *sp, const void *rec)
+{
+	const struct ls_rec_runnable *r = rec;
+	__u64 ts = r->hdr.ts;
+
+	if (!spell__runnable(sp) || !(sp->cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
+		return false;
+	sp->cause |= SPELL_IDLE_TOLD;
+	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
+	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
+	sp->allowed = r->allowed;
+	sp->idle_cpus = r->idle_cpus;
+	sp->nr_cpus_allowed = r->nr_cpus_allowed;
+	sp->nr_cpus = r->nr_cpus;
+	return true;
+}
+
+/* STEAL, just after the SWITCH that opened the spell: the stretch on CPU that ended there. */
+static bool steal__told(struct spell *sp, const void *rec)
+{
+	const struct ls_rec_steal *r = rec;
+
+	if (!(sp->cause & LS_CAUSE_F_STEAL) || sp->start != r->hdr.ts)
+		return false;
+	sp->steal_on_ns = r->on_ns;
+	sp->steal_ns = r->steal_ns < r->on_ns ? r->steal_ns : r->on_ns;
+	return true;
+}
+
 /* In reclaim or compaction, on CPU or off. */
 static void reclaim__hold(struct cause_part *p, const struct hold *h, __u64 from, __u64 to)
 {
@@ -102,6 +132,14 @@ static const struct cause_def {
 	void (*spell)(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to);
 	/* its time in hold h inside [from, to), from what the hold kept beside its spells */
 	void (*hold)(struct cause_part *p, const struct hold *h, __u64 from, __u64 to);
+	/*
+	 * Its record, if it has one of its own (a struct cause_rec first):
+	 * type, size, and what it tells of its task's open spell (false: not
+	 * about that spell).
+	 */
+	__u16 rec;
+	__u16 rec_size;
+	bool (*told)(struct spell *sp, const void *rec);
 } causes[LS_CAUSE_N] = {
 	[LS_CAUSE_NONE] = { { "none", NULL } },
 	[LS_CAUSE_THROTTLED] = {
@@ -123,16 +161,53 @@ static const struct cause_def {
 	[LS_CAUSE_RUNNABLE] = {
 		{ "runnable", "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)" },
 		.spell = runnable__spell,
+		.rec = LS_REC_RUNNABLE,
+		.rec_size = sizeof(struct ls_rec_runnable),
+		.told = runnable__told,
 	},
 	[LS_CAUSE_STEAL] = {
 		{ "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
 		.spell = steal__spell,
+		.rec = LS_REC_STEAL,
+		.rec_size = sizeof(struct ls_rec_steal),
+		.told = steal__told,
 	},
 };
+
+_Static_assert(sizeof(struct ls_rec_runnable) <= ENGINE_CAUSE_REC_MAX, "the feed's union");
+_Static_assert(sizeof(struct ls_rec_steal) <= ENGINE_CAUSE_REC_MAX, "the feed's union");
 
 const struct ls_cause_row *ls_cause_row(enum ls_cause c)
 {
 	return &causes[(unsigned int)c < LS_CAUSE_N ? c : LS_CAUSE_NONE].row;
+}
+
+static const struct cause_def *cause__of_rec(__u16 type)
+{
+	unsigned int k;
+
+	for (k = 0; k < LS_CAUSE_N; k++)
+		if (causes[k].rec && causes[k].rec == type)
+			return &causes[k];
+	return NULL;
+}
+
+size_t causes__rec_size(__u16 type)
+{
+	const struct cause_def *d = cause__of_rec(type);
+
+	return d ? d->rec_size : 0;
+}
+
+void causes__record(struct engine *e, const struct cause_rec *r)
+{
+	const struct cause_def *d = cause__of_rec(r->hdr.type);
+	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
+	struct task *tk = tasks__find(e, &id);
+
+	if (!d || !tk || !tk->spell_open || !d->told(&tk->open, r))
+		return;
+	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
 }
 
 void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,

@@ -32,9 +32,9 @@ union any_rec {
 	struct ls_rec_reclaim reclaim;
 	struct ls_rec_reclaim_end reclaim_end;
 	struct ls_rec_io_dev io_dev;
-	struct ls_rec_runnable runnable;
-	struct ls_rec_steal steal;
 	struct ls_rec_task_cgroup task_cgroup;
+	struct cause_rec cause;	/* causes.c's records */
+	__u8 cause_bytes[ENGINE_CAUSE_REC_MAX];
 };
 
 /* The size a record of this type must have; 0 for unknown types. */
@@ -73,14 +73,10 @@ static size_t rec__size(__u16 type)
 		return sizeof(struct ls_rec_reclaim_end);
 	case LS_REC_IO_DEV:
 		return sizeof(struct ls_rec_io_dev);
-	case LS_REC_RUNNABLE:
-		return sizeof(struct ls_rec_runnable);
-	case LS_REC_STEAL:
-		return sizeof(struct ls_rec_steal);
 	case LS_REC_TASK_CGROUP:
 		return sizeof(struct ls_rec_task_cgroup);
 	default:
-		return 0;
+		return causes__rec_size(type);
 	}
 }
 
@@ -89,8 +85,7 @@ static bool rec__from_kernel(__u16 type)
 {
 	return (type >= LS_REC_WAIT_BEGIN && type <= LS_REC_OWNER) ||
 	       (type >= LS_REC_THROTTLE && type <= LS_REC_RECLAIM_END) || type == LS_REC_IO_DEV ||
-	       type == LS_REC_RUNNABLE || type == LS_REC_STEAL ||
-	       type == LS_REC_TASK_CGROUP;
+	       type == LS_REC_TASK_CGROUP || causes__rec_size(type);
 }
 
 /* What the size check cannot see. */
@@ -330,14 +325,12 @@ static int engine__dispatch(struct engine *e, const union any_rec *u)
 	case LS_REC_IO_DEV:
 		tasks__io_dev(e, &u->io_dev);
 		break;
-	case LS_REC_RUNNABLE:
-		tasks__runnable(e, &u->runnable);
-		break;
-	case LS_REC_STEAL:
-		tasks__steal(e, &u->steal);
-		break;
 	case LS_REC_TASK_CGROUP:
 		task_cgroups__record(e, &u->task_cgroup);
+		break;
+	default:
+		if (causes__rec_size(u->hdr.type))
+			causes__record(e, &u->cause);
 		break;
 	}
 	return err;

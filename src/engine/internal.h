@@ -449,10 +449,6 @@ void tasks__reclaim(struct engine *e, const struct ls_rec_reclaim *r);
 void tasks__reclaim_end(struct engine *e, const struct ls_rec_reclaim_end *r);
 /* IO_DEV: the device of the I/O wait its SWITCH or OWNER just opened, and its disk's name. */
 void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r);
-/* RUNNABLE: CPUs it could not use idled in the pinned spell its SWITCH is about to end. */
-void tasks__runnable(struct engine *e, const struct ls_rec_runnable *r);
-/* STEAL: its CPU was stolen in the stretch on CPU its SWITCH just ended. */
-void tasks__steal(struct engine *e, const struct ls_rec_steal *r);
 /* The disk name an IO_DEV gave dev (LS_DISK_NAME_LEN bytes, maybe unterminated); NULL: none. */
 const char *tasks__io_disk(const struct engine *e, __u32 dev);
 /* OWNER: follow the owner from here on, as it was when the wait began. */
@@ -584,6 +580,21 @@ struct cause_part {
 		struct ls_pinned pinned;	/* runnable: the CPUs of its spell with most idle */
 	} detail;
 };
+
+/* A cause's record: it begins as these do (LS_REC_RUNNABLE, LS_REC_STEAL). */
+struct cause_rec {
+	struct ls_hdr hdr;
+	__u32 tid;
+	__u32 tgid;
+};
+
+/* The largest record of a cause (the feed copies records into a union this large). */
+#define ENGINE_CAUSE_REC_MAX	64
+
+/* The size a cause's record of this type must have; 0: not a cause's record. */
+size_t causes__rec_size(__u16 type);
+/* A cause's record, its size checked: onto its task's open spell. */
+void causes__record(struct engine *e, const struct cause_rec *r);
 
 /* Add what each cause says of hold h inside [from, to) to part[]. */
 void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,

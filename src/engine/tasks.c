@@ -806,42 +806,6 @@ void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
 	tk->open.io_dev = r->dev;
 }
 
-void tasks__runnable(struct engine *e, const struct ls_rec_runnable *r)
-{
-	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
-	struct task *tk = tasks__find(e, &id);
-	struct spell *sp;
-	__u64 ts = r->hdr.ts;
-
-	/* It comes just before the SWITCH that closes the spell. */
-	if (!tk || !tk->spell_open || !spell__runnable(&tk->open) ||
-	    !(tk->open.cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
-		return;
-	sp = &tk->open;
-	tk->last_ts = u64_max(tk->last_ts, ts);
-	sp->cause |= SPELL_IDLE_TOLD;
-	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
-	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
-	sp->allowed = r->allowed;
-	sp->idle_cpus = r->idle_cpus;
-	sp->nr_cpus_allowed = r->nr_cpus_allowed;
-	sp->nr_cpus = r->nr_cpus;
-}
-
-void tasks__steal(struct engine *e, const struct ls_rec_steal *r)
-{
-	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
-	struct task *tk = tasks__find(e, &id);
-
-	/* It comes just after the SWITCH that opened the spell. */
-	if (!tk || !tk->spell_open || !(tk->open.cause & LS_CAUSE_F_STEAL) ||
-	    tk->open.start != r->hdr.ts)
-		return;
-	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
-	tk->open.steal_on_ns = r->on_ns;
-	tk->open.steal_ns = r->steal_ns < r->on_ns ? r->steal_ns : r->on_ns;
-}
-
 void tasks__unthrottle(struct engine *e, const struct ls_rec_unthrottle *r)
 {
 	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };
