@@ -614,6 +614,17 @@ static bool stall__owner_wait(const struct task *tk, __u64 from, __u64 to,
 	return false;
 }
 
+/* Append a hop to st's chain (the caller checks for room); it names no lock until given one. */
+static struct ls_hop *chain__add(struct ls_stall *st, const struct ls_task *task, enum ls_role role,
+				 bool write)
+{
+	struct ls_hop *hop = &st->chain[st->n_chain++];
+
+	*hop = (struct ls_hop){ .task = *task, .role = role, .write = write,
+				.lock = { .kind = LS_LOCK_NONE } };
+	return hop;
+}
+
 /*
  * A holder asleep because it waited on another lock: follow that lock's
  * owner, and its owner's, while the hops last.  Returns whether one was added.
@@ -630,10 +641,7 @@ static bool stall__chain_locks(struct engine *e, struct ls_stall *st, const stru
 		next = map__get(&e->tasks, pw.owner_tid);
 		if (!next || next->tid == h->task.tid || next->tid == st->waiter.tid)
 			break;
-		hop = &st->chain[st->n_chain++];
-		hop->task = next->info;
-		hop->role = LS_ROLE_HOLDER;
-		hop->write = true;
+		hop = chain__add(st, &next->info, LS_ROLE_HOLDER, true);
 		hop->has_lock = true;
 		hop->lock = pw.lock;
 		added = true;
@@ -650,37 +658,23 @@ static const struct past_stall *stall__chain(struct engine *e, struct ls_stall *
 	const struct past_stall *via = NULL;
 	struct ls_hop *hop;
 
-	hop = &st->chain[st->n_chain++];
-	hop->task = st->waiter;
-	hop->role = LS_ROLE_WAITER;
-	hop->write = st->write;
-	if (qw->found) {
-		hop = &st->chain[st->n_chain++];
-		hop->task = qw->task;
-		hop->role = LS_ROLE_QUEUED_WRITER;
-		hop->write = true;
-	}
+	chain__add(st, &st->waiter, LS_ROLE_WAITER, st->write);
+	if (qw->found)
+		chain__add(st, &qw->task, LS_ROLE_QUEUED_WRITER, true);
 	if (!h)
 		return NULL;
-	hop = &st->chain[st->n_chain++];
-	hop->task = h->task;
-	hop->role = LS_ROLE_HOLDER;
-	hop->write = h->write;
+	hop = chain__add(st, &h->task, LS_ROLE_HOLDER, h->write);
 	hop->ns = h->offcpu_ns;
 	if ((h->state == LS_STATE_PREEMPTED || h->state == LS_STATE_GRANTED_NOT_RUNNING) &&
 	    h->n_preempted_by) {
-		hop = &st->chain[st->n_chain++];
-		hop->task = h->preempted_by[0].task;
-		hop->role = LS_ROLE_PREEMPTOR;
+		hop = chain__add(st, &h->preempted_by[0].task, LS_ROLE_PREEMPTOR, false);
 		hop->ns = h->preempted_by[0].ns;
 	} else if (h->state == LS_STATE_BLOCKED && (via = hops__chain(e, st, h))) {
 		return via;
 	} else if (h->state == LS_STATE_BLOCKED && stall__chain_locks(e, st, h)) {
 		return NULL;
 	} else if (h->state == LS_STATE_BLOCKED && h->has_waker) {
-		hop = &st->chain[st->n_chain++];
-		hop->task = h->woken_by;
-		hop->role = LS_ROLE_WAKER;
+		chain__add(st, &h->woken_by, LS_ROLE_WAKER, false);
 	}
 	return NULL;
 }
@@ -746,21 +740,16 @@ __u64 stall__lock_end(const struct ls_rec_lock *r)
 static void deadlock__chain(struct engine *e, struct task *tk, struct ls_stall *st)
 {
 	struct task *cur = tk, *next;
-	struct ls_hop *hop = &st->chain[st->n_chain++];
+	struct ls_hop *hop;
 
-	hop->task = tk->info;
-	hop->role = LS_ROLE_WAITER;
-	hop->write = true;
+	chain__add(st, &tk->info, LS_ROLE_WAITER, true);
 	while (st->n_chain < LS_MAX_HOPS && cur->wait_owner_tid) {
 		next = map__get(&e->tasks, cur->wait_owner_tid);
 		if (!next)
 			break;
 		cur->deadlock_reported = true;
 		cur->cycle_doubt = st->unknown_reason;
-		hop = &st->chain[st->n_chain++];
-		hop->task = next->info;
-		hop->role = LS_ROLE_HOLDER;
-		hop->write = true;
+		hop = chain__add(st, &next->info, LS_ROLE_HOLDER, true);
 		hop->has_lock = true;
 		hop->lock = cur->wait_lock;
 		if (next == tk)
