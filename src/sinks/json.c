@@ -178,8 +178,25 @@ static void json_cause_cgroup(FILE *f, const char *raw, size_t size, __u64 id, _
 	json_u64(f, "cgroup_version", hierarchy ? 1 : 2);
 }
 
-static void json_cause_reclaim(FILE *f, const struct ls_reclaim *r)
+/* ,"cgroup":PATH,...,"quota_ns":N,"period_ns":N of a throttled holder's limit. */
+static void json_cause_throttled(FILE *f, const struct ls_holder *h)
 {
+	const struct ls_throttle *t = h->throttle;
+
+	if (!t)
+		return;
+	json_cause_cgroup(f, t->path, sizeof(t->path), t->cgroup_id, t->hierarchy_id);
+	json_u64(f, "quota_ns", t->quota_ns);
+	json_u64(f, "period_ns", t->period_ns);
+}
+
+/* ,"kind":NAME[,"cgroup":PATH,...,"limit":"max","limit_bytes":N,"usage_bytes":N] of a reclaim. */
+static void json_cause_reclaim(FILE *f, const struct ls_holder *h)
+{
+	const struct ls_reclaim *r = h->reclaim;
+
+	if (!r)
+		return;
 	json_strv(f, "kind", ls_reclaim_kind_name(r->kind));
 	if (r->limit == LS_MEMCG_LIMIT_NONE)
 		return;
@@ -194,6 +211,8 @@ static void json_cause_io(FILE *f, const struct ls_holder *h)
 {
 	char d[24];
 
+	if (!h->io_dev)
+		return;
 	snprintf(d, sizeof(d), "%u:%u", LS_DEV_MAJOR(h->io_dev), LS_DEV_MINOR(h->io_dev));
 	json_strv(f, "device", d);
 	json_u64(f, "major", LS_DEV_MAJOR(h->io_dev));
@@ -205,10 +224,13 @@ static void json_cause_io(FILE *f, const struct ls_holder *h)
 }
 
 /* ,"allowed_cpus":"1","nr_cpus_allowed":N,"nr_cpus":N,"idle_cpus":"0" of a pinned holder. */
-static void json_cause_pinned(FILE *f, const struct ls_pinned *p)
+static void json_cause_pinned(FILE *f, const struct ls_holder *h)
 {
+	const struct ls_pinned *p = &h->pinned;
 	char list[SINK_CPU_LIST_LEN];
 
+	if (!p->nr_cpus)
+		return;
 	json_strv(f, "allowed_cpus", sink__cpu_list(p->allowed, list, sizeof(list)));
 	json_u64(f, "nr_cpus_allowed", p->nr_cpus_allowed);
 	json_u64(f, "nr_cpus", p->nr_cpus);
@@ -222,7 +244,13 @@ static void json_cause_pinned(FILE *f, const struct ls_pinned *p)
  */
 static void json_causes(FILE *f, const struct ls_holder *h)
 {
-	const struct ls_throttle *t = h->throttle;
+	/* What a cause's entry has beyond "ns", when the kernel said it. */
+	static void (*const detail[LS_CAUSE_N])(FILE *f, const struct ls_holder *h) = {
+		[LS_CAUSE_THROTTLED] = json_cause_throttled,
+		[LS_CAUSE_RECLAIM] = json_cause_reclaim,
+		[LS_CAUSE_IO] = json_cause_io,
+		[LS_CAUSE_RUNNABLE] = json_cause_pinned,
+	};
 	const char *sep = "";
 	unsigned int c;
 
@@ -234,18 +262,8 @@ static void json_causes(FILE *f, const struct ls_holder *h)
 		fprintf(f, "%s\"%s\":{\"ns\":%llu", sep, ls_cause_name(c),
 			(unsigned long long)h->cause_ns[c]);
 		sep = ",";
-		if (c == LS_CAUSE_THROTTLED && t) {
-			json_cause_cgroup(f, t->path, sizeof(t->path), t->cgroup_id,
-					  t->hierarchy_id);
-			json_u64(f, "quota_ns", t->quota_ns);
-			json_u64(f, "period_ns", t->period_ns);
-		}
-		if (c == LS_CAUSE_RECLAIM && h->reclaim)
-			json_cause_reclaim(f, h->reclaim);
-		if (c == LS_CAUSE_IO && h->io_dev)
-			json_cause_io(f, h);
-		if (c == LS_CAUSE_RUNNABLE && h->pinned.nr_cpus)
-			json_cause_pinned(f, &h->pinned);
+		if (detail[c])
+			detail[c](f, h);
 		putc('}', f);
 	}
 	putc('}', f);

@@ -477,17 +477,38 @@ static const char *sink__pinned_text(const struct ls_pinned *p, char *buf, size_
 	return buf;
 }
 
+static const char *sink__throttled_cause(const struct ls_holder *h, char *buf, size_t len)
+{
+	return h->throttle ? sink__throttle_text(h->throttle, buf, len) : NULL;
+}
+
+static const char *sink__reclaim_cause(const struct ls_holder *h, char *buf, size_t len)
+{
+	return h->reclaim ? sink__reclaim_text(h->reclaim, buf, len) : NULL;
+}
+
+static const char *sink__io_cause(const struct ls_holder *h, char *buf, size_t len)
+{
+	return h->io_dev ? sink__io_text(h, buf, len) : NULL;
+}
+
+static const char *sink__runnable_cause(const struct ls_holder *h, char *buf, size_t len)
+{
+	return h->pinned.nr_cpus ? sink__pinned_text(&h->pinned, buf, len) : NULL;
+}
+
 const char *sink__cause_text(const struct ls_holder *h, enum ls_cause c, char *buf, size_t len)
 {
-	if (c == LS_CAUSE_RUNNABLE && h->pinned.nr_cpus)
-		return sink__pinned_text(&h->pinned, buf, len);
-	if (c == LS_CAUSE_THROTTLED && h->throttle)
-		return sink__throttle_text(h->throttle, buf, len);
-	if (c == LS_CAUSE_RECLAIM && h->reclaim)
-		return sink__reclaim_text(h->reclaim, buf, len);
-	if (c == LS_CAUSE_IO && h->io_dev)
-		return sink__io_text(h, buf, len);
-	return NULL;
+	/* What a cause has to say beyond its time, when the kernel said it. */
+	static const char *(*const detail[LS_CAUSE_N])(const struct ls_holder *h, char *buf,
+							size_t len) = {
+		[LS_CAUSE_THROTTLED] = sink__throttled_cause,
+		[LS_CAUSE_RECLAIM] = sink__reclaim_cause,
+		[LS_CAUSE_IO] = sink__io_cause,
+		[LS_CAUSE_RUNNABLE] = sink__runnable_cause,
+	};
+
+	return (unsigned int)c < LS_CAUSE_N && detail[c] ? detail[c](h, buf, len) : NULL;
 }
 
 int stall_copy__set(struct stall_copy *c, const struct ls_stall *st)
