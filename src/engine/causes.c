@@ -141,32 +141,32 @@ static const struct cause_def {
 	__u16 rec_size;
 	bool (*told)(struct spell *sp, const void *rec);
 } causes[LS_CAUSE_N] = {
-	[LS_CAUSE_NONE] = { { "none", NULL } },
+	[LS_CAUSE_NONE] = { .row = { "none", NULL } },
 	[LS_CAUSE_THROTTLED] = {
-		{ "throttled", "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container" },
+		.row = { "throttled", "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container" },
 		.spell = throttled__spell,
 	},
 	[LS_CAUSE_RECLAIM] = {
-		{ "reclaim", "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)" },
+		.row = { "reclaim", "the holder reclaimed or compacted memory while it held the lock: raise its memory cgroup's limit (memory.max, memory.limit_in_bytes) or keep more memory free (vm.min_free_kbytes)" },
 		.hold = reclaim__hold,
 	},
 	[LS_CAUSE_RT_THROTTLED] = {
-		{ "rt_throttled", "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget" },
+		.row = { "rt_throttled", "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget" },
 		.spell = rt_throttled__spell,
 	},
 	[LS_CAUSE_IO] = {
-		{ "io", "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock" },
+		.row = { "io", "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock" },
 		.spell = io__spell,
 	},
 	[LS_CAUSE_RUNNABLE] = {
-		{ "runnable", "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)" },
+		.row = { "runnable", "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)" },
 		.spell = runnable__spell,
 		.rec = LS_REC_RUNNABLE,
 		.rec_size = sizeof(struct ls_rec_runnable),
 		.told = runnable__told,
 	},
 	[LS_CAUSE_STEAL] = {
-		{ "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
+		.row = { "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
 		.spell = steal__spell,
 		.rec = LS_REC_STEAL,
 		.rec_size = sizeof(struct ls_rec_steal),
