@@ -63,7 +63,7 @@
 /*
  * A PI futex's owner is boosted in time unless, inside its waiter's wait,
  * it sat runnable below the waiter's priority or asleep for this long in
- * all (DESIGN.md, "PI futexes"): a scheduler tick at HZ=250, the longest a
+ * all (locks.md, "Owners"): a scheduler tick at HZ=250, the longest a
  * non-preemptible kernel may take to act on a boost.
  */
 #define ENGINE_PI_LATE_NS	4000000ULL

@@ -2,7 +2,7 @@
 /*
  * One WAIT_END past the threshold becomes one struct ls_stall: who held the
  * lock during the wait, why they were off CPU, the chain from the waiter to
- * the root cause, and a verdict (src/engine/DESIGN.md, "A stall").
+ * the root cause, and a verdict (src/engine/DESIGN.md, "Stalls out").
  *
  * Steps: find a queued writer (read waiters only); take every hold on the
  * mm that overlaps the wait and conflicts with it (completed holds, and

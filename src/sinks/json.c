@@ -309,7 +309,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_bool(f, "granted", h->granted);
 	json_bool(f, "downgraded", h->downgraded);
 	json_bool(f, "released", h->released);
-	/* a PI futex's owner: was it boosted to the waiter's priority in time (DESIGN.md)? */
+	/* a PI futex's owner: was it boosted to the waiter's priority in time (engine/locks.md)? */
 	if (st->mm.kind == LS_LOCK_PI_FUTEX && h->how == LS_OWNER_FUTEX_WORD) {
 		json_bool(f, "pi_boosted_in_time", !h->pi_late);
 		json_u64(f, "pi_unboosted_ns", h->pi_unboosted_ns);

@@ -246,7 +246,7 @@ static void run_until_slow(const char *workload, int slow_ms)
 }
 
 /*
- * PREEMPT_RT (src/engine/DESIGN.md): the reader is not boosted, so the
+ * PREEMPT_RT (src/engine/preempt-rt.md): the reader is not boosted, so the
  * inversion forms, but the victim's slowest call can also be a writer
  * starved by readers that come in past it while it waits (the reader
  * running: contention), or a wait whose holder was not seen (unknown).
