@@ -10,12 +10,20 @@
  *			summary
  *	hists.c		histograms: the run's, per interval, exited processes summed
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
- *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
- *			runner history the preemptor tally is read from
- *	locks.c		per mm: completed holds and write waits, retention;
- *			waits in progress and open holds (WAIT_*, HOLD)
+ *			WAKEUP, MIGRATE, EXIT), causes; per CPU: who runs, and
+ *			the runner history the preemptor tally is read from
+ *	locks.c		per lock: completed holds and write waits, retention;
+ *			waits in progress and open holds (WAIT_*, HOLD);
+ *			owners, deadlocks
  *	stall.c		one WAIT_END -> one struct ls_stall
+ *	hops.c		stalls kept for the chains of later ones
+ *	pending.c	waits not ended, reported at TICKs
+ *	stacks.c	STACK records parked on tasks and moved to stalls, holds
+ *	renames.c	a task's names over time, the renames a stall names
  *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
+ *	advice.c	a stall's one line of advice
+ *	names.c		names of verdicts, states, roles, ops; task importance
+ *	sink.c		the output port's pass-through for stages (sink.h)
  *
  * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
  * state and counts it in e->sum.evicted, never fails the stream.
@@ -470,7 +478,7 @@ void tally__reset(struct engine *e);
 /* Credit who ran on cpu during [from, to) into the stall's preemptor tally. */
 void cpus__tally(struct engine *e, __u32 cpu, __u64 from, __u64 to, __u32 holder_tid);
 
-/* ---- locks.c: per mm ------------------------------------------------- */
+/* ---- locks.c: per lock ----------------------------------------------- */
 
 /* A completed hold, with its task's off-CPU spells clipped to it. */
 struct hold {
@@ -538,7 +546,7 @@ __u64 wwait__end(const void *elem);
  */
 struct mm *mms__find(struct engine *e, __u64 id);
 struct mm *mms__get(struct engine *e, const struct ls_mm *info);
-/* Prune by retention, then drop the mm if nothing is left in it. */
+/* Prune by retention, then drop the lock if nothing is left in it. */
 bool mms__sweep(struct engine *e, struct mm *mm);
 void mms__free_all(struct engine *e);
 

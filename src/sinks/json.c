@@ -9,7 +9,7 @@
  *	{"type":"summary",...}		last
  *
  * Numbers are decimal integers: nanoseconds, counts and ids unsigned, prio
- * and nice signed.  Kernel addresses that identify an mm are "0x..."
+ * and nice signed.  Kernel addresses that identify a lock are "0x..."
  * strings (they exceed what a double holds exactly).  Every string goes
  * through ls_json_str(), so any comm bytes give valid JSON.
  */
@@ -82,11 +82,11 @@ static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *
 
 /*
  * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..,"name":..,"module":..,"caller":..}:
- * a lock other than an mmap_lock (whose identity stays in "mm", as before
- * there were others).  pid/comm: the process a futex belongs to; absent
- * for kernel locks.  name/caller: a kernel lock's data symbol and first
- * caller outside the locking code (no caller for a chain hop); name/module:
- * a futex's data symbol and the file mapped there; when known (NULL: not).
+ * a lock other than an mmap_lock (an mmap_lock's identity is in "mm").
+ * pid/comm: the process a futex belongs to; absent for kernel locks.
+ * name/caller: a kernel lock's data symbol and first caller outside the
+ * locking code (no caller for a chain hop); name/module: a futex's data
+ * symbol and the file mapped there; when known (NULL: not).
  */
 static void json_lock(FILE *f, const char *key, const struct ls_mm *lock, const char *name,
 		      const char *module, const char *caller)

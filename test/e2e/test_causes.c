@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Causes (issue 17) end to end: proc_reader --cgroup puts its reader in a
+ * Causes end to end: proc_reader --cgroup puts its reader in a
  * CPU cgroup of ours with a small CFS quota (v1 cpu controller where there
  * is one, else cgroup v2 cpu.max), made and removed by the fixture, and
  * reports the cgroup's own throttle counts over the run.

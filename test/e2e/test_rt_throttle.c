@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RT throttling (issue 17) end to end: rt_holder's SCHED_FIFO holder spins
+ * RT throttling end to end: rt_holder's SCHED_FIFO holder spins
  * with a pthread mutex held until its CPU's RT budget runs out, and lets
  * it go when the throttle ends; its victim waits for the mutex on the
  * other CPU.  The workload measures its throttles itself (gaps in its own
