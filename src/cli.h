@@ -111,7 +111,7 @@ struct ls_config {
 	const char *flight_dir;		/* --flight-recorder DIR */
 	__u64 flight_keep_ns;		/* --keep; 0: the default (30s) */
 	unsigned int flight_max_files;	/* --max-files; 0: the default (10) */
-	/* watch, record: STACK records (issue 5) */
+	/* watch, record: STACK records */
 	bool stacks;		/* false: --no-stacks */
 	__u8 ustack_mode;	/* --user-stacks: enum ls_ustack_mode; default dwarf */
 	__u32 ustack_copy;	/* --stack-copy: bytes of user stack copied for dwarf */

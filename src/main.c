@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lockstall: find priority inversion on mm->mmap_lock.
+ * lockstall: find priority inversion and lock stalls, and name the whole
+ * chain: waiter, lock, holders, and why each holder was not running.
  *
  * main() parses the command line, sets up signals and runs the command.
  * The stop and reload flags below are the program's only global mutable

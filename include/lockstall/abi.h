@@ -22,52 +22,22 @@
 #endif
 
 /*
- * 2: LS_REC_STACK and ls_bpf_config's stack settings; the records of
- * version 1 are unchanged, so version 1 recordings still read.
- * 3: ls_rec_lock.cgroup_id, appended: the trace reader widens the
- * LS_REC_LOCK_V1_SIZE lock records of versions 1 and 2 (cgroup_id 0).
- * 4: LS_REC_TICK and LS_STACK_NOW (pending stalls); LS_REC_THROTTLE and
- * LS_REC_UNTHROTTLE (causes), with ls_rec_switch.prev_cause and
- * ls_rec_wakeup.wakee_cause in former padding bytes (0 in older records).
- * 4 (locks): a lock is more than an mm: ls_mm.kind (was padding, so 0,
- * mmap_lock, in older recordings), ls_rec_lock.owner_how/owner_tid (was
- * padding: no owner known), LS_REC_OWNER; same sizes, so older records read.
- * 4 (causes 2): LS_REC_RECLAIM and LS_REC_RECLAIM_END (direct reclaim and
- * compaction of holders), LS_FEAT_CAUSE_RECLAIM; new types only.
- * 4 (kernel locks): LS_FEAT_KLOCK; kernel locks are ls_mm kinds 3-6 with
- * tgid 0, in the same records: no new record type, no new layout.
- * 4 (memory): ls_hist_key.flags (was padding, so 0 in older recordings):
- * LS_HIST_F_EXITED on the final histograms of a process that ended.
- * 4 (RT throttling): LS_CAUSE_F_RT_THROTTLED in prev_cause/wakee_cause and
- * LS_FEAT_CAUSE_RT_THROTTLE; no new record type, no new layout.
- * 4 (I/O): LS_CAUSE_F_IO in ls_rec_switch.prev_cause (now for blocked
- * holders too) and in ls_rec_owner.owner_cause (was padding, so 0);
- * LS_REC_IO_DEV and LS_FEAT_CAUSE_IO: a new type, no layout changed.
- * 4 (rwlock): LS_OWNER_RWLOCK_WRITER, a new owner_how value (appended).
- * 4 (owners by TID, before 6.2): LS_OWNER_UNKNOWN, a new owner_state value
- * (appended), and LS_FEAT_OWNER_BY_TID; no new record type, no new layout.
- * 4 (runnable, steal): LS_CAUSE_F_PINNED and LS_CAUSE_F_STEAL in
- * prev_cause/wakee_cause, LS_REC_RUNNABLE and LS_REC_STEAL,
- * LS_FEAT_CAUSE_RUNNABLE and LS_FEAT_CAUSE_STEAL: new types only.
- * 4 (task cgroups): LS_REC_TASK_CGROUP and LS_FEAT_TASK_CGROUP, the cgroup
- * of holders and preemptors; a new type, no layout changed.
- * 4 (prior waits): LS_LOCK_F_PRIOR, a new ls_rec_lock.flags bit (0 in older
- * records), and LS_FEAT_PRIOR_WAITS; no new record type, no new layout.
- * 4 (futex_waitv): LS_FEAT_FUTEX_WAITV; its waits are LS_LOCK_FUTEX
- * records on the vector's first futex: no new record type or layout.
- * 4 (rwlock readers): ls_rec_lock.write 0 for a futex wait of a glibc
- * rwlock's reader (it was always 1 for futexes); no layout changed.
- * 4 (lock histograms): ls_hist_kind LS_HIST_WAIT_FUTEX .. _PERCPU_RWSEM,
- * the waits of futexes and kernel locks (appended; LS_HIST_WAIT stays
- * mmap_lock's); ls_hist_key's layout is unchanged.
- * 4 (futex calls by fentry): LS_FEAT_FUTEX_FENTRY, how the futex calls
- * were traced; the records are the same either way.
- * 4 (futex2): LS_FEAT_FUTEX_WAIT2; futex_wait(2)'s waits are LS_LOCK_FUTEX
- * records as a FUTEX_WAIT_BITSET's: no new record type or layout.
- * 4 (prior mutex waits): LS_FEAT_PRIOR_MUTEX; such waits are LS_LOCK_MUTEX
- * records with LS_LOCK_F_PRIOR, as futex ones: no new record type or layout.
- * 4 (late waits): LS_LOCK_F_LATE, a new ls_rec_lock.flags bit (0 in older
- * records): no new record type or layout.
+ * Format versions (LS_ABI_VERSION, written into every recording; a reader
+ * takes LS_ABI_VERSION_MIN up to its own), and what reading each takes:
+ *
+ *   1  no STACK records; lock records are LS_REC_LOCK_V1_SIZE bytes, without
+ *      cgroup_id: the trace reader widens them to today's (cgroup_id 0).
+ *   2  adds LS_REC_STACK; lock records as in 1.
+ *   3  appends ls_rec_lock.cgroup_id: today's size.  ls_mm.kind and
+ *      owner_how/owner_tid are padding there: the reader clears them
+ *      (mmap_lock, no owner).
+ *   4  today's layout.  It grows only by appending: record types, enum
+ *      values, flag bits, and fields in former padding, which records
+ *      made before them leave 0 (no cause, no owner, not exited).  What a
+ *      run looked for is in LS_MARK_BEGIN's features (LS_FEAT_*), so a
+ *      reader tells "not looked for" from "not found".
+ *
+ * A change of layout bumps LS_ABI_VERSION and adds a line here.
  */
 #define LS_ABI_VERSION 4
 #define LS_ABI_VERSION_MIN 1	/* the oldest a reader accepts */
@@ -479,7 +449,7 @@ struct ls_rec_owner {
 	__u8 owner_state;	/* enum ls_owner_state */
 	__u8 how;		/* enum ls_owner_how */
 	__u8 owner_flags;	/* the owner's LS_TASK_F_* (WAITING: it waits on a lock itself), LS_OWNER_F_* */
-	__u8 owner_cause;	/* LS_CAUSE_F_IO: blocked in an I/O wait; 0 before ABI 4 (I/O) */
+	__u8 owner_cause;	/* LS_CAUSE_F_IO: blocked in an I/O wait; 0 in older recordings */
 };
 
 /*

@@ -63,7 +63,7 @@ static inline bool ls_task_seen(const struct ls_task *t)
 
 /*
  * Why a holder could not run, beyond its state: what the kernel said at
- * the time (src/engine/DESIGN.md, "Causes").  NONE: nothing seen; a cause
+ * the time (src/engine/causes.md).  NONE: nothing seen; a cause
  * lockstall did not see is never inferred.
  */
 enum ls_cause {

@@ -5,7 +5,8 @@
  * (that is why it ended), so its wait is over when the waiter's stall is
  * judged.  The stall made of that wait says who held the second lock and
  * why; the later stall goes on through it, hop by hop, and is judged by
- * the task at the root (src/engine/DESIGN.md, "A stall").
+ * the task at the root (src/engine/locks.md, "Chains across
+ * locks").
  */
 #include <string.h>
 #include "engine/internal.h"

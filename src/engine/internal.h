@@ -10,14 +10,22 @@
  *			summary
  *	hists.c		histograms: the run's, per interval, exited processes summed
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
- *			WAKEUP, MIGRATE, EXIT); per CPU: who runs, and the
- *			runner history the preemptor tally is read from
+ *			WAKEUP, MIGRATE, EXIT), causes; per CPU: who runs, and
+ *			the runner history the preemptor tally is read from
  *	locks.c		per lock: completed holds and write waits, retention;
- *			waits in progress and open holds (WAIT_*, HOLD)
+ *			waits in progress and open holds (WAIT_*, HOLD);
+ *			owners, deadlocks
  *	stall.c		one WAIT_END -> one struct ls_stall
+ *	hops.c		stalls kept for the chains of later ones
+ *	pending.c	waits not ended, reported at TICKs
+ *	stacks.c	STACK records parked on tasks and moved to stalls, holds
+ *	renames.c	a task's names over time, the renames a stall names
  *	causes.c	the causes: names, advice, their time in a hold
  *	lock_kinds.c	the lock kinds: names, where their identity lives
  *	task_cgroups.c	per tid: its cgroup (TASK_CGROUP), for holders and preemptors
+ *	advice.c	a stall's one line of advice
+ *	names.c		names of verdicts, states, roles, ops; task importance
+ *	sink.c		the output port's pass-through for stages (sink.h)
  *
  * Every table is bounded (the ENGINE_MAX_* below); going past a bound drops
  * state and counts it in e->sum.evicted, never fails the stream.
@@ -65,7 +73,7 @@
 /*
  * A PI futex's owner is boosted in time unless, inside its waiter's wait,
  * it sat runnable below the waiter's priority or asleep for this long in
- * all (DESIGN.md, "PI futexes"): a scheduler tick at HZ=250, the longest a
+ * all (locks.md, "Owners"): a scheduler tick at HZ=250, the longest a
  * non-preemptible kernel may take to act on a boost.
  */
 #define ENGINE_PI_LATE_NS	4000000ULL

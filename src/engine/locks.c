@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Per lock: the completed holds and write waits a later stall may need, the
- * waits in progress, and the holds known open.  WAIT_BEGIN, WAIT_END and
- * HOLD records land here.
+ * Per lock (an mmap_lock, a futex, a kernel lock): the completed holds and
+ * write waits a later stall may need, the waits in progress, and the holds
+ * known open.  WAIT_BEGIN, WAIT_END and HOLD records land here.
  *
  * Retention: a completed hold or wait stays while a wait in progress on the
  * same lock began before it ended (the stall that wait becomes may need it),
@@ -19,8 +19,8 @@
 #define LOCK_KEY_PROBES 8	/* keys tried per identity: hash collisions */
 
 /*
- * The table key of a lock's identity, probe p.  An mmap_lock is keyed by
- * its mm's address; other locks by a hash of (kind, id,
+ * The table key of a lock's identity, probe p.  An mmap_lock is keyed by its
+ * mm's address alone; other locks by a hash of (kind, id,
  * process for a private futex): a different identity found at a key moves
  * on to the next probe.
  */

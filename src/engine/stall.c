@@ -2,7 +2,7 @@
 /*
  * One WAIT_END past the threshold becomes one struct ls_stall: who held the
  * lock during the wait, why they were off CPU, the chain from the waiter to
- * the root cause, and a verdict (src/engine/DESIGN.md, "A stall").
+ * the root cause, and a verdict (src/engine/DESIGN.md, "Stalls out").
  *
  * Steps: find a queued writer (read waiters only); take every hold on the
  * lock that overlaps the wait and conflicts with it (completed holds, and
@@ -440,7 +440,8 @@ static void spell__top_runner(const struct engine *e, __u32 n_before, struct ls_
  * Tally the holder's preemptors over its runnable spells and keep its first
  * LS_MAX_SPELLS spells for timelines.  One walk serves both: a spell's own
  * top runner costs a snapshot of the tally (at most ENGINE_MAX_TALLY
- * counters), and no extra run is read, so e->run_budget bounds it as before.
+ * counters), and no extra run is read, so e->run_budget bounds it
+ * as it bounds the tally alone.
  */
 static void stall__preemptors(struct engine *e, const struct stall_cand *lead,
 			      struct ls_holder *hd, struct ls_spell *spells)

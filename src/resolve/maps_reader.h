@@ -5,9 +5,9 @@
  * Reading a process's maps takes its mmap_lock for read (before ~6.17
  * always; after, whenever the per-VMA path gives up), the very lock
  * lockstall watches: with a writer holding it for seconds -- the stalls
- * lockstall exists to report -- the read waits that long.  Measured in a
- * soak under stress-ng: the loop stood still for seconds and lost events.
- * So one worker thread does the reading; the loop asks (never blocks),
+ * lockstall exists to report -- the read waits that long, and a tracing
+ * loop that waited so would stand still and lose events.  So one worker
+ * thread does the reading; the loop asks (never blocks),
  * takes what has been read, and may wait a bounded time for an answer.
  *
  * The worker may sit in read() for as long as the lock is held; freeing the

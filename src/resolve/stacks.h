@@ -12,7 +12,7 @@
  * /proc/PID/maps once per process, when its first STACK record passes by in
  * a live run (stacks__note), by a worker thread: reading them takes that
  * process's mmap_lock for read (before ~6.17 always, later when the per-VMA
- * path gives up), the one lock this tool watches, and may wait as long as a
+ * path gives up), a lock lockstall watches, and may wait as long as a
  * writer holds it (src/resolve/maps_reader.h).  A stall waits at most
  * STACKS_MAPS_WAIT_NS for them, then prints its user frames unnamed, saying
  * why.  Recordings store each process's mappings as they are read

@@ -9,7 +9,7 @@
  *	{"type":"summary",...}		last
  *
  * Numbers are decimal integers: nanoseconds, counts and ids unsigned, prio
- * and nice signed.  Kernel addresses that identify an mm are "0x..."
+ * and nice signed.  Kernel addresses that identify a lock are "0x..."
  * strings (they exceed what a double holds exactly).  Every string goes
  * through ls_json_str(), so any comm bytes give valid JSON.
  */
@@ -82,11 +82,11 @@ static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *
 
 /*
  * ,"<key>":{"kind":..,"addr":..,"pid":..,"comm":..,"name":..,"module":..,"caller":..}:
- * a lock other than an mmap_lock (whose identity stays in "mm", as before
- * there were others).  pid/comm: the process a futex belongs to; absent
- * for kernel locks.  name/caller: a kernel lock's data symbol and first
- * caller outside the locking code (no caller for a chain hop); name/module:
- * a futex's data symbol and the file mapped there; when known (NULL: not).
+ * a lock other than an mmap_lock (an mmap_lock's identity is in "mm").
+ * pid/comm: the process a futex belongs to; absent for kernel locks.
+ * name/caller: a kernel lock's data symbol and first caller outside the
+ * locking code (no caller for a chain hop); name/module: a futex's data
+ * symbol and the file mapped there; when known (NULL: not).
  */
 static void json_lock(FILE *f, const char *key, const struct ls_mm *lock, const char *name,
 		      const char *module, const char *caller)
@@ -327,7 +327,7 @@ static void json_holder(FILE *f, const struct ls_stall *st, const struct ls_hold
 	json_bool(f, "granted", h->granted);
 	json_bool(f, "downgraded", h->downgraded);
 	json_bool(f, "released", h->released);
-	/* a PI futex's owner: was it boosted to the waiter's priority in time (DESIGN.md)? */
+	/* a PI futex's owner: was it boosted to the waiter's priority in time (engine/locks.md)? */
 	if (st->lock.kind == LS_LOCK_PI_FUTEX && h->how == LS_OWNER_FUTEX_WORD) {
 		json_bool(f, "pi_boosted_in_time", !h->pi_late);
 		json_u64(f, "pi_unboosted_ns", h->pi_unboosted_ns);

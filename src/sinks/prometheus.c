@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * See prometheus.h.  The wait histograms are summed over processes into one
- * per lock kind and mode (mmap_lock's in lockstall_wait_seconds, as before
- * other kinds were traced; the others in lockstall_lock_wait_seconds); slot i of the log2 histograms ends at 2^i us, so bucket i
- * is le="2^i us in seconds" and holds slots 0..i.
+ * per lock kind and mode (mmap_lock's in lockstall_wait_seconds, the
+ * others in lockstall_lock_wait_seconds); slot i of the log2 histograms
+ * ends at 2^i us, so bucket i is le="2^i us in seconds" and holds slots
+ * 0..i.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * User stacks from STACK records, unwound in user space (issue 5).
+ * User stacks from STACK records, unwound in user space.
  *
  * With LS_USTACK_DWARF the BPF side copies a task's user registers and the
  * top of its user stack into a STACK record.  This module walks that copy

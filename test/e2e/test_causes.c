@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Causes (issue 17) end to end: proc_reader --cgroup puts its reader in a
+ * Causes end to end: proc_reader --cgroup puts its reader in a
  * CPU cgroup of ours with a small CFS quota (v1 cpu controller where there
  * is one, else cgroup v2 cpu.max), made and removed by the fixture, and
  * reports the cgroup's own throttle counts over the run.
  *
- * The kernel decides what happens (src/engine/DESIGN.md, "Causes"):
+ * The kernel decides what happens (src/engine/causes.md):
  *  - before 6.18 a reader out of quota is stopped where it is, lock held
  *    or not: the victim's stalls must be blamed on the reader, cause
  *    throttled, with our cgroup, its quota and period, and throttled time

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The hostile host (issue 14): processes that work against the tracer, and
+ * The hostile host: processes that work against the tracer, and
  * an operator's input that is not what it should be.  Each test is one way
  * lockstall was frozen, fooled or made to lose data, run for real.  Needs
  * root and BPF for the tracing ones (see e2e_require()).

@@ -125,7 +125,7 @@ static void klock_check(const struct klock_case *c)
 		/*
 		 * All but one round: an owner caught in the middle of its
 		 * switch-out when the waiter names it can still be told as
-		 * preempted or running for a while (see DESIGN.md).
+		 * preempted or running for a while (src/engine/locks.md).
 		 */
 		short_rounds += e2e_int(e2e_object(h, "offcpu_by_state"), "blocked") + 1000000 <
 				round_ns(r, "hold_end_ns") - round_ns(r, "victim_start_ns");

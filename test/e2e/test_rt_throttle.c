@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RT throttling (issue 17) end to end: rt_holder's SCHED_FIFO holder spins
+ * RT throttling end to end: rt_holder's SCHED_FIFO holder spins
  * with a pthread mutex held until its CPU's RT budget runs out, and lets
  * it go when the throttle ends; its victim waits for the mutex on the
  * other CPU.  The workload measures its throttles itself (gaps in its own
@@ -15,7 +15,7 @@
  * cgroup's cpu.rt_runtime_us with RT groups (cgroup v1; the sysctl cannot
  * go below it: EINVAL), else kernel.sched_rt_runtime_us.
  *
- * The kernel decides (bpf/causes.bpf.h, src/engine/DESIGN.md "Causes"):
+ * The kernel decides (bpf/causes.bpf.h, src/engine/causes.md):
  *  - a kernel that throttles RT run queues (before 6.12, or with
  *    CONFIG_RT_GROUP_SCHED): the victim's stalls are blamed on the holder,
  *    cause rt_throttled, their state still preempted, and the throttled

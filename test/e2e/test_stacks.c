@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Stacks on real stalls (issue 5): proc_reader is built with -O2
+ * Stacks on real stalls: proc_reader is built with -O2
  * -fomit-frame-pointer, like the distribution binaries lockstall meets, and
  * its functions have names to look for:
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The cgroups of holders and preemptors (issue 17) end to end: the fixture
+ * The cgroups of holders and preemptors end to end: the fixture
  * makes a cgroup v2 directory of ours with two threaded children, and the
  * workload (--split-cgroups) puts itself in it, its holder in DIR/holder
  * and its hog in DIR/hog, and says the three paths /proc gives.  Every

@@ -246,7 +246,7 @@ static void run_until_slow(const char *workload, int slow_ms)
 }
 
 /*
- * PREEMPT_RT (src/engine/DESIGN.md): the reader is not boosted, so the
+ * PREEMPT_RT (src/engine/preempt-rt.md): the reader is not boosted, so the
  * inversion forms, but the victim's slowest call can also be a writer
  * starved by readers that come in past it while it waits (the reader
  * running: contention), or a wait whose holder was not seen (unknown).
@@ -450,8 +450,8 @@ Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 		cr_skip_test("not a PREEMPT_RT kernel");
 	/*
 	 * A hold of 10 ms, not an inversion: the boosted holder's own work.
-	 * Its mprotect() of the whole mapping takes 14-19 ms under qemu TCG,
-	 * so a 20 ms call could not be had in three runs of 30 s.
+	 * Under qemu TCG its mprotect() of the whole mapping rarely lasts
+	 * 20 ms, so a 20 ms call may never come.
 	 */
 	run_until_slow("mprotect_fault", 10);
 	victim_tid = e2e_int(w.truth, "victim_tid");

@@ -125,11 +125,11 @@ const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid);
 json_int_t e2e_expect_no_cause(const json_t *stalls, json_int_t pid, const char *cause);
 
 /*
- * PREEMPT_RT turns rwsems into rwbase_rt on an rt_mutex (src/engine/DESIGN.md,
- * PREEMPT_RT): a writer holder is boosted by the tasks it blocks, so the
- * inversion of mprotect_fault cannot form there and has its own test, and
- * long_hold's holder seldom sits runnable.  A reader holder is not boosted:
- * proc_reader's inversion forms as elsewhere.
+ * PREEMPT_RT turns rwsems into rwbase_rt on an rt_mutex
+ * (src/engine/preempt-rt.md): a writer holder is boosted by the tasks it
+ * blocks, so the inversion of mprotect_fault cannot form there and has its
+ * own test, and long_hold's holder seldom sits runnable.  A reader holder
+ * is not boosted: proc_reader's inversion forms as elsewhere.
  */
 bool e2e_kernel_is_preempt_rt(void);
 

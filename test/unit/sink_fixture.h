@@ -70,7 +70,7 @@ static inline void fx_task(struct ls_task *t, __u32 tgid, __u32 tid, const char 
 }
 
 /*
- * The issue's example: victim (SCHED_FIFO 50) waits 23.4ms in mmap() for
+ * The example stall: victim (SCHED_FIFO 50) waits 23.4ms in mmap() for
  * the write lock of its own mm while reader (SCHED_IDLE) holds it for read
  * and is preempted 22.9ms by hog.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Causes (issue 17): what the kernel said kept a holder from running, from
+ * Causes: what the kernel said kept a holder from running, from
  * synthetic streams: the throttled time inside the wait, the limit, the
  * stall's cause and advice; and nothing said where the kernel said nothing.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The cgroups of holders and preemptors (LS_REC_TASK_CGROUP, issue 17): a
+ * The cgroups of holders and preemptors (LS_REC_TASK_CGROUP): a
  * futex owner and the hog that ran instead of it get the ids the kernel
  * side told; an mmap_lock holder keeps its own HOLD record's; a tid's
  * newer id replaces an older one, never the other way round; the table

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The runnable and steal causes (issue 17) from synthetic streams:
+ * The runnable and steal causes from synthetic streams:
  *  - runnable: a holder off CPU runnable and pinned (LS_CAUSE_F_PINNED on
  *    its SWITCH) whose switch-in brings a RUNNABLE record: CPUs it may not
  *    use idled in the spell.  Only what surely fell inside the wait counts,

@@ -230,7 +230,7 @@ Test(retention, holds_per_mm_bounded)
 	cr_assert_eq(efx.cs->summary.evicted, 1000);
 }
 
-/* Over all mms at most ENGINE_MAX_HOLDS. */
+/* Over all locks at most ENGINE_MAX_HOLDS. */
 Test(retention, holds_total_bounded)
 {
 	struct stream_lock h = { .start = T(0) };

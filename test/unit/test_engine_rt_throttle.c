@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RT throttling (issue 17) from synthetic streams: an RT holder off CPU
+ * RT throttling from synthetic streams: an RT holder off CPU
  * while its CPU's RT run queue was out of budget (LS_CAUSE_F_RT_THROTTLED
  * on its SWITCH or WAKEUP) gets the cause rt_throttled for that spell's
  * time inside the wait and its advice; a spell the kernel said nothing of

@@ -197,7 +197,7 @@ Test(task, task_table_bounded)
 	cr_assert_geq(efx.cs->summary.evicted, 1000);
 }
 
-/* More distinct mms than the table holds: bounded, and counted. */
+/* More distinct locks than the table holds: bounded, and counted. */
 Test(task, mm_table_bounded)
 {
 	struct stream_lock w = { .start = T(1) };

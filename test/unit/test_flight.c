@@ -259,9 +259,9 @@ Test(flight_files, rotation, .init = setup, .fini = teardown)
 }
 
 /*
- * Issue 14: the recorder removed any lockstall-*.lst (an operator's own),
- * and a file dated in the future, sorting last, made it remove each new
- * recording at once.  Only what a recorder wrote goes, by its name's date.
+ * Rotation removes only what a recorder wrote, by its name's date: never an
+ * operator's own lockstall-*.lst, and a file dated in the future, sorting
+ * last, must not make it remove each new recording at once.
  */
 Test(hostile, flight_rotation_spares_foreign_and_future_files, .init = setup, .fini = teardown)
 {

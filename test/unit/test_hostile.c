@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The hostile host (issue 14): what a traced process or an operator's
+ * The hostile host: what a traced process or an operator's
  * input can throw at lockstall, module by module.  Tests of the suite that
  * need a module's own fixtures live beside them (test_unwind.c,
  * test_sink_stacks.c); the suite is declared here.  Each has a timeout: a

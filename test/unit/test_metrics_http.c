@@ -293,9 +293,9 @@ Test(metrics_http, address_in_use)
 }
 
 /*
- * Issue 14: 8 clients sending a byte now and then and 500 idle ones kept a
- * real scrape out until their deadlines.  With deadlines far away (they do
- * not come to the rescue here), the scrape is served: the oldest client
+ * Clients that send a byte now and then and idle ones must not keep a real
+ * scrape out until their deadlines.  With deadlines far away (they do not
+ * come to the rescue here), the scrape is served: the oldest client
  * without a whole request gives up its slot.
  */
 Test(hostile, metrics_scrape_gets_past_slow_and_idle_clients, .timeout = 60)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The cgroups of holders and preemptors in every output (issue 17): JSON
+ * The cgroups of holders and preemptors in every output: JSON
  * gives each its id and path; text, Markdown and HTML print a holder's
  * where it is not the waiter's and a preemptor's where it is not its
  * holder's, escaped for the format; a stall from a run that did not tell

@@ -297,7 +297,7 @@ Test(sink_stacks, stack_seen)
 }
 
 /*
- * Issue 14: a binary whose symbol is "evil", ESC[2J, a newline and "forged
+ * A binary whose symbol is "evil", ESC[2J, a newline and "forged
  * line" (build/test/fixtures/sym_hostile), run from a file whose name has
  * ESC[2J too, symbolized for real, then through every sink: no sink may
  * write the ESC byte or start a line with the forged text.  (The kernel

@@ -509,7 +509,7 @@ Test(unwind, find_map_error_passed_on)
 }
 
 /*
- * The traced process owns the path of its executable (issue 14): a FIFO
+ * The traced process owns the path of its executable: a FIFO
  * there must not block the unwinder (the suite's timeout fails a hang), a
  * symlink must not be followed, another file must not be read for it.
  */
