@@ -18,23 +18,6 @@ static void teardown(void)
 	e2e_watch__release(&w);
 }
 
-/* The stall of waiter tid that began within 1 ms of start_ns, or NULL. */
-static const json_t *stall_of(json_int_t tid, json_int_t start_ns)
-{
-	const json_t *st;
-	json_int_t d;
-	size_t i;
-
-	json_array_foreach(w.stalls, i, st) {
-		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid)
-			continue;
-		d = e2e_int(st, "start_ns") - start_ns;
-		if (d < 1000000 && d > -1000000)
-			return st;
-	}
-	return NULL;
-}
-
 static void keeps_up(const char *stressor)
 {
 	const char *const args[] = { "-s", stressor, "-d", "6", "-m", "10", NULL };
@@ -53,7 +36,7 @@ static void keeps_up(const char *stressor)
 	json_array_foreach(waits, i, wt) {
 		tid = e2e_int(wt, "tid");
 		owner = e2e_int(wt, "owner");
-		st = stall_of(tid, e2e_int(wt, "start_ns"));
+		st = e2e_stall_of(&w, tid, e2e_int(wt, "start_ns"));
 		if (!st || !e2e_holder_with_tid(st, owner)) {
 			cr_log_error("wait of %lld from %lld, %lld ns, owner %lld: %s", tid,
 				     e2e_int(wt, "start_ns"),

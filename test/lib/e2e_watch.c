@@ -614,6 +614,22 @@ const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid)
 	return e2e_task_with_tid(holder, "preempted_by", tid);
 }
 
+const json_t *e2e_stall_of(const struct e2e_watch *w, json_int_t tid, json_int_t start_ns)
+{
+	const json_t *st;
+	json_int_t d;
+	size_t i;
+
+	json_array_foreach(w->stalls, i, st) {
+		if (e2e_int(e2e_object(st, "waiter"), "tid") != tid)
+			continue;
+		d = e2e_int(st, "start_ns") - start_ns;
+		if (d < 1000000 && d > -1000000)
+			return st;
+	}
+	return NULL;
+}
+
 bool e2e_under_tcg(void)
 {
 	return getenv("LOCKSTALL_E2E_TCG");

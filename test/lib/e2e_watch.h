@@ -117,6 +117,8 @@ int e2e_hist_top(const json_t *hist);
 const json_t *e2e_holder_with_tid(const json_t *stall, json_int_t tid);
 /* The entry of holder's "preempted_by" with this tid, or NULL. */
 const json_t *e2e_preemptor_with_tid(const json_t *holder, json_int_t tid);
+/* The stall of waiter tid that began within 1 ms of start_ns (a judge's clock), or NULL. */
+const json_t *e2e_stall_of(const struct e2e_watch *w, json_int_t tid, json_int_t start_ns);
 
 /*
  * Expect that no stall of process pid in stalls names cause (a stall's

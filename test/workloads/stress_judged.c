@@ -23,15 +23,11 @@
  * CLOCK_MONOTONIC ns, as lockstall reports them.  bpftrace finds the
  * syscall tracepoints in tracefs: mounted for the run where it was not.
  */
-#include <sys/mount.h>
-#include "workload.h"
+#include "judge.h"
 
-#define TRACEFS		"/sys/kernel/tracing"
-
-#define JUDGE_READY	"judge: tracing"
 #define MAX_LONG	4096
 
-static const char judge_fmt[] =
+static const char judge_script[] =
 	"BEGIN { printf(\"" JUDGE_READY "\\n\"); }\n"
 	"tracepoint:syscalls:sys_enter_futex /strncmp(comm, \"stress-ng\", 9) == 0/ {\n"
 	"	$op = args->op & 127;\n"
@@ -49,78 +45,43 @@ static const char judge_fmt[] =
 	"tracepoint:syscalls:sys_exit_futex /@start[tid]/ {\n"
 	"	@seen++;\n"
 	"	$end = @woke[tid] ? @woke[tid] : nsecs;\n"
-	"	if (args->ret == 0 && $end - @start[tid] >= %llu &&\n"
+	"	if (args->ret == 0 && $end - @start[tid] >= $1 &&\n"
 	"	    @owner[tid] != 0 && @owner[tid] != tid) {\n"
-	"		printf(\"wait %%d %%d %%llu %%llu\\n\", tid, @owner[tid], @start[tid], $end);\n"
+	"		printf(\"wait %d %d %llu %llu\\n\", tid, @owner[tid], @start[tid], $end);\n"
 	"	}\n"
 	"	delete(@start[tid]);\n"
 	"	delete(@owner[tid]);\n"
 	"	delete(@woke[tid]);\n"
 	"}\n"
-	"END { printf(\"seen %%d\\n\", @seen); clear(@seen); clear(@start); clear(@owner); clear(@woke); }\n";
+	"END { printf(\"seen %d\\n\", @seen); clear(@seen); clear(@start); clear(@owner); clear(@woke); }\n";
 
 struct long_wait {
 	int tid, owner;
 	unsigned long long start, end;
 };
 
-struct judge {
-	pid_t pid;
-	FILE *out;
+struct verdicts {
 	struct long_wait waits[MAX_LONG];
 	size_t n;
 	long long seen;
 };
 
-static void judge__start(struct judge *j, unsigned long long min_ns)
-{
-	static char script[sizeof(judge_fmt) + 32];
-	char line[256];
-	pid_t parent = getpid();
-	int fd[2];
-
-	snprintf(script, sizeof(script), judge_fmt, min_ns);
-	if (pipe(fd))
-		wl_die("pipe: %s", strerror(errno));
-	j->pid = fork();
-	if (j->pid < 0)
-		wl_die("fork: %s", strerror(errno));
-	if (!j->pid) {
-		wl_child_setup(parent);
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		execlp("bpftrace", "bpftrace", "-e", script, (char *)NULL);
-		fprintf(stderr, "stress_judged: bpftrace: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	j->out = fdopen(fd[0], "r");
-	/* the judge traces before the stressor starts: its first line says so */
-	while (fgets(line, sizeof(line), j->out))
-		if (!strncmp(line, JUDGE_READY, strlen(JUDGE_READY)))
-			return;
-	wl_die("bpftrace ended before it traced");
-}
-
-/* Stop the judge (SIGINT: its END runs) and take its verdicts. */
-static void judge__finish(struct judge *j)
+/* Stop the judge (its END runs) and take its verdicts. */
+static void judge__finish(struct wl_judge *j, struct verdicts *v)
 {
 	struct long_wait *w;
 	char line[256];
 
-	kill(j->pid, SIGINT);
-	while (fgets(line, sizeof(line), j->out)) {
-		w = &j->waits[j->n];
-		if (j->n < MAX_LONG && sscanf(line, "wait %d %d %llu %llu", &w->tid, &w->owner,
+	wl_judge__stop(j);
+	while (wl_judge__line(j, line, sizeof(line), -1) > 0) {
+		w = &v->waits[v->n];
+		if (v->n < MAX_LONG && sscanf(line, "wait %d %d %llu %llu", &w->tid, &w->owner,
 					      &w->start, &w->end) == 4)
-			j->n++;
+			v->n++;
 		else
-			sscanf(line, "seen %lld", &j->seen);
+			sscanf(line, "seen %lld", &v->seen);
 	}
-	fclose(j->out);
-	while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	wl_judge__release(j);
 }
 
 static void stress_run(const char *stressor, const char *secs)
@@ -148,10 +109,11 @@ static void stress_run(const char *stressor, const char *secs)
 
 int main(int argc, char **argv)
 {
-	static struct judge j;
+	static struct verdicts v;
+	struct wl_judge j = { 0 };
+	char min_ns[32];
 	const char *stressor = "mutex", *secs = "6";
 	unsigned long long min_ms = 10;
-	bool mounted = false;
 	size_t i;
 	int c;
 
@@ -172,22 +134,15 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(stressor, "mutex") && strcmp(stressor, "futex"))
 		wl_die("-s: mutex or futex, not '%s'", stressor);
-	if (access(TRACEFS "/events", F_OK)) {
-		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
-			wl_die("no tracefs at " TRACEFS ", and it cannot be mounted: %s",
-			       strerror(errno));
-		mounted = true;
-	}
-	judge__start(&j, min_ms * 1000000ULL);
+	snprintf(min_ns, sizeof(min_ns), "%llu", min_ms * 1000000ULL);
+	wl_judge__start(&j, judge_script, (const char *const[]){ min_ns, NULL });
 	stress_run(stressor, secs);
-	judge__finish(&j);
-	if (mounted && umount(TRACEFS))
-		fprintf(stderr, "stress_judged: umount " TRACEFS ": %s\n", strerror(errno));
+	judge__finish(&j, &v);
 	printf("{\"workload\":\"stress_judged\",\"stressor\":\"%s\",\"waits_seen\":%lld,\"long_waits\":[",
-	       stressor, j.seen);
-	for (i = 0; i < j.n; i++)
+	       stressor, v.seen);
+	for (i = 0; i < v.n; i++)
 		printf("%s{\"tid\":%d,\"owner\":%d,\"start_ns\":%llu,\"end_ns\":%llu}", i ? "," : "",
-		       j.waits[i].tid, j.waits[i].owner, j.waits[i].start, j.waits[i].end);
+		       v.waits[i].tid, v.waits[i].owner, v.waits[i].start, v.waits[i].end);
 	printf("]}\n");
 	return 0;
 }
