@@ -6,6 +6,17 @@
 #ifndef LOCKSTALL_SCHED_BPF_H
 #define LOCKSTALL_SCHED_BPF_H
 
+#include "causes.bpf.h"
+#include "cpu_time.bpf.h"
+#include "emit.bpf.h"
+#include "hist.bpf.h"
+#include "io.bpf.h"
+#include "mmap_lock.bpf.h"
+#include "owner_tid.bpf.h"
+#include "stack.bpf.h"
+#include "task_cgroup.bpf.h"
+#include "watch.bpf.h"
+
 /*
  * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now in prev_state:
  * its off-CPU spell starts, a wait's first one sends WAIT_BEGIN, and a
@@ -85,17 +96,34 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 }
 
 /*
- * The hot path.  Tasks without lock state cost two storage lookups and one
- * array read; nothing is sent unless prev or next has state or this CPU has
- * a runnable holder waiting to run.  Whether a task has state worth
- * following is ls_state_flags() (task_state.bpf.h).
+ * Whether st still has anything a switch, wakeup or migration must read
+ * or end: if not, its task is disarmed (task_state__arm()).
  */
-static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
-					struct task_struct *next, unsigned int prev_state,
-					const bool cgroups)
+static __always_inline bool ls_state_busy(const struct ls_task_state *st)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+	return ls_state_flags(st) || st->offcpu_start_ns || st->watch_slot || st->owner_watch ||
+	       st->io_dev || st->reclaim_kind || ls_hist_pending(st);
+}
+
+/* After its switch: a task's state, if any, disarmed when idle or dying. */
+static __always_inline void ls_switch_settle(struct ls_task_state *st, bool dead)
+{
+	if (st && (dead || !ls_state_busy(st)))
+		task_state__disarm(st);
+}
+
+/*
+ * A switch of armed tasks, or with a runnable holder waiting for this CPU
+ * (watched), or of a task whose page fault is on this CPU's line (w): the
+ * off-CPU accounting, and SWITCH unless prev and next have no lock state
+ * and nothing is watched.  Whether a task has state worth following is
+ * ls_state_flags() (task_state.bpf.h).
+ */
+static __always_inline void ls_on_switch(bool preempt, struct task_struct *prev,
+					 struct task_struct *next, unsigned int prev_state,
+					 struct ls_watch *w, bool watched, __u32 cpu,
+					 const bool cgroups)
+{
 	struct ls_task_state *ps = ls_owner_take_marks(prev, ls_fault_keep(w, prev,
 						task_state__lookup(prev), prev_state));
 	struct ls_task_state *ns = ls_owner_take_marks(next, task_state__lookup(next));
@@ -104,11 +132,9 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
 	struct ls_rec_switch *r;
-	bool watched;
 	__u8 cause = 0;
 	__u64 now = 0;
 
-	ls_idle_switch(prev, next, cpu);
 	if (ps && ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
 	if (ps && !runnable)
@@ -124,14 +150,13 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
 		now = ls_switch_in(ns, next, now);
 
-	watched = ls_switch_watched(w, next);
 	if (!watched && !pf && !nf)
-		return 0;
+		goto settle;
 	if (!now)
 		now = bpf_ktime_get_ns();
 	r = ls_emit_reserve(LS_REC_SWITCH, sizeof(*r), now);
 	if (!r)
-		return 0;
+		goto settle;
 	ls_task_fill(&r->prev, prev);
 	ls_task_fill(&r->next, next);
 	r->prev_runnable = runnable;
@@ -151,23 +176,41 @@ static __always_inline int ls_on_switch(bool preempt, struct task_struct *prev,
 	 * when rodata makes the call dead (5.10's gives up on the switch).
 	 */
 	if (cgroups && cfg.task_cgroups)
-		ls_switch_cgroups(pf_after, nf, watched, cpu, now);
+		ls_switch_cgroups(pf_after, nf, watched || (ps && ps->watch_slot), cpu, now);
 	if (pf)
 		ps->seen = 1;
 	if (nf)
 		ns->seen = 1;
-	return 0;
+settle:
+	ls_switch_settle(ps, prev_state & TASK_DEAD);
+	ls_switch_settle(ns, false);
 }
 
 /*
- * The switch; then a dead task's state goes (task_state__delete()).
- * cgroups: whether this program tells holders' and preemptors' cgroups.
+ * The hot path.  Every switch notes next as this CPU's curr and keeps the
+ * idle clocks; then one test, plain loads only: nothing is watched on this
+ * CPU, prev left no fault on its line, prev does not die, and neither task
+ * is armed or a lock's owner (task_state__armed()).  Then the switch (ls_on_switch()), and a dead
+ * task's state goes (task_state__delete()).  cgroups: whether this program
+ * tells holders' and preemptors' cgroups.
  */
 static __always_inline int ls_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next, unsigned int prev_state,
 				     const bool cgroups)
 {
-	ls_on_switch(preempt, prev, next, prev_state, cgroups);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);
+	bool watched;
+
+	if (!w)
+		return 0;
+	ls_idle_switch(prev, next, cpu);
+	/* Before the switch-in lowers next's own count: its RUNNABLE needs this SWITCH. */
+	watched = ls_switch_watched(w, next);
+	if (!watched && w->fault_task != (__u64)prev && !(prev_state & TASK_DEAD) &&
+	    !task_state__armed(prev) && !task_state__armed(next))
+		return 0;
+	ls_on_switch(preempt, prev, next, prev_state, w, watched, cpu, cgroups);
 	if (prev_state & TASK_DEAD)
 		task_state__delete(prev);
 	return 0;

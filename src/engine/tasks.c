@@ -813,19 +813,27 @@ void tasks__runnable(struct engine *e, const struct ls_rec_runnable *r)
 	struct spell *sp;
 	__u64 ts = r->hdr.ts;
 
-	/* It comes just before the SWITCH that closes the spell. */
-	if (!tk || !tk->spell_open || !spell__runnable(&tk->open) ||
-	    !(tk->open.cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
+	/*
+	 * It comes at the task's switch-in, just before the SWITCH that closes
+	 * the spell; it closes the spell itself, so that a SWITCH left unsent
+	 * never keeps the spell open across the time the task ran.
+	 */
+	if (!tk || !tk->spell_open || !spell__runnable(&tk->open))
 		return;
 	sp = &tk->open;
 	tk->last_ts = u64_max(tk->last_ts, ts);
-	sp->cause |= SPELL_IDLE_TOLD;
-	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
-	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
-	sp->allowed = r->allowed;
-	sp->idle_cpus = r->idle_cpus;
-	sp->nr_cpus_allowed = r->nr_cpus_allowed;
-	sp->nr_cpus = r->nr_cpus;
+	if ((sp->cause & LS_CAUSE_F_PINNED) && r->start_ns <= ts) {
+		sp->cause |= SPELL_IDLE_TOLD;
+		/* A migration may have split the kernel's spell: the part sure to fall in this one. */
+		sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns,
+					  ts > sp->start ? ts - sp->start : 0);
+		sp->allowed = r->allowed;
+		sp->idle_cpus = r->idle_cpus;
+		sp->nr_cpus_allowed = r->nr_cpus_allowed;
+		sp->nr_cpus = r->nr_cpus;
+	}
+	spell__close(e, tk, ts);
+	tk->cpu_state = TASK_CPU_ON;
 }
 
 void tasks__steal(struct engine *e, const struct ls_rec_steal *r)
