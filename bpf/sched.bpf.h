@@ -59,17 +59,15 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 }
 
 /*
- * next (state ns) comes back on CPU: its off-CPU spell counts into its open
- * holds and, granted, into its wait's grant; its watch goes.  now: the
- * clock if the caller read it already, else 0; returns it read.
+ * ns's off-CPU spell ends at now: it counts into its open holds and,
+ * granted, into its wait's grant; its watch goes.  Returns whether the
+ * caller must save the stack it was off CPU in (ls_kstack_save()).
  */
-static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_struct *next,
-					  __u64 now)
+static __always_inline bool ls_spell_end(struct ls_task_state *ns, __u64 now)
 {
 	__u64 start = ns->offcpu_start_ns;
+	bool save = false;
 
-	if (!now)
-		now = bpf_ktime_get_ns();
 	if (start && now > start) {
 		__u64 off = now - start;
 		struct ls_wait_state *w = &ns->wait;
@@ -79,7 +77,7 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 		if (ns->hold[1].flags & LS_H_ACTIVE)
 			ns->hold[1].offcpu_ns += off;
 		if (cfg.kstacks && off >= cfg.min_hold_ns && ls_holding(ns) && !ns->off_kstack_valid)
-			ls_kstack_save(ns, next);
+			save = true;
 		if ((w->flags & (LS_W_ACTIVE | LS_W_GRANTED)) == (LS_W_ACTIVE | LS_W_GRANTED)) {
 			if (ns->grant.wait_ns > start)
 				start = ns->grant.wait_ns;
@@ -89,6 +87,21 @@ static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_
 	}
 	ns->offcpu_start_ns = 0;
 	ls_watch_lower(ns);
+	return save;
+}
+
+/*
+ * next (state ns) comes back on CPU: its spell ends (ls_spell_end()), and
+ * what it was kept off by.  now: the clock if the caller read it already,
+ * else 0; returns it read.
+ */
+static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_struct *next,
+					  __u64 now)
+{
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (ls_spell_end(ns, now))
+		ls_kstack_save(ns, next);
 	ls_throttle_close(next, now);
 	ls_pinned_close(next, now);
 	ls_steal_in(ns, next, now);
@@ -113,6 +126,172 @@ static __always_inline void ls_switch_settle(struct ls_task_state *st, bool dead
 }
 
 /*
+ * What a switch's parts pass on: prev's flags before and after its
+ * switch-out, its cause, next's flags (LS_SW_PF ...), and how
+ * (LS_SW_RUNNABLE ..., the CPU above them): a global function takes five
+ * arguments at most.
+ */
+#define LS_SW_PF(v)	((__u8)(v))
+#define LS_SW_PF_AFTER(v)	((__u8)((v) >> 8))
+#define LS_SW_CAUSE(v)	((__u8)((v) >> 16))
+#define LS_SW_NF(v)	((__u8)((v) >> 24))
+
+#define LS_SW_RUNNABLE	0x1
+#define LS_SW_WATCHED	0x2
+#define LS_SW_CGROUPS	0x4
+#define LS_SW_CPU_SHIFT	8
+
+/* prev (state ps) leaves the CPU at now: its LS_SW_PF, LS_SW_PF_AFTER and LS_SW_CAUSE. */
+static __always_inline __u32 ls_switch_prev_part(struct ls_task_state *ps, struct task_struct *prev,
+						 __u32 cpu, bool runnable, unsigned int prev_state,
+						 __u64 now)
+{
+	__u8 pf, pf_after, cause = 0;
+
+	pf = pf_after = ls_state_flags(ps);
+	if (ls_hist_pending(ps))
+		ls_hist_flush_all(ps, prev);
+	if (!runnable)
+		ls_io_sleep(ps, prev, prev_state);
+	if (pf) {
+		pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, now, &cause);
+	} else if ((prev_state & TASK_DEAD) && ps->seen) {
+		/* Took the lock after sched_process_exit (exit_mm): its last word. */
+		ls_emit_exit(ps, prev, now, 0);
+	}
+	return pf | pf_after << 8 | (__u32)cause << 16;
+}
+
+/*
+ * The SWITCH record of prev (state ps, or none) to next (*nt), and what
+ * follows it: the I/O device, the steal, the cgroups.  Returns whether the
+ * record went.
+ */
+static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct task_struct *prev,
+						const struct ls_task *nt, __u32 sw, __u32 how,
+						__u64 now)
+{
+	struct ls_rec_switch *r = ls_emit_reserve(LS_REC_SWITCH, sizeof(*r), now);
+	__u8 cause;
+
+	if (!r)
+		return false;
+	ls_task_fill(&r->prev, prev);
+	r->next = *nt;
+	r->prev_runnable = !!(how & LS_SW_RUNNABLE);
+	r->prev_flags = LS_SW_PF_AFTER(sw);
+	r->next_flags = LS_SW_NF(sw);
+	r->prev_cause = LS_SW_CAUSE(sw);
+	/* Read back: branches on cause itself would make the verifier tell each value apart. */
+	cause = LS_ONCE(r->prev_cause);
+	ls_emit_submit(r);
+	if (ps && (cause & LS_CAUSE_F_IO))
+		ls_emit_io_dev(prev, ps, now);
+	if (ps && (cause & LS_CAUSE_F_STEAL))
+		ls_emit_steal(ps, prev, now);
+	/*
+	 * LS_SW_CGROUPS comes from a constant: where it is not set the
+	 * compiler drops the call, and with it the global function, which a
+	 * verifier before 6.8 checks even when rodata makes the call dead
+	 * (5.10's gives up on the switch).
+	 */
+	if ((how & LS_SW_CGROUPS) && cfg.task_cgroups)
+		ls_switch_cgroups(LS_SW_PF_AFTER(sw), LS_SW_NF(sw),
+				  (how & LS_SW_WATCHED) || (ps && ps->watch_slot),
+				  how >> LS_SW_CPU_SHIFT, now);
+	return true;
+}
+
+#ifndef LS_TASK_STATE_HASH
+/*
+ * With task storage the parts are global functions, which the verifier
+ * checks once each rather than once per path through the others.  They
+ * take no task pointer: prev is current (bpf_get_current_task_btf()), next
+ * an address for probe reads (this CPU's curr by now, a scalar to the
+ * verifier), or what the handler read of it; the tasks' states come as
+ * pointers to memory.
+ */
+__noinline int ls_switch_prev(struct ls_task_state *ps, __u32 cpu, __u32 runnable,
+			      __u32 prev_state, __u64 now)
+{
+	if (!ps)
+		return 0;
+	return ls_switch_prev_part(ps, bpf_get_current_task_btf(), cpu, runnable, prev_state, now);
+}
+
+/*
+ * next (state ns, at address next_addr, tid and tgid) comes back on CPU at
+ * now: as ls_switch_in(), but the stack of its spell off CPU takes its BTF
+ * pointer: returns 1 if the caller must save it (ls_kstack_save()).
+ */
+__noinline int ls_switch_next(struct ls_task_state *ns, __u64 next_addr, __u32 tid, __u32 tgid,
+			      __u64 now)
+{
+	struct task_struct *next = (void *)next_addr;
+	int save;
+
+	if (!ns)
+		return 0;
+	save = ls_spell_end(ns, now);
+	ls_throttle_close(next, now);
+	if (pinned_open_n)
+		ls_pinned_end(tid, tgid, now);
+	ls_steal_in(ns, next, now);
+	return save;
+}
+
+__noinline int ls_switch_emit(struct ls_task_state *ps, const struct ls_task *nt, __u32 sw,
+			      __u32 how, __u64 now)
+{
+	if (!nt)
+		return 0;
+	return ls_switch_emit_part(ps, bpf_get_current_task_btf(), nt, sw, how, now);
+}
+
+static __always_inline __u32 ls_switch_prev_call(struct ls_task_state *ps,
+						 struct task_struct *prev, __u32 cpu,
+						 bool runnable, unsigned int prev_state, __u64 now)
+{
+	return ls_switch_prev(ps, cpu, runnable, prev_state, now);
+}
+
+static __always_inline void ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
+						struct ls_watch *w, __u64 now)
+{
+	if (ls_switch_next(ns, LS_ONCE(w->curr), next->pid, next->tgid, now))
+		ls_kstack_save(ns, next);
+}
+
+static __always_inline bool ls_switch_emit_call(struct ls_task_state *ps, struct task_struct *prev,
+						const struct ls_task *nt, __u32 sw, __u32 how,
+						__u64 now)
+{
+	return ls_switch_emit(ps, nt, sw, how, now);
+}
+#else
+/* The hash object's task is an address no global function could read: one body. */
+static __always_inline __u32 ls_switch_prev_call(struct ls_task_state *ps,
+						 struct task_struct *prev, __u32 cpu,
+						 bool runnable, unsigned int prev_state, __u64 now)
+{
+	return ls_switch_prev_part(ps, prev, cpu, runnable, prev_state, now);
+}
+
+static __always_inline void ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
+						struct ls_watch *w, __u64 now)
+{
+	ls_switch_in(ns, next, now);
+}
+
+static __always_inline bool ls_switch_emit_call(struct ls_task_state *ps, struct task_struct *prev,
+						const struct ls_task *nt, __u32 sw, __u32 how,
+						__u64 now)
+{
+	return ls_switch_emit_part(ps, prev, nt, sw, how, now);
+}
+#endif
+
+/*
  * A switch of armed tasks, or with a runnable holder waiting for this CPU
  * (watched), or of a task whose page fault is on this CPU's line (w): the
  * off-CPU accounting, and SWITCH unless prev and next have no lock state
@@ -127,59 +306,29 @@ static __always_inline void ls_on_switch(bool preempt, struct task_struct *prev,
 	struct ls_task_state *ps = ls_owner_take_marks(prev, ls_fault_keep(w, prev,
 						task_state__lookup(prev), prev_state));
 	struct ls_task_state *ns = ls_owner_take_marks(next, task_state__lookup(next));
-	__u8 pf = ps ? ls_state_flags(ps) : 0;
-	__u8 pf_after = pf;
-	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
-	struct ls_rec_switch *r;
-	__u8 cause = 0;
-	__u64 now = 0;
+	__u64 now = bpf_ktime_get_ns();
+	struct ls_task nt = {};
+	__u32 sw = 0, how;
+	__u8 nf = 0;
 
-	if (ps && ls_hist_pending(ps))
-		ls_hist_flush_all(ps, prev);
-	if (ps && !runnable)
-		ls_io_sleep(ps, prev, prev_state);
-	if (pf) {
-		now = bpf_ktime_get_ns();
-		pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, now, &cause);
-	} else if (ps && (prev_state & TASK_DEAD) && ps->seen) {
-		/* Took the lock after sched_process_exit (exit_mm): its last word. */
-		now = bpf_ktime_get_ns();
-		ls_emit_exit(ps, prev, now, 0);
+	if (ps)
+		sw = ls_switch_prev_call(ps, prev, cpu, runnable, prev_state, now);
+	if (ns) {
+		nf = ls_state_flags(ns);
+		if (ns->offcpu_start_ns || ns->watch_slot)
+			ls_switch_next_call(ns, next, w, now);
 	}
-	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
-		now = ls_switch_in(ns, next, now);
-
-	if (!watched && !pf && !nf)
+	if (!watched && !LS_SW_PF(sw) && !nf)
 		goto settle;
-	if (!now)
-		now = bpf_ktime_get_ns();
-	r = ls_emit_reserve(LS_REC_SWITCH, sizeof(*r), now);
-	if (!r)
+	ls_task_fill(&nt, next);
+	how = cpu << LS_SW_CPU_SHIFT | (runnable ? LS_SW_RUNNABLE : 0) |
+	      (watched ? LS_SW_WATCHED : 0) | (cgroups ? LS_SW_CGROUPS : 0);
+	if (!ls_switch_emit_call(ps, prev, &nt, sw | (__u32)nf << 24, how, now))
 		goto settle;
-	ls_task_fill(&r->prev, prev);
-	ls_task_fill(&r->next, next);
-	r->prev_runnable = runnable;
-	r->prev_flags = pf_after;
-	r->next_flags = nf;
-	r->prev_cause = cause;
-	/* Read back: branches on cause itself would make the verifier tell each value apart. */
-	cause = LS_ONCE(r->prev_cause);
-	ls_emit_submit(r);
-	if (ps && (cause & LS_CAUSE_F_IO))
-		ls_emit_io_dev(prev, ps, now);
-	if (ps && (cause & LS_CAUSE_F_STEAL))
-		ls_emit_steal(ps, prev, now);
-	/*
-	 * cgroups is a constant: where false the compiler drops the call, and
-	 * with it the global function, which a verifier before 6.8 checks even
-	 * when rodata makes the call dead (5.10's gives up on the switch).
-	 */
-	if (cgroups && cfg.task_cgroups)
-		ls_switch_cgroups(pf_after, nf, watched || (ps && ps->watch_slot), cpu, now);
-	if (pf)
+	if (ps && LS_SW_PF(sw))
 		ps->seen = 1;
-	if (nf)
+	if (ns && nf)
 		ns->seen = 1;
 settle:
 	ls_switch_settle(ps, prev_state & TASK_DEAD);
