@@ -125,63 +125,65 @@ static __always_inline void ls_switch_settle(struct ls_task_state *st, bool dead
 		task_state__disarm(st);
 }
 
-/*
- * What a switch's parts pass on: prev's flags before and after its
- * switch-out, its cause, next's flags (LS_SW_PF ...), and how
- * (LS_SW_RUNNABLE ..., the CPU above them): a global function takes five
- * arguments at most.
- */
-#define LS_SW_PF(v)	((__u8)(v))
-#define LS_SW_PF_AFTER(v)	((__u8)((v) >> 8))
-#define LS_SW_CAUSE(v)	((__u8)((v) >> 16))
-#define LS_SW_NF(v)	((__u8)((v) >> 24))
-
+/* How a switch goes on, for its SWITCH record: the CPU above these bits. */
 #define LS_SW_RUNNABLE	0x1
 #define LS_SW_WATCHED	0x2
 #define LS_SW_CGROUPS	0x4
 #define LS_SW_CPU_SHIFT	8
 
-/* prev (state ps) leaves the CPU at now: its LS_SW_PF, LS_SW_PF_AFTER and LS_SW_CAUSE. */
-static __always_inline __u32 ls_switch_prev_part(struct ls_task_state *ps, struct task_struct *prev,
-						 __u32 cpu, bool runnable, unsigned int prev_state,
-						 __u64 now)
+/*
+ * prev (state ps) leaves the CPU: returns its flags before, *pf_after
+ * after its switch-out, *cause why it cannot run.  *now: the clock, read
+ * here if 0 and needed.
+ */
+static __always_inline __u8 ls_switch_prev_part(struct ls_task_state *ps, struct task_struct *prev,
+						__u32 cpu, bool runnable, unsigned int prev_state,
+						__u64 *now, __u8 *pf_after, __u8 *cause)
 {
-	__u8 pf, pf_after, cause = 0;
+	__u8 pf = ls_state_flags(ps);
 
-	pf = pf_after = ls_state_flags(ps);
+	*pf_after = pf;
 	if (ls_hist_pending(ps))
 		ls_hist_flush_all(ps, prev);
 	if (!runnable)
 		ls_io_sleep(ps, prev, prev_state);
 	if (pf) {
-		pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, now, &cause);
+		if (!*now)
+			*now = bpf_ktime_get_ns();
+		*pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, *now, cause);
 	} else if ((prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
-		ls_emit_exit(ps, prev, now, 0);
+		if (!*now)
+			*now = bpf_ktime_get_ns();
+		ls_emit_exit(ps, prev, *now, 0);
 	}
-	return pf | pf_after << 8 | (__u32)cause << 16;
+	return pf;
 }
 
 /*
- * The SWITCH record of prev (state ps, or none) to next (*nt), and what
- * follows it: the I/O device, the steal, the cgroups.  Returns whether the
- * record went.
+ * The SWITCH record of prev (state ps, or none; its flags pf_after, its
+ * cause) to next (*nt, or read from next where nt is NULL; its flags nf),
+ * and what follows it: the I/O device, the steal, the cgroups.  how:
+ * LS_SW_*.  Returns whether the record went.
  */
 static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct task_struct *prev,
-						const struct ls_task *nt, __u32 sw, __u32 how,
+						struct task_struct *next, const struct ls_task *nt,
+						__u8 pf_after, __u8 nf, __u8 cause, __u32 how,
 						__u64 now)
 {
 	struct ls_rec_switch *r = ls_emit_reserve(LS_REC_SWITCH, sizeof(*r), now);
-	__u8 cause;
 
 	if (!r)
 		return false;
 	ls_task_fill(&r->prev, prev);
-	r->next = *nt;
+	if (nt)
+		r->next = *nt;
+	else
+		ls_task_fill(&r->next, next);
 	r->prev_runnable = !!(how & LS_SW_RUNNABLE);
-	r->prev_flags = LS_SW_PF_AFTER(sw);
-	r->next_flags = LS_SW_NF(sw);
-	r->prev_cause = LS_SW_CAUSE(sw);
+	r->prev_flags = pf_after;
+	r->next_flags = nf;
+	r->prev_cause = cause;
 	/* Read back: branches on cause itself would make the verifier tell each value apart. */
 	cause = LS_ONCE(r->prev_cause);
 	ls_emit_submit(r);
@@ -196,8 +198,7 @@ static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct
 	 * (5.10's gives up on the switch).
 	 */
 	if ((how & LS_SW_CGROUPS) && cfg.task_cgroups)
-		ls_switch_cgroups(LS_SW_PF_AFTER(sw), LS_SW_NF(sw),
-				  (how & LS_SW_WATCHED) || (ps && ps->watch_slot),
+		ls_switch_cgroups(pf_after, nf, (how & LS_SW_WATCHED) || (ps && ps->watch_slot),
 				  how >> LS_SW_CPU_SHIFT, now);
 	return true;
 }
@@ -209,14 +210,19 @@ static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct
  * take no task pointer: prev is current (bpf_get_current_task_btf()), next
  * an address for probe reads (this CPU's curr by now, a scalar to the
  * verifier), or what the handler read of it; the tasks' states come as
- * pointers to memory.
+ * pointers to memory.  Flags go in and out packed a byte each: a global
+ * function returns one scalar and takes five arguments at most.
  */
 __noinline int ls_switch_prev(struct ls_task_state *ps, __u32 cpu, __u32 runnable,
 			      __u32 prev_state, __u64 now)
 {
+	__u8 pf, pf_after, cause = 0;
+
 	if (!ps)
 		return 0;
-	return ls_switch_prev_part(ps, bpf_get_current_task_btf(), cpu, runnable, prev_state, now);
+	pf = ls_switch_prev_part(ps, bpf_get_current_task_btf(), cpu, runnable, prev_state, &now,
+				 &pf_after, &cause);
+	return pf | pf_after << 8 | (__u32)cause << 16;
 }
 
 /*
@@ -240,54 +246,69 @@ __noinline int ls_switch_next(struct ls_task_state *ns, __u64 next_addr, __u32 t
 	return save;
 }
 
-__noinline int ls_switch_emit(struct ls_task_state *ps, const struct ls_task *nt, __u32 sw,
+/* flags: prev's after its switch-out, next's, prev's cause, a byte each. */
+__noinline int ls_switch_emit(struct ls_task_state *ps, const struct ls_task *nt, __u32 flags,
 			      __u32 how, __u64 now)
 {
 	if (!nt)
 		return 0;
-	return ls_switch_emit_part(ps, bpf_get_current_task_btf(), nt, sw, how, now);
+	return ls_switch_emit_part(ps, bpf_get_current_task_btf(), NULL, nt, flags, flags >> 8,
+				   flags >> 16, how, now);
 }
 
-static __always_inline __u32 ls_switch_prev_call(struct ls_task_state *ps,
-						 struct task_struct *prev, __u32 cpu,
-						 bool runnable, unsigned int prev_state, __u64 now)
+static __always_inline __u8 ls_switch_prev_call(struct ls_task_state *ps, struct task_struct *prev,
+						__u32 cpu, bool runnable, unsigned int prev_state,
+						__u64 *now, __u8 *pf_after, __u8 *cause)
 {
-	return ls_switch_prev(ps, cpu, runnable, prev_state, now);
+	__u32 sw;
+
+	if (!*now)
+		*now = bpf_ktime_get_ns();
+	sw = ls_switch_prev(ps, cpu, runnable, prev_state, *now);
+	*pf_after = sw >> 8;
+	*cause = sw >> 16;
+	return sw;
 }
 
-static __always_inline void ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
-						struct ls_watch *w, __u64 now)
+static __always_inline __u64 ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
+						 struct ls_watch *w, __u64 now)
 {
+	if (!now)
+		now = bpf_ktime_get_ns();
 	if (ls_switch_next(ns, LS_ONCE(w->curr), next->pid, next->tgid, now))
 		ls_kstack_save(ns, next);
+	return now;
 }
 
 static __always_inline bool ls_switch_emit_call(struct ls_task_state *ps, struct task_struct *prev,
-						const struct ls_task *nt, __u32 sw, __u32 how,
-						__u64 now)
+						struct task_struct *next, __u8 pf_after, __u8 nf,
+						__u8 cause, __u32 how, __u64 now)
 {
-	return ls_switch_emit(ps, nt, sw, how, now);
+	struct ls_task nt = {};
+
+	ls_task_fill(&nt, next);
+	return ls_switch_emit(ps, &nt, pf_after | nf << 8 | (__u32)cause << 16, how, now);
 }
 #else
 /* The hash object's task is an address no global function could read: one body. */
-static __always_inline __u32 ls_switch_prev_call(struct ls_task_state *ps,
-						 struct task_struct *prev, __u32 cpu,
-						 bool runnable, unsigned int prev_state, __u64 now)
+static __always_inline __u8 ls_switch_prev_call(struct ls_task_state *ps, struct task_struct *prev,
+						__u32 cpu, bool runnable, unsigned int prev_state,
+						__u64 *now, __u8 *pf_after, __u8 *cause)
 {
-	return ls_switch_prev_part(ps, prev, cpu, runnable, prev_state, now);
+	return ls_switch_prev_part(ps, prev, cpu, runnable, prev_state, now, pf_after, cause);
 }
 
-static __always_inline void ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
-						struct ls_watch *w, __u64 now)
+static __always_inline __u64 ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
+						 struct ls_watch *w, __u64 now)
 {
-	ls_switch_in(ns, next, now);
+	return ls_switch_in(ns, next, now);
 }
 
 static __always_inline bool ls_switch_emit_call(struct ls_task_state *ps, struct task_struct *prev,
-						const struct ls_task *nt, __u32 sw, __u32 how,
-						__u64 now)
+						struct task_struct *next, __u8 pf_after, __u8 nf,
+						__u8 cause, __u32 how, __u64 now)
 {
-	return ls_switch_emit_part(ps, prev, nt, sw, how, now);
+	return ls_switch_emit_part(ps, prev, next, NULL, pf_after, nf, cause, how, now);
 }
 #endif
 
@@ -306,29 +327,29 @@ static __always_inline void ls_on_switch(bool preempt, struct task_struct *prev,
 	struct ls_task_state *ps = ls_owner_take_marks(prev, ls_fault_keep(w, prev,
 						task_state__lookup(prev), prev_state));
 	struct ls_task_state *ns = ls_owner_take_marks(next, task_state__lookup(next));
+	__u8 nf = ns ? ls_state_flags(ns) : 0;
 	bool runnable = preempt || prev_state == TASK_RUNNING;
-	__u64 now = bpf_ktime_get_ns();
-	struct ls_task nt = {};
-	__u32 sw = 0, how;
-	__u8 nf = 0;
+	__u8 pf = 0, pf_after = 0, cause = 0;
+	__u64 now = 0;
+	__u32 how;
 
 	if (ps)
-		sw = ls_switch_prev_call(ps, prev, cpu, runnable, prev_state, now);
-	if (ns) {
-		nf = ls_state_flags(ns);
-		if (ns->offcpu_start_ns || ns->watch_slot)
-			ls_switch_next_call(ns, next, w, now);
-	}
-	if (!watched && !LS_SW_PF(sw) && !nf)
+		pf = ls_switch_prev_call(ps, prev, cpu, runnable, prev_state, &now, &pf_after,
+					 &cause);
+	if (ns && (ns->offcpu_start_ns || ns->watch_slot))
+		now = ls_switch_next_call(ns, next, w, now);
+
+	if (!watched && !pf && !nf)
 		goto settle;
-	ls_task_fill(&nt, next);
+	if (!now)
+		now = bpf_ktime_get_ns();
 	how = cpu << LS_SW_CPU_SHIFT | (runnable ? LS_SW_RUNNABLE : 0) |
 	      (watched ? LS_SW_WATCHED : 0) | (cgroups ? LS_SW_CGROUPS : 0);
-	if (!ls_switch_emit_call(ps, prev, &nt, sw | (__u32)nf << 24, how, now))
+	if (!ls_switch_emit_call(ps, prev, next, pf_after, nf, cause, how, now))
 		goto settle;
-	if (ps && LS_SW_PF(sw))
+	if (pf)
 		ps->seen = 1;
-	if (ns && nf)
+	if (nf)
 		ns->seen = 1;
 settle:
 	ls_switch_settle(ps, prev_state & TASK_DEAD);
