@@ -24,6 +24,9 @@
 #ifndef LOCKSTALL_BACKEND_RWSEM_BPF_H
 #define LOCKSTALL_BACKEND_RWSEM_BPF_H
 
+#include "compat.bpf.h"
+#include "mmap_lock.bpf.h"
+
 /*
  * mms seen as the caller's own (current->mm), for kernels without
  * mm->owner (CONFIG_MEMCG off), where a lock taken on another process's mm

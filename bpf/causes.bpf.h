@@ -29,6 +29,9 @@
 #ifndef LOCKSTALL_CAUSES_BPF_H
 #define LOCKSTALL_CAUSES_BPF_H
 
+#include "compat.bpf.h"
+#include "emit.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct kernfs_node {

@@ -9,6 +9,8 @@
 #ifndef LOCKSTALL_COMPAT_BPF_H
 #define LOCKSTALL_COMPAT_BPF_H
 
+#include "config.bpf.h"
+
 /*
  * Commit da1c55f1b272 ("mmap locking API: rename mmap_sem to mmap_lock")
  * (5.8).  The rwsem backends find the mm from the lock's address; only its

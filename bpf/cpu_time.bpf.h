@@ -13,11 +13,14 @@
  *    "ran": its run queue's prev_steal_time (CONFIG_PARAVIRT_TIME_ACCOUNTING,
  *    updated by update_rq_clock() before every switch), read at the
  *    holder's switch-in and switch-out.
- * Only holders pay for the reads; every switch pays one pid test, and a
+ * Only holders pay for the reads; every switch pays two pid loads, and a
  * switch to or from the idle task one clock read and a store to its own CPU's line.
  */
 #ifndef LOCKSTALL_CPU_TIME_BPF_H
 #define LOCKSTALL_CPU_TIME_BPF_H
+
+#include "causes.bpf.h"
+#include "emit.bpf.h"
 
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
@@ -51,7 +54,8 @@ struct {
 static __always_inline void ls_idle_switch(struct task_struct *prev, struct task_struct *next,
 					   __u32 cpu)
 {
-	bool to_idle = !BPF_CORE_READ(next, pid), from_idle = !BPF_CORE_READ(prev, pid);
+	/* The switch's own arguments: BTF pointers, plain loads. */
+	bool to_idle = !next->pid, from_idle = !prev->pid;
 	struct ls_idle_clock *c;
 	__u64 now;
 
@@ -246,7 +250,7 @@ __noinline int ls_pinned_end(__u32 tid, __u32 tgid, __u64 now)
 static __always_inline void ls_pinned_close(struct task_struct *p, __u64 now)
 {
 	if (pinned_open_n)
-		ls_pinned_end(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, tgid), now);
+		ls_pinned_end(p->pid, p->tgid, now);
 }
 
 /* The steal time of p's CPU's run queue so far; 0 where the kernel keeps none. */

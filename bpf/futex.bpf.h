@@ -33,6 +33,10 @@
  * The hash object (5.10: no kfuncs, no task storage) has the programs,
  * never loaded ("?" sections), so both objects keep one skeleton layout.
  */
+#ifndef LOCKSTALL_FUTEX_BPF_H
+#define LOCKSTALL_FUTEX_BPF_H
+
+#include "owner.bpf.h"
 
 #define LS_FUTEX_WAIT		0
 #define LS_FUTEX_LOCK_PI	6
@@ -44,9 +48,6 @@
 #define LS_GLIBC_MUTEX_OWNER	8	/* offsetof(pthread_mutex_t, __data.__owner), x86-64 */
 #define LS_GLIBC_LOCK_WAITERS	2	/* lll_lock_wait(): "locked, maybe waiters" */
 #define LS_GLIBC_RWLOCK_WAIT	3	/* 1 | PTHREAD_RWLOCK_FUTEX_USED: a writer holds it */
-
-/* The futex calls are traced by fentry and fexit (src/loader.c), not by sys_enter and sys_exit. */
-const volatile bool futex_fentry = false;
 
 #define LS_NR_FUTEX		202	/* x86_64 */
 #define LS_NR_FUTEX_WAITV	449	/* x86_64, 5.16+ */
@@ -85,9 +86,6 @@ struct ls_futex_args {
 };
 
 #ifndef LS_TASK_STATE_HASH
-/* Weak: the object still loads where they are missing (the loader turns the programs off). */
-extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
-extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* The head of glibc's x86-64 pthread_mutex_t (struct __pthread_mutex_s). */
 struct ls_glibc_mutex {
@@ -287,108 +285,6 @@ static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind
 	return m.owner;
 }
 
-/* Where the owner is now, for the engine; 0..2 as enum ls_owner_state. */
-static __always_inline __u8 ls_owner_state(struct task_struct *t)
-{
-	return ls_task_where(t->on_cpu, t->on_rq, ls_task_sched_state(t));
-}
-
-/*
- * Mark the owner followed and tell the engine where it is.  false: no
- * such thread in the waiter's process (for a plain futex), so no owner.
- * known: the owner's task_struct if the lock said it (a kernel lock),
- * for owners followed by TID (owner_tid.bpf.h); else NULL.
- */
-static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_task_state *st,
-					   struct task_struct *known, __u64 now)
-{
-	struct task_struct *t;
-	struct ls_task_state *os;
-	struct ls_rec_owner *r;
-	bool ok = false, io;
-	__u32 cpu;
-	__u8 state;
-
-	if (owner_by_tid)
-		return ls_owner_begin_tid(cur, st, known, now);
-	t = bpf_task_from_pid(st->wait.owner_tid);
-	if (!t)
-		return false;
-	if (st->wait.kind == LS_LOCK_FUTEX && t->tgid != cur->tgid)
-		goto out;
-	os = task_state__get(t);
-	if (!os)
-		goto out;
-	ok = true;
-	if (os->pend.owner_waiters < 255)
-		os->pend.owner_waiters++;
-	cpu = ls_task_cpu(t);
-	state = ls_owner_state(t);
-	/* Off CPU from now on as far as its off-CPU sums go; a runnable one is watched. */
-	if (state != LS_OWNER_RUNNING && !os->offcpu_start_ns)
-		os->offcpu_start_ns = now;
-	if (state == LS_OWNER_RUNNABLE)
-		ls_watch_raise(os, cpu);
-	io = state == LS_OWNER_BLOCKED && ls_in_io_wait(t, ls_task_sched_state(t));
-	r = ls_emit_reserve(LS_REC_OWNER, sizeof(*r), now);
-	if (!r)
-		goto out;
-	ls_task_fill(&r->waiter, cur);
-	ls_task_fill(&r->owner, t);
-	ls_task_fill_cpu_curr(&r->cpu_curr, cpu);
-	ls_lock_fill(&r->lock, &st->wait, cur);
-	r->start_ns = st->wait.start_ns;
-	r->owner_cpu = cpu;
-	r->owner_state = state;
-	r->how = st->wait.owner_how;
-	r->owner_flags = ls_state_flags(os);
-	r->owner_cause = io ? LS_CAUSE_F_IO : 0;
-	ls_emit_submit(r);
-	if (io)
-		ls_emit_io_dev(t, os, now);
-	ls_emit_task_cgroup(t, now);
-	if (state == LS_OWNER_RUNNABLE)
-		ls_emit_cpu_curr_cgroup(cpu, now);
-	os->seen = 1;
-	st->seen = 1;
-	st->wait.flags |= LS_W_OWNER_SENT;
-out:
-	bpf_task_release(t);
-	return ok;
-}
-
-static __always_inline void ls_owner_end(struct ls_task_state *st, __u32 tid)
-{
-	struct task_struct *t;
-	struct ls_task_state *os;
-
-	if (owner_by_tid) {
-		ls_owner_end_tid(st, tid);
-		return;
-	}
-	t = bpf_task_from_pid(tid);
-	if (!t)
-		return;
-	os = task_state__lookup(t);
-	if (os && os->pend.owner_waiters)
-		os->pend.owner_waiters--;
-	bpf_task_release(t);
-}
-
-/* A futex or kernel lock wait of cur (current) ends: WAIT_END by the rules, its owner let go. */
-static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *st,
-					      struct task_struct *cur, bool success)
-{
-	__u32 owner = st->wait.owner_tid;
-
-	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), success);
-	st->wait.kind = LS_LOCK_MMAP;
-	st->wait.owner_tid = 0;
-	st->wait.owner_how = LS_OWNER_NONE;
-	if (owner)
-		ls_owner_end(st, owner);
-}
-
 /*
  * The lock a futex call of t with arguments a waits on: its kind
  * (LS_LOCK_MMAP: none, not traced) and its owner as the lock's memory says
@@ -510,6 +406,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, enum ls_futex_ca
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	now = bpf_ktime_get_ns();
 	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_ACTIVE);
 	ls_futex_follow_owner(cur, st, now);
@@ -552,7 +449,7 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 /*
  * The same from fentry and fexit on the x86-64 futex syscalls' own
  * functions, where the kernel's trampolines work (src/loader.c chooses,
- * futex_fentry): then only futex calls pay, not every syscall.
+ * cfg.futex_fentry): then only futex calls pay, not every syscall.
  */
 SEC("?fentry/__x64_sys_futex")
 int BPF_PROG(ls_futex_fentry, struct pt_regs *regs)
@@ -638,3 +535,5 @@ int BPF_PROG(ls_futex_wait2_fexit, struct pt_regs *regs, long ret)
 	return 0;
 }
 #endif
+
+#endif /* LOCKSTALL_FUTEX_BPF_H */

@@ -7,6 +7,39 @@
 #ifndef LOCKSTALL_HIST_BPF_H
 #define LOCKSTALL_HIST_BPF_H
 
+#include "log2.bpf.h"
+#include "task_state.bpf.h"
+
+/* Goes into loader_stats. */
+__u64 hist_misses = 0;	/* samples lost: the histogram map was full */
+
+/*
+ * Histograms: slots in an array (hist_slots), found by key through
+ * hist_index, handed out from hist_free (the loader fills it with every
+ * index at start and gives back the slots of processes that exited).  A
+ * task caches the indices of the slots it adds to (ls_task_state.hist):
+ * the hash is looked up once per task and kind, not on every lock event.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LS_HIST_MAX);
+	__type(key, __u32);
+	__type(value, struct ls_hist_slot);
+} hist_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LS_HIST_MAX);
+	__type(key, struct ls_hist_key);
+	__type(value, __u32);
+} hist_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, LS_HIST_MAX);
+	__type(value, __u32);
+} hist_free SEC(".maps");
+
 /*
  * ls_task_state.hist[]: which cached slot a histogram of kind and mode
  * uses.  The waits of futexes and kernel locks share one (a task mostly

@@ -16,6 +16,8 @@
 #ifndef LOCKSTALL_IO_BPF_H
 #define LOCKSTALL_IO_BPF_H
 
+#include "emit.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct task_struct___io {
@@ -99,6 +101,7 @@ static __always_inline void ls_io_note(struct block_device *bdev)
 	dev = BPF_CORE_READ(bdev, bd_dev);
 	if (!dev || dev == st->io_dev)
 		return;
+	task_state__arm(ls_current(), st);
 	st->io_dev = dev;
 	disk = BPF_CORE_READ(bdev, bd_disk);
 	if (!disk || bpf_probe_read_kernel_str(st->io_disk, sizeof(st->io_disk),

@@ -28,6 +28,10 @@
  * LS_OWNER_HINT, never as the readers.  Followed as a futex owner is
  * (ls_owner_begin()).
  */
+#ifndef LOCKSTALL_KLOCK_BPF_H
+#define LOCKSTALL_KLOCK_BPF_H
+
+#include "owner.bpf.h"
 
 #define LS_LCB_F_SPIN		(1U << 0)
 #define LS_LCB_F_READ		(1U << 1)
@@ -121,7 +125,6 @@ static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 
 	return NULL;	/* a percpu-rwsem has no owner */
 }
 
-
 /* Is lock the mmap_lock of cur's own mm (told by the mmap_lock programs)? */
 static __always_inline bool ls_klock_is_own_mmap(struct task_struct *cur, __u64 lock)
 {
@@ -166,6 +169,7 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	w = &st->wait;
 	if (w->flags & LS_W_ACTIVE) {
 		/* Its own spin ended and it sleeps now; anything else is another's wait. */
@@ -227,3 +231,5 @@ int BPF_PROG(ls_contention_end, void *lock, int ret)
 	return 0;
 }
 #endif
+
+#endif /* LOCKSTALL_KLOCK_BPF_H */

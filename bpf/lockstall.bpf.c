@@ -26,163 +26,26 @@
  * counts the holds that went off CPU.  Short samples reach them in batches
  * (ls_hist_add()): a task's last few are added when it leaves the CPU.
  *
- * This file holds the maps, the counters and the programs; the work is in
- * parts by concern: compat.bpf.h (one shim per kernel change),
- * task_state.bpf.h (per-task state, and the hash object's variant),
- * watch.bpf.h (the per-CPU line), emit.bpf.h (records), stack.bpf.h,
- * hist.bpf.h, mmap_lock.bpf.h (the wait/hold state machine every backend
- * calls), sched.bpf.h (the switch path), causes.bpf.h, cpu_time.bpf.h,
- * reclaim.bpf.h and io.bpf.h (why a holder could not run), task_cgroup.bpf.h
- * (the cgroups of holders and preemptors), owner_tid.bpf.h (lock owners by
- * TID, before 6.2) and backend_rwsem.bpf.h (fentry and kprobe programs).
+ * This file holds the scheduler's and mmap_lock's programs; the work is in
+ * parts by concern, each with the maps it owns, including the parts it
+ * uses (src/README.md lists them; scripts/check-includes checks that each
+ * compiles alone).  The parts below with programs of their own: the rwsem
+ * backends, futexes, kernel locks, waits begun before tracing, reclaim, I/O.
  */
-#include "vmlinux_min.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
-#include <lockstall/abi.h>
-#include "compat.bpf.h"
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-const volatile struct ls_bpf_config cfg = {};
-
-/* hist_misses goes into loader_stats; hold_overflows is for bpftool map dump. */
-__u64 hist_misses = 0;		/* samples lost: the histogram map was full */
-__u64 hold_overflows = 0;	/* holds not followed: both slots busy */
-/*
- * What stacks cost, timed where it is spent (two clock reads per stack,
- * and stacks are rare): STACK records made and the time making them took,
- * and the kernel stacks saved after a holder's long off-CPU spell.
- */
-__u64 stack_records = 0;
-__u64 stack_ns = 0;
-__u64 kstack_saves = 0;
-__u64 kstack_save_ns = 0;
-/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
-__u64 task_state_full = 0;
-
-/* task_state, the map of each task's state, and the interface to it. */
-#include "task_state.bpf.h"
-
-/*
- * Per CPU: n counts tasks runnable there, not running, while holding or
- * granted the lock; curr is the task that CPU switched to last.  A plain
- * array, not per-CPU, since a wakeup on one CPU raises another CPU's count
- * and reads its curr; one cache line each so the switch path of one CPU
- * does not bounce another's line.  BPF_F_MMAPABLE for its page-aligned
- * values: a plain array's start 56 bytes into a line (6.18), so every
- * entry would straddle two.
- *
- * curr stands in for rq->curr: the per-CPU runqueues variable is a typed
- * ksym, which only kernels with CONFIG_KALLSYMS_ALL can resolve.
- *
- * fault is the last user page fault taken on this CPU, by fault_task.  It
- * is noted here, not in the task's storage: most faults never take
- * mmap_lock (per-VMA locks), and a task storage lookup at every fault
- * would cost more than the rest of the handler; this line costs next to
- * nothing.  It moves to the task's storage at the task's next
- * switch-out (ls_fault_keep()), the only way off this CPU, so the task's
- * last fault is always in one of the two: here while fault_task is
- * current, else in its storage.
- */
-struct ls_watch {
-	__u64 n;
-	__u64 curr;		/* task_struct address; 0 until the CPU switched once */
-	__u64 fault_task;	/* whose fault is in fault; 0: none */
-	struct ls_fault fault;
-	__u64 pad[1];
-};
-_Static_assert(sizeof(struct ls_watch) == 64, "ls_watch is one cache line");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1024);	/* the loader sets the number of possible CPUs */
-	__type(key, __u32);
-	__type(value, struct ls_watch);
-} watch SEC(".maps");
-
-struct ls_drops {
-	__u64 pending;		/* since this CPU's last record: its next lost_before */
-	__u64 total;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ls_drops);
-} drops SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} events SEC(".maps");
-
-/*
- * Histograms: slots in an array (hist_slots), found by key through
- * hist_index, handed out from hist_free (the loader fills it with every
- * index at start and gives back the slots of processes that exited).  A
- * task caches the indices of the slots it adds to (ls_task_state.hist):
- * the hash is looked up once per task and kind, not on every lock event.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, LS_HIST_MAX);
-	__type(key, __u32);
-	__type(value, struct ls_hist_slot);
-} hist_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, LS_HIST_MAX);
-	__type(key, struct ls_hist_key);
-	__type(value, __u32);
-} hist_index SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, LS_HIST_MAX);
-	__type(value, __u32);
-} hist_free SEC(".maps");
-
-/*
- * STACK records are built here, per CPU, then copied into the ring buffer
- * with bpf_ringbuf_output(): their size depends on how much user stack
- * could be copied, and a reservation's size must be a constant.  Too big
- * for a per-CPU array (32 KiB values at most): a plain array with one
- * entry per CPU (the loader sets max_entries).  Only the lock tracepoints
- * fill it, in process context with preemption off (tracepoint callbacks),
- * so nothing else runs on this CPU's entry while it is in use.
- */
-struct ls_stack_buf {
-	struct ls_rec_stack rec;
-	/* slack past LS_USTACK_COPY_MAX: the copy loop's masked bounds */
-	__u8 copy[LS_USTACK_COPY_MAX + 8192];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct ls_stack_buf);
-} stack_bufs SEC(".maps");
-
-/* The parts, each using the maps above; the programs follow. */
-#include "watch.bpf.h"
+#include "config.bpf.h"
 #include "emit.bpf.h"
-#include "stack.bpf.h"
-#include "log2.bpf.h"
 #include "hist.bpf.h"
 #include "mmap_lock.bpf.h"
-#include "causes.bpf.h"
-#include "cpu_time.bpf.h"
-#include "reclaim.bpf.h"
-#include "io.bpf.h"
-#include "task_cgroup.bpf.h"
-#include "owner_tid.bpf.h"
 #include "sched.bpf.h"
+#include "backend_rwsem.bpf.h"
+#include "futex.bpf.h"
+#include "io.bpf.h"
+#include "klock.bpf.h"
+#include "prior.bpf.h"
+#include "reclaim.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Lock tracepoints -------------------------------------------------------- */
 
@@ -252,7 +115,6 @@ int BPF_PROG(ls_page_fault_user, unsigned long address, struct pt_regs *regs,
 
 /* Scheduler tracepoints ----------------------------------------------------- */
 
-
 SEC("tp_btf/sched_switch")
 int BPF_PROG(ls_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -275,8 +137,12 @@ int BPF_PROG(ls_sched_switch_nostate, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_waking")
 int BPF_PROG(ls_sched_waking, struct task_struct *p)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st || !ls_state_flags(st))
 		return 0;
 	ls_task_fill(&st->waker, ls_current());
@@ -286,7 +152,7 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 	struct ls_rec_wakeup *r;
 	bool raised;
 	__u8 cause = 0;
@@ -294,6 +160,10 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	__u64 now;
 	__u8 f;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st)
 		return 0;
 	f = ls_state_flags(st);
@@ -338,12 +208,16 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(ls_sched_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct ls_task_state *st = ls_owner_take_marks(p, task_state__lookup(p));
+	struct ls_task_state *st;
 	struct ls_rec_migrate *r;
 	bool raised;
 	__u64 now;
 	__u8 f;
 
+	/* First, before any helper: only armed tasks and owners have anything here. */
+	if (!task_state__armed(p))
+		return 0;
+	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st)
 		return 0;
 	f = ls_state_flags(st);
@@ -445,8 +319,3 @@ int BPF_PROG(ls_sched_process_exec, struct task_struct *p)
 	return 0;
 }
 
-/* The fentry and kprobe backends: the rwsem functions, into the handlers above. */
-#include "backend_rwsem.bpf.h"
-#include "futex.bpf.h"
-#include "klock.bpf.h"
-#include "prior.bpf.h"

@@ -3,6 +3,11 @@
 #ifndef LOCKSTALL_LOG2_BPF_H
 #define LOCKSTALL_LOG2_BPF_H
 
+/* Plain C: test/unit/test_bpf_log2.c compiles it too, with the C library's types. */
+#ifdef __bpf__
+#include "config.bpf.h"
+#endif
+
 /* floor(log2(v)) for v > 0, branch-free so the verifier sees one path. */
 static __always_inline __u32 ls_log2(__u64 v)
 {

@@ -9,6 +9,13 @@
 #ifndef LOCKSTALL_MMAP_LOCK_BPF_H
 #define LOCKSTALL_MMAP_LOCK_BPF_H
 
+#include "emit.bpf.h"
+#include "hist.bpf.h"
+#include "stack.bpf.h"
+
+/* For bpftool map dump. */
+__u64 hold_overflows = 0;	/* holds not followed: both slots busy */
+
 /* Which hold slot a new hold of mm takes; -1: both busy (counted). */
 static __always_inline int ls_hold_slot(struct ls_task_state *st, __u64 mm)
 {
@@ -137,6 +144,7 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 	st = task_state__get(cur);
 	if (!st)
 		return 0;
+	task_state__arm(cur, st);
 	w = &st->wait;
 	w->mm = (__u64)mm;
 	w->start_ns = bpf_ktime_get_ns();

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Lock owners followed by TID, where the kernel lacks bpf_task_from_pid()
- * (before 6.2: Debian 12's 6.1) or the loader is told to (owner_by_tid,
+ * (before 6.2: Debian 12's 6.1) or the loader is told to (cfg.owner_by_tid,
  * LS_FEAT_OWNER_BY_TID).  A waiter there cannot reach its owner's task
  * storage, only its TID: it leaves a mark (owner_marks: TID -> waiters)
  * and the owner takes it into its own storage (pend.owner_waiters) at its
  * next switch, waking (so that its waker is kept), wakeup or migration,
- * the events an owner's following needs.  owner_filter counts the marks by TID modulo its size, so a task
+ * the events an owner's following needs.  The marks are counted in
+ * task_armed (task_state.bpf.h) by TID too, so a task
  * without a mark costs one array read on those paths, and with the kfunc
  * (owner_by_tid false, a constant to the verifier) nothing at all.
  *
@@ -22,14 +23,14 @@
 #ifndef LOCKSTALL_OWNER_TID_BPF_H
 #define LOCKSTALL_OWNER_TID_BPF_H
 
-#define LS_OWNER_FILTER_N	1024	/* a power of two */
+#include "compat.bpf.h"
+#include "emit.bpf.h"
+#include "io.bpf.h"
+#include "watch.bpf.h"
+
 #define LS_OWNER_MARKS_MAX	4096	/* owners waited on at once */
 #define LS_OWNER_WALK_MAX	128	/* threads looked at for a futex owner */
 
-const volatile bool owner_by_tid = false;
-
-/* Marks by TID modulo LS_OWNER_FILTER_N: 0, no task of those TIDs is an owner. */
-__u32 owner_filter[LS_OWNER_FILTER_N] = {};
 /* Owners not followed: owner_marks was full. */
 __u64 owner_marks_full = 0;
 
@@ -51,6 +52,16 @@ struct task_struct___ls {
 	struct signal_struct___ls *signal;
 } __attribute__((preserve_access_index));
 
+/*
+ * Owners waited on, however they are followed, count in task_armed by TID
+ * as armed tasks do: the scheduler programs' one test sees them too, and
+ * no task of a TID whose count is 0 is an owner.
+ */
+static __always_inline void ls_owner_filter_add(__u32 tid, __s32 delta)
+{
+	__sync_fetch_and_add(&task_armed[tid & (LS_ARMED_N - 1)], delta);
+}
+
 static __always_inline bool ls_owner_mark_add(__u32 tid)
 {
 	__u32 one = 1, *n = bpf_map_lookup_elem(&owner_marks, &tid);
@@ -65,7 +76,7 @@ static __always_inline bool ls_owner_mark_add(__u32 tid)
 	}
 	__sync_fetch_and_add(n, 1);
 filter:
-	__sync_fetch_and_add(&owner_filter[tid & (LS_OWNER_FILTER_N - 1)], 1);
+	ls_owner_filter_add(tid, 1);
 	return true;
 }
 
@@ -78,7 +89,7 @@ static __always_inline void ls_owner_mark_del(__u32 tid)
 {
 	__u32 *n = bpf_map_lookup_elem(&owner_marks, &tid);
 
-	__sync_fetch_and_add(&owner_filter[tid & (LS_OWNER_FILTER_N - 1)], -1);
+	ls_owner_filter_add(tid, -1);
 	if (!n)
 		return;
 	__sync_fetch_and_add(n, -1);
@@ -98,10 +109,10 @@ static __always_inline struct ls_task_state *ls_owner_take_marks(struct task_str
 {
 	__u32 tid, n = 0, *marks;
 
-	if (!owner_by_tid)
+	if (!cfg.owner_by_tid)
 		return st;
 	tid = LS_TASK_READ(t, pid);
-	if (owner_filter[tid & (LS_OWNER_FILTER_N - 1)]) {
+	if (task_state__armed_tid(tid)) {
 		marks = bpf_map_lookup_elem(&owner_marks, &tid);
 		if (marks)
 			n = *marks;
@@ -115,6 +126,7 @@ static __always_inline struct ls_task_state *ls_owner_take_marks(struct task_str
 		st = task_state__get(t);
 	if (!st)
 		return NULL;
+	task_state__arm(t, st);
 	if (!st->pend.owner_waiters && !st->offcpu_start_ns && !LS_TASK_READ(t, on_cpu))
 		st->offcpu_start_ns = bpf_ktime_get_ns();
 	st->pend.owner_waiters = n > 255 ? 255 : n;
@@ -132,7 +144,7 @@ static __always_inline void ls_owner_io_dev_at_wakeup(struct task_struct *t,
 {
 	struct task_struct___io *p = (void *)t;
 
-	if (!owner_by_tid || !st->pend.owner_waiters || !st->io_dev)
+	if (!cfg.owner_by_tid || !st->pend.owner_waiters || !st->io_dev)
 		return;
 	if (BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait))
 		ls_emit_io_dev(t, st, now);

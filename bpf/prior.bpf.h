@@ -14,10 +14,12 @@
  * The hash object (5.10: no task storage) has the programs, never loaded
  * ("?" sections), so both objects keep one skeleton layout.
  */
+#ifndef LOCKSTALL_PRIOR_BPF_H
+#define LOCKSTALL_PRIOR_BPF_H
 
-/* What the scan looks for (src/loader.c): only waits whose ends are traced. */
-const volatile bool prior_futex = false;
-const volatile bool prior_mutex = false;
+#include "futex.bpf.h"
+#include "klock.bpf.h"
+
 /*
  * Set by user space for the scans after start-up: the kernel skipped one
  * of our programs (its recursion guard), and a wait it would have seen
@@ -91,7 +93,7 @@ static __always_inline __u64 ls_prior_mutex_of(struct task_struct *t)
 {
 	struct task_struct___blocked_on *b = (void *)t;
 
-	if (!prior_mutex || !bpf_core_field_exists(b->blocked_on) || t->on_cpu)
+	if (!cfg.prior_mutex || !bpf_core_field_exists(b->blocked_on) || t->on_cpu)
 		return 0;
 	return (__u64)BPF_CORE_READ(b, blocked_on);
 }
@@ -107,10 +109,10 @@ struct ls_prior_found {
 /* t's futex wait, judged and its owner read as ls_futex_enter() would; false: none. */
 static __always_inline bool ls_prior_futex(struct task_struct *t, struct ls_prior_found *f)
 {
-	if (!prior_futex || !ls_prior_futex_args(t, &f->a))
+	if (!cfg.prior_futex || !ls_prior_futex_args(t, &f->a))
 		return false;
 	/* no end of its own for ls_prior_unqueue*() to see: left to sys_exit */
-	if (futex_fentry && (f->a.op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
+	if (cfg.futex_fentry && (f->a.op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
 		return false;
 	f->kind = ls_futex_lock(&f->a, t, t, &f->owner, &f->how);
 	return f->kind != LS_LOCK_MMAP;
@@ -175,6 +177,7 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	/* A wait the live programs saw after attaching is followed already. */
 	if (!st || (st->wait.flags & LS_W_ACTIVE))
 		return 0;
+	task_state__arm(t, st);
 	now = bpf_ktime_get_ns();
 	/*
 	 * The records first, the wait active last: a live end that sees it
@@ -260,3 +263,5 @@ int BPF_PROG(ls_prior_unqueue_pi, void *q)
 	return 0;
 }
 #endif
+
+#endif /* LOCKSTALL_PRIOR_BPF_H */

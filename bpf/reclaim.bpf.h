@@ -10,6 +10,9 @@
 #ifndef LOCKSTALL_RECLAIM_BPF_H
 #define LOCKSTALL_RECLAIM_BPF_H
 
+#include "causes.bpf.h"
+#include "emit.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct css_set {

@@ -3,6 +3,42 @@
 #ifndef LOCKSTALL_STACK_BPF_H
 #define LOCKSTALL_STACK_BPF_H
 
+#include "compat.bpf.h"
+
+#include "emit.bpf.h"
+
+/*
+ * What stacks cost, timed where it is spent (two clock reads per stack,
+ * and stacks are rare): STACK records made and the time making them took,
+ * and the kernel stacks saved after a holder's long off-CPU spell.
+ */
+__u64 stack_records = 0;
+__u64 stack_ns = 0;
+__u64 kstack_saves = 0;
+__u64 kstack_save_ns = 0;
+
+/*
+ * STACK records are built here, per CPU, then copied into the ring buffer
+ * with bpf_ringbuf_output(): their size depends on how much user stack
+ * could be copied, and a reservation's size must be a constant.  Too big
+ * for a per-CPU array (32 KiB values at most): a plain array with one
+ * entry per CPU (the loader sets max_entries).  Only the lock tracepoints
+ * fill it, in process context with preemption off (tracepoint callbacks),
+ * so nothing else runs on this CPU's entry while it is in use.
+ */
+struct ls_stack_buf {
+	struct ls_rec_stack rec;
+	/* slack past LS_USTACK_COPY_MAX: the copy loop's masked bounds */
+	__u8 copy[LS_USTACK_COPY_MAX + 8192];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct ls_stack_buf);
+} stack_bufs SEC(".maps");
+
 #define LS_PAGE_SIZE 4096
 
 /*

@@ -12,6 +12,10 @@
 #ifndef LOCKSTALL_TASK_CGROUP_BPF_H
 #define LOCKSTALL_TASK_CGROUP_BPF_H
 
+#include "causes.bpf.h"
+#include "emit.bpf.h"
+#include "watch.bpf.h"
+
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
 struct css_set___dfl {

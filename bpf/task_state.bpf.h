@@ -7,12 +7,15 @@
  * no BTF current) a hash keyed by the task_struct's address; only this file
  * knows which.  It also says how a task is read in each: ls_current(),
  * LS_TASK_READ(), ls_task_fill(), ls_process_comm().
- *
- * Included by lockstall.bpf.c before the other maps; ls_drops_count() comes
- * with the emitters (emit.bpf.h).
  */
 #ifndef LOCKSTALL_TASK_STATE_BPF_H
 #define LOCKSTALL_TASK_STATE_BPF_H
+
+#include "config.bpf.h"
+#include "ring.bpf.h"
+
+/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
+__u64 task_state_full = 0;
 
 /* ls_wait_state.flags */
 #define LS_W_ACTIVE	0x01
@@ -98,6 +101,7 @@ struct ls_task_state {
 	__u32 hist[5];		/* 1 + hist_slots index, by ls_hist_cache_idx(); 0: none yet */
 	__u16 off_kstack_len;	/* bytes of off_kstack bpf_get_stack() filled */
 	__u16 owner_watch;	/* 1 + the CPU watched for this wait's runnable owner; 0: none */
+	__u16 armed;		/* 1 + its slot in task_armed (task_state__arm()); 0: none */
 	struct ls_grant_state grant;
 	/* The last user page fault, once the task left the CPU it was taken on. */
 	struct ls_fault fault;
@@ -215,8 +219,6 @@ struct {
 	__type(value, struct ls_task_state);
 } task_state SEC(".maps");
 
-static __always_inline void ls_drops_count(__u64 taken);
-
 /* A new entry starts zeroed, as task storage does: copied from here. */
 static const struct ls_task_state ls_state_zero;
 
@@ -281,6 +283,66 @@ static __always_inline void ls_process_comm(char *out, struct task_struct *t)
  */
 #pragma GCC poison bpf_get_current_task_btf bpf_task_pt_regs bpf_task_storage_get
 #endif
+
+/*
+ * The scheduler programs' first test, before any helper or lookup: whether
+ * a task may have state they must read.  task_armed counts the tasks
+ * armed by TID modulo its size: a task is armed (task_state__arm()) before
+ * it begins anything its switches, wakeups or migrations must see (a wait,
+ * I/O noted), and disarmed by its own switch once nothing is left
+ * (ls_state_busy(), sched.bpf.h) or at its final one; lock owners someone
+ * waits on count here too (ls_owner_filter_add()).  A collision only sends
+ * a task down the slow path.  Plain global memory: the test is a load of
+ * the task's pid and one of the array.
+ */
+#define LS_ARMED_N	4096	/* a power of two */
+
+__u32 task_armed[LS_ARMED_N] = {};
+
+/*
+ * The hash object (5.10) has no filter: every task takes the slow path, as
+ * all did before it.  The switch with the filter and its disarming is over
+ * 5.10's verifier limit, and without the disarming the counts would only
+ * grow.
+ */
+#ifdef LS_TASK_STATE_HASH
+#define LS_ARMING_OFF	1
+#else
+#define LS_ARMING_OFF	0
+#endif
+
+static __always_inline bool task_state__armed_tid(__u32 tid)
+{
+	return LS_ARMING_OFF || task_armed[tid & (LS_ARMED_N - 1)];
+}
+
+/* t a BTF pointer (a tracepoint's task): plain loads. */
+static __always_inline bool task_state__armed(const struct task_struct *t)
+{
+	return task_state__armed_tid(t->pid);
+}
+
+static __always_inline void task_state__arm(struct task_struct *t, struct ls_task_state *st)
+{
+	__u32 idx;
+
+	if (LS_ARMING_OFF || st->armed)
+		return;
+	idx = (__u32)LS_TASK_READ(t, pid) & (LS_ARMED_N - 1);
+	/* the slot it was counted in, in case its TID changes (a thread's exec) */
+	st->armed = idx + 1;
+	__sync_fetch_and_add(&task_armed[idx], 1);
+}
+
+static __always_inline void task_state__disarm(struct ls_task_state *st)
+{
+	__u32 idx = st->armed;
+
+	if (LS_ARMING_OFF || !idx)
+		return;
+	st->armed = 0;
+	__sync_fetch_and_add(&task_armed[(idx - 1) & (LS_ARMED_N - 1)], -1);
+}
 
 /* lockstall's own tasks: their lock events are left out. */
 static __always_inline bool ls_is_self(struct task_struct *cur)

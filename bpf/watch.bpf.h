@@ -7,6 +7,46 @@
 #ifndef LOCKSTALL_WATCH_BPF_H
 #define LOCKSTALL_WATCH_BPF_H
 
+#include "task_state.bpf.h"
+
+/*
+ * Per CPU: n counts tasks runnable there, not running, while holding or
+ * granted the lock; curr is the task that CPU switched to last.  A plain
+ * array, not per-CPU, since a wakeup on one CPU raises another CPU's count
+ * and reads its curr; one cache line each so the switch path of one CPU
+ * does not bounce another's line.  BPF_F_MMAPABLE for its page-aligned
+ * values: a plain array's start 56 bytes into a line (6.18), so every
+ * entry would straddle two.
+ *
+ * curr stands in for rq->curr: the per-CPU runqueues variable is a typed
+ * ksym, which only kernels with CONFIG_KALLSYMS_ALL can resolve.
+ *
+ * fault is the last user page fault taken on this CPU, by fault_task.  It
+ * is noted here, not in the task's storage: most faults never take
+ * mmap_lock (per-VMA locks), and a task storage lookup at every fault
+ * would cost more than the rest of the handler; this line costs next to
+ * nothing.  It moves to the task's storage at the task's next
+ * switch-out (ls_fault_keep()), the only way off this CPU, so the task's
+ * last fault is always in one of the two: here while fault_task is
+ * current, else in its storage.
+ */
+struct ls_watch {
+	__u64 n;
+	__u64 curr;		/* task_struct address; 0 until the CPU switched once */
+	__u64 fault_task;	/* whose fault is in fault; 0: none */
+	struct ls_fault fault;
+	__u64 pad[1];
+};
+_Static_assert(sizeof(struct ls_watch) == 64, "ls_watch is one cache line");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1024);	/* the loader sets the number of possible CPUs */
+	__type(key, __u32);
+	__type(value, struct ls_watch);
+} watch SEC(".maps");
+
 static __always_inline void ls_watch_add(__u32 cpu, __u64 delta)
 {
 	struct ls_watch *w = bpf_map_lookup_elem(&watch, &cpu);

@@ -287,6 +287,39 @@ for wl in workloads:
             cells.append("%.0f" % (t / c) if c else "-")
         out("| %s | %s | %s |" % (wl, cond, " | ".join(cells)))
 
+# What each program costs above the floor's empty one on its tracepoint, run by run.
+net_tps = ["sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task", "sys_enter",
+           "sys_exit", "contention_begin", "contention_end", "page_fault_user",
+           "start_locking", "acquire_returned", "released"]
+out()
+out("ns per call above the empty program on the same tracepoint (watch minus floor, pooled "
+    "over the pairs of one workload; targets: sched_switch <= 20, the others <= 10 where they "
+    "run more than 100k times a second; '-': under 1000 calls):")
+out()
+out("| workload | " + " | ".join(net_tps) + " |")
+out("|---|" + "---|" * len(net_tps))
+for wl in workloads:
+    w, f = agg.get((wl, "watch")), agg.get((wl, "floor"))
+    if not w or not f:
+        continue
+    cells = []
+    for tp in net_tps:
+        wt, wc = w["pooled"].get(tp, (0, 0))
+        ft, fc = f["pooled"].get(tp, (0, 0))
+        cells.append("%+.0f" % (wt / wc - ft / fc) if wc >= 1000 and fc >= 1000 else "-")
+    out("| %s | %s |" % (wl, " | ".join(cells)))
+
+# Start-up and the verifier's work per program (scripts/verify-stats).
+vs = read(os.path.join(RAW, "verify.txt"))
+if vs:
+    out()
+    out("Start-up (exec to \"tracing\") and the verifier's work per program (target: "
+        "start-up <= 0.5 s, no program over 100k instructions):")
+    out()
+    out("```")
+    out(vs.rstrip("\n"))
+    out("```")
+
 # Overload.
 ov = summary(os.path.join(RAW, "overload"))
 err = read(os.path.join(RAW, "overload.err")) or ""

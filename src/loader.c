@@ -87,12 +87,9 @@ LOADER_SAME_MEMBER(links.ls_released_memcg);
 LOADER_SAME_MEMBER(links.ls_start_locking);
 LOADER_SAME_MEMBER(progs.ls_futex_fentry);
 LOADER_SAME_MEMBER(progs.ls_prior_unqueue_pi);
-_Static_assert(offsetof(struct lockstall_bpf__rodata, futex_fentry) ==
-	       offsetof(struct lockstall_hash_bpf__rodata, futex_fentry),
-	       "lockstall_hash_bpf differs from lockstall_bpf at rodata futex_fentry");
-_Static_assert(offsetof(struct lockstall_bpf__rodata, prior_mutex) ==
-	       offsetof(struct lockstall_hash_bpf__rodata, prior_mutex),
-	       "lockstall_hash_bpf differs from lockstall_bpf at rodata prior_mutex");
+_Static_assert(offsetof(struct lockstall_bpf__rodata, cfg) ==
+	       offsetof(struct lockstall_hash_bpf__rodata, cfg),
+	       "lockstall_hash_bpf differs from lockstall_bpf at rodata cfg");
 _Static_assert(offsetof(struct lockstall_bpf__bss, prior_late) ==
 	       offsetof(struct lockstall_hash_bpf__bss, prior_late),
 	       "lockstall_hash_bpf differs from lockstall_bpf at bss prior_late");
@@ -694,7 +691,7 @@ static void loader_owner_by_tid(struct loader *l)
 	bool by_tid = forced || !l->has_task_from_pid;
 
 	/* rodata: without futexes and kernel locks its code is dropped before verification */
-	l->skel->rodata->owner_by_tid = by_tid && (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK));
+	l->skel->rodata->cfg.owner_by_tid = by_tid && (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK));
 	l->features &= ~LS_FEAT_OWNER_BY_TID;
 	if (!(l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)))
 		return;
@@ -724,7 +721,7 @@ static void loader_select_futex_calls(struct loader *l, bool on)
 	bpf_program__set_autoload(s->progs.ls_futex_waitv_fexit, fentry && l->has_futex_waitv_fn);
 	bpf_program__set_autoload(s->progs.ls_futex_wait2_fentry, fentry && l->has_futex_wait2_fn);
 	bpf_program__set_autoload(s->progs.ls_futex_wait2_fexit, fentry && l->has_futex_wait2_fn);
-	s->rodata->futex_fentry = fentry;
+	s->rodata->cfg.futex_fentry = fentry;
 }
 
 /*
@@ -790,8 +787,8 @@ static void loader_select_prior(struct loader *l)
 	/* where the scan's futex waits end when fexit cannot see them (bpf/prior.bpf.h) */
 	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue, futex && l->futex_fentry);
 	bpf_program__set_autoload(l->skel->progs.ls_prior_unqueue_pi, futex && l->futex_fentry);
-	l->skel->rodata->prior_futex = futex;
-	l->skel->rodata->prior_mutex = mutex;
+	l->skel->rodata->cfg.prior_futex = futex;
+	l->skel->rodata->cfg.prior_mutex = mutex;
 	l->features &= ~(LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX);
 	l->features |= (futex ? LS_FEAT_PRIOR_WAITS : 0) | (mutex ? LS_FEAT_PRIOR_MUTEX : 0);
 }
@@ -1155,6 +1152,77 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 	return err;
 }
 
+/*
+ * LOCKSTALL_VERIFY_STATS=1 (make verify-stats): the verifier's statistics
+ * of each program loaded, one line each on stderr.  The buffers of every
+ * program, LOADER_VSTATS_LEN bytes each; NULL when not asked (or no memory:
+ * then nothing is said).
+ */
+#define LOADER_VSTATS_LEN 4096
+
+static char *loader_vstats_prepare(struct loader *l)
+{
+	const char *env = getenv("LOCKSTALL_VERIFY_STATS");
+	struct bpf_program *p;
+	size_t n = 0;
+	char *buf;
+
+	if (!env || strcmp(env, "1"))
+		return NULL;
+	bpf_object__for_each_program(p, l->skel->obj)
+		n++;
+	buf = calloc(n, LOADER_VSTATS_LEN);
+	if (!buf)
+		return NULL;
+	n = 0;
+	bpf_object__for_each_program(p, l->skel->obj) {
+		bpf_program__set_log_level(p, 4);	/* statistics only */
+		bpf_program__set_log_buf(p, buf + n++ * LOADER_VSTATS_LEN, LOADER_VSTATS_LEN);
+	}
+	return buf;
+}
+
+static unsigned long long loader_vstats_field(const char *log, const char *key)
+{
+	const char *at = strstr(log, key);
+
+	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+static void loader_vstats_print(struct loader *l, char *buf)
+{
+	unsigned long long insns = 0, us = 0;
+	struct bpf_program *p;
+	const char *log;
+	size_t n = 0;
+
+	if (!buf)
+		return;
+	bpf_object__for_each_program(p, l->skel->obj) {
+		log = buf + n++ * LOADER_VSTATS_LEN;
+		if (!bpf_program__autoload(p))
+			continue;
+		fprintf(stderr, "lockstall: verified %s: %llu insns, %llu states, %llu us\n",
+			bpf_program__name(p), loader_vstats_field(log, "processed "),
+			loader_vstats_field(log, "total_states "),
+			loader_vstats_field(log, "verification time "));
+		insns += loader_vstats_field(log, "processed ");
+		us += loader_vstats_field(log, "verification time ");
+	}
+	fprintf(stderr, "lockstall: verified in all: %llu insns, %llu us\n", insns, us);
+}
+
+static int loader_load(struct loader *l)
+{
+	char *vstats = loader_vstats_prepare(l);
+	int err = lockstall_bpf__load(l->skel);
+
+	if (!err)
+		loader_vstats_print(l, vstats);
+	free(vstats);
+	return err;
+}
+
 /* Why the load failed, when the backend's own message has not said it. */
 static void loader_say_load_failed(const struct loader *l, int err)
 {
@@ -1219,7 +1287,7 @@ retry:
 	err = loader_size_maps(l, opts);
 	if (err)
 		goto cleanup;
-	err = lockstall_bpf__load(l->skel);
+	err = loader_load(l);
 	if (err && loader_interrupted(l, err, &again))
 		goto interrupted;
 	if (err) {

@@ -795,6 +795,11 @@ struct ls_bpf_config {
 	__u8 task_cgroups;	/* send LS_REC_TASK_CGROUP (holders, preemptors) */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes to copy, <= LS_USTACK_COPY_MAX, multiple of 8 */
 	__u32 nr_cpus;		/* possible CPUs: a holder allowed fewer is pinned; 0: none */
+	__u8 owner_by_tid;	/* follow lock owners by TID (bpf/owner_tid.bpf.h) */
+	__u8 futex_fentry;	/* futex calls by fentry/fexit, not sys_enter/sys_exit */
+	__u8 prior_futex;	/* the start-up scan looks for futex waits ... */
+	__u8 prior_mutex;	/* ... and kernel mutex waits (bpf/prior.bpf.h) */
+	__u8 pad[4];
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
@@ -828,7 +833,7 @@ LS_ASSERT_SIZE(ls_rec_mark, 24);
 LS_ASSERT_SIZE(ls_rec_lost, 40);
 LS_ASSERT_SIZE(ls_rec_tick, 24);
 LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
-LS_ASSERT_SIZE(ls_bpf_config, 32);
+LS_ASSERT_SIZE(ls_bpf_config, 40);
 LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");

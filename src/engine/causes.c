@@ -87,14 +87,20 @@ static void steal__spell(struct cause_part *p, const struct spell *sp, __u64 fro
 	p->ns += share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
 }
 
-/* RUNNABLE: CPUs it could not use idled in the pinned spell its SWITCH is about to end. */
+/*
+ * RUNNABLE, at the task's switch-in: CPUs it could not use idled in the
+ * pinned spell it ends (the row's closes_spell: the SWITCH after it may
+ * be left unsent, and must not keep the spell open while the task runs).
+ */
 static bool runnable__told(struct spell *sp, const void *rec)
 {
 	const struct ls_rec_runnable *r = rec;
 	__u64 ts = r->hdr.ts;
 
-	if (!spell__runnable(sp) || !(sp->cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
+	if (!spell__runnable(sp))
 		return false;
+	if (!(sp->cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
+		return true;
 	sp->cause |= SPELL_IDLE_TOLD;
 	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
 	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
@@ -140,6 +146,8 @@ static const struct cause_def {
 	__u16 rec;
 	__u16 rec_size;
 	bool (*told)(struct spell *sp, const void *rec);
+	/* its record, told of the open spell, also ends it: the task runs again */
+	bool closes_spell;
 } causes[LS_CAUSE_N] = {
 	[LS_CAUSE_NONE] = { .row = { "none", NULL } },
 	[LS_CAUSE_THROTTLED] = {
@@ -164,6 +172,7 @@ static const struct cause_def {
 		.rec = LS_REC_RUNNABLE,
 		.rec_size = sizeof(struct ls_rec_runnable),
 		.told = runnable__told,
+		.closes_spell = true,
 	},
 	[LS_CAUSE_STEAL] = {
 		.row = { "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
@@ -208,6 +217,8 @@ void causes__record(struct engine *e, const struct cause_rec *r)
 	if (!d || !tk || !tk->spell_open || !d->told(&tk->open, r))
 		return;
 	tk->last_ts = u64_max(tk->last_ts, r->hdr.ts);
+	if (d->closes_spell)
+		tasks__back_on(e, tk, r->hdr.ts);
 }
 
 void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,

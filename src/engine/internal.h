@@ -433,6 +433,8 @@ struct cpu {
 struct engine;
 
 struct task *tasks__find(struct engine *e, const struct ls_task *t);
+/* tk runs again from ts (a record before its SWITCH said so): its open spell ends. */
+void tasks__back_on(struct engine *e, struct task *tk, __u64 ts);
 /* Find or make the task; NULL if tid 0 or the table is full (counted). */
 struct task *tasks__get(struct engine *e, const struct ls_task *t);
 /* A record at ts named tk as t: its latest info, and its name if that changed. */

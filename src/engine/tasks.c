@@ -792,6 +792,12 @@ static void tasks__io_disk_set(struct engine *e, __u32 dev, const char name[LS_D
 	memcpy(d->name, name, sizeof(d->name));
 }
 
+void tasks__back_on(struct engine *e, struct task *tk, __u64 ts)
+{
+	spell__close(e, tk, ts);
+	tk->cpu_state = TASK_CPU_ON;
+}
+
 void tasks__io_dev(struct engine *e, const struct ls_rec_io_dev *r)
 {
 	struct ls_task id = { .tid = r->tid, .tgid = r->tgid };

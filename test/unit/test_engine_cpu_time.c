@@ -208,3 +208,34 @@ Test(cpu_time, little_steal_is_told_not_named)
 	cr_assert_eq(st->holders[0].cause_ns[LS_CAUSE_STEAL], MS(1));
 	cr_assert_eq(st->cause, LS_CAUSE_NONE);
 }
+
+/*
+ * A RUNNABLE is sent at the holder's switch-in, with or without the SWITCH
+ * that closes its spell: the holder, off pinned T(1)..T(5), then runs (no
+ * SWITCH told) until T(30), off again runnable until T(40).  The waiter
+ * waits T(20)..T(47): only T(30)..T(40) was the holder's off-CPU time in
+ * it, and the first spell's idle CPUs are not lent to the second.
+ */
+Test(cpu_time, runnable_closes_its_spell)
+{
+	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(14), .write = true };
+	const struct ls_holder *hd;
+	const struct ls_stall *st;
+
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
+	stream__switch(&efx.s, 0, T(1), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	stream__cause(&efx.s, LS_CAUSE_F_PINNED);
+	stream__runnable(&efx.s, 0, T(5), &efx.holder, T(1), CPU_ALLOWED, 1, 2, CPU_IDLE, MS(4));
+	scenario__wait_begin(&efx.waiter, true, T(20));
+	stream__switch(&efx.s, 0, T(30), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	stream__switch(&efx.s, 0, T(40), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(45), &efx.holder, &efx.mm, &h);
+	scenario__wait_end(&efx.waiter, true, T(20), T(47), &efx.holder);
+	st = run_one();
+	hd = &st->holders[0];
+	cr_assert_eq(hd->offcpu_by_state[LS_STATE_PREEMPTED], MS(10), "off %llu",
+		     (unsigned long long)hd->offcpu_by_state[LS_STATE_PREEMPTED]);
+	cr_assert_eq(hd->cause_ns[LS_CAUSE_RUNNABLE], 0);
+	cr_assert_eq(hd->pinned.nr_cpus, 0, "no CPUs named from the spell before");
+	cr_assert_neq(st->cause, LS_CAUSE_RUNNABLE);
+}
