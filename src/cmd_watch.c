@@ -39,6 +39,7 @@
 #include "sinks/prometheus.h"
 #include "sinks/sinks.h"
 #include "resolve/stacks.h"
+#include "sinks/naming.h"
 #include "symbols/symbols.h"
 #include "record/trace_file.h"
 #include "timers.h"
@@ -51,6 +52,8 @@
  * front end's progress.
  */
 #define HOUSEKEEP_NS		NSEC_PER_SEC
+/* A flight recording waits this long for the naming worker, at a time. */
+#define FLIGHT_RETRY_NS		(10 * NSEC_PER_MSEC)
 /* How often a TICK tells the engine that time passed: a pending report is this late at most. */
 #define PENDING_TICK_NS		(100 * NSEC_PER_MSEC)
 
@@ -89,6 +92,7 @@ struct watch {
 	struct flight *flight;	/* --flight-recorder */
 	char *flight_rule;	/* the text of the rule that began the pending window */
 	pid_t flight_child;	/* writing a recording; 0: none */
+	__u64 flight_retry_ns;	/* the naming worker was busy: not before then */
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
@@ -670,7 +674,18 @@ static void watch__flight_write(struct watch *w, bool may_fork)
 
 	if (!flight__pending(w->flight, NULL))
 		return;
+	/* the file gets the mappings the naming worker keeps: not while it changes them */
+	if (w->s.naming && !naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS)) {
+		if (may_fork) {
+			w->flight_retry_ns = t0 + FLIGHT_RETRY_NS;
+			return;
+		}
+		fprintf(stderr, "lockstall: flight recorder: the naming worker is busy: the recording has no mappings\n");
+		w->stacks = NULL;
+	}
 	pid = may_fork ? fork() : -1;
+	if (w->s.naming && w->stacks)
+		naming__unlock(w->s.naming);
 	if (pid == 0) {
 		/* the child: its own copy of everything; nothing of the parent's to flush */
 		if (w->http)
@@ -870,7 +885,8 @@ static void watch__flight_arm(struct watch *w)
 	struct flight_window win;
 
 	if (w->flight && !w->flight_child && flight__pending(w->flight, &win))
-		timer__at(&w->timers, WT_FLIGHT, win.to_ns);
+		timer__at(&w->timers, WT_FLIGHT, win.to_ns > w->flight_retry_ns ? win.to_ns :
+						 w->flight_retry_ns);
 	else
 		timer__disarm(&w->timers, WT_FLIGHT);
 }
@@ -940,6 +956,9 @@ static int watch__finish(struct watch *w)
 	rc = watch__tick(w, LS_TICK_EXIT);
 	if (rc >= 0)
 		rc = watch__emit(w, LS_MARK_END, session__feed);
+	/* stalls still being named: before the hooks and recordings they may start */
+	if (rc >= 0)
+		rc = session__drain(&w->s);
 	if (rc < 0)
 		return watch__fail(w, w->cfg, rc, w->what);
 	/* the last recordings are whole before the summary says we are done */
@@ -1096,6 +1115,7 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 			return LS_EXIT_FAILURE;
 		}
 		so->stacks = w->stacks;
+		so->name_async = true;
 		/* said once: every kernel frame in the output would be unnamed */
 		if (stacks__kernel_probe(w->stacks) == -EPERM)
 			fprintf(stderr, "lockstall: /proc/kallsyms hides its addresses (kptr_restrict, or no CAP_SYSLOG): kernel frames are not named\n");
@@ -1306,6 +1326,9 @@ static int watch__teardown(struct watch *w, int ret)
 	sink__free(w->front_sink);
 	if (w->loader)
 		loader__free(w->loader);
+	/* a worker stuck in a read keeps the resolver: left to exit */
+	if (!session__stop_naming(&w->s))
+		w->stacks = NULL;
 	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
 		ret = LS_EXIT_FAILURE;
 	session__destroy(&w->s);
