@@ -349,6 +349,7 @@ static void watch__metrics_counters(struct watch *w)
 	struct ls_summary sum;
 
 	engine__summary(w->s.engine, &sum);
+	sum.stalls_unnamed = naming__unnamed(w->s.naming);
 	if (w->s.slo) {
 		struct slo_stats st;
 

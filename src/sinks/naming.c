@@ -594,8 +594,10 @@ static int naming_sink__summary(struct sink_pass *p, const struct ls_summary *su
 {
 	struct naming *nq = ((struct naming_sink *)p)->nq;
 	int err = naming__deliver(nq, true, nq->o.late_ns);
+	struct ls_summary copy = *sum;
 
-	return err ?: sink__summary(p->inner, sum);
+	copy.stalls_unnamed = naming__unnamed(nq);
+	return err ?: sink__summary(p->inner, &copy);
 }
 
 static const struct sink_pass_ops naming_sink_ops = {
@@ -677,6 +679,16 @@ void naming__stats(struct naming *nq, struct naming_stats *st)
 	pthread_mutex_lock(&nq->lock);
 	*st = nq->stats;
 	pthread_mutex_unlock(&nq->lock);
+}
+
+__u64 naming__unnamed(struct naming *nq)
+{
+	struct naming_stats st;
+
+	if (!nq)
+		return 0;
+	naming__stats(nq, &st);
+	return st.queue_full + st.late;
 }
 
 bool naming__lock(struct naming *nq, __u64 wait_ns)

@@ -99,6 +99,8 @@ void naming__free(struct naming *nq);
  */
 int naming__deliver(struct naming *nq, bool all, __u64 wait_ns);
 void naming__stats(struct naming *nq, struct naming_stats *st);
+/* Stalls delivered without names so far (queue_full + late); 0 for NULL. */
+__u64 naming__unnamed(struct naming *nq);
 /*
  * Hold the worker off what it names with (sk), for wait_ns at most: true
  * with it held (naming__unlock() after), false when the worker kept it.
