@@ -660,6 +660,25 @@ static int watch__flight_file(struct watch *w)
 }
 
 /*
+ * The recording gets the mappings the naming worker keeps: it is held off
+ * them until the child is forked or the file written.  false: busy, tried
+ * again soon; at the end, a worker stuck that long keeps them (and the
+ * resolver, which is then left alone).
+ */
+static bool watch__flight_hold(struct watch *w, bool may_fork, __u64 now)
+{
+	if (!w->s.naming || naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS))
+		return true;
+	if (may_fork) {
+		w->flight_retry_ns = now + FLIGHT_RETRY_NS;
+		return false;
+	}
+	fprintf(stderr, "lockstall: flight recorder: the naming thread is stuck: the recording has no mappings\n");
+	w->stacks = NULL;
+	return true;
+}
+
+/*
  * A window closed: a child process writes it, from its copy of our memory
  * (fork() shares the pages until either side writes), while this one
  * traces on: written in the loop, a big window under I/O load would stop
@@ -673,30 +692,21 @@ static void watch__flight_write(struct watch *w, bool may_fork)
 	char took[32];
 	pid_t pid;
 
-	if (!flight__pending(w->flight, NULL))
+	if (!flight__pending(w->flight, NULL) || !watch__flight_hold(w, may_fork, t0))
 		return;
-	/* the file gets the mappings the naming worker keeps: not while it changes them */
-	if (w->s.naming && !naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS)) {
-		if (may_fork) {
-			w->flight_retry_ns = t0 + FLIGHT_RETRY_NS;
-			return;
-		}
-		fprintf(stderr, "lockstall: flight recorder: the naming worker is busy: the recording has no mappings\n");
-		w->stacks = NULL;
-	}
 	pid = may_fork ? fork() : -1;
-	if (w->s.naming && w->stacks)
-		naming__unlock(w->s.naming);
 	if (pid == 0) {
 		/* the child: its own copy of everything; nothing of the parent's to flush */
 		if (w->http)
 			metrics_http__close_fds(w->http);
 		_exit(watch__flight_file(w) ? 1 : 0);
 	}
-	if (pid < 0) {
+	if (pid < 0)
 		watch__flight_file(w);
+	if (w->s.naming && w->stacks)
+		naming__unlock(w->s.naming);
+	if (pid < 0)
 		return;
-	}
 	w->flight_child = pid;
 	/* the child has the window */
 	flight__write(w->flight, NULL, NULL, NULL);

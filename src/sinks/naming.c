@@ -124,6 +124,16 @@ static struct ls_rec_stack *stack__dup(const struct ls_rec_stack *r)
 	return c;
 }
 
+/* The copy's stall points to the copies of its STACK records. */
+static void item__point_stacks(struct item *it)
+{
+	unsigned int i;
+
+	it->raw.st.waiter_stack = it->stacks[0];
+	for (i = 0; i < it->raw.st.n_holders; i++)
+		it->raw.holders[i].stack = it->stacks[1 + i];
+}
+
 /* The stall and its STACK records, copied: the engine's live only during the call. */
 static struct item *item__new_stall(const struct ls_stall *st)
 {
@@ -138,11 +148,9 @@ static struct item *item__new_stall(const struct ls_stall *st)
 		return NULL;
 	}
 	it->stacks[0] = stack__dup(st->waiter_stack);
-	it->raw.st.waiter_stack = it->stacks[0];
-	for (i = 0; i < it->raw.st.n_holders; i++) {
+	for (i = 0; i < it->raw.st.n_holders; i++)
 		it->stacks[1 + i] = stack__dup(st->holders[i].stack);
-		it->raw.holders[i].stack = it->stacks[1 + i];
-	}
+	item__point_stacks(it);
 	return it;
 }
 
@@ -532,6 +540,25 @@ struct naming_sink {
 	struct naming *nq;
 };
 
+/* Unnamed, its STACK records keep their fixed part: the stack bytes are for unwinding. */
+static void item__trim_stacks(struct item *it)
+{
+	struct ls_rec_stack *r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(it->stacks); i++) {
+		if (!it->stacks[i] || it->stacks[i]->hdr.size <= sizeof(*r))
+			continue;
+		r = realloc(it->stacks[i], sizeof(*r));
+		if (!r)
+			continue;
+		r->hdr.size = sizeof(*r);
+		r->copy_len = 0;
+		it->stacks[i] = r;
+	}
+	item__point_stacks(it);
+}
+
 /* Queue lock held: it goes last, to be named if fewer than queue wait. */
 static void naming__push(struct naming *nq, struct item *it)
 {
@@ -542,6 +569,7 @@ static void naming__push(struct naming *nq, struct item *it)
 		it->unnamed = true;
 		it->state = ITEM_READY;
 		nq->stats.queue_full++;
+		item__trim_stacks(it);
 	} else {
 		it->state = ITEM_WAITING;
 		if (++nq->n_waiting > nq->stats.max_waiting)

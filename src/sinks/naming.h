@@ -25,6 +25,8 @@
  * when NAMING_QUEUE stalls already wait to be named, when it has waited
  * naming_opts.late_ns, or when the run ends and the worker does not finish
  * in time; each is counted (naming__stats).  Nothing is ever dropped.
+ * Memory: NAMING_QUEUE stalls with their stack copies, and up to
+ * NAMING_QUEUE_MAX more with the fixed part of their STACK records only.
  */
 #ifndef LOCKSTALL_SINKS_NAMING_H
 #define LOCKSTALL_SINKS_NAMING_H

@@ -58,6 +58,11 @@ struct got_sink {
 	__u64 seq[GOT_MAX];
 	bool named[GOT_MAX];
 	unsigned int n, summaries;
+	/* the last stall's waiter frames: how many, the first address, named, the note */
+	unsigned int frames;
+	__u64 frame0;
+	bool frame_named;
+	bool noted;
 	__u64 unnamed;		/* the summary's stalls_unnamed */
 };
 
@@ -68,6 +73,12 @@ static int got__stall(struct sink *s, const struct ls_stall *st)
 	cr_assert_lt(g->n, GOT_MAX);
 	g->seq[g->n] = st->seq;
 	g->named[g->n++] = st->lock_name && !strcmp(st->lock_name, "named");
+	if (st->waiter_frames) {
+		g->frames = st->waiter_frames->n;
+		g->frame0 = st->waiter_frames->n ? st->waiter_frames->v[0].addr : 0;
+		g->frame_named = st->waiter_frames->n && st->waiter_frames->v[0].sym;
+		g->noted = st->waiter_frames->note != NULL;
+	}
 	return 0;
 }
 
@@ -275,4 +286,37 @@ Test(naming, stop_with_nothing_queued)
 	cr_assert(naming__stop(nq, 0), "a stopped worker stops again");
 	cr_assert_eq(naming__unnamed(nq), 0);
 	cr_assert_eq(naming__unnamed(NULL), 0);
+}
+
+/* Unnamed: the waiter's frames are the record's addresses, with a note, and nothing named. */
+Test(naming, unnamed_frames_are_the_records_addresses)
+{
+	struct ls_rec_stack *r = calloc(1, sizeof(*r) + 64);
+	struct ls_stall st = { .seq = 2 };
+
+	cr_assert_not_null(r);
+	r->hdr.type = LS_REC_STACK;
+	r->hdr.size = sizeof(*r) + 64;
+	r->tgid = r->tid = 42;
+	r->user_mode = LS_USTACK_FP;
+	r->copy_len = 64;
+	r->nr_kernel = 2;
+	r->kernel[0] = 0xffffffff81000010ULL;
+	r->kernel[1] = 0xffffffff81000020ULL;
+	r->nr_user = 1;
+	r->user[0] = 0x401000;
+	st.waiter_stack = r;
+	setup_queue(1, LONG_WAIT_NS);
+	stall(1);
+	/* the queue holds one: this one goes without names */
+	cr_assert_eq(sink__stall(stage, &st), 0);
+	free(r);
+	gate__open(&gate);
+	finish();
+	cr_assert_eq(got.n, 2);
+	cr_assert_eq(got.seq[1], 2);
+	cr_assert_eq(got.frames, 3, "%u frames", got.frames);
+	cr_assert_eq(got.frame0, 0xffffffff81000010ULL);
+	cr_assert_not(got.frame_named);
+	cr_assert(got.noted, "no note says why the frames have no names");
 }
