@@ -39,6 +39,7 @@
 #include "sinks/prometheus.h"
 #include "sinks/sinks.h"
 #include "resolve/stacks.h"
+#include "sinks/naming.h"
 #include "symbols/symbols.h"
 #include "record/trace_file.h"
 #include "timers.h"
@@ -51,6 +52,8 @@
  * front end's progress.
  */
 #define HOUSEKEEP_NS		NSEC_PER_SEC
+/* A flight recording waits this long for the naming worker, at a time. */
+#define FLIGHT_RETRY_NS		(10 * NSEC_PER_MSEC)
 /* How often a TICK tells the engine that time passed: a pending report is this late at most. */
 #define PENDING_TICK_NS		(100 * NSEC_PER_MSEC)
 
@@ -89,6 +92,7 @@ struct watch {
 	struct flight *flight;	/* --flight-recorder */
 	char *flight_rule;	/* the text of the rule that began the pending window */
 	pid_t flight_child;	/* writing a recording; 0: none */
+	__u64 flight_retry_ns;	/* the naming worker was busy: not before then */
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
@@ -345,6 +349,7 @@ static void watch__metrics_counters(struct watch *w)
 	struct ls_summary sum;
 
 	engine__summary(w->s.engine, &sum);
+	sum.stalls_unnamed = naming__unnamed(w->s.naming);
 	if (w->s.slo) {
 		struct slo_stats st;
 
@@ -655,6 +660,25 @@ static int watch__flight_file(struct watch *w)
 }
 
 /*
+ * The recording gets the mappings the naming worker keeps: it is held off
+ * them until the child is forked or the file written.  false: busy, tried
+ * again soon; at the end, a worker stuck that long keeps them (and the
+ * resolver, which is then left alone).
+ */
+static bool watch__flight_hold(struct watch *w, bool may_fork, __u64 now)
+{
+	if (!w->s.naming || naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS))
+		return true;
+	if (may_fork) {
+		w->flight_retry_ns = now + FLIGHT_RETRY_NS;
+		return false;
+	}
+	fprintf(stderr, "lockstall: flight recorder: the naming thread is stuck: the recording has no mappings\n");
+	w->stacks = NULL;
+	return true;
+}
+
+/*
  * A window closed: a child process writes it, from its copy of our memory
  * (fork() shares the pages until either side writes), while this one
  * traces on: written in the loop, a big window under I/O load would stop
@@ -668,7 +692,7 @@ static void watch__flight_write(struct watch *w, bool may_fork)
 	char took[32];
 	pid_t pid;
 
-	if (!flight__pending(w->flight, NULL))
+	if (!flight__pending(w->flight, NULL) || !watch__flight_hold(w, may_fork, t0))
 		return;
 	pid = may_fork ? fork() : -1;
 	if (pid == 0) {
@@ -677,10 +701,12 @@ static void watch__flight_write(struct watch *w, bool may_fork)
 			metrics_http__close_fds(w->http);
 		_exit(watch__flight_file(w) ? 1 : 0);
 	}
-	if (pid < 0) {
+	if (pid < 0)
 		watch__flight_file(w);
+	if (w->s.naming && w->stacks)
+		naming__unlock(w->s.naming);
+	if (pid < 0)
 		return;
-	}
 	w->flight_child = pid;
 	/* the child has the window */
 	flight__write(w->flight, NULL, NULL, NULL);
@@ -870,7 +896,8 @@ static void watch__flight_arm(struct watch *w)
 	struct flight_window win;
 
 	if (w->flight && !w->flight_child && flight__pending(w->flight, &win))
-		timer__at(&w->timers, WT_FLIGHT, win.to_ns);
+		timer__at(&w->timers, WT_FLIGHT, win.to_ns > w->flight_retry_ns ? win.to_ns :
+						 w->flight_retry_ns);
 	else
 		timer__disarm(&w->timers, WT_FLIGHT);
 }
@@ -940,6 +967,9 @@ static int watch__finish(struct watch *w)
 	rc = watch__tick(w, LS_TICK_EXIT);
 	if (rc >= 0)
 		rc = watch__emit(w, LS_MARK_END, session__feed);
+	/* stalls still being named: before the hooks and recordings they may start */
+	if (rc >= 0)
+		rc = session__drain(&w->s);
 	if (rc < 0)
 		return watch__fail(w, w->cfg, rc, w->what);
 	/* the last recordings are whole before the summary says we are done */
@@ -1096,6 +1126,7 @@ static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out
 			return LS_EXIT_FAILURE;
 		}
 		so->stacks = w->stacks;
+		so->name_async = true;
 		/* said once: every kernel frame in the output would be unnamed */
 		if (stacks__kernel_probe(w->stacks) == -EPERM)
 			fprintf(stderr, "lockstall: /proc/kallsyms hides its addresses (kptr_restrict, or no CAP_SYSLOG): kernel frames are not named\n");
@@ -1306,6 +1337,9 @@ static int watch__teardown(struct watch *w, int ret)
 	sink__free(w->front_sink);
 	if (w->loader)
 		loader__free(w->loader);
+	/* a worker stuck in a read keeps the resolver: left to exit */
+	if (!session__stop_naming(&w->s))
+		w->stacks = NULL;
 	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
 		ret = LS_EXIT_FAILURE;
 	session__destroy(&w->s);

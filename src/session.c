@@ -10,6 +10,7 @@
 #include "resolve/cgroup.h"
 #include "session.h"
 #include "resolve/stacks.h"
+#include "sinks/naming.h"
 #include "sinks/sink_common.h"
 #include "sinks/sinks.h"
 #include "record/trace_file.h"
@@ -283,9 +284,12 @@ static struct sink *slo_sink__new(struct session *s, const struct session_opts *
 
 /* ---- the resolvers: names for what the engine found -------------------- */
 
+/* live, named by the worker: the stage only queues them */
 static struct sink *stacks_stage__new(struct session *s, const struct session_opts *o,
 				      FILE *out, struct sink *inner)
 {
+	if (s->naming)
+		return sink_naming__new(inner, s->naming);
 	return sink_stacks__new(inner, o->stacks);
 }
 
@@ -367,12 +371,18 @@ int session__init(struct session *s, const struct session_opts *o, FILE *out)
 	s->stacks = o->stacks;
 	s->cgroups = o->cgroups;
 	/* the window prints to the output directly: it would bypass the metrics */
-	if (o->window && o->metrics) {
+	if ((o->window && o->metrics) || (o->name_async && o->window)) {
 		/* a custom output is the session's all the same */
 		if (o->format == SESSION_CUSTOM)
 			s->stage[SESSION_STAGE_OUTPUT] = o->custom;
 		session__destroy(s);
 		return -EINVAL;
+	}
+	/* even without the stage (record): the worker collects the mappings */
+	if (o->stacks && o->name_async) {
+		s->naming = naming__new_stacks(o->stacks);
+		if (!s->naming)
+			goto nomem;
 	}
 	for (i = 0; i < SESSION_STAGE_N; i++) {
 		struct sink *next;
@@ -425,9 +435,26 @@ int session__feed(void *data, const void *rec, size_t len)
 		stacks__note_wait(s->stacks, rec);
 
 	err = engine__feed(s->engine, rec, len);
+	/* what the worker has named meanwhile, in the engine's order */
+	if (err >= 0 && s->naming)
+		err = naming__deliver(s->naming, false, 0);
 	if (err < 0)
 		s->feed_err = err;
 	return err;
+}
+
+int session__drain(struct session *s)
+{
+	int err = s->naming ? naming__deliver(s->naming, true, NAMING_LATE_NS) : 0;
+
+	if (err < 0)
+		s->feed_err = err;
+	return err;
+}
+
+bool session__stop_naming(struct session *s)
+{
+	return naming__stop(s->naming, NAMING_STOP_NS);
 }
 
 int session__feed_unrecorded(void *data, const void *rec, size_t len)
@@ -455,6 +482,8 @@ void session__destroy(struct session *s)
 
 	if (s->engine)
 		engine__free(s->engine);
+	naming__free(s->naming);
+	s->naming = NULL;
 	/* outermost first; a custom output is the session's too, from session__init on */
 	for (i = SESSION_STAGE_N; i-- > 0;) {
 		sink__free(s->stage[i]);

@@ -68,6 +68,12 @@ struct session_opts {
 	 */
 	struct stacks *stacks;
 	/*
+	 * Live, with stacks: a worker thread names the stalls and collects the
+	 * mappings (sinks/naming.h), off the thread that feeds the session;
+	 * stacks is the worker's until session__stop_naming().
+	 */
+	bool name_async;
+	/*
 	 * Set: every stall's waiter and holders get their cgroup paths
 	 * (src/resolve/cgroup.c) before any sink sees it.  Not owned.
 	 */
@@ -99,6 +105,7 @@ struct session {
 	struct sink *metrics;	/* session_opts.metrics */
 	struct stacks *stacks;	/* session_opts.stacks */
 	struct cgroups *cgroups;	/* session_opts.cgroups */
+	struct naming *naming;	/* session_opts.name_async: the worker */
 	/*
 	 * Set: gets every record a recording would hold, after the writer
 	 * (watch --flight-recorder); its return is ignored.
@@ -124,6 +131,18 @@ int session__feed(void *session, const void *rec, size_t len);
  * not written, not counted, and the analysis goes as in a replay without it.
  */
 int session__feed_unrecorded(void *session, const void *rec, size_t len);
+/*
+ * Live: every stall still being named goes out now, named or (after
+ * NAMING_LATE_NS) not, before what must follow them all (hooks drained,
+ * the last flight recording).  0 or the output's negative errno.
+ */
+int session__drain(struct session *s);
+/*
+ * Stop the naming worker: true when it stopped and session_opts.stacks is
+ * the caller's again; false: it is stuck reading a file and keeps it (do
+ * not free it).  After the summary.
+ */
+bool session__stop_naming(struct session *s);
 /* End of stream: the summary. */
 int session__finish(struct session *s);
 void session__destroy(struct session *s);

@@ -488,6 +488,11 @@ struct ls_summary {
 	__u64 evicted;		/* engine state dropped to stay within its memory bounds */
 	__u64 stalls_short;	/* final stalls with history_short */
 	/*
+	 * Live: stalls delivered without names, the naming worker busy
+	 * (src/sinks/naming.h); filled in by that stage, never by the engine.
+	 */
+	__u64 stalls_unnamed;
+	/*
 	 * SLO rules (src/alert/slo.c) and their hooks (src/alert/hooks.c): filled in by
 	 * the session, never by the engine; printed only when slo is set.
 	 */

@@ -52,6 +52,12 @@ struct stacks {
 	struct resolved res[1 + LS_MAX_HOLDERS];
 	unsigned int n_res;
 	struct arena_chunk *arena;
+	/*
+	 * The tgids whose mappings the record side asked for, by tgid modulo
+	 * STACKS_ASKED: its own, so that noting a record never touches the
+	 * table the naming side uses.
+	 */
+	__u32 asked[STACKS_ASKED];
 };
 
 struct stacks *stacks__new(const struct stacks_opts *opts)
@@ -310,37 +316,44 @@ void stacks__drain(struct stacks *sk, __u64 wait_ns)
 		stacks__collect(sk);
 }
 
+/*
+ * Ask the worker for tgid's mappings once (again only after another tgid
+ * took its slot): the record side never looks at the table, which the
+ * naming side may be using; a stack in no known mapping asks again as it
+ * is resolved (stacks__user).
+ */
+static void stacks__ask_once(struct stacks *sk, __u32 tgid)
+{
+	__u32 *slot = &sk->asked[tgid % STACKS_ASKED];
+
+	if (*slot == tgid)
+		return;
+	if (!maps_reader__ask(sk->mr, tgid) || maps_reader__pending(sk->mr, tgid))
+		*slot = tgid;
+}
+
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 {
-	struct proc_entry *p;
-	__u64 ip = 0;
-
 	if (!sk->opts.live || !r->tgid || (r->flags & LS_STACK_F_KTHREAD) ||
 	    r->user_mode == LS_USTACK_NONE)
 		return;
-	stacks__collect(sk);
-	if (r->flags & LS_STACK_F_REGS)
-		ip = r->uregs[LS_UREG_IP];
-	else if (r->nr_user)
-		ip = r->user[0];
-	p = stacks__proc(sk, r->tgid);
-	/*
-	 * Read once per process; again only if the stack is in no mapping
-	 * known (a library loaded since, or a pid reused by a new process).
-	 * Asked of the worker: never read here, see maps_reader.h.
-	 */
-	if (p && (!ip || proc_maps__find(p->maps, ip)))
-		return;
-	maps_reader__ask(sk->mr, r->tgid);
+	stacks__ask_once(sk, r->tgid);
 }
 
 void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r)
 {
 	if (!sk->opts.live || !ls_lock_is_user(r->mm.kind) || !r->mm.tgid)
 		return;
-	stacks__collect(sk);
-	if (!stacks__proc(sk, r->mm.tgid))
-		maps_reader__ask(sk->mr, r->mm.tgid);
+	stacks__ask_once(sk, r->mm.tgid);
+}
+
+void stacks__set_on_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx, stacks_maps_fn *old_fn,
+			 void **old_ctx)
+{
+	*old_fn = sk->opts.on_maps;
+	*old_ctx = sk->opts.on_maps_ctx;
+	sk->opts.on_maps = fn;
+	sk->opts.on_maps_ctx = ctx;
 }
 
 int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len)
@@ -571,6 +584,26 @@ static struct proc_entry *stacks__proc_wait(struct stacks *sk, __u32 tgid, bool 
 	return p;
 }
 
+/*
+ * Live: the process's mappings again when its stack is in none of them (a
+ * library loaded since, a pid reused) or they are not known (forgotten):
+ * for its next stall, while it lives.
+ */
+static void stacks__ask_again(struct stacks *sk, const struct ls_rec_stack *r,
+			      const struct proc_entry *p)
+{
+	__u64 ip = 0;
+
+	if (!sk->mr || r->user_mode == LS_USTACK_NONE)
+		return;
+	if (r->flags & LS_STACK_F_REGS)
+		ip = r->uregs[LS_UREG_IP];
+	else if (r->nr_user)
+		ip = r->user[0];
+	if (!p || (ip && !proc_maps__find(p->maps, ip)))
+		maps_reader__ask(sk->mr, r->tgid);
+}
+
 static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct resolved *out)
 {
 	bool late = false;
@@ -584,6 +617,7 @@ static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct
 	out->fr.user_method = "none";
 	if (r->flags & LS_STACK_F_KTHREAD)
 		return;
+	stacks__ask_again(sk, r, p);
 	if (r->user_mode == LS_USTACK_NONE) {
 		if (!out->fr.note)
 			out->fr.note = "user stacks were not captured (--user-stacks=none)";
@@ -653,6 +687,44 @@ const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_s
 	stacks__user(sk, r, out);
 	out->fr.digest = frames__digest(&out->fr);
 	return &out->fr;
+}
+
+/* One frame of each address of an array, unnamed, as room allows. */
+static void frames__addresses(struct ls_frames *fr, struct ls_frame *v, unsigned int room,
+			      const __u64 *addr, unsigned int n, enum ls_frame_kind kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && fr->n < room; i++) {
+		memset(&v[fr->n], 0, sizeof(v[0]));
+		v[fr->n].addr = addr[i];
+		v[fr->n++].kind = kind;
+	}
+}
+
+void stacks__unnamed(const struct ls_rec_stack *r, struct ls_frames *fr, struct ls_frame *v,
+		     unsigned int room, const char *note)
+{
+	unsigned int nk = r->nr_kernel < LS_KSTACK_MAX ? r->nr_kernel : LS_KSTACK_MAX;
+	unsigned int nu = r->nr_user < LS_USTACK_MAX ? r->nr_user : LS_USTACK_MAX;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->v = v;
+	fr->note = note;
+	fr->user_method = "none";
+	frames__addresses(fr, v, room, r->kernel, nk, LS_FRAME_KERNEL);
+	fr->n_kernel = fr->n;
+	if ((r->flags & LS_STACK_F_KTHREAD) || r->user_mode == LS_USTACK_NONE)
+		goto out;
+	/* the kernel's own walk, else where the task was: nothing read from its files */
+	if (nu) {
+		frames__addresses(fr, v, room, r->user, nu, LS_FRAME_USER);
+		fr->user_method = unwind__method_name(UNWIND_KERNEL_FP);
+	} else if (r->flags & LS_STACK_F_REGS) {
+		frames__addresses(fr, v, room, &r->uregs[LS_UREG_IP], 1, LS_FRAME_USER);
+	}
+out:
+	fr->digest = frames__digest(fr);
 }
 
 /* ---- kernel lock names ------------------------------------------------- */
@@ -783,21 +855,29 @@ struct stacks_sink {
 	struct ls_holder holders[LS_MAX_HOLDERS];
 };
 
+void stacks__name_stall(struct stacks *sk, const struct ls_stall *st, struct ls_stall *out,
+			struct ls_holder holders[LS_MAX_HOLDERS])
+{
+	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+
+	*out = *st;
+	if (st->waiter_stack)
+		out->waiter_frames = stacks__resolve(sk, st->waiter_stack);
+	stacks__name_lock(sk, out);
+	memcpy(holders, st->holders, n * sizeof(st->holders[0]));
+	for (i = 0; i < n; i++)
+		if (holders[i].stack)
+			holders[i].frames = stacks__resolve(sk, holders[i].stack);
+	out->holders = holders;
+}
+
 static int stacks_sink__stall(struct sink_pass *p, const struct ls_stall *st)
 {
 	struct stacks_sink *ss = (struct stacks_sink *)p;
-	struct ls_stall c = *st;
-	unsigned int i, n = st->n_holders < LS_MAX_HOLDERS ? st->n_holders : LS_MAX_HOLDERS;
+	struct ls_stall c;
 	int err;
 
-	if (st->waiter_stack)
-		c.waiter_frames = stacks__resolve(ss->sk, st->waiter_stack);
-	stacks__name_lock(ss->sk, &c);
-	memcpy(ss->holders, st->holders, n * sizeof(st->holders[0]));
-	for (i = 0; i < n; i++)
-		if (ss->holders[i].stack)
-			ss->holders[i].frames = stacks__resolve(ss->sk, ss->holders[i].stack);
-	c.holders = ss->holders;
+	stacks__name_stall(ss->sk, st, &c, ss->holders);
 	err = sink__stall(ss->pass.inner, &c);
 	stacks__reset(ss->sk);
 	return err;

@@ -35,6 +35,7 @@
 /* How long a stall waits for its process's mappings being read (live). */
 #define STACKS_MAPS_WAIT_NS	(50 * 1000 * 1000ULL)
 #define STACKS_MAX_FRAMES	(LS_KSTACK_MAX + 128)	/* per stack: kernel, then user */
+#define STACKS_ASKED		1024	/* tgids the record side remembers asking about */
 
 struct sink;
 struct sym_budget;
@@ -73,6 +74,9 @@ void stacks__free(struct stacks *sk);
 /*
  * Live: a STACK record went by; have its process's mappings read (by a
  * worker thread: reading them may wait for the process's mmap_lock).
+ * The record side's calls (this and stacks__note_wait) only ask: they
+ * never touch what naming uses, which may run on another thread
+ * (sinks/naming.h); everything else is the naming side's.
  */
 void stacks__note(struct stacks *sk, const struct ls_rec_stack *r);
 
@@ -89,6 +93,16 @@ void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r);
  */
 void stacks__drain(struct stacks *sk, __u64 wait_ns);
 
+/*
+ * Put fn in the place of stacks_opts.on_maps, giving back the one it
+ * replaces (the naming worker calls fn, and the old one later on the
+ * record side's thread).
+ */
+typedef int (*stacks_maps_fn)(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
+			      const char *ids, size_t ids_len);
+void stacks__set_on_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx, stacks_maps_fn *old_fn,
+			 void **old_ctx);
+
 /* A recording's mappings of tgid (/proc/PID/maps text): 0, -EINVAL, -ENOMEM. */
 int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len);
 /*
@@ -99,8 +113,6 @@ int stacks__add_maps(struct stacks *sk, __u32 tgid, const char *text, size_t len
 int stacks__add_build_ids(struct stacks *sk, __u32 tgid, const char *text, size_t len);
 
 /* Each process's mappings and build-ids as captured, for a recording's metadata. */
-typedef int (*stacks_maps_fn)(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
-			      const char *ids, size_t ids_len);
 int stacks__for_each_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx);
 
 /*
@@ -109,6 +121,21 @@ int stacks__for_each_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx);
  */
 const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_stack *r);
 void stacks__reset(struct stacks *sk);
+
+/*
+ * st with its frames and lock names into *out, its holders (with their
+ * frames) into holders, which out points to: valid until stacks__reset().
+ */
+void stacks__name_stall(struct stacks *sk, const struct ls_stall *st, struct ls_stall *out,
+			struct ls_holder holders[LS_MAX_HOLDERS]);
+
+/*
+ * r's frames without names, from what the record holds (kernel addresses,
+ * the kernel's walk of the user stack or the user IP): no file is read.
+ * Frames into v (room of them), fr pointing to them, with note.
+ */
+void stacks__unnamed(const struct ls_rec_stack *r, struct ls_frames *fr, struct ls_frame *v,
+		     unsigned int room, const char *note);
 
 /*
  * A sink that fills in waiter_frames and each holder's frames, then passes

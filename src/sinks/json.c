@@ -614,6 +614,8 @@ static int json__summary(struct sink *s, const struct ls_summary *sum)
 	json_u64(f, "evicted", sum->evicted);
 	if (sum->stalls_short)
 		json_u64(f, "stalls_short", sum->stalls_short);
+	if (sum->stalls_unnamed)
+		json_u64(f, "stalls_unnamed", sum->stalls_unnamed);
 	if (sum->slo) {
 		fprintf(f, ",\"slo\":{\"violations\":%llu", (unsigned long long)sum->slo_violations);
 		json_u64(f, "suppressed", sum->slo_suppressed);

@@ -160,6 +160,7 @@ void sink_prometheus__set_counters(struct sink *s, const struct ls_summary *sum)
 
 	c->events = sum->events;
 	c->lost_events = sum->lost_events;
+	c->stalls_unnamed = sum->stalls_unnamed;
 	c->slo = sum->slo;
 	c->slo_violations = sum->slo_violations;
 	c->slo_suppressed = sum->slo_suppressed;
@@ -293,6 +294,9 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	prom__counter(f, "lockstall_lost_events_total",
 		      "Records lost (ring buffer full); findings in those spans are unknown.",
 		      c->lost_events);
+	prom__counter(f, "lockstall_stalls_unnamed_total",
+		      "Stalls reported without names (frames as addresses): the naming worker was busy.",
+		      c->stalls_unnamed);
 	if (c->slo) {
 		prom__counter(f, "lockstall_slo_violations_total", "SLO rule violations fired.",
 			      c->slo_violations);

@@ -658,6 +658,9 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "  WARNING  %llu stall%s lost detail to memory bounds: see \"partial\" in %s\n",
 			(unsigned long long)sum->stalls_short, sum->stalls_short == 1 ? "" : "s",
 			sum->stalls_short == 1 ? "it" : "each");
+	if (sum->stalls_unnamed)
+		fprintf(f, "  WARNING  %llu stall%s printed without names: lockstall was busy naming others (frames as addresses)\n",
+			(unsigned long long)sum->stalls_unnamed, sum->stalls_unnamed == 1 ? "" : "s");
 	if (sum->lost_events)
 		fprintf(f, "  WARNING  %llu records lost (ring buffer full): findings in those spans are marked unknown\n",
 			(unsigned long long)sum->lost_events);

@@ -573,3 +573,34 @@ Test(hostile, memfd_elf_touched_large_symtab)
 	/* the budget, a file being read besides it, and room for everything else lockstall holds */
 	cr_assert_lt(kb, 160ull << 10, "peak RSS %llu kB", kb);
 }
+
+/*
+ * Naming made slow on purpose while stalls come fast: the copy's symbol
+ * table holds millions more symbols and its mtime changes without pause,
+ * and the budget lets lockstall read it whole, again and again; every
+ * stall carries large stack copies.  Naming has a thread of its own: the
+ * ring buffer's reader keeps up (no record lost) and every wait the
+ * workload timed over its bound is reported, named or not.
+ */
+Test(hostile, slow_naming_holds_no_tracing_up)
+{
+	const char *const args[] = { "-d", "5", "-u", "8000", "--over", "6", "--touch",
+				     "--symbols", "2000000", "--as-nobody", NULL };
+	const char *const watch_args[] = { "--locks", "futex", "-t", "2ms", "--stack-copy", "32K",
+					   "--symbol-memory", "128M", NULL };
+	size_t named, stalls;
+	json_int_t over;
+
+	e2e_watch__run_with(&w, "memfd_elf", args, watch_args);
+	cr_assert_eq(e2e_proc__exit_code(&w.lockstall), 0, "stderr:\n%s", w.lockstall.err.data);
+	over = e2e_int(w.truth, "waits_over");
+	cr_assert_gt(over, 0, "the workload timed no wait over its bound");
+	stalls = memfd_lock_stalls(&w, &named);
+	cr_log_info("%zu stalls on the lock (%zu named), %lld waits timed over 6 ms",
+		    stalls, named, (long long)over);
+	cr_assert_eq(e2e_int(w.summary, "lost_events"), 0, "records lost; stderr:\n%s",
+		     w.lockstall.err.data);
+	/* a threshold of 2 ms under waits of 6 ms or more: room for the waiter's run delay */
+	cr_assert_geq((json_int_t)stalls, over, "%zu stalls reported, %lld waits over 6 ms",
+		      stalls, (long long)over);
+}

@@ -16,10 +16,13 @@
  *              (a large file, a large table) and no build-id (nothing says
  *              two versions of it are the same build)
  *   --as-nobody  drops to uid/gid 65534 first: any user can do all this
+ *   --over MS  counts the waits for the mutex that lasted MS or more
+ *              (default 15), as the threads timed them: the stalls a tool
+ *              with a lower threshold must report
  *
  * Two threads take turns on the mutex (-d seconds, default 3), the holder
  * keeping it -u microseconds (default 20000), so the other waits.  Ground
- * truth: the symbol, the lock's address, waits, rewrites.
+ * truth: the symbol, the lock's address, takes, waits over MS, rewrites.
  */
 #include <elf.h>
 #include <grp.h>
@@ -41,7 +44,9 @@ struct run {
 	pthread_mutex_t *lock;
 	uint64_t hold_us;
 	uint64_t end_ns;
+	uint64_t over_ns;
 	unsigned long takes;
+	unsigned long waits_over[2];	/* each thread's waits of over_ns or more */
 	pid_t tid[2];
 };
 
@@ -53,7 +58,11 @@ static void *taker(void *arg)
 
 	r->tid[me] = gettid();
 	while (wl_now_ns() < r->end_ns) {
+		uint64_t t0 = wl_now_ns();
+
 		pthread_mutex_lock(r->lock);
+		if (wl_now_ns() - t0 >= r->over_ns)
+			r->waits_over[me]++;
 		usleep((useconds_t)r->hold_us);
 		pthread_mutex_unlock(r->lock);
 		n++;
@@ -162,7 +171,10 @@ int main(int argc, char **argv)
 	bool still = wl_take_flag(&argc, argv, "--still");
 	unsigned long nsyms = wl_take_number(&argc, argv, "--symbols", 0, 1ul << 24);
 	unsigned long secs = wl_take_number(&argc, argv, "-d", 3, 60);
-	struct run r = { .hold_us = wl_take_number(&argc, argv, "-u", 20000, 1000000) };
+	struct run r = {
+		.hold_us = wl_take_number(&argc, argv, "-u", 20000, 1000000),
+		.over_ns = wl_take_number(&argc, argv, "--over", 15, 10000) * 1000000ull,
+	};
 	size_t len, off, keep, page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned long rewrites = 0;
 	uintptr_t base = 0;
@@ -171,7 +183,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc > 1)
-		wl_die("usage: memfd_elf [-d SECONDS] [-u HOLD_US] [--touch | --still] [--symbols N] [--as-nobody]");
+		wl_die("usage: memfd_elf [-d SECONDS] [-u HOLD_US] [--touch | --still] [--symbols N] [--as-nobody] [--over MS]");
 	if (nobody && drop_to_nobody())
 		wl_die("cannot drop to uid 65534: %s", strerror(errno));
 	img = read_self(&len);
@@ -220,9 +232,9 @@ int main(int argc, char **argv)
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
 	printf("{\"workload\":\"memfd_elf\",\"pid\":%d,\"uid\":%u,\"lock\":\"0x%llx\",\"lock_name\":\"memfd_elf_lock+0x%zx\","
-	       "\"file_bytes\":%zu,\"takes\":%lu,\"rewrites\":%lu,\"holder_tid\":%d,\"victim_tid\":%d}\n",
+	       "\"file_bytes\":%zu,\"takes\":%lu,\"waits_over\":%lu,\"rewrites\":%lu,\"holder_tid\":%d,\"victim_tid\":%d}\n",
 	       getpid(), (unsigned int)getuid(), (unsigned long long)(uintptr_t)r.lock,
 	       offsetof(struct memfd_elf_area, lock), len, r.takes,
-	       rewrites, r.tid[0], r.tid[1]);
+	       r.waits_over[0] + r.waits_over[1], rewrites, r.tid[0], r.tid[1]);
 	return 0;
 }
