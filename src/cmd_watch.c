@@ -32,7 +32,7 @@
 #include "record/flight.h"
 #include "record/meta.h"
 #include "alert/hooks.h"
-#include "loader.h"
+#include "loader/loader.h"
 #include "reader_cpu.h"
 #include "alert/metrics_http.h"
 #include "session.h"
