@@ -344,7 +344,7 @@ static void watch__metrics_counters(struct watch *w)
 {
 	struct ls_summary sum;
 
-	engine__summary(w->s.engine, &sum);
+	session__summary(&w->s, &sum);
 	if (w->s.slo) {
 		struct slo_stats st;
 
@@ -477,7 +477,7 @@ static __u64 watch__lost(struct watch *w)
 	struct ls_summary sum;
 
 	loader__stats(w->loader, &st);
-	engine__summary(w->s.engine, &sum);
+	session__summary(&w->s, &sum);
 	return st.drops > sum.lost_events ? st.drops : sum.lost_events;
 }
 
@@ -779,7 +779,7 @@ static int watch__tick(struct watch *w, __u32 kind)
 		return rc;
 	w->what = NULL;
 	/* the stuck holders' stacks as they are now go with the reports this tick makes */
-	n = engine__stuck_holders(w->s.engine, t.hdr.ts, tids, LOADER_STACKS_NOW_MAX);
+	n = session__stuck_holders(&w->s, t.hdr.ts, tids, LOADER_STACKS_NOW_MAX);
 	rc = loader__stacks_now(w->loader, tids, n, t.hdr.ts, session__feed, &w->s);
 	if (rc < 0)
 		return rc;
@@ -808,7 +808,7 @@ static void watch__progress(struct watch *w, __u64 now, struct watch_progress *p
 
 	if (w->writer)
 		trace_writer__stats(w->writer, &ws);
-	engine__summary(w->s.engine, &sum);
+	session__summary(&w->s, &sum);
 	*p = (struct watch_progress){
 		.elapsed_ns = now - w->start_ns,
 		.lost = watch__lost(w),
@@ -1279,7 +1279,7 @@ static int watch__close_recording(struct watch *w)
 	if (rc < 0 || !w->front || !w->front->recorded)
 		return rc;
 	/* the loader is gone by now: no drops to count */
-	engine__summary(w->s.engine, &sum);
+	session__summary(&w->s, &sum);
 	w->front->recorded(w->front->ctx, &(struct watch_progress){
 		.elapsed_ns = ls_now_ns() - w->start_ns,
 		.stalls = sum.stalls,

@@ -449,6 +449,16 @@ int session__finish(struct session *s)
 	return err;
 }
 
+void session__summary(const struct session *s, struct ls_summary *out)
+{
+	engine__summary(s->engine, out);
+}
+
+size_t session__stuck_holders(const struct session *s, __u64 now, __u32 *tids, size_t max)
+{
+	return engine__stuck_holders(s->engine, now, tids, max);
+}
+
 void session__destroy(struct session *s)
 {
 	size_t i;

@@ -113,7 +113,7 @@ struct session {
 int session__init(struct session *s, const struct session_opts *o, FILE *out);
 /*
  * One record: to the writer if any, then to the engine.  Fits
- * ls_record_fn (loader.h).  Returns 0 or the negative errno that stops
+ * ls_record_fn (loader/loader.h).  Returns 0 or the negative errno that stops
  * the run (s->feed_err or s->write_err says which).  After a write error
  * the writer is dropped (s->writer = NULL, s->write_err set); the run stops
  * only if s->stop_on_write_error.
@@ -126,6 +126,13 @@ int session__feed(void *session, const void *rec, size_t len);
 int session__feed_unrecorded(void *session, const void *rec, size_t len);
 /* End of stream: the summary. */
 int session__finish(struct session *s);
+/* The engine's counts so far (engine__summary), for the live loop's lines and metrics. */
+void session__summary(const struct session *s, struct ls_summary *out);
+/*
+ * The holders of waits still open at now whose stacks are worth reading
+ * as they are now (engine__stuck_holders): at most max, into tids.
+ */
+size_t session__stuck_holders(const struct session *s, __u64 now, __u32 *tids, size_t max);
 void session__destroy(struct session *s);
 
 #endif /* LOCKSTALL_SESSION_H */
