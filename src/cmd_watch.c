@@ -16,12 +16,10 @@
  * loop's own deadlines (src/timers.h), and the TICK records it feeds.
  */
 #include <errno.h>
-#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -30,6 +28,7 @@
 #include "commands.h"
 #include "engine/engine.h"
 #include "record/flight.h"
+#include "record/flight_writer.h"
 #include "record/meta.h"
 #include "alert/hooks.h"
 #include "loader/loader.h"
@@ -86,9 +85,7 @@ struct watch {
 	struct sink *metrics;	/* --metrics-file, --metrics-listen: owned by the session */
 	bool metrics_told;	/* the metrics write error has been reported */
 	struct metrics_http *http;	/* --metrics-listen */
-	struct flight *flight;	/* --flight-recorder */
-	char *flight_rule;	/* the text of the rule that began the pending window */
-	pid_t flight_child;	/* writing a recording; 0: none */
+	struct flight_writer *flight;	/* --flight-recorder */
 	__u32 pid;		/* -p as resolved, for a recording's metadata */
 	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
 	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
@@ -120,31 +117,6 @@ static void watch__record_run(const struct watch *w, struct record_run *run)
 static bool watch__file_only(const struct watch *w)
 {
 	return w->front && w->front->file_only;
-}
-
-/*
- * The END of a recording: the names of the processes seen, then close.
- * path: the file, for messages; *st (may be NULL): what it holds.  0 or
- * what is left to say as a negative errno.
- */
-static int watch__record_close(struct trace_writer *tw, const char *path, bool no_cmdline,
-			       struct trace_writer_stats *st)
-{
-	struct trace_writer_stats ws;
-	int had = trace_writer__error(tw), err;
-
-	record_meta__end(tw, no_cmdline);
-	trace_writer__stats(tw, st ? st : &ws);
-	err = trace_writer__close(tw);
-	/* a write error that stopped the run has been told already */
-	if (err && had)
-		return err;
-	if (err) {
-		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
-			path, strerror(-err));
-		return err;
-	}
-	return 0;
 }
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
@@ -182,11 +154,8 @@ static int watch__on_violation(void *ctx, const struct slo_violation *v)
 	w->violated = true;
 	if (w->cfg->exit_on_violation)
 		w->stop_violation = true;
-	/* the rule's text is kept: a SIGHUP may free the rule before the file is written */
-	if (w->flight && !flight__trigger(w->flight, v->at_ns, v->rule_index)) {
-		free(w->flight_rule);
-		w->flight_rule = strdup(v->rule->text);
-	}
+	if (w->flight)
+		flight_writer__trigger(w->flight, v->at_ns, v->rule_index, v->rule->text);
 	if (!w->hooks)
 		return 0;
 	snprintf(what, sizeof(what), "rule %zu", v->rule_index + 1);
@@ -360,6 +329,24 @@ static int watch__http_open(struct watch *w)
 	return 0;
 }
 
+/* A forked flight writer serves no scrapes: its copies of the server's sockets closed. */
+static void watch__flight_child(void *ctx)
+{
+	struct watch *w = ctx;
+
+	if (w->http)
+		metrics_http__close_fds(w->http);
+}
+
+/* The pending window of the flight recorder to its file (flight_writer.h). */
+static void watch__flight_write(struct watch *w, bool may_fork)
+{
+	struct record_run run;
+
+	watch__record_run(w, &run);
+	flight_writer__write(w->flight, &run, may_fork);
+}
+
 /*
  * --flight-recorder: a directory we can write to, trimmed to --max-files
  * now (a previous run's files count), and every record from here on kept.
@@ -367,7 +354,17 @@ static int watch__http_open(struct watch *w)
 static int watch__flight_open(struct watch *w)
 {
 	const struct ls_config *cfg = w->cfg;
-	struct flight_opts fo = { .keep_ns = cfg->flight_keep_ns };
+	struct flight_writer_opts fo = {
+		.window = { .keep_ns = cfg->flight_keep_ns },
+		.dir = cfg->flight_dir,
+		.max_files = cfg->flight_max_files,
+		.compress_level = cfg->compress_level,
+		.verbose = cfg->verbose,
+		.stacks = w->stacks,
+		.cgroups = w->cgroups,
+		.in_child = watch__flight_child,
+		.child_ctx = w,
+	};
 	int rc;
 
 	rc = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
@@ -379,13 +376,13 @@ static int watch__flight_open(struct watch *w)
 			cfg->flight_dir, strerror(-rc));
 		return rc;
 	}
-	w->flight = flight__new(&fo);
+	w->flight = flight_writer__new(&fo);
 	if (!w->flight) {
 		fprintf(stderr, "lockstall: cannot set up the flight recorder: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	w->s.tap = flight__add;
-	w->s.tap_ctx = w->flight;
+	w->s.tap_ctx = flight_writer__flight(w->flight);
 	return 0;
 }
 
@@ -514,142 +511,6 @@ static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, co
 	else
 		fprintf(stderr, "lockstall: %s failed: %s\n", what, strerror(-err));
 	return LS_EXIT_FAILURE;
-}
-
-static int flight__to_writer(void *ctx, const void *rec, size_t len)
-{
-	return trace_writer__record(ctx, rec, len);
-}
-
-/* The flight recording's own metadata, after what record_meta__start() writes. */
-static int watch__flight_meta(struct watch *w, struct trace_writer *tw,
-			      const struct flight_window *win, __s64 real_minus_mono)
-{
-	int err = 0;
-
-	/* the recording starts with its window, not with the watch */
-	err = err ?: trace_writer__meta_u64(tw, "start.realtime_ns",
-					    (__u64)((__s64)win->from_ns + real_minus_mono));
-	err = err ?: trace_writer__meta_str(tw, "flight.rule", w->flight_rule ? w->flight_rule : "");
-	err = err ?: trace_writer__meta_u64(tw, "flight.rule_index", win->rule_index + 1);
-	err = err ?: trace_writer__meta_u64(tw, "flight.at_ns", win->at_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.from_ns", win->from_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.to_ns", win->to_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.violations", win->violations);
-	err = err ?: trace_writer__meta_u64(tw, "flight.truncated", win->truncated);
-	err = err ?: trace_writer__meta_flush(tw);
-	return err;
-}
-
-/*
- * The pending window of the flight recorder, to a new file in its
- * directory, then the oldest files rotated out; what was written (and how
- * long it took) or what failed is said on stderr, in one write.  Returns 0
- * or a negative errno; either way no window is pending any more.
- */
-static int watch__flight_file(struct watch *w)
-{
-	const struct ls_config *cfg = w->cfg;
-	struct trace_writer *tw = NULL;
-	struct trace_writer_stats st;
-	struct record_run run;
-	struct flight_window win;
-	__u64 t0 = ls_now_ns(), real = ls_realtime_ns();
-	__s64 real_minus_mono = (__s64)(real - t0);
-	char path[PATH_MAX], took[32], merged[64] = "", removed[64] = "";
-	int rc, n;
-
-	if (!flight__pending(w->flight, &win))
-		return 0;
-	rc = flight__create(cfg->flight_dir, (__u64)((__s64)win.at_ns + real_minus_mono),
-			    win.rule_index, &tw, path, sizeof(path));
-	if (rc) {
-		fprintf(stderr, "lockstall: %s: cannot create a flight recording: %s: check the directory exists and is writable\n",
-			cfg->flight_dir, strerror(-rc));
-		flight__write(w->flight, NULL, NULL, NULL);
-		return rc;
-	}
-	watch__record_run(w, &run);
-	rc = trace_writer__compress(tw, cfg->compress_level);
-	rc = rc ?: record_meta__start(tw, &run);
-	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
-	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
-	if (rc)
-		flight__write(w->flight, NULL, NULL, NULL);
-	trace_writer__stats(tw, &st);
-	record_meta__maps(tw, w->stacks);
-	record_meta__cgroups(tw, w->cgroups);
-	/*
-	 * Names only: reading /proc/PID/cmdline takes the traced process's
-	 * mmap_lock, which must not happen while tracing (record/meta.c)
-	 */
-	if (watch__record_close(tw, path, true, NULL) || rc) {
-		if (rc)
-			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
-		return rc ? rc : -EIO;
-	}
-	n = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
-			   FLIGHT_DEFAULT_MAX_FILES, FLIGHT_DIR_MAX_BYTES);
-	if (win.violations > 1)
-		snprintf(merged, sizeof(merged), "; %llu more violations merged into it",
-			 (unsigned long long)win.violations - 1);
-	if (n > 0)
-		snprintf(removed, sizeof(removed), "; %d old recordings removed", n);
-	/* one line, one write: a child's line never mixes with the parent's */
-	fprintf(stderr, "lockstall: flight recorder: rule %zu: %s: %llu events%s, written in %s%s%s\n",
-		win.rule_index + 1, path, (unsigned long long)st.records,
-		win.truncated ? " (the oldest left memory early: the window starts late)" : "",
-		ls_format_duration(ls_now_ns() - t0, took, sizeof(took)), merged, removed);
-	return 0;
-}
-
-/*
- * A window closed: a child process writes it, from its copy of our memory
- * (fork() shares the pages until either side writes), while this one
- * traces on: written in the loop, a big window under I/O load would stop
- * tracing for as long as the write takes.  One child at a time: a window
- * that closes while one writes waits, pending, for it to end.  No child
- * (fork failed), or at the end of the run: written here.
- */
-static void watch__flight_write(struct watch *w, bool may_fork)
-{
-	__u64 t0 = ls_now_ns();
-	char took[32];
-	pid_t pid;
-
-	if (!flight__pending(w->flight, NULL))
-		return;
-	pid = may_fork ? fork() : -1;
-	if (pid == 0) {
-		/* the child: its own copy of everything; nothing of the parent's to flush */
-		if (w->http)
-			metrics_http__close_fds(w->http);
-		_exit(watch__flight_file(w) ? 1 : 0);
-	}
-	if (pid < 0) {
-		watch__flight_file(w);
-		return;
-	}
-	w->flight_child = pid;
-	/* the child has the window */
-	flight__write(w->flight, NULL, NULL, NULL);
-	if (w->cfg->verbose)
-		fprintf(stderr, "lockstall: flight recorder: writer %d forked in %s\n", (int)pid,
-			ls_format_duration(ls_now_ns() - t0, took, sizeof(took)));
-}
-
-/* The writer child, if it has ended (or, with wait, once it has). */
-static void watch__flight_reap(struct watch *w, bool wait)
-{
-	pid_t r;
-
-	if (!w->flight_child)
-		return;
-	do
-		r = waitpid(w->flight_child, NULL, wait ? 0 : WNOHANG);
-	while (r < 0 && errno == EINTR);
-	if (r != 0)
-		w->flight_child = 0;
 }
 
 /*
@@ -816,10 +677,10 @@ static int watch__flight_tick(struct watch *w, __u64 now)
 /* Arm WT_FLIGHT at the pending window's end; with a writer busy the loop's own pace reaps it. */
 static void watch__flight_arm(struct watch *w)
 {
-	struct flight_window win;
+	__u64 to_ns;
 
-	if (w->flight && !w->flight_child && flight__pending(w->flight, &win))
-		timer__at(&w->timers, WT_FLIGHT, win.to_ns);
+	if (w->flight && flight_writer__due(w->flight, &to_ns))
+		timer__at(&w->timers, WT_FLIGHT, to_ns);
 	else
 		timer__disarm(&w->timers, WT_FLIGHT);
 }
@@ -867,7 +728,7 @@ static int watch__timers(struct watch *w, __u64 now, bool *done)
 /* Between timers: a finished flight writer, a SIGHUP, hooks that ended. */
 static void watch__between(struct watch *w, __u64 now, volatile sig_atomic_t *reload)
 {
-	watch__flight_reap(w, false);
+	flight_writer__reap(w->flight, false);
 	/* only watch passes reload: top ends on a hangup, record has no rules */
 	if (reload && *reload) {
 		*reload = 0;
@@ -893,7 +754,7 @@ static int watch__finish(struct watch *w)
 		return watch__fail(w, w->cfg, rc, w->what);
 	/* the last recordings are whole before the summary says we are done */
 	if (w->flight) {
-		watch__flight_reap(w, true);
+		flight_writer__reap(w->flight, true);
 		/* stopped within a window's after part: the file gets what there is */
 		watch__flight_write(w, false);
 	}
@@ -1223,7 +1084,7 @@ static int watch__close_recording(struct watch *w)
 	if (w->stacks)
 		stacks__drain(w->stacks, STACKS_MAPS_WAIT_NS);
 	record_meta__cgroups(w->writer, w->cgroups);
-	rc = watch__record_close(w->writer, w->cfg->output, w->cfg->no_cmdline, &st);
+	rc = record_meta__close(w->writer, w->cfg->output, w->cfg->no_cmdline, &st);
 	w->writer = NULL;
 	if (rc < 0 || !w->front || !w->front->recorded)
 		return rc;
@@ -1265,9 +1126,7 @@ static int watch__teardown(struct watch *w, int ret)
 	hooks__free(w->hooks);
 	metrics_http__free(w->http);
 	/* an error ended the loop: a recording being written still ends whole */
-	watch__flight_reap(w, true);
-	flight__free(w->flight);
-	free(w->flight_rule);
+	flight_writer__free(w->flight);
 	return ret;}
 
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
