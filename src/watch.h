@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The live run's state, shared by its loop (cmd_watch.c) and what comes
- * before and after it (watch_open.c); only those two include it.
+ * The live run's state, shared by its loop (cmd_watch.c), what comes
+ * before and after it (watch_open.c) and what it tells on stderr
+ * (watch_notes.c); only those include it.  Calls go one way: the loop to
+ * the other two, watch_open.c to watch_notes.c.
  */
 #ifndef LOCKSTALL_WATCH_H
 #define LOCKSTALL_WATCH_H
@@ -70,7 +72,8 @@ int watch__conclude(struct watch *w, int ret);
 int watch__teardown(struct watch *w, int ret);
 int watch__set_fifo(struct watch *w);
 
-/* cmd_watch.c */
+/* watch_notes.c */
+__u64 watch__lost(struct watch *w);
 void watch__note_cpu(struct watch *w, __u64 now);
 void watch__warn_lost(struct watch *w, bool final);
 void watch__tell_write_error(struct watch *w, const struct ls_config *cfg);
