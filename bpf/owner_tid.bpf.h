@@ -112,7 +112,7 @@ static __always_inline struct ls_task_state *ls_owner_take_marks(struct task_str
 	if (!cfg.owner_by_tid)
 		return st;
 	tid = LS_TASK_READ(t, pid);
-	if (task_armed[tid & (LS_ARMED_N - 1)]) {
+	if (task_state__armed_tid(tid)) {
 		marks = bpf_map_lookup_elem(&owner_marks, &tid);
 		if (marks)
 			n = *marks;

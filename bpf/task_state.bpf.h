@@ -299,17 +299,34 @@ static __always_inline void ls_process_comm(char *out, struct task_struct *t)
 
 __u32 task_armed[LS_ARMED_N] = {};
 
+/*
+ * The hash object (5.10) has no filter: every task takes the slow path, as
+ * all did before it.  The switch with the filter and its disarming is over
+ * 5.10's verifier limit, and without the disarming the counts would only
+ * grow.
+ */
+#ifdef LS_TASK_STATE_HASH
+#define LS_ARMING_OFF	1
+#else
+#define LS_ARMING_OFF	0
+#endif
+
+static __always_inline bool task_state__armed_tid(__u32 tid)
+{
+	return LS_ARMING_OFF || task_armed[tid & (LS_ARMED_N - 1)];
+}
+
 /* t a BTF pointer (a tracepoint's task): plain loads. */
 static __always_inline bool task_state__armed(const struct task_struct *t)
 {
-	return task_armed[t->pid & (LS_ARMED_N - 1)];
+	return task_state__armed_tid(t->pid);
 }
 
 static __always_inline void task_state__arm(struct task_struct *t, struct ls_task_state *st)
 {
 	__u32 idx;
 
-	if (st->armed)
+	if (LS_ARMING_OFF || st->armed)
 		return;
 	idx = (__u32)LS_TASK_READ(t, pid) & (LS_ARMED_N - 1);
 	/* the slot it was counted in, in case its TID changes (a thread's exec) */
@@ -321,7 +338,7 @@ static __always_inline void task_state__disarm(struct ls_task_state *st)
 {
 	__u32 idx = st->armed;
 
-	if (!idx)
+	if (LS_ARMING_OFF || !idx)
 		return;
 	st->armed = 0;
 	__sync_fetch_and_add(&task_armed[(idx - 1) & (LS_ARMED_N - 1)], -1);
