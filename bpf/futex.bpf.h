@@ -448,7 +448,7 @@ int BPF_PROG(ls_sys_exit, struct pt_regs *regs, long ret)
 
 /*
  * The same from fentry and fexit on the x86-64 futex syscalls' own
- * functions, where the kernel's trampolines work (src/loader.c chooses,
+ * functions, where the kernel's trampolines work (src/loader/probe.c chooses,
  * cfg.futex_fentry): then only futex calls pay, not every syscall.
  */
 SEC("?fentry/__x64_sys_futex")

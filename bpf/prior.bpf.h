@@ -3,7 +3,7 @@
  * Waits that began before tracing: a process hangs, then lockstall
  * starts, and the entry of those waits has passed.  Once, right after
  * attaching, user space reads a sleepable task iterator (ls_prior_waits,
- * src/loader.c) that finds tasks asleep in a futex wait (futex.bpf.h) or,
+ * src/loader/iter.c) that finds tasks asleep in a futex wait (futex.bpf.h) or,
  * where the kernel keeps task_struct.blocked_on (6.16+), waiting on a
  * kernel mutex (klock.bpf.h), and gives each the state the live entry
  * would have given it, marked LS_W_PRIOR.  From then on it is any other

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include <lockstall/abi.h>
-#include "loader.h"
+#include "loader/loader.h"
 
 /* Exit codes: the contract for scripts. */
 #define LS_EXIT_OK	0

@@ -10,18 +10,17 @@
  *	-> loop (poll, timers) -> finish (drain, exit TICK, END histograms,
  *	summary) -> teardown [process names, close file]
  *
+ * This file is the loop; what comes before and after it is watch_open.c.
  * Every record goes through session__feed(): to the file first, then to
  * the engine, exactly as lockstall report feeds them back.  Everything
  * printed is computed from record timestamps; the clock only drives this
  * loop's own deadlines (src/timers.h), and the TICK records it feeds.
  */
 #include <errno.h>
-#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -29,21 +28,17 @@
 #include "resolve/cgroup.h"
 #include "commands.h"
 #include "engine/engine.h"
-#include "record/flight.h"
+#include "record/flight_writer.h"
+#include "sinks/naming.h"
 #include "record/meta.h"
 #include "alert/hooks.h"
-#include "loader.h"
-#include "reader_cpu.h"
+#include "loader/loader.h"
 #include "alert/metrics_http.h"
 #include "session.h"
-#include "sinks/prometheus.h"
-#include "sinks/sinks.h"
-#include "resolve/stacks.h"
-#include "sinks/naming.h"
-#include "symbols/symbols.h"
 #include "record/trace_file.h"
 #include "timers.h"
 #include "util.h"
+#include "watch.h"
 
 #define POLL_MS			100
 /*
@@ -66,90 +61,6 @@ enum watch_timer {
 	WT_HOUSEKEEP,	/* drops, file flush, a front's progress */
 	WT_PENDING,	/* a TICK record: waits still open are judged */
 };
-
-struct watch {
-	struct session s;	/* feed with session__feed(&w->s) */
-	struct timers timers;	/* enum watch_timer */
-	__u64 intervals;	/* printed so far, for "count" */
-	const char *what;	/* the step that failed, for watch__fail(); NULL: the output */
-	struct slo_rules rules;	/* until the session takes them */
-	struct loader *loader;
-	struct trace_writer *writer;	/* -o, record */
-	__u64 lost_warned;	/* drops already reported on stderr */
-	__u64 lost_seen;	/* drops at the last housekeeping */
-	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
-	bool starved_told;	/* ... said on stderr */
-	unsigned int fifo;	/* the SCHED_FIFO priority it runs at; 0: none */
-	bool write_told;	/* the write error has been reported */
-	__u64 start_ns;		/* for progress */
-	const struct ls_config *cfg;
-	struct hooks *hooks;	/* --exec, --exec-file */
-	bool violated;		/* an SLO rule was broken */
-	bool stop_violation;	/* ... and --exit-on-violation says stop */
-	struct sink *metrics;	/* --metrics-file, --metrics-listen: owned by the session */
-	bool metrics_told;	/* the metrics write error has been reported */
-	struct metrics_http *http;	/* --metrics-listen */
-	struct flight *flight;	/* --flight-recorder */
-	char *flight_rule;	/* the text of the rule that began the pending window */
-	pid_t flight_child;	/* writing a recording; 0: none */
-	__u64 flight_retry_ns;	/* the naming worker was busy: not before then */
-	__u32 pid;		/* -p as resolved, for a recording's metadata */
-	struct stacks *stacks;	/* STACK records: mappings and frames; NULL with --no-stacks */
-	struct cgroups *cgroups;	/* cgroup ids -> paths; without cgroup2, knows none */
-	const struct watch_front *front;	/* lockstall top, record; NULL: watch */
-	struct sink *front_sink;	/* the front's sink until the session takes it */
-};
-
-/* The run a recording says it comes from (record/meta.h). */
-static void watch__record_run(const struct watch *w, struct record_run *run)
-{
-	const struct ls_config *cfg = w->cfg;
-
-	*run = (struct record_run){
-		.argc = cfg->argc,
-		.argv = cfg->argv,
-		.threshold_ns = cfg->threshold_ns,
-		.pid = w->pid,
-		.top = cfg->top,
-		.json = cfg->json,
-		.interval_ns = cfg->interval_ns,
-		.count = cfg->count,
-		.stacks = cfg->stacks,
-		.ustack_mode = cfg->ustack_mode,
-		.features = loader__features(w->loader),
-	};
-}
-
-/* The recording is the run's product (lockstall record): no output, and a write error ends it. */
-static bool watch__file_only(const struct watch *w)
-{
-	return w->front && w->front->file_only;
-}
-
-/*
- * The END of a recording: the names of the processes seen, then close.
- * path: the file, for messages; *st (may be NULL): what it holds.  0 or
- * what is left to say as a negative errno.
- */
-static int watch__record_close(struct trace_writer *tw, const char *path, bool no_cmdline,
-			       struct trace_writer_stats *st)
-{
-	struct trace_writer_stats ws;
-	int had = trace_writer__error(tw), err;
-
-	record_meta__end(tw, no_cmdline);
-	trace_writer__stats(tw, st ? st : &ws);
-	err = trace_writer__close(tw);
-	/* a write error that stopped the run has been told already */
-	if (err && had)
-		return err;
-	if (err) {
-		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
-			path, strerror(-err));
-		return err;
-	}
-	return 0;
-}
 
 /* SIGHUP: the new rules file, or the old rules and why not. */
 static void watch__reload(struct watch *w)
@@ -176,155 +87,6 @@ static void watch__reload(struct watch *w)
 	slo__set_rules(w->s.slo, &rules);
 }
 
-static void env__add(char **env, size_t *n, const char *name, unsigned long long v)
-{
-	if (asprintf(&env[*n], "%s=%llu", name, v) >= 0)
-		(*n)++;
-}
-
-/*
- * A hook's environment: numbers, names of our own vocabulary and the rule
- * the operator wrote; nothing a traced process could choose (its comm is
- * in the JSON on stdin only).
- */
-static size_t violation__env(const struct slo_violation *v, char **env)
-{
-	const struct ls_stall *st = v->n_stalls ? v->stalls[0] : NULL;
-	size_t n = 0, i;
-
-	if (asprintf(&env[n], "LOCKSTALL_RULE=%s", v->rule->text) >= 0)
-		n++;
-	env__add(env, &n, "LOCKSTALL_RULE_INDEX", v->rule_index + 1);
-	if (asprintf(&env[n], "LOCKSTALL_KIND=%s", v->rule->kind == SLO_WAIT ? "wait" : "stalled") >= 0)
-		n++;
-	env__add(env, &n, "LOCKSTALL_VALUE_NS", v->value_ns);
-	env__add(env, &n, "LOCKSTALL_LIMIT_NS", v->rule->limit_ns);
-	if (v->rule->kind == SLO_STALLED)
-		env__add(env, &n, "LOCKSTALL_WINDOW_NS", v->rule->window_ns);
-	env__add(env, &n, "LOCKSTALL_SUPPRESSED", v->suppressed);
-	if (st) {
-		if (asprintf(&env[n], "LOCKSTALL_VERDICT=%s", ls_verdict_name(st->verdict)) >= 0)
-			n++;
-		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
-		/* 1: the wait is still going on (a pending report), LOCKSTALL_WAIT_NS so far */
-		env__add(env, &n, "LOCKSTALL_PENDING", st->pending);
-		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
-		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
-		/* the id only: names in a delegated subtree are the traced side's choice */
-		env__add(env, &n, "LOCKSTALL_WAITER_CGROUP_ID", st->waiter_cgroup_id);
-		env__add(env, &n, "LOCKSTALL_MM_PID", st->lock.tgid);
-		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
-			if (st->chain[i].role != LS_ROLE_HOLDER)
-				continue;
-			env__add(env, &n, "LOCKSTALL_HOLDER_PID", st->chain[i].task.tgid);
-			env__add(env, &n, "LOCKSTALL_HOLDER_TID", st->chain[i].task.tid);
-			break;
-		}
-	}
-	env[n] = NULL;
-	return n;
-}
-
-#define VIOLATION_ENV_MAX 21
-
-static int watch__on_violation(void *ctx, const struct slo_violation *v)
-{
-	struct watch *w = ctx;
-	char *env[VIOLATION_ENV_MAX], *json = NULL, what[48];
-	size_t len = 0, n, i;
-	FILE *f;
-
-	w->violated = true;
-	if (w->cfg->exit_on_violation)
-		w->stop_violation = true;
-	/* the rule's text is kept: a SIGHUP may free the rule before the file is written */
-	if (w->flight && !flight__trigger(w->flight, v->at_ns, v->rule_index)) {
-		free(w->flight_rule);
-		w->flight_rule = strdup(v->rule->text);
-	}
-	if (!w->hooks)
-		return 0;
-	snprintf(what, sizeof(what), "rule %zu", v->rule_index + 1);
-	f = open_memstream(&json, &len);
-	if (!f) {
-		fprintf(stderr, "lockstall: hook not run for %s: %s\n", what, strerror(errno));
-		return 0;
-	}
-	slo_violation__write_json(f, v);
-	putc('\n', f);
-	if (fclose(f)) {
-		fprintf(stderr, "lockstall: hook not run for %s: %s\n", what, strerror(ENOMEM));
-		free(json);
-		return 0;
-	}
-	n = violation__env(v, env);
-	hooks__run(w->hooks, json, len, env, what);
-	for (i = 0; i < n; i++)
-		free(env[i]);
-	free(json);
-	return 0;
-}
-
-/* The hooks' counts, for the summary. */
-static void watch__hook_stats(struct watch *w)
-{
-	struct hooks_stats hs;
-
-	if (!w->hooks)
-		return;
-	hooks__stats(w->hooks, &hs);
-	w->s.hook_runs = hs.runs;
-	w->s.hook_failures = hs.failures;
-	w->s.hook_timeouts = hs.timeouts;
-	w->s.hook_skipped = hs.skipped;
-}
-
-/* The hook's argv: --exec's words up to ';', or --exec-file's lines. */
-static int watch__hooks(struct watch *w, const struct ls_config *cfg)
-{
-	struct hooks_opts ho = {
-		.max_running = cfg->exec_limit,
-		.timeout_ns = cfg->exec_timeout_ns,
-	};
-	char **argv = NULL, err[SLO_ERR_LEN];
-	int i, rc;
-
-	if (cfg->exec_file) {
-		rc = hooks_argv__read(cfg->exec_file, &argv, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "lockstall: --exec-file %s\n", err);
-			return rc;
-		}
-	} else {
-		argv = calloc((size_t)cfg->exec_argc + 1, sizeof(*argv));
-		if (!argv)
-			goto nomem;
-		for (i = 0; i < cfg->exec_argc; i++) {
-			argv[i] = strdup(cfg->exec_argv[i]);
-			if (!argv[i])
-				goto nomem;
-		}
-	}
-	/* a hook that can never run should fail now, not at the first violation */
-	if (strchr(argv[0], '/') && access(argv[0], X_OK)) {
-		rc = -errno;
-		fprintf(stderr, "lockstall: hook %s: cannot run: %s\n", argv[0], strerror(-rc));
-		hooks_argv__free(argv);
-		return rc;
-	}
-	ho.argv = argv;
-	w->hooks = hooks__new(&ho);
-	hooks_argv__free(argv);
-	if (!w->hooks)
-		goto nomem_freed;
-	return 0;
-nomem:
-	hooks_argv__free(argv);
-nomem_freed:
-	fprintf(stderr, "lockstall: cannot set up the hook: %s\n", strerror(ENOMEM));
-	return -ENOMEM;
-}
-
 /*
  * Metrics ticks without "interval" arguments: the histograms go to the
  * engine for the metrics only.  The recording need not hold them (the final
@@ -343,390 +105,39 @@ static int watch__feed_metrics(void *ctx, const void *rec, size_t len)
 	return session__feed(ctx, rec, len);
 }
 
-/* The metrics sink's counters as of now: events, lost, SLO and hooks. */
-static void watch__metrics_counters(struct watch *w)
-{
-	struct ls_summary sum;
-
-	engine__summary(w->s.engine, &sum);
-	sum.stalls_unnamed = naming__unnamed(w->s.naming);
-	if (w->s.slo) {
-		struct slo_stats st;
-
-		slo__stats(w->s.slo, &st);
-		watch__hook_stats(w);
-		sum.slo = true;
-		sum.slo_violations = st.violations;
-		sum.slo_suppressed = st.suppressed;
-		sum.hook_runs = w->s.hook_runs;
-		sum.hook_failures = w->s.hook_failures;
-		sum.hook_timeouts = w->s.hook_timeouts;
-		sum.hook_skipped = w->s.hook_skipped;
-	}
-	sink_prometheus__set_counters(w->metrics, &sum);
-}
-
-/*
- * One scrape of --metrics-listen: the stall counts up to the last record
- * read, the histograms as of the last metrics tick (a complete interval),
- * lockstall's own CPU and memory as of now.
- */
-static int watch__render_metrics(void *ctx, FILE *f)
-{
-	struct watch *w = ctx;
-
-	watch__metrics_counters(w);
-	return sink_prometheus__render(w->metrics, f);
-}
-
-/* --metrics-file, replaced whole: the counts so far.  0 or a negative errno. */
-static int watch__write_metrics(struct watch *w)
-{
-	int err;
-
-	if (!w->metrics || !w->cfg->metrics_file)
-		return 0;
-	watch__metrics_counters(w);
-	err = sink_prometheus__write_file(w->metrics, w->cfg->metrics_file);
-	if (err && !w->metrics_told)
-		fprintf(stderr, "lockstall: %s: cannot write metrics: %s\n", w->cfg->metrics_file,
-			strerror(-err));
-	w->metrics_told = err != 0;
-	return err;
-}
-
-/* --metrics-listen: bound before tracing starts, so a taken port fails fast. */
-static int watch__http_open(struct watch *w)
-{
-	struct metrics_http_opts ho = {
-		.addr = w->cfg->metrics_listen,
-		.render = watch__render_metrics,
-		.ctx = w,
-	};
-	int rc = metrics_http__new(&w->http, &ho);
-
-	if (rc) {
-		fprintf(stderr, "lockstall: cannot listen on %s for --metrics-listen: %s%s\n",
-			w->cfg->metrics_listen, strerror(-rc),
-			rc == -EADDRINUSE ? ": choose another port" : "");
-		return rc;
-	}
-	fprintf(stderr, "lockstall: serving metrics at http://%s/metrics\n",
-		metrics_http__addr(w->http));
-	return 0;
-}
-
-/*
- * --flight-recorder: a directory we can write to, trimmed to --max-files
- * now (a previous run's files count), and every record from here on kept.
- */
-static int watch__flight_open(struct watch *w)
-{
-	const struct ls_config *cfg = w->cfg;
-	struct flight_opts fo = { .keep_ns = cfg->flight_keep_ns };
-	int rc;
-
-	rc = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
-			    FLIGHT_DEFAULT_MAX_FILES, FLIGHT_DIR_MAX_BYTES);
-	if (rc >= 0 && access(cfg->flight_dir, W_OK | X_OK))
-		rc = -errno;
-	if (rc < 0) {
-		fprintf(stderr, "lockstall: %s: cannot use as the flight recorder's directory: %s: create it, writable by lockstall\n",
-			cfg->flight_dir, strerror(-rc));
-		return rc;
-	}
-	w->flight = flight__new(&fo);
-	if (!w->flight) {
-		fprintf(stderr, "lockstall: cannot set up the flight recorder: %s\n", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	w->s.tap = flight__add;
-	w->s.tap_ctx = w->flight;
-	return 0;
-}
-
-/*
- * -p names a process.  One that does not exist yet may start later; a
- * thread id is understood as its process, since stalls are per mm.
- */
-static __u32 watch__check_pid(__u32 pid)
-{
-	char path[64], line[128];
-	unsigned int tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT)
-			fprintf(stderr, "lockstall: no process %u now: tracing anyway, in case it starts\n",
-				pid);
-		return pid;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %u", &tgid) == 1)
-			break;
-	}
-	fclose(f);
-	if (tgid && tgid != pid) {
-		fprintf(stderr, "lockstall: %u is a thread of process %u: showing process %u\n",
-			pid, tgid, tgid);
-		return tgid;
-	}
-	return pid;
-}
-
-static __u64 watch__lost(struct watch *w)
-{
-	struct loader_stats st;
-	struct ls_summary sum;
-
-	loader__stats(w->loader, &st);
-	engine__summary(w->s.engine, &sum);
-	return st.drops > sum.lost_events ? st.drops : sum.lost_events;
-}
-
-/* A housekeeping period ends at now: how long this thread waited for a CPU in it. */
-static void watch__note_cpu(struct watch *w, __u64 now)
-{
-	__u64 lost = watch__lost(w);
-
-	reader_cpu__period(&w->cpu, now, lost > w->lost_seen);
-	w->lost_seen = lost;
-}
-
-/* Why events were lost, when it was that this thread got too little CPU: once. */
-static void watch__tell_starved(struct watch *w)
-{
-	unsigned int prio = w->fifo;
-
-	if (w->starved_told || w->cpu.worst_pct < READER_CPU_STARVED_PCT)
-		return;
-	w->starved_told = true;
-	if (prio)
-		fprintf(stderr, "lockstall: even at SCHED_FIFO %u it waited for a CPU up to %u%% of the time while events were lost: a higher --rt-priority may let it keep up\n",
-			prio, w->cpu.worst_pct);
-	else
-		fprintf(stderr, "lockstall: it waited for a CPU up to %u%% of the time while events were lost (busy real-time tasks?): --rt-priority PRIO, above theirs, lets it keep up\n",
-			w->cpu.worst_pct);
-}
-
-/* Silence must never look like "no stalls" when the kernel dropped records. */
-static void watch__warn_lost(struct watch *w, bool final)
-{
-	__u64 lost = watch__lost(w);
-
-	if (final && lost) {
-		fprintf(stderr, "lockstall: %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
-			(unsigned long long)lost);
-	} else if (lost > w->lost_warned) {
-		fprintf(stderr, "lockstall: %llu events lost so far (ring buffer full): findings in those spans are marked unknown\n",
-			(unsigned long long)lost);
-	}
-	if (lost)
-		watch__tell_starved(w);
-	w->lost_warned = lost;
-}
-
-/*
- * An error from polling or the engine, as an exit code.  The reader of our
- * output going away (EPIPE: "| head") is how such pipelines end: quiet, 0.
- */
-/*
- * A full disk ends the recording, not the watch: what watch prints goes on
- * (the exit status says 1 at the end).  record has nothing else to do and
- * stops.  Either way the file keeps its whole chunks.
- */
-static void watch__tell_write_error(struct watch *w, const struct ls_config *cfg)
-{
-	if (!w->s.write_err || w->write_told)
-		return;
-	w->write_told = true;
-	fprintf(stderr, "lockstall: %s: cannot write: %s: recording stopped%s; the file keeps what came before\n",
-		cfg->output, strerror(-w->s.write_err),
-		watch__file_only(w) ? "" : ", watching goes on");
-}
-
-/* The front end's screen goes before anything is said on stderr. */
-static void watch__front_stop(struct watch *w)
-{
-	if (w->front && w->front->stop)
-		w->front->stop(w->front->ctx);
-}
-
-static int watch__fail(struct watch *w, const struct ls_config *cfg, int err, const char *what)
-{
-	watch__front_stop(w);
-	if (w->s.write_err && watch__file_only(w)) {
-		watch__tell_write_error(w, cfg);
-		return LS_EXIT_FAILURE;
-	}
-	if (w->s.feed_err)
-		err = w->s.feed_err;
-	if (err == -EPIPE)
-		return LS_EXIT_OK;
-	if (w->s.feed_err || !what)
-		fprintf(stderr, "lockstall: cannot write output: %s\n", strerror(-err));
-	else
-		fprintf(stderr, "lockstall: %s failed: %s\n", what, strerror(-err));
-	return LS_EXIT_FAILURE;
-}
-
-static int flight__to_writer(void *ctx, const void *rec, size_t len)
-{
-	return trace_writer__record(ctx, rec, len);
-}
-
-/* The flight recording's own metadata, after what record_meta__start() writes. */
-static int watch__flight_meta(struct watch *w, struct trace_writer *tw,
-			      const struct flight_window *win, __s64 real_minus_mono)
-{
-	int err = 0;
-
-	/* the recording starts with its window, not with the watch */
-	err = err ?: trace_writer__meta_u64(tw, "start.realtime_ns",
-					    (__u64)((__s64)win->from_ns + real_minus_mono));
-	err = err ?: trace_writer__meta_str(tw, "flight.rule", w->flight_rule ? w->flight_rule : "");
-	err = err ?: trace_writer__meta_u64(tw, "flight.rule_index", win->rule_index + 1);
-	err = err ?: trace_writer__meta_u64(tw, "flight.at_ns", win->at_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.from_ns", win->from_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.to_ns", win->to_ns);
-	err = err ?: trace_writer__meta_u64(tw, "flight.violations", win->violations);
-	err = err ?: trace_writer__meta_u64(tw, "flight.truncated", win->truncated);
-	err = err ?: trace_writer__meta_flush(tw);
-	return err;
-}
-
-/*
- * The pending window of the flight recorder, to a new file in its
- * directory, then the oldest files rotated out; what was written (and how
- * long it took) or what failed is said on stderr, in one write.  Returns 0
- * or a negative errno; either way no window is pending any more.
- */
-static int watch__flight_file(struct watch *w)
-{
-	const struct ls_config *cfg = w->cfg;
-	struct trace_writer *tw = NULL;
-	struct trace_writer_stats st;
-	struct record_run run;
-	struct flight_window win;
-	__u64 t0 = ls_now_ns(), real = ls_realtime_ns();
-	__s64 real_minus_mono = (__s64)(real - t0);
-	char path[PATH_MAX], took[32], merged[64] = "", removed[64] = "";
-	int rc, n;
-
-	if (!flight__pending(w->flight, &win))
-		return 0;
-	rc = flight__create(cfg->flight_dir, (__u64)((__s64)win.at_ns + real_minus_mono),
-			    win.rule_index, &tw, path, sizeof(path));
-	if (rc) {
-		fprintf(stderr, "lockstall: %s: cannot create a flight recording: %s: check the directory exists and is writable\n",
-			cfg->flight_dir, strerror(-rc));
-		flight__write(w->flight, NULL, NULL, NULL);
-		return rc;
-	}
-	watch__record_run(w, &run);
-	rc = trace_writer__compress(tw, cfg->compress_level);
-	rc = rc ?: record_meta__start(tw, &run);
-	rc = rc ?: watch__flight_meta(w, tw, &win, real_minus_mono);
-	rc = rc ?: flight__write(w->flight, flight__to_writer, tw, &win);
-	if (rc)
-		flight__write(w->flight, NULL, NULL, NULL);
-	trace_writer__stats(tw, &st);
-	record_meta__maps(tw, w->stacks);
-	record_meta__cgroups(tw, w->cgroups);
-	/*
-	 * Names only: reading /proc/PID/cmdline takes the traced process's
-	 * mmap_lock, which must not happen while tracing (record/meta.c)
-	 */
-	if (watch__record_close(tw, path, true, NULL) || rc) {
-		if (rc)
-			fprintf(stderr, "lockstall: %s: cannot write: %s\n", path, strerror(-rc));
-		return rc ? rc : -EIO;
-	}
-	n = flight__rotate(cfg->flight_dir, cfg->flight_max_files ? cfg->flight_max_files :
-			   FLIGHT_DEFAULT_MAX_FILES, FLIGHT_DIR_MAX_BYTES);
-	if (win.violations > 1)
-		snprintf(merged, sizeof(merged), "; %llu more violations merged into it",
-			 (unsigned long long)win.violations - 1);
-	if (n > 0)
-		snprintf(removed, sizeof(removed), "; %d old recordings removed", n);
-	/* one line, one write: a child's line never mixes with the parent's */
-	fprintf(stderr, "lockstall: flight recorder: rule %zu: %s: %llu events%s, written in %s%s%s\n",
-		win.rule_index + 1, path, (unsigned long long)st.records,
-		win.truncated ? " (the oldest left memory early: the window starts late)" : "",
-		ls_format_duration(ls_now_ns() - t0, took, sizeof(took)), merged, removed);
-	return 0;
-}
-
 /*
  * The recording gets the mappings the naming worker keeps: it is held off
  * them until the child is forked or the file written.  false: busy, tried
- * again soon; at the end, a worker stuck that long keeps them (and the
- * resolver, which is then left alone).
+ * again soon; at the end, a worker stuck that long keeps them, and the
+ * recording goes without.
  */
 static bool watch__flight_hold(struct watch *w, bool may_fork, __u64 now)
 {
-	if (!w->s.naming || naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS))
+	if (!w->s.naming || !w->stacks ||
+	    naming__lock(w->s.naming, may_fork ? 0 : NAMING_STOP_NS))
 		return true;
 	if (may_fork) {
 		w->flight_retry_ns = now + FLIGHT_RETRY_NS;
 		return false;
 	}
 	fprintf(stderr, "lockstall: flight recorder: the naming thread is stuck: the recording has no mappings\n");
+	flight_writer__forget_stacks(w->flight);
 	w->stacks = NULL;
 	return true;
 }
 
-/*
- * A window closed: a child process writes it, from its copy of our memory
- * (fork() shares the pages until either side writes), while this one
- * traces on: written in the loop, a big window under I/O load would stop
- * tracing for as long as the write takes.  One child at a time: a window
- * that closes while one writes waits, pending, for it to end.  No child
- * (fork failed), or at the end of the run: written here.
- */
-static void watch__flight_write(struct watch *w, bool may_fork)
+/* The pending window of the flight recorder to its file (flight_writer.h). */
+static void watch__flight_write(struct watch *w, bool may_fork, __u64 now)
 {
-	__u64 t0 = ls_now_ns();
-	char took[32];
-	pid_t pid;
+	struct record_run run;
+	__u64 to_ns;
 
-	if (!flight__pending(w->flight, NULL) || !watch__flight_hold(w, may_fork, t0))
+	if (!flight_writer__due(w->flight, &to_ns) || !watch__flight_hold(w, may_fork, now))
 		return;
-	pid = may_fork ? fork() : -1;
-	if (pid == 0) {
-		/* the child: its own copy of everything; nothing of the parent's to flush */
-		if (w->http)
-			metrics_http__close_fds(w->http);
-		_exit(watch__flight_file(w) ? 1 : 0);
-	}
-	if (pid < 0)
-		watch__flight_file(w);
+	watch__record_run(w, &run);
+	flight_writer__write(w->flight, &run, may_fork);
 	if (w->s.naming && w->stacks)
 		naming__unlock(w->s.naming);
-	if (pid < 0)
-		return;
-	w->flight_child = pid;
-	/* the child has the window */
-	flight__write(w->flight, NULL, NULL, NULL);
-	if (w->cfg->verbose)
-		fprintf(stderr, "lockstall: flight recorder: writer %d forked in %s\n", (int)pid,
-			ls_format_duration(ls_now_ns() - t0, took, sizeof(took)));
-}
-
-/* The writer child, if it has ended (or, with wait, once it has). */
-static void watch__flight_reap(struct watch *w, bool wait)
-{
-	pid_t r;
-
-	if (!w->flight_child)
-		return;
-	do
-		r = waitpid(w->flight_child, NULL, wait ? 0 : WNOHANG);
-	while (r < 0 && errno == EINTR);
-	if (r != 0)
-		w->flight_child = 0;
 }
 
 /*
@@ -805,7 +216,7 @@ static int watch__tick(struct watch *w, __u32 kind)
 		return rc;
 	w->what = NULL;
 	/* the stuck holders' stacks as they are now go with the reports this tick makes */
-	n = engine__stuck_holders(w->s.engine, t.hdr.ts, tids, LOADER_STACKS_NOW_MAX);
+	n = session__stuck_holders(&w->s, t.hdr.ts, tids, LOADER_STACKS_NOW_MAX);
 	rc = loader__stacks_now(w->loader, tids, n, t.hdr.ts, session__feed, &w->s);
 	if (rc < 0)
 		return rc;
@@ -834,7 +245,7 @@ static void watch__progress(struct watch *w, __u64 now, struct watch_progress *p
 
 	if (w->writer)
 		trace_writer__stats(w->writer, &ws);
-	engine__summary(w->s.engine, &sum);
+	session__summary(&w->s, &sum);
 	*p = (struct watch_progress){
 		.elapsed_ns = now - w->start_ns,
 		.lost = watch__lost(w),
@@ -886,18 +297,17 @@ static int watch__flight_tick(struct watch *w, __u64 now)
 
 	if (rc < 0)
 		return rc;
-	watch__flight_write(w, true);
+	watch__flight_write(w, true, now);
 	return 0;
 }
 
 /* Arm WT_FLIGHT at the pending window's end; with a writer busy the loop's own pace reaps it. */
 static void watch__flight_arm(struct watch *w)
 {
-	struct flight_window win;
+	__u64 to_ns;
 
-	if (w->flight && !w->flight_child && flight__pending(w->flight, &win))
-		timer__at(&w->timers, WT_FLIGHT, win.to_ns > w->flight_retry_ns ? win.to_ns :
-						 w->flight_retry_ns);
+	if (w->flight && flight_writer__due(w->flight, &to_ns))
+		timer__at(&w->timers, WT_FLIGHT, to_ns > w->flight_retry_ns ? to_ns : w->flight_retry_ns);
 	else
 		timer__disarm(&w->timers, WT_FLIGHT);
 }
@@ -945,7 +355,7 @@ static int watch__timers(struct watch *w, __u64 now, bool *done)
 /* Between timers: a finished flight writer, a SIGHUP, hooks that ended. */
 static void watch__between(struct watch *w, __u64 now, volatile sig_atomic_t *reload)
 {
-	watch__flight_reap(w, false);
+	flight_writer__reap(w->flight, false);
 	/* only watch passes reload: top ends on a hangup, record has no rules */
 	if (reload && *reload) {
 		*reload = 0;
@@ -974,9 +384,9 @@ static int watch__finish(struct watch *w)
 		return watch__fail(w, w->cfg, rc, w->what);
 	/* the last recordings are whole before the summary says we are done */
 	if (w->flight) {
-		watch__flight_reap(w, true);
+		flight_writer__reap(w->flight, true);
 		/* stopped within a window's after part: the file gets what there is */
-		watch__flight_write(w, false);
+		watch__flight_write(w, false, 0);
 	}
 	/* what the hooks did belongs in the summary: let them end (or time out) */
 	if (w->hooks)
@@ -1017,378 +427,10 @@ static int watch__loop(struct watch *w, volatile sig_atomic_t *stop,
 	return watch__finish(w);
 }
 
-/*
- * A process's mappings as soon as they were read, into the recording (the
- * stack resolver forgets processes; the recording keeps them all).
- */
-static int watch__record_maps(void *ctx, __u32 tgid, const char *maps, size_t maps_len,
-			      const char *ids, size_t ids_len)
-{
-	struct watch *w = ctx;
-
-	if (!w->writer)
-		return 0;
-	return record_meta__maps_one(w->writer, tgid, maps, maps_len, ids, ids_len) ?:
-	       trace_writer__meta_flush(w->writer);
-}
-
-/* The line the end-to-end tests (and scripts) wait for: only once attached. */
-static void watch__say_tracing(const struct watch *w)
-{
-	const struct ls_config *cfg = w->cfg;
-	static const char *const names[] = {
-		"mmap_lock", "mmap_lock and futexes", "mmap_lock and kernel locks",
-		"mmap_lock, futexes and kernel locks",
-	};
-	__u32 feat = loader__features(w->loader);
-	const char *locks = names[((feat & LS_FEAT_FUTEX) ? 1 : 0) | ((feat & LS_FEAT_KLOCK) ? 2 : 0)];
-	char thr[32], dur[32], until[48];
-
-	if (cfg->duration_ns)
-		snprintf(until, sizeof(until), "for %s",
-			 ls_format_duration(cfg->duration_ns, dur, sizeof(dur)));
-	else
-		snprintf(until, sizeof(until), "Ctrl-C to stop");
-	if (watch__file_only(w))
-		fprintf(stderr, "lockstall: recording %s to %s (threshold %s)... %s\n",
-			locks, cfg->output, ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
-	else
-		fprintf(stderr, "lockstall: tracing %s (threshold %s)... %s\n", locks,
-			ls_format_duration(cfg->threshold_ns, thr, sizeof(thr)), until);
-	fflush(stderr);
-}
-
-/*
- * Without a cgroup2 mount no path is known: the output says null, and a
- * cgroup= rule is refused with the reason.
- */
-static int watch__open_cgroups(struct watch *w)
-{
-	char why[256];
-
-	if (cgroups__open(&w->cgroups, "/proc/self/mountinfo", why, sizeof(why)) &&
-	    !(w->cgroups = cgroups__new())) {
-		fprintf(stderr, "lockstall: cannot set up the cgroup resolver: %s\n", strerror(ENOMEM));
-		return LS_EXIT_FAILURE;
-	}
-	/* said once: every cgroup in the output would read null */
-	if (cgroups__mount(w->cgroups) && cgroups__can_resolve(w->cgroups, why, sizeof(why)))
-		fprintf(stderr, "lockstall: %s: cgroups are shown as null\n", why);
-	return 0;
-}
-
-/* A rule (or hook) that cannot be used fails before anything is loaded. */
-static int watch__open_rules(struct watch *w, struct session_opts *so)
-{
-	const struct ls_config *cfg = w->cfg;
-	struct slo_cgroup_check chk = { cgroups__exists, w->cgroups };
-	char err[SLO_ERR_LEN];
-	int rc;
-
-	if (!cfg->n_slo && !cfg->rules_file)
-		return 0;
-	rc = slo_rules__read(&w->rules, cfg->slo, cfg->n_slo, cfg->rules_file, &chk, err,
-			     sizeof(err));
-	if (rc) {
-		fprintf(stderr, "lockstall: %s\n", err);
-		return rc == -EINVAL || rc == -E2BIG ? LS_EXIT_USAGE : LS_EXIT_FAILURE;
-	}
-	so->rules = &w->rules;
-	so->on_violation = watch__on_violation;
-	so->violation_ctx = w;
-	if ((cfg->exec_argv || cfg->exec_file) && watch__hooks(w, cfg))
-		return LS_EXIT_FAILURE;
-	return 0;
-}
-
-/* The sinks beside the output: metrics, the stack resolver, --folded. */
-static int watch__open_sinks(struct watch *w, struct session_opts *so, FILE *out)
-{
-	const struct ls_config *cfg = w->cfg;
-	struct sink_opts po = { .filter_pid = so->pid };
-	struct stacks_opts sko = {
-		.live = true,
-		.symbol_memory = cfg->symbol_memory,
-		.on_maps = watch__record_maps,
-		.on_maps_ctx = w,
-	};
-
-	if (cfg->metrics_file || cfg->metrics_listen) {
-		so->metrics = sink_prometheus__new(&po);
-		if (!so->metrics)
-			goto nomem;
-	}
-	if (cfg->stacks) {
-		w->stacks = stacks__new(&sko);
-		if (!w->stacks) {
-			fprintf(stderr, "lockstall: cannot set up the stack resolver: %s\n",
-				strerror(errno));
-			return LS_EXIT_FAILURE;
-		}
-		so->stacks = w->stacks;
-		so->name_async = true;
-		/* said once: every kernel frame in the output would be unnamed */
-		if (stacks__kernel_probe(w->stacks) == -EPERM)
-			fprintf(stderr, "lockstall: /proc/kallsyms hides its addresses (kptr_restrict, or no CAP_SYSLOG): kernel frames are not named\n");
-	}
-	/* a front end has an output of its own */
-	if (cfg->report_format == LS_FORMAT_FOLDED && !w->front) {
-		so->format = SESSION_CUSTOM;
-		so->custom = sink_folded__new(out, &po);
-		if (!so->custom)
-			goto nomem;
-	}
-	return 0;
-nomem:
-	fprintf(stderr, "lockstall: cannot set up the %s: %s\n",
-		so->metrics ? "engine" : "metrics", strerror(ENOMEM));
-	return LS_EXIT_FAILURE;
-}
-
-/*
- * Everything before the kernel is touched: the session and its sinks, and
- * every output that can fail (a path, an address, a directory, a file)
- * fails here, fast.
- */
-static int watch__open(struct watch *w, struct session_opts *so, FILE *out)
-{
-	const struct ls_config *cfg = w->cfg;
-	int rc;
-
-	rc = watch__open_cgroups(w);
-	if (rc)
-		return rc;
-	so->cgroups = w->cgroups;
-	rc = watch__open_rules(w, so);
-	if (rc)
-		return rc;
-	if (cfg->pid)
-		so->pid = watch__check_pid(cfg->pid);
-	w->pid = so->pid;
-	rc = watch__open_sinks(w, so, out);
-	if (rc)
-		return rc;
-	if (w->front) {
-		so->format = w->front_sink ? SESSION_CUSTOM : SESSION_NONE;
-		so->custom = w->front_sink;
-		w->front_sink = NULL;
-	}
-	if (session__init(&w->s, so, out)) {
-		fprintf(stderr, "lockstall: cannot set up the engine: %s\n", strerror(ENOMEM));
-		return LS_EXIT_FAILURE;
-	}
-	w->metrics = w->s.metrics;
-	if (w->metrics && watch__write_metrics(w))
-		return LS_EXIT_FAILURE;
-	if (cfg->metrics_listen && watch__http_open(w))
-		return LS_EXIT_FAILURE;
-	if (cfg->flight_dir && watch__flight_open(w))
-		return LS_EXIT_FAILURE;
-	if (cfg->output) {
-		if (trace_writer__create(&w->writer, cfg->output, cfg->force, stderr) < 0)
-			return LS_EXIT_FAILURE;
-		/* the level was checked by cli.c, and nothing is written yet */
-		trace_writer__compress(w->writer, cfg->compress_level);
-		w->s.writer = w->writer;
-		w->s.stop_on_write_error = watch__file_only(w);
-	}
-	return 0;
-}
-
-/* Load and attach, start the recording, the BEGIN mark, and say so. */
-static int watch__attach(struct watch *w, const struct loader_opts *lo)
-{
-	const struct ls_config *cfg = w->cfg;
-	int rc;
-
-	/* loader__open says what failed and what to do */
-	rc = loader__open(&w->loader, lo);
-	if (rc < 0) {
-		if (w->writer) {
-			/* nothing was recorded: leave no file that looks like a recording */
-			trace_writer__close(w->writer);
-			w->writer = NULL;
-			unlink(cfg->output);
-		}
-		return LS_EXIT_FAILURE;
-	}
-	if (w->writer) {
-		struct record_run run;
-
-		watch__record_run(w, &run);
-		rc = record_meta__start(w->writer, &run);
-		if (rc < 0) {
-			/* nothing traced yet: a recording that cannot start is no use */
-			fprintf(stderr, "lockstall: %s: cannot write: %s\n", cfg->output, strerror(-rc));
-			return LS_EXIT_FAILURE;
-		}
-	}
-	rc = loader__emit_mark(w->loader, LS_MARK_BEGIN, session__feed, &w->s);
-	if (rc < 0) {
-		/* nothing was traced yet: even a closed pipe is a failure to start */
-		watch__fail(w, cfg, rc, "starting the trace");
-		return LS_EXIT_FAILURE;
-	}
-	/* said on stderr when it fails: tracing goes on without those waits */
-	loader__prior_waits(w->loader);
-	w->start_ns = ls_now_ns();
-	reader_cpu__start(&w->cpu, w->start_ns);
-	watch__say_tracing(w);
-	return 0;
-}
-
-/* What the loader counted that the output does not show. */
-static void watch__loader_notes(struct watch *w)
-{
-	struct loader_stats st;
-
-	loader__stats(w->loader, &st);
-	/* histograms that quietly miss entries would understate the waits */
-	if (st.hist_misses)
-		fprintf(stderr, "lockstall: %llu waits and holds missing from the histograms (histogram map full)\n",
-			(unsigned long long)st.hist_misses);
-	/* counted among the lost events too, so their findings read unknown */
-	if (st.task_state_full)
-		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
-			(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
-	if (st.prog_misses)
-		fprintf(stderr, "lockstall: %llu events missed: a program of ours was still running on that CPU when they came (preempted, as PREEMPT_RT allows); counted among the lost events\n",
-			(unsigned long long)st.prog_misses);
-	if (st.owner_marks_full)
-		fprintf(stderr, "lockstall: %llu lock waits whose owner was not followed: too many owners waited on at once\n",
-			(unsigned long long)st.owner_marks_full);
-	if (!w->cfg->verbose)
-		return;
-	fprintf(stderr, "lockstall: %llu records, %llu bytes from the ring buffer, %llu dropped\n",
-		(unsigned long long)st.records, (unsigned long long)st.bytes,
-		(unsigned long long)st.drops);
-	if (st.stack_records || st.kstack_saves)
-		fprintf(stderr, "lockstall: stacks: %llu records, %llu ns each to make; %llu kernel stacks of holders off CPU saved, %llu ns each\n",
-			(unsigned long long)st.stack_records,
-			(unsigned long long)(st.stack_records ? st.stack_ns / st.stack_records : 0),
-			(unsigned long long)st.kstack_saves,
-			(unsigned long long)(st.kstack_saves ? st.kstack_save_ns / st.kstack_saves : 0));
-}
-
-/* After the loop, whatever stopped it: the last metrics, the exit code, the notes. */
-static int watch__conclude(struct watch *w, int ret)
-{
-	const struct ls_config *cfg = w->cfg;
-
-	if (watch__write_metrics(w) && ret == LS_EXIT_OK)
-		ret = LS_EXIT_FAILURE;
-	if (ret == LS_EXIT_OK && w->violated && cfg->exit_on_violation)
-		ret = LS_EXIT_VIOLATION;
-	watch__tell_write_error(w, cfg);
-	if (w->s.write_err)
-		ret = LS_EXIT_FAILURE;
-	/* after EPIPE nobody reads on; a closing message would only be noise */
-	if (w->s.feed_err == -EPIPE)
-		return ret;
-	watch__note_cpu(w, ls_now_ns());
-	watch__warn_lost(w, true);
-	watch__loader_notes(w);
-	return ret;
-}
-
-/*
- * The recording's END (the names are read after tracing stopped: see
- * record/meta.c), and the front end's closing line once it is whole.
- */
-static int watch__close_recording(struct watch *w)
-{
-	struct trace_writer_stats st;
-	struct ls_summary sum;
-	int rc;
-
-	/* mappings the worker read after the last stall, before they are lost */
-	if (w->stacks)
-		stacks__drain(w->stacks, STACKS_MAPS_WAIT_NS);
-	record_meta__cgroups(w->writer, w->cgroups);
-	rc = watch__record_close(w->writer, w->cfg->output, w->cfg->no_cmdline, &st);
-	w->writer = NULL;
-	if (rc < 0 || !w->front || !w->front->recorded)
-		return rc;
-	/* the loader is gone by now: no drops to count */
-	engine__summary(w->s.engine, &sum);
-	w->front->recorded(w->front->ctx, &(struct watch_progress){
-		.elapsed_ns = ls_now_ns() - w->start_ns,
-		.stalls = sum.stalls,
-		.recorded = st.records,
-		.recorded_bytes = st.bytes,
-	});
-	return 0;
-}
-
-/* Files the symbolizer left unread, once at the end: why some names are missing. */
-static void watch__say_unnamed(const struct stacks *sk)
-{
-	const struct sym_budget *b = sk ? stacks__budget(sk) : NULL;
-
-	if (b && (b->too_big || b->over_rate || b->churning || b->changed))
-		fprintf(stderr, "lockstall: names left out: %llu files over --symbol-memory, %llu reads deferred by its rate, %llu asks of files changing between asks, %llu files changed while read\n",
-			(unsigned long long)b->too_big, (unsigned long long)b->over_rate,
-			(unsigned long long)b->churning, (unsigned long long)b->changed);
-}
-
-static int watch__teardown(struct watch *w, int ret)
-{
-	watch__front_stop(w);
-	sink__free(w->front_sink);
-	if (w->loader)
-		loader__free(w->loader);
-	/* a worker stuck in a read keeps the resolver: left to exit */
-	if (!session__stop_naming(&w->s))
-		w->stacks = NULL;
-	if (w->writer && watch__close_recording(w) < 0 && ret == LS_EXIT_OK)
-		ret = LS_EXIT_FAILURE;
-	session__destroy(&w->s);
-	watch__say_unnamed(w->stacks);
-	stacks__free(w->stacks);
-	cgroups__free(w->cgroups);
-	slo_rules__free(&w->rules);
-	hooks__free(w->hooks);
-	metrics_http__free(w->http);
-	/* an error ended the loop: a recording being written still ends whole */
-	watch__flight_reap(w, true);
-	flight__free(w->flight);
-	free(w->flight_rule);
-	return ret;}
-
 int cmd_watch(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 	      volatile sig_atomic_t *reload, FILE *out)
 {
 	return watch__run(cfg, stop, reload, out, NULL);
-}
-
-/*
- * The loop's SCHED_FIFO priority, so that busy real-time work does not
- * starve the ring's reader.  Asked for: the threads and hooks started
- * later inherit it, and not getting it ends the run.  The default is this
- * thread's only, taken once the programs are loaded (on a PREEMPT_RT
- * kernel a verifier run at SCHED_FIFO starves RCU's kthreads), and without
- * it (no CAP_SYS_NICE) the run goes on, said.
- */
-static int watch__set_fifo(struct watch *w)
-{
-	const struct ls_config *cfg = w->cfg;
-	int ret;
-
-	if (!cfg->rt_priority)
-		return 0;
-	ret = reader_cpu__set_fifo(cfg->rt_priority, !cfg->rt_priority_set);
-	if (!ret) {
-		w->fifo = cfg->rt_priority;
-		return 0;
-	}
-	if (cfg->rt_priority_set) {
-		fprintf(stderr, "lockstall: cannot run at SCHED_FIFO %u (--rt-priority): %s\n",
-			cfg->rt_priority, strerror(-ret));
-		return ret;
-	}
-	fprintf(stderr, "lockstall: runs at its normal priority, not SCHED_FIFO %u (the default --rt-priority): %s: busy real-time tasks may starve it\n",
-		cfg->rt_priority, strerror(-ret));
-	return 0;
 }
 
 int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,

@@ -476,6 +476,18 @@ int session__finish(struct session *s)
 	return err;
 }
 
+void session__summary(const struct session *s, struct ls_summary *out)
+{
+	engine__summary(s->engine, out);
+	if (s->naming)
+		out->stalls_unnamed = naming__unnamed(s->naming);
+}
+
+size_t session__stuck_holders(const struct session *s, __u64 now, __u32 *tids, size_t max)
+{
+	return engine__stuck_holders(s->engine, now, tids, max);
+}
+
 void session__destroy(struct session *s)
 {
 	size_t i;

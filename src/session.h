@@ -120,7 +120,7 @@ struct session {
 int session__init(struct session *s, const struct session_opts *o, FILE *out);
 /*
  * One record: to the writer if any, then to the engine.  Fits
- * ls_record_fn (loader.h).  Returns 0 or the negative errno that stops
+ * ls_record_fn (loader/loader.h).  Returns 0 or the negative errno that stops
  * the run (s->feed_err or s->write_err says which).  After a write error
  * the writer is dropped (s->writer = NULL, s->write_err set); the run stops
  * only if s->stop_on_write_error.
@@ -145,6 +145,13 @@ int session__drain(struct session *s);
 bool session__stop_naming(struct session *s);
 /* End of stream: the summary. */
 int session__finish(struct session *s);
+/* The engine's counts so far (engine__summary), for the live loop's lines and metrics. */
+void session__summary(const struct session *s, struct ls_summary *out);
+/*
+ * The holders of waits still open at now whose stacks are worth reading
+ * as they are now (engine__stuck_holders): at most max, into tids.
+ */
+size_t session__stuck_holders(const struct session *s, __u64 now, __u32 *tids, size_t max);
 void session__destroy(struct session *s);
 
 #endif /* LOCKSTALL_SESSION_H */

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include "alert/hooks.h"
+#include "alert/slo.h"
 #include "util.h"
 
 extern char **environ;
@@ -393,4 +394,53 @@ int hooks_argv__read(const char *path, char ***argv_out, char *err, size_t err_l
 	}
 	*argv_out = a.argv;
 	return 0;
+}
+
+static void env__add(char **env, size_t *n, const char *name, unsigned long long v)
+{
+	if (asprintf(&env[*n], "%s=%llu", name, v) >= 0)
+		(*n)++;
+}
+
+/*
+ * A hook's environment: numbers, names of our own vocabulary and the rule
+ * the operator wrote; nothing a traced process could choose (its comm is
+ * in the JSON on stdin only).
+ */
+size_t hooks__env(const struct slo_violation *v, char **env)
+{
+	const struct ls_stall *st = v->n_stalls ? v->stalls[0] : NULL;
+	size_t n = 0, i;
+
+	if (asprintf(&env[n], "LOCKSTALL_RULE=%s", v->rule->text) >= 0)
+		n++;
+	env__add(env, &n, "LOCKSTALL_RULE_INDEX", v->rule_index + 1);
+	if (asprintf(&env[n], "LOCKSTALL_KIND=%s", v->rule->kind == SLO_WAIT ? "wait" : "stalled") >= 0)
+		n++;
+	env__add(env, &n, "LOCKSTALL_VALUE_NS", v->value_ns);
+	env__add(env, &n, "LOCKSTALL_LIMIT_NS", v->rule->limit_ns);
+	if (v->rule->kind == SLO_STALLED)
+		env__add(env, &n, "LOCKSTALL_WINDOW_NS", v->rule->window_ns);
+	env__add(env, &n, "LOCKSTALL_SUPPRESSED", v->suppressed);
+	if (st) {
+		if (asprintf(&env[n], "LOCKSTALL_VERDICT=%s", ls_verdict_name(st->verdict)) >= 0)
+			n++;
+		env__add(env, &n, "LOCKSTALL_WAIT_NS", st->lock_wait_ns);
+		/* 1: the wait is still going on (a pending report), LOCKSTALL_WAIT_NS so far */
+		env__add(env, &n, "LOCKSTALL_PENDING", st->pending);
+		env__add(env, &n, "LOCKSTALL_WAITER_PID", st->waiter.tgid);
+		env__add(env, &n, "LOCKSTALL_WAITER_TID", st->waiter.tid);
+		/* the id only: names in a delegated subtree are the traced side's choice */
+		env__add(env, &n, "LOCKSTALL_WAITER_CGROUP_ID", st->waiter_cgroup_id);
+		env__add(env, &n, "LOCKSTALL_MM_PID", st->lock.tgid);
+		for (i = 0; i < st->n_chain && i < LS_MAX_HOPS; i++) {
+			if (st->chain[i].role != LS_ROLE_HOLDER)
+				continue;
+			env__add(env, &n, "LOCKSTALL_HOLDER_PID", st->chain[i].task.tgid);
+			env__add(env, &n, "LOCKSTALL_HOLDER_TID", st->chain[i].task.tid);
+			break;
+		}
+	}
+	env[n] = NULL;
+	return n;
 }

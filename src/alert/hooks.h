@@ -38,6 +38,7 @@ struct hooks_stats {
 };
 
 struct hooks;
+struct slo_violation;
 
 /* Copies argv.  NULL on ENOMEM. */
 struct hooks *hooks__new(const struct hooks_opts *o);
@@ -58,6 +59,13 @@ void hooks__drain(struct hooks *h);
 void hooks__stats(const struct hooks *h, struct hooks_stats *out);
 /* Kill what still runs (SIGKILL to its group), reap, free. */
 void hooks__free(struct hooks *h);
+
+/*
+ * A violation's environment for hooks__run(), into env (HOOKS_ENV_MAX
+ * entries, NULL-terminated; each string malloc'd): returns how many.
+ */
+#define HOOKS_ENV_MAX 21
+size_t hooks__env(const struct slo_violation *v, char **env);
 
 /*
  * A --exec-file: one argument per line, the program first, taken verbatim

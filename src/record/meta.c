@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -309,4 +310,24 @@ void record_meta__end(struct trace_writer *w, bool no_cmdline)
 	trace_writer__meta_u64(w, "procs_dropped", st.procs_dropped);
 	trace_writer__meta_u64(w, "unrecordable", st.unrecordable);
 	trace_writer__meta_u64(w, "end.realtime_ns", clock_ns(CLOCK_REALTIME));
+}
+
+int record_meta__close(struct trace_writer *tw, const char *path, bool no_cmdline,
+		       struct trace_writer_stats *st)
+{
+	struct trace_writer_stats ws;
+	int had = trace_writer__error(tw), err;
+
+	record_meta__end(tw, no_cmdline);
+	trace_writer__stats(tw, st ? st : &ws);
+	err = trace_writer__close(tw);
+	/* a write error that stopped the run has been told already */
+	if (err && had)
+		return err;
+	if (err) {
+		fprintf(stderr, "lockstall: %s: cannot write: %s: the file ends at its last whole chunk\n",
+			path, strerror(-err));
+		return err;
+	}
+	return 0;
 }

@@ -55,5 +55,13 @@ void record_meta__cgroups(struct trace_writer *w, struct cgroups *cg);
  * Only once tracing has stopped: see names__one() in meta.c.
  */
 void record_meta__end(struct trace_writer *w, bool no_cmdline);
+/*
+ * The END of a recording: the names of the processes seen, then close.
+ * path: the file, for messages; *st (may be NULL): what it holds.  0 or
+ * what is left to say as a negative errno.
+ */
+struct trace_writer_stats;
+int record_meta__close(struct trace_writer *tw, const char *path, bool no_cmdline,
+		       struct trace_writer_stats *st);
 
 #endif /* LOCKSTALL_RECORD_META_H */

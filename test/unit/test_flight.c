@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 #include "record/flight.h"
+#include "record/flight_writer.h"
+#include "record/meta.h"
 #include "record/trace_file.h"
 #include "util.h"
 #include "lib/tmpdir.h"
@@ -296,4 +298,75 @@ Test(hostile, flight_rotation_spares_foreign_and_future_files, .init = setup, .f
 		cr_assert_eq(access(path, F_OK), 0, "%s was removed", foreign[i]);
 	}
 	cr_assert_eq(count_files("lockstall-20250"), 2, "files a recorder did not write were removed");
+}
+
+/* The path of the one file of dir named with prefix. */
+static void only_file(const char *prefix, char *path, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			snprintf(path, len, "%s/%s", dir, de->d_name);
+	closedir(d);
+}
+
+/*
+ * The writer, not forked: the pending window to one file of the
+ * directory, with the rule that began it, then none pending.
+ */
+Test(flight_files, writer_writes_the_window, .init = setup, .fini = teardown)
+{
+	const struct flight_writer_opts o = {
+		.window = { .keep_ns = 1 * S, .after_ns = 200 * MS, .chunk_bytes = 1024 },
+		.dir = dir,
+	};
+	struct flight_writer *fw = flight_writer__new(&o);
+	const struct record_run run = { .threshold_ns = 10 * MS };
+	struct trace_reader *r;
+	char path[512] = "";
+	const void *rec;
+	const char *rule;
+	size_t len, n = 0;
+	__u64 t, to_ns;
+
+	cr_assert_not_null(fw);
+	for (t = 10 * MS; t <= 2 * S; t += 10 * MS)
+		add(flight_writer__flight(fw), t);
+	cr_assert_not(flight_writer__due(fw, &to_ns));
+	flight_writer__trigger(fw, 2 * S, 1, "wait>5ms");
+	cr_assert(flight_writer__due(fw, &to_ns));
+	cr_assert_eq(to_ns, 2 * S + 200 * MS);
+	for (t = 2 * S + 10 * MS; t <= 3 * S; t += 10 * MS)
+		add(flight_writer__flight(fw), t);
+	flight_writer__write(fw, &run, false);
+	cr_assert_not(flight_writer__due(fw, &to_ns));
+	flight_writer__free(fw);
+
+	cr_assert_eq(count_files(FLIGHT_PREFIX), 1);
+	only_file(FLIGHT_PREFIX, path, sizeof(path));
+	cr_assert_eq(trace_reader__open(&r, path, stderr), 0);
+	rule = trace_reader__meta(r, "flight.rule", &len);
+	cr_assert_not_null(rule);
+	cr_expect_eq(len, strlen("wait>5ms"));
+	cr_expect_eq(memcmp(rule, "wait>5ms", len), 0);
+	while (trace_reader__next_record(r, &rec, &len) > 0) {
+		t = ((const struct ls_hdr *)rec)->ts;
+		if (((const struct ls_hdr *)rec)->type != LS_REC_LOST)
+			continue;
+		cr_expect(t >= 1 * S && t <= 2 * S + 200 * MS, "record at %llu ns", (unsigned long long)t);
+		n++;
+	}
+	cr_expect_gt(n, 100);
+	trace_reader__close(r);
+}
+
+/* No --flight-recorder: the loop reaps and frees a writer it does not have. */
+Test(flight_files, no_writer_no_crash)
+{
+	flight_writer__reap(NULL, false);
+	flight_writer__reap(NULL, true);
+	flight_writer__free(NULL);
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 #include "alert/hooks.h"
+#include "alert/slo.h"
 #include "lib/tmpdir.h"
 #include "util.h"
 
@@ -267,4 +268,74 @@ Test(hook, argv_file_missing)
 	cr_expect_eq(hooks_argv__read(path, &argv, err, sizeof(err)), -ENOENT);
 	cr_expect_null(argv);
 	cr_expect_not_null(strstr(err, "cannot read"), "%s", err);
+}
+
+/* envs[0..n) has exactly this "NAME=value". */
+static bool env__has(char *const *envs, size_t n, const char *want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(envs[i], want))
+			return true;
+	return false;
+}
+
+/*
+ * A window rule broken by a pending stall with a holder: the fullest
+ * environment a hook gets, within HOOKS_ENV_MAX, the holder's ids from
+ * the first holder of the chain (not the preemptor before it).
+ */
+Test(hook, env_of_violation)
+{
+	struct slo_rule rule = {
+		.text = (char *)"stalled>10ms/1s", .kind = SLO_STALLED,
+		.limit_ns = 10000000, .window_ns = 1000000000,
+	};
+	struct ls_stall st = {
+		.verdict = LS_VERDICT_PRIORITY_INVERSION, .lock_wait_ns = 25000000, .pending = true,
+		.waiter = { .tgid = 100, .tid = 101 }, .waiter_cgroup_id = 7, .n_chain = 3,
+		.chain = {
+			{ .task = { .tgid = 100, .tid = 101 }, .role = LS_ROLE_WAITER },
+			{ .task = { .tgid = 300, .tid = 301 }, .role = LS_ROLE_PREEMPTOR },
+			{ .task = { .tgid = 200, .tid = 202 }, .role = LS_ROLE_HOLDER },
+		},
+	};
+	const struct ls_stall *stalls[] = { &st };
+	struct slo_violation v = {
+		.rule = &rule, .rule_index = 1, .value_ns = 30000000, .suppressed = 4,
+		.stalls = stalls, .n_stalls = 1,
+	};
+	static const char *const want[] = {
+		"LOCKSTALL_RULE=stalled>10ms/1s", "LOCKSTALL_RULE_INDEX=2", "LOCKSTALL_KIND=stalled",
+		"LOCKSTALL_VALUE_NS=30000000", "LOCKSTALL_WINDOW_NS=1000000000",
+		"LOCKSTALL_SUPPRESSED=4", "LOCKSTALL_VERDICT=priority_inversion",
+		"LOCKSTALL_WAIT_NS=25000000", "LOCKSTALL_PENDING=1", "LOCKSTALL_WAITER_TID=101",
+		"LOCKSTALL_WAITER_CGROUP_ID=7", "LOCKSTALL_HOLDER_PID=200", "LOCKSTALL_HOLDER_TID=202",
+	};
+	char *envs[HOOKS_ENV_MAX];
+	size_t n = hooks__env(&v, envs), i;
+
+	cr_assert_lt(n, HOOKS_ENV_MAX);
+	cr_expect_null(envs[n]);
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		cr_expect(env__has(envs, n, want[i]), "no %s", want[i]);
+	for (i = 0; i < n; i++)
+		free(envs[i]);
+}
+
+/* A wait rule without a stall: its own numbers only, no window. */
+Test(hook, env_of_wait_rule)
+{
+	struct slo_rule rule = { .text = (char *)"wait>5ms", .kind = SLO_WAIT, .limit_ns = 5000000 };
+	struct slo_violation v = { .rule = &rule, .value_ns = 6000000 };
+	char *envs[HOOKS_ENV_MAX];
+	size_t n = hooks__env(&v, envs), i;
+
+	cr_expect_eq(n, 6);
+	cr_expect(env__has(envs, n, "LOCKSTALL_KIND=wait"));
+	cr_expect(env__has(envs, n, "LOCKSTALL_LIMIT_NS=5000000"));
+	cr_expect_not(env__has(envs, n, "LOCKSTALL_WINDOW_NS=0"));
+	for (i = 0; i < n; i++)
+		free(envs[i]);
 }

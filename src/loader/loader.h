@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The BPF side, seen from user space: open, configure, load and attach
- * bpf/lockstall.bpf.c, then hand its records to a callback.  loader.c is the
- * only file that includes the skeleton or libbpf.
+ * bpf/lockstall.bpf.c, then hand its records to a callback.  src/loader/ is
+ * the only place that includes a skeleton or libbpf.
  */
 #ifndef LOCKSTALL_LOADER_H
 #define LOCKSTALL_LOADER_H

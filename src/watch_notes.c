@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the live run tells on stderr whatever its stage: events lost and a
+ * reader starved of CPU, a recording's write error, a failure as an exit
+ * code; and the front end's screen put away before any of it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "loader/loader.h"
+#include "reader_cpu.h"
+#include "session.h"
+#include "watch.h"
+
+__u64 watch__lost(struct watch *w)
+{
+	struct loader_stats st;
+	struct ls_summary sum;
+
+	loader__stats(w->loader, &st);
+	session__summary(&w->s, &sum);
+	return st.drops > sum.lost_events ? st.drops : sum.lost_events;
+}
+
+/* A housekeeping period ends at now: how long this thread waited for a CPU in it. */
+void watch__note_cpu(struct watch *w, __u64 now)
+{
+	__u64 lost = watch__lost(w);
+
+	reader_cpu__period(&w->cpu, now, lost > w->lost_seen);
+	w->lost_seen = lost;
+}
+
+/* Why events were lost, when it was that this thread got too little CPU: once. */
+static void watch__tell_starved(struct watch *w)
+{
+	unsigned int prio = w->fifo;
+
+	if (w->starved_told || w->cpu.worst_pct < READER_CPU_STARVED_PCT)
+		return;
+	w->starved_told = true;
+	if (prio)
+		fprintf(stderr, "lockstall: even at SCHED_FIFO %u it waited for a CPU up to %u%% of the time while events were lost: a higher --rt-priority may let it keep up\n",
+			prio, w->cpu.worst_pct);
+	else
+		fprintf(stderr, "lockstall: it waited for a CPU up to %u%% of the time while events were lost (busy real-time tasks?): --rt-priority PRIO, above theirs, lets it keep up\n",
+			w->cpu.worst_pct);
+}
+
+/* Silence must never look like "no stalls" when the kernel dropped records. */
+void watch__warn_lost(struct watch *w, bool final)
+{
+	__u64 lost = watch__lost(w);
+
+	if (final && lost) {
+		fprintf(stderr, "lockstall: %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
+			(unsigned long long)lost);
+	} else if (lost > w->lost_warned) {
+		fprintf(stderr, "lockstall: %llu events lost so far (ring buffer full): findings in those spans are marked unknown\n",
+			(unsigned long long)lost);
+	}
+	if (lost)
+		watch__tell_starved(w);
+	w->lost_warned = lost;
+}
+
+/*
+ * A full disk ends the recording, not the watch: what watch prints goes on
+ * (the exit status says 1 at the end).  record has nothing else to do and
+ * stops.  Either way the file keeps its whole chunks.
+ */
+void watch__tell_write_error(struct watch *w, const struct ls_config *cfg)
+{
+	if (!w->s.write_err || w->write_told)
+		return;
+	w->write_told = true;
+	fprintf(stderr, "lockstall: %s: cannot write: %s: recording stopped%s; the file keeps what came before\n",
+		cfg->output, strerror(-w->s.write_err),
+		watch__file_only(w) ? "" : ", watching goes on");
+}
+
+/* The front end's screen goes before anything is said on stderr. */
+void watch__front_stop(struct watch *w)
+{
+	if (w->front && w->front->stop)
+		w->front->stop(w->front->ctx);
+}
+
+/*
+ * An error from polling or the engine, as an exit code.  The reader of our
+ * output going away (EPIPE: "| head") is how such pipelines end: quiet, 0.
+ */
+int watch__fail(struct watch *w, const struct ls_config *cfg, int err, const char *what)
+{
+	watch__front_stop(w);
+	if (w->s.write_err && watch__file_only(w)) {
+		watch__tell_write_error(w, cfg);
+		return LS_EXIT_FAILURE;
+	}
+	if (w->s.feed_err)
+		err = w->s.feed_err;
+	if (err == -EPIPE)
+		return LS_EXIT_OK;
+	if (w->s.feed_err || !what)
+		fprintf(stderr, "lockstall: cannot write output: %s\n", strerror(-err));
+	else
+		fprintf(stderr, "lockstall: %s failed: %s\n", what, strerror(-err));
+	return LS_EXIT_FAILURE;
+}
