@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Why a holder could not run (issue 17): what the scheduler and the memory
+ * Why a holder could not run: what the scheduler and the memory
  * allocator say about a task that holds the lock.  Included by
  * lockstall.bpf.c after its record helpers; nothing here runs for tasks
  * without lock state.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CPU time a holder did not get (issue 17), after causes.bpf.h:
+ * CPU time a holder did not get, after causes.bpf.h:
  *  - pinned: a runnable holder that may not run on every CPU (affinity,
  *    cpuset) waits for its own while others idle.  Each CPU's idle time is
  *    kept here at its idle task's switches (idle_clock): the kernel's own

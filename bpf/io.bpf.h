@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A holder asleep on I/O (issue 17): io_schedule() sleeps in
+ * A holder asleep on I/O: io_schedule() sleeps in
  * TASK_UNINTERRUPTIBLE with task->in_iowait set, which the switch-out
  * reads.  The device is the one the task itself last mapped or submitted
  * I/O to, kept only by tasks that have lock state already (everyone

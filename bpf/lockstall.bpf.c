@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * lockstall, kernel side: follow every task that waits for or holds an
- * mm->mmap_lock, and tell user space when such a task goes off CPU, is woken,
- * migrates or exits, and who runs in its place.  src/engine/DESIGN.md is the
- * contract; the exact sending rules are here:
+ * lockstall, kernel side: follow every task that waits for or holds a
+ * traced lock (mmap_lock, futexes, the kernel's mutexes and rwsems) or that
+ * a waiter waits on, and tell user space when such a task goes off CPU, is
+ * woken, migrates or exits, and who runs in its place.
+ * src/engine/DESIGN.md is the contract; the mmap_lock programs' sending
+ * rules are here (the other locks' are in their parts):
  *
  *  WAIT_BEGIN  at the first switch-out of a wait (start_locking .. acquire_returned).
  *  WAIT_END    at acquire_returned when the wait went off CPU (so a WAIT_BEGIN

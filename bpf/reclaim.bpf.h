@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A holder reclaiming or compacting memory in its own allocation (issue 17):
+ * A holder reclaiming or compacting memory in its own allocation:
  * the vmscan and compaction tracepoints, which fire in the allocating task.
  * Each costs one task-state lookup; only a task that holds a followed lock
  * (or owns one a waiter waits on) goes further, and the record names the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The cgroup of the tasks a stall names that no lock record of theirs
- * carries (issue 17): futex and kernel lock owners, and what ran on a
+ * carries: futex and kernel lock owners, and what ran on a
  * holder's CPU instead of it.  LS_REC_TASK_CGROUP (abi.h) is sent beside
  * the record that names the task in that role, only when user space does
  * not know the id yet, or was told LS_TASK_CGROUP_RESEND_NS ago: one LRU
