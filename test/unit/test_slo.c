@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/alert/slo.c: the rule parser (tables of good, bad and hostile lines) and
- * the evaluation (selectors, wait and stalled conditions, the sliding
- * window, the rate limit) from synthetic stalls, and the violation's JSON.
+ * src/alert/slo_rules.c and slo.c: the rule parser (tables of good, bad
+ * and hostile lines) and the evaluation (selectors, wait and stalled
+ * conditions, the sliding window, the rate limit) from synthetic stalls,
+ * and the violation's JSON.
  */
 #include <errno.h>
 #include <stdlib.h>
