@@ -15,7 +15,9 @@
  *	locks.c		per lock: completed holds and write waits, retention;
  *			waits in progress and open holds (WAIT_*, HOLD);
  *			owners, deadlocks
- *	stall.c		one WAIT_END -> one struct ls_stall
+ *	stall.c		one WAIT_END -> one struct ls_stall: chain, verdict;
+ *			deadlocks
+ *	stall_holders.c	its holders: holds found, measured, merged (stall.h)
  *	hops.c		stalls kept for the chains of later ones
  *	pending.c	waits not ended, reported at TICKs
  *	stacks.c	STACK records parked on tasks and moved to stalls, holds
