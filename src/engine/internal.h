@@ -10,8 +10,9 @@
  *			summary
  *	hists.c		histograms: the run's, per interval, exited processes summed
  *	tasks.c		per task: identity, flags, off-CPU spells (SWITCH,
- *			WAKEUP, MIGRATE, EXIT), causes; per CPU: who runs, and
- *			the runner history the preemptor tally is read from
+ *			WAKEUP, MIGRATE, EXIT), causes
+ *	cpus.c		per CPU: who runs, and the runner history the
+ *			preemptor tally is read from
  *	locks.c		per lock: completed holds and write waits, retention;
  *			waits in progress and open holds (WAIT_*, HOLD);
  *			owners, deadlocks
@@ -217,7 +218,7 @@ static inline void list__del(struct list_node *n)
 #define list_for_each_safe(pos, tmp, head) \
 	for (pos = (head)->next, tmp = pos->next; pos != (head); pos = tmp, tmp = pos->next)
 
-/* ---- tasks.c: spells, tasks, CPUs ----------------------------------- */
+/* ---- tasks.c, cpus.c: spells, tasks, CPUs --------------------------- */
 
 /*
  * An off-CPU spell: state is PREEMPTED, BLOCKED or GRANTED_NOT_RUNNING.
@@ -475,6 +476,11 @@ void tasks__for_each_reclaim(const struct task *tk, __u64 from, __u64 to, rspan_
 
 struct cpu *cpus__get(struct engine *e, __u32 cpu);
 void cpus__free_all(struct engine *e);
+/* t ran on c during [from, to): kept if a runnable spell on c may overlap it. */
+void cpu__push_run(struct engine *e, struct cpu *c, const struct ls_task *t,
+		   __u64 from, __u64 to);
+/* Learned who runs on c at ts from a record that is not a switch on c. */
+void cpu__set_runner(struct engine *e, struct cpu *c, const struct ls_task *t, __u64 ts);
 /* Start a holder's preemptor tally afresh. */
 void tally__reset(struct engine *e);
 /* Credit who ran on cpu during [from, to) into the stall's preemptor tally. */
