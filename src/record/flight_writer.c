@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The flight recorder's writer: see flight_writer.h.  Its window is
- * flight.c's; the file format trace_file.c's.
+ * flight.c's; the file format trace_file.h's.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/record/trace_file.c: what is written reads back as it was; a file that is
- * cut short, corrupted, foreign or from a newer lockstall gives a clear
- * message or a partial reading, never a crash, a hang or a huge allocation;
- * output files are created without following links or replacing files.
+ * src/record/trace_{file,writer,reader}.c: what is written reads back as it
+ * was; a file that is cut short, corrupted, foreign or from a newer
+ * lockstall gives a clear message or a partial reading, never a crash, a
+ * hang or a huge allocation; output files are created without following
+ * links or replacing files.
  */
 #include <errno.h>
 #include <fcntl.h>
