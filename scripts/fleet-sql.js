@@ -9,7 +9,7 @@
 // prints "holder<TAB>stall_ns<TAB>stalls<TAB>hosts" per line, most stall
 // time first, as the report's "culprits" table ranks them.  DIR holds
 // node_modules/@duckdb/node-api (scripts/get-duckdb DIR; default: found
-// from here as node finds packages).  The README shows the same query.
+// from here as node finds packages).  lockstall-report(8) shows the same query.
 'use strict';
 const path = require('path');
 const { createRequire } = require('module');
