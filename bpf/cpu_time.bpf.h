@@ -246,13 +246,6 @@ __noinline int ls_pinned_end(__u32 tid, __u32 tgid, __u64 now)
 	return 0;
 }
 
-/* A holder switches in: the end of a pinned runnable spell, if it had one. */
-static __always_inline void ls_pinned_close(struct task_struct *p, __u64 now)
-{
-	if (pinned_open_n)
-		ls_pinned_end(p->pid, p->tgid, now);
-}
-
 /* The steal time of p's CPU's run queue so far; 0 where the kernel keeps none. */
 static __always_inline __u64 ls_steal_clock(struct task_struct *p)
 {

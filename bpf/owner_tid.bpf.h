@@ -59,7 +59,8 @@ struct task_struct___ls {
  */
 static __always_inline void ls_owner_filter_add(__u32 tid, __s32 delta)
 {
-	__sync_fetch_and_add(&task_armed[tid & (LS_ARMED_N - 1)], delta);
+	if (!LS_ARMING_OFF)
+		__sync_fetch_and_add(&task_armed[tid & (LS_ARMED_N - 1)], delta);
 }
 
 static __always_inline bool ls_owner_mark_add(__u32 tid)

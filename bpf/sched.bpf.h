@@ -91,21 +91,21 @@ static __always_inline bool ls_spell_end(struct ls_task_state *ns, __u64 now)
 }
 
 /*
- * next (state ns) comes back on CPU: its spell ends (ls_spell_end()), and
- * what it was kept off by.  now: the clock if the caller read it already,
- * else 0; returns it read.
+ * next (state ns; tid, tgid) comes back on CPU at now: its spell ends
+ * (ls_spell_end()), and what it was kept off by.  Returns 1 if the stack
+ * of its spell off CPU must be saved (ls_kstack_save(), which takes next
+ * as a BTF pointer: the global function's caller does it).
  */
-static __always_inline __u64 ls_switch_in(struct ls_task_state *ns, struct task_struct *next,
-					  __u64 now)
+static __always_inline int ls_switch_in(struct ls_task_state *ns, struct task_struct *next,
+					__u32 tid, __u32 tgid, __u64 now)
 {
-	if (!now)
-		now = bpf_ktime_get_ns();
-	if (ls_spell_end(ns, now))
-		ls_kstack_save(ns, next);
+	int save = ls_spell_end(ns, now);
+
 	ls_throttle_close(next, now);
-	ls_pinned_close(next, now);
+	if (pinned_open_n)
+		ls_pinned_end(tid, tgid, now);
 	ls_steal_in(ns, next, now);
-	return now;
+	return save;
 }
 
 /*
@@ -225,25 +225,13 @@ __noinline int ls_switch_prev(struct ls_task_state *ps, __u32 cpu, __u32 runnabl
 	return pf | pf_after << 8 | (__u32)cause << 16;
 }
 
-/*
- * next (state ns, at address next_addr, tid and tgid) comes back on CPU at
- * now: as ls_switch_in(), but the stack of its spell off CPU takes its BTF
- * pointer: returns 1 if the caller must save it (ls_kstack_save()).
- */
+/* ls_switch_in() of next at address next_addr. */
 __noinline int ls_switch_next(struct ls_task_state *ns, __u64 next_addr, __u32 tid, __u32 tgid,
 			      __u64 now)
 {
-	struct task_struct *next = (void *)next_addr;
-	int save;
-
 	if (!ns)
 		return 0;
-	save = ls_spell_end(ns, now);
-	ls_throttle_close(next, now);
-	if (pinned_open_n)
-		ls_pinned_end(tid, tgid, now);
-	ls_steal_in(ns, next, now);
-	return save;
+	return ls_switch_in(ns, (struct task_struct *)next_addr, tid, tgid, now);
 }
 
 /* flags: prev's after its switch-out, next's, prev's cause, a byte each. */
@@ -301,7 +289,11 @@ static __always_inline __u8 ls_switch_prev_call(struct ls_task_state *ps, struct
 static __always_inline __u64 ls_switch_next_call(struct ls_task_state *ns, struct task_struct *next,
 						 struct ls_watch *w, __u64 now)
 {
-	return ls_switch_in(ns, next, now);
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (ls_switch_in(ns, next, next->pid, next->tgid, now))
+		ls_kstack_save(ns, next);
+	return now;
 }
 
 static __always_inline bool ls_switch_emit_call(struct ls_task_state *ps, struct task_struct *prev,
