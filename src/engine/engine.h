@@ -596,6 +596,8 @@ struct ls_lock_kind_row {
 	const char *name;
 	const char *short_name;	/* top's lock column: "mmap" */
 	enum ls_lock_space space;
+	/* readers queue behind a waiting writer (fair rwsems): write waits are kept */
+	bool writer_first;
 };
 
 /* kind's row; LS_LOCK_NONE's is "none", a kind past the table's "unknown". */

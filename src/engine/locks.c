@@ -532,7 +532,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 		lk->acquired_ts = ts;
 		lk->acquired_tid = r->task.tid;
 	}
-	if (lk && r->write)
+	if (lk && r->write && ls_lock_kind(lk->kind)->writer_first)
 		lock__store_wait(e, lk, &r->task, start, u64_max(ts, start));
 	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
 	/*

@@ -5,6 +5,7 @@
  * of a chain that holds no lock names LS_LOCK_NONE.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <string.h>
 #include "engine/engine.h"
 #include "lib/engine_fixture.h"
@@ -62,4 +63,46 @@ Test(tables, hops_without_a_lock_name_none, .init = fixture__setup, .fini = fixt
 		cr_assert_eq(st->chain[i].lock.kind, LS_LOCK_NONE, "hop %u", i);
 	}
 	cr_assert_eq(st->lock.kind, LS_LOCK_MMAP);
+}
+
+/*
+ * Readers queue behind a waiting writer only on fair rwsems: there the
+ * completed write waits are kept (bounded per lock); a futex keeps none,
+ * so a busy pthread mutex drops nothing at the engine's bounds.
+ */
+struct writer_first_case {
+	__u8 kind;
+	bool evicts;
+};
+
+static struct writer_first_case writer_first_cases[] = {
+	{ LS_LOCK_MMAP, true },
+	{ LS_LOCK_RWSEM, true },
+	{ LS_LOCK_FUTEX, false },
+	{ LS_LOCK_MUTEX, false },
+};
+
+ParameterizedTestParameters(tables, write_waits_kept_where_readers_queue)
+{
+	return cr_make_param_array(struct writer_first_case, writer_first_cases,
+				   sizeof(writer_first_cases) / sizeof(writer_first_cases[0]));
+}
+
+ParameterizedTest(struct writer_first_case *c, tables, write_waits_kept_where_readers_queue,
+		  .init = fixture__setup, .fini = fixture__teardown)
+{
+	struct stream_lock l = { .write = true };
+	struct ls_summary sum;
+	unsigned int i;
+
+	efx.mm.kind = c->kind;
+	/* Twice a lock's bound of short waits, all within the engine's retention. */
+	for (i = 0; i < 2 * 4096; i++) {
+		l.start = T(0) + i * 1000ULL;
+		stream__wait_end(&efx.s, 1, l.start + 500, &efx.waiter, &efx.mm, &l);
+	}
+	cr_assert_eq(fixture__run(), 0);
+	engine__summary(efx.e, &sum);
+	cr_assert_eq(sum.evicted > 0, c->evicts, "%s: %llu evicted",
+		     ls_lock_kind_name(c->kind), (unsigned long long)sum.evicted);
 }
