@@ -350,11 +350,29 @@ static void expect_named(const struct lock_cap *c, const char *name)
 		  !strcmp(c->module + strlen(c->module) - strlen(self), self), "module %s", c->module);
 }
 
+/*
+ * A live resolver with this process's mappings read: a stall names only
+ * with mappings the worker read within STACKS_MAPS_WAIT_NS, which a
+ * loaded machine may miss; a WAIT_BEGIN asks for them ahead, as it does live.
+ */
+static struct stacks *live_stacks(const struct stacks_opts *o)
+{
+	struct stacks *sk = stacks__new(o);
+	struct ls_rec_lock r = { .hdr = { .type = LS_REC_WAIT_BEGIN, .size = sizeof(r) } };
+
+	cr_assert_not_null(sk);
+	r.mm.kind = LS_LOCK_FUTEX;
+	r.mm.tgid = (__u32)getpid();
+	stacks__note_wait(sk, &r);
+	stacks__drain(sk, 2000000000ULL);
+	return sk;
+}
+
 /* Live: the resolver asks for the mappings itself (no STACK record went by). */
 Test(stacks, futex_named_by_its_data_symbol)
 {
 	struct stacks_opts o = { .kallsyms = kallsyms, .live = true };
-	struct stacks *sk = stacks__new(&o);
+	struct stacks *sk = live_stacks(&o);
 	struct lock_cap c;
 	int on_stack = 0;
 	void *heap = malloc(64);
@@ -399,7 +417,7 @@ Test(stacks, recorded_futex_named_only_with_build_ids)
 {
 	struct stacks_opts live = { .kallsyms = kallsyms, .live = true };
 	struct stacks_opts report = { .kallsyms = kallsyms };
-	struct stacks *sk = stacks__new(&live), *rep;
+	struct stacks *sk = live_stacks(&live), *rep;
 	struct kept_maps k = { 0 };
 	struct lock_cap c;
 
