@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The lock records: ls_emit_lock() sends WAIT_BEGIN, WAIT_END and HOLD,
- * ls_emit_exit() EXIT; the lock and op fields they share.  Every record
+ * The lock records: ls_emit_lock() sends WAIT_BEGIN, WAIT_END and HOLD
+ * (ls_emit_lock_cur() those of current), ls_emit_exit() EXIT; the lock and op fields they share.  Every record
  * leaves through ring.bpf.h.
  */
 #ifndef LOCKSTALL_EMIT_BPF_H
@@ -167,6 +167,27 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 	ls_emit_submit(r);
 	return true;
 }
+
+#ifndef LS_TASK_STATE_HASH
+/*
+ * ls_emit_lock() of current, as a global function: the verifier checks it
+ * once, not once per path through each program that ends a wait or a
+ * hold.  It takes no task pointer (a global function cannot), and current
+ * is what every caller but the scan of earlier waits sends about.
+ */
+__noinline int ls_emit_lock_cur(const struct ls_lock_event *e, const struct ls_task_state *st)
+{
+	if (!e || !st)
+		return 0;
+	return ls_emit_lock(e, bpf_get_current_task_btf(), st);
+}
+#else
+static __always_inline int ls_emit_lock_cur(const struct ls_lock_event *e,
+					    const struct ls_task_state *st)
+{
+	return ls_emit_lock(e, ls_current(), st);
+}
+#endif
 
 static __always_inline void ls_emit_exit(struct ls_task_state *st, struct task_struct *t,
 					 __u64 now, __u8 flags)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The in-kernel histograms (abi.h's ls_hist_slot, maps hist_slots,
- * hist_index, hist_free): ls_hist_add() for one sample, short samples held
- * back in the task's state (ls_hist_pend) until ls_hist_flush_all().
+ * hist_index, hist_free): ls_hist_add() for one sample (ls_hist_add_cur()
+ * for current's), short samples held back in the task's state
+ * (ls_hist_pend) until ls_hist_flush_all().
  */
 #ifndef LOCKSTALL_HIST_BPF_H
 #define LOCKSTALL_HIST_BPF_H
@@ -238,6 +239,32 @@ static __always_inline void ls_hist_add(struct ls_task_state *st, struct task_st
 		return;
 	}
 	ls_hist_put(st, t, kind, write, NULL, 0, slot, ns, 1);
+}
+
+#ifndef LS_TASK_STATE_HASH
+/*
+ * ls_hist_add() of current, as a global function (kind and mode a byte
+ * each in kind_mode): checked once by the verifier rather than once per
+ * path through every lock program that adds a sample.
+ */
+__noinline int ls_hist_add_cur(struct ls_task_state *st, __u32 kind_mode, __u64 ns)
+{
+	if (st)
+		ls_hist_add(st, bpf_get_current_task_btf(), kind_mode, kind_mode >> 8, ns);
+	return 0;
+}
+#else
+static __always_inline int ls_hist_add_cur(struct ls_task_state *st, __u32 kind_mode, __u64 ns)
+{
+	ls_hist_add(st, ls_current(), kind_mode, kind_mode >> 8, ns);
+	return 0;
+}
+#endif
+
+/* kind and mode as ls_hist_add_cur() takes them. */
+static __always_inline __u32 ls_hist_kind_mode(__u8 kind, __u8 write)
+{
+	return kind | (__u32)write << 8;
 }
 
 #endif /* LOCKSTALL_HIST_BPF_H */

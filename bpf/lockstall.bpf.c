@@ -282,7 +282,8 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 				 ((w->flags & LS_W_BEGIN_SENT) ? LS_LOCK_F_BEGIN_SENT : 0),
 		};
 
-		if (ls_emit_lock(&e, p, st))
+		/* p is current: the tracepoint runs in the exiting task. */
+		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}
 	w->flags = 0;

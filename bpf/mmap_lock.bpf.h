@@ -100,10 +100,11 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 	__u64 held = now > start ? now - start : 0;
 	__u8 flags = end_flags;
 
-	ls_hist_add(st, t, LS_HIST_HOLD, LS_HIST_ANY_MODE, held);
+	ls_hist_add_cur(st, ls_hist_kind_mode(LS_HIST_HOLD, LS_HIST_ANY_MODE), held);
 	/* Its count is of holds that went off CPU: zeros would drown them. */
 	if (h->offcpu_ns)
-		ls_hist_add(st, t, LS_HIST_OFFCPU, LS_HIST_ANY_MODE, h->offcpu_ns);
+		ls_hist_add_cur(st, ls_hist_kind_mode(LS_HIST_OFFCPU, LS_HIST_ANY_MODE),
+				h->offcpu_ns);
 	if (h->flags & LS_H_GRANTED)
 		flags |= LS_LOCK_F_GRANTED;
 	/*
@@ -127,7 +128,7 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 		/* Only holds long enough to matter to a stall bring their stack. */
 		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED))
 			ls_hold_stack(ctx, st, t, now, h->mm);
-		if (ls_emit_lock(&e, t, st))
+		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}
 	h->flags = 0;
@@ -175,7 +176,7 @@ static __noinline void ls_wait_begin(struct ls_task_state *st, struct task_struc
 		.flags = (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0,
 	};
 
-	if (ls_emit_lock(&e, t, st))
+	if (ls_emit_lock_cur(&e, st))
 		w->flags |= LS_W_BEGIN_SENT;
 }
 
@@ -192,7 +193,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 
 	/* Each lock kind's waits have their own histograms (mmap_lock: LS_HIST_WAIT). */
 	if (!trylock)
-		ls_hist_add(st, cur, ls_hist_wait_kind(w->kind), w->write, waited);
+		ls_hist_add_cur(st, ls_hist_kind_mode(ls_hist_wait_kind(w->kind), w->write), waited);
 	if ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
@@ -213,7 +214,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		 */
 		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
 			ls_wait_stack(ctx, cur, now, w->mm);
-		if (ls_emit_lock(&e, cur, st))
+		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}
 	w->flags = 0;
