@@ -9,11 +9,19 @@
  * /proc/thread-self/schedstat), to say why on stderr.
  *
  *	reader_cpu__start -> each period: reader_cpu__period -> worst_pct
+ *
+ * With the default priority the reader is also raised when it falls
+ * behind: a thread of its own looks at the ring's fill every
+ * READER_BOOST_TICK_NS and, while more than a quarter of it waits to be
+ * read, runs the reader at READER_BOOST_PRIO, for READER_BOOST_MAX_NS at
+ * most before a rest as long again (reader_boost__start).
  */
 #ifndef LOCKSTALL_READER_CPU_H
 #define LOCKSTALL_READER_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 /* A reader this starved while events were lost is told why (percent of a period). */
@@ -43,5 +51,49 @@ void reader_cpu__account(struct reader_cpu *r, __u64 now, __u64 delay_ns, bool l
 
 /* The same, run_delay read from the calling thread's schedstat. */
 void reader_cpu__period(struct reader_cpu *r, __u64 now, bool lost);
+
+/*
+ * Above the traced real-time tasks that starve the reader, below the
+ * interrupt threads of a PREEMPT_RT kernel (SCHED_FIFO 50).
+ */
+#define READER_BOOST_PRIO	49
+#define READER_BOOST_TICK_NS	(10 * 1000 * 1000ULL)
+#define READER_BOOST_MAX_NS	(250 * 1000 * 1000ULL)
+
+/* What the boost does at a tick. */
+enum reader_boost_act {
+	READER_BOOST_KEEP,
+	READER_BOOST_RAISE,
+	READER_BOOST_LOWER,
+};
+
+/* The boost's decisions, apart from the thread, for the tests. */
+struct reader_boost_state {
+	bool raised;
+	__u64 since_ns;		/* raised, or resting, since */
+	bool resting;		/* raised too long: not again until READER_BOOST_MAX_NS more */
+	__u64 raises;		/* times raised */
+	__u64 raised_ns;	/* time spent raised */
+};
+
+/*
+ * At now, used of size bytes of the ring wait to be read: raise the
+ * reader past a quarter, lower it under a sixteenth or after
+ * READER_BOOST_MAX_NS raised.
+ */
+enum reader_boost_act reader_boost__step(struct reader_boost_state *s, __u64 used, __u64 size,
+					 __u64 now);
+
+struct reader_boost;
+
+/*
+ * Watch the ring buffer map ring_fd (size bytes of data) for thread tid,
+ * which runs at SCHED_FIFO base (reset on fork if this_thread_only).
+ * -errno; without CAP_SYS_NICE the thread cannot start.
+ */
+int reader_boost__start(struct reader_boost **out, int ring_fd, size_t size, pid_t tid,
+			unsigned int base, bool this_thread_only);
+/* Stop it, the reader back at base; *st: what it did (may be NULL). */
+void reader_boost__stop(struct reader_boost *b, struct reader_boost_state *st);
 
 #endif /* LOCKSTALL_READER_CPU_H */

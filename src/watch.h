@@ -39,6 +39,7 @@ struct watch {
 	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
 	bool starved_told;	/* ... said on stderr */
 	unsigned int fifo;	/* the SCHED_FIFO priority it runs at; 0: none */
+	struct reader_boost *boost;	/* raises it while it falls behind; NULL: none */
 	bool write_told;	/* the write error has been reported */
 	__u64 start_ns;		/* for progress */
 	const struct ls_config *cfg;
@@ -72,6 +73,7 @@ int watch__attach(struct watch *w, const struct loader_opts *lo);
 int watch__conclude(struct watch *w, int ret);
 int watch__teardown(struct watch *w, int ret);
 int watch__set_fifo(struct watch *w);
+void watch__stop_boost(struct watch *w);
 
 /* watch_notes.c */
 __u64 watch__lost(struct watch *w);

@@ -615,6 +615,7 @@ int watch__teardown(struct watch *w, int ret)
 {
 	watch__front_stop(w);
 	sink__free(w->front_sink);
+	watch__stop_boost(w);
 	if (w->loader)
 		loader__free(w->loader);
 	/* a worker stuck in a read keeps the resolver: left to exit */
@@ -635,6 +636,36 @@ int watch__teardown(struct watch *w, int ret)
 }
 
 /*
+ * The default priority only: raised while the ring fills (reader_cpu.h).
+ * An asked-for --rt-priority is kept as asked, and without CAP_SYS_NICE
+ * there is no boost either.
+ */
+static void watch__start_boost(struct watch *w)
+{
+	size_t size;
+	int fd;
+
+	if (w->cfg->rt_priority_set || !w->fifo || !w->loader)
+		return;
+	loader__ring(w->loader, &fd, &size);
+	reader_boost__start(&w->boost, fd, size, gettid(), w->fifo, true);
+}
+
+void watch__stop_boost(struct watch *w)
+{
+	struct reader_boost_state st;
+
+	if (!w->boost)
+		return;
+	reader_boost__stop(w->boost, &st);
+	w->boost = NULL;
+	if (st.raises)
+		fprintf(stderr, "lockstall: fell behind %llu times: its reader ran at SCHED_FIFO %u for %llu ms in all\n",
+			(unsigned long long)st.raises, READER_BOOST_PRIO,
+			(unsigned long long)(st.raised_ns / 1000000));
+}
+
+/*
  * The loop's SCHED_FIFO priority, so that busy real-time work does not
  * starve the ring's reader.  Asked for: the threads and hooks started
  * later inherit it, and not getting it ends the run.  The default is this
@@ -652,6 +683,7 @@ int watch__set_fifo(struct watch *w)
 	ret = reader_cpu__set_fifo(cfg->rt_priority, !cfg->rt_priority_set);
 	if (!ret) {
 		w->fifo = cfg->rt_priority;
+		watch__start_boost(w);
 		return 0;
 	}
 	if (cfg->rt_priority_set) {

@@ -581,6 +581,12 @@ int loader__epoll_fd(const struct loader *l)
 	return ring_buffer__epoll_fd(l->rb);
 }
 
+void loader__ring(const struct loader *l, int *fd, size_t *size)
+{
+	*fd = bpf_map__fd(l->skel->maps.events);
+	*size = bpf_map__max_entries(l->skel->maps.events);
+}
+
 void loader__free(struct loader *l)
 {
 	if (!l)

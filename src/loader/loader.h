@@ -111,6 +111,8 @@ int loader__poll(struct loader *l, int timeout_ms, ls_record_fn fn, void *ctx);
  * (records are batched), so the caller's timeout is what drains it.
  */
 int loader__epoll_fd(const struct loader *l);
+/* The ring buffer map's fd and its size in bytes, for reader_boost__start(). */
+void loader__ring(const struct loader *l, int *fd, size_t *size);
 /*
  * Deliver every histogram as an LS_REC_HIST record, then an LS_REC_MARK of
  * the given kind, stamped with CLOCK_MONOTONIC now.  Also delivers an

@@ -78,3 +78,39 @@ Test(reader_cpu, start_reads_this_thread)
 	reader_cpu__period(&r, MS(8), true);
 	cr_assert_eq(r.at_ns, r.known ? MS(8) : MS(7));
 }
+
+#define RING	(16ULL << 20)
+#define MSEC	1000000ULL
+
+/* The boost rises past a quarter full, falls under a sixteenth. */
+Test(reader_boost, raised_while_behind)
+{
+	struct reader_boost_state s = { 0 };
+
+	cr_assert_eq(reader_boost__step(&s, RING / 4, RING, 10 * MSEC), READER_BOOST_KEEP);
+	cr_assert_eq(reader_boost__step(&s, RING / 4 + 1, RING, 20 * MSEC), READER_BOOST_RAISE);
+	cr_assert_eq(reader_boost__step(&s, RING / 8, RING, 30 * MSEC), READER_BOOST_KEEP);
+	cr_assert_eq(reader_boost__step(&s, RING / 16, RING, 40 * MSEC), READER_BOOST_LOWER);
+	cr_assert_eq(s.raises, 1);
+	cr_assert_eq(s.raised_ns, 20 * MSEC);
+	cr_assert_not(s.resting, "it caught up: raised again as soon as it falls behind");
+	cr_assert_eq(reader_boost__step(&s, RING / 2, RING, 50 * MSEC), READER_BOOST_RAISE);
+}
+
+/* Raised for READER_BOOST_MAX_NS and still behind: lowered, and rests as long. */
+Test(reader_boost, rests_after_its_longest_raise)
+{
+	struct reader_boost_state s = { 0 };
+	__u64 t = 0;
+
+	cr_assert_eq(reader_boost__step(&s, RING / 2, RING, t), READER_BOOST_RAISE);
+	for (t = 10 * MSEC; t < READER_BOOST_MAX_NS; t += 10 * MSEC)
+		cr_assert_eq(reader_boost__step(&s, RING / 2, RING, t), READER_BOOST_KEEP);
+	cr_assert_eq(reader_boost__step(&s, RING / 2, RING, t), READER_BOOST_LOWER);
+	cr_assert(s.resting);
+	cr_assert_eq(reader_boost__step(&s, RING, RING, t + READER_BOOST_MAX_NS - 1),
+		     READER_BOOST_KEEP);
+	cr_assert_eq(reader_boost__step(&s, RING, RING, t + READER_BOOST_MAX_NS),
+		     READER_BOOST_RAISE);
+	cr_assert_eq(s.raises, 2);
+}
