@@ -159,7 +159,8 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 }
 
 /*
- * The wait of t (current) goes off CPU for the first time: WAIT_BEGIN.  A
+ * The wait of t goes off CPU for the first time: WAIT_BEGIN (t is current
+ * but in the scan of waits begun before tracing, which announces them).  A
  * call, not inlined: the verifier then walks the rest of the switch
  * handler once after it, not once per path through the record's making.
  */
@@ -176,7 +177,7 @@ static __noinline void ls_wait_begin(struct ls_task_state *st, struct task_struc
 		.flags = (w->flags & LS_W_GRANTED) ? LS_LOCK_F_GRANTED : 0,
 	};
 
-	if (ls_emit_lock_cur(&e, st))
+	if (ls_emit_lock(&e, t, st))
 		w->flags |= LS_W_BEGIN_SENT;
 }
 
