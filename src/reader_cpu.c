@@ -144,6 +144,8 @@ static void *reader_boost__run(void *arg)
 	const struct timespec tick = { 0, (long)READER_BOOST_TICK_NS };
 	__u64 used;
 
+	/* Told apart from the threads that run as started (ps, the tests). */
+	pthread_setname_np(pthread_self(), READER_BOOST_COMM);
 	while (!atomic_load(&b->stop)) {
 		nanosleep(&tick, NULL);
 		used = __atomic_load_n(b->producer, __ATOMIC_ACQUIRE) -

@@ -59,6 +59,7 @@ void reader_cpu__period(struct reader_cpu *r, __u64 now, bool lost);
 #define READER_BOOST_PRIO	49
 #define READER_BOOST_TICK_NS	(10 * 1000 * 1000ULL)
 #define READER_BOOST_MAX_NS	(250 * 1000 * 1000ULL)
+#define READER_BOOST_COMM	"lockstall-boost"	/* its thread's name */
 
 /* What the boost does at a tick. */
 enum reader_boost_act {

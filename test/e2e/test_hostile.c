@@ -18,6 +18,7 @@
 #include <criterion/criterion.h>
 #include "lib/e2e_watch.h"
 #include "lib/tmpdir.h"
+#include "reader_cpu.h"
 
 static struct e2e_watch w = E2E_WATCH_INIT;
 static struct e2e_proc p = E2E_PROC_INIT;
@@ -238,12 +239,35 @@ static bool thread_sched(pid_t pid, const char *tid, unsigned int *policy, unsig
 	return f && sscanf(f + 1, "%u %u", prio, policy) == 2;
 }
 
-/* The scheduling lockstall's threads must have: its main thread's, the others'. */
+/*
+ * The scheduling lockstall's threads must have: its main thread's, the
+ * others'; the reader's boost thread (READER_BOOST_COMM) is at
+ * SCHED_FIFO READER_BOOST_PRIO where boost is set, and absent where not.
+ */
 struct sched_want {
 	unsigned int main_policy, main_prio;
 	unsigned int other_policy, other_prio;
+	bool boost;
 	unsigned int seen;	/* threads read */
+	unsigned int boosts;	/* boost threads read */
 };
+
+/* Thread tid of pid is the reader's boost thread. */
+static bool thread_is_boost(pid_t pid, const char *tid)
+{
+	char path[320], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, READER_BOOST_COMM);
+}
 
 /* Every thread of the running lockstall as ctx (struct sched_want) wants. */
 static void threads_sched(struct e2e_watch *run, void *ctx)
@@ -262,6 +286,15 @@ static void threads_sched(struct e2e_watch *run, void *ctx)
 		if (d->d_name[0] == '.' || !thread_sched(run->lockstall.pid, d->d_name, &policy, &prio))
 			continue;
 		is_main = atoi(d->d_name) == run->lockstall.pid;
+		if (!is_main && thread_is_boost(run->lockstall.pid, d->d_name)) {
+			cr_assert(want->boost, "a boost thread %s where none belongs", d->d_name);
+			cr_assert_eq(policy, SCHED_FIFO, "boost thread %s: policy %u", d->d_name,
+				     policy);
+			cr_assert_eq(prio, READER_BOOST_PRIO, "boost thread %s: priority %u",
+				     d->d_name, prio);
+			want->boosts++;
+			continue;
+		}
 		cr_assert_eq(policy, is_main ? want->main_policy : want->other_policy,
 			     "thread %s has policy %u", d->d_name, policy);
 		cr_assert_eq(prio, is_main ? want->main_prio : want->other_prio,
@@ -281,7 +314,7 @@ static void threads_sched(struct e2e_watch *run, void *ctx)
 Test(hostile, rt_priority_runs_every_thread_at_sched_fifo)
 {
 	const char *const watch_args[] = { "--rt-priority", "7", NULL };
-	struct sched_want want = { SCHED_FIFO, 7, SCHED_FIFO, 7, 0 };
+	struct sched_want want = { SCHED_FIFO, 7, SCHED_FIFO, 7, false, 0, 0 };
 	struct e2e_watch_opts o = { .watch_args = watch_args, .before_stop = threads_sched,
 				    .ctx = &want };
 
@@ -293,20 +326,22 @@ Test(hostile, rt_priority_runs_every_thread_at_sched_fifo)
 
 /*
  * By default the thread that reads the ring runs at SCHED_FIFO 1, above
- * normal tasks and below real-time ones; the threads it starts run as
- * started.  --rt-priority 0: all as started.
+ * normal tasks and below real-time ones, and one thread at
+ * READER_BOOST_PRIO raises it while it falls behind; the others run as
+ * started.  --rt-priority 0: all as started, no boost.
  */
 Test(hostile, rt_priority_default_is_the_reader_only)
 {
-	struct sched_want want = { SCHED_FIFO, 1, SCHED_OTHER, 0, 0 };
+	struct sched_want want = { SCHED_FIFO, 1, SCHED_OTHER, 0, true, 0, 0 };
 	const char *const none[] = { "--rt-priority", "0", NULL };
 	struct e2e_watch_opts o = { .before_stop = threads_sched, .ctx = &want };
 
 	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
 	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
+	cr_assert_eq(want.boosts, 1, "%u boost threads", want.boosts);
 	cr_assert_gt(json_array_size(w.stalls), 0, "no stall reported at all");
 	e2e_watch__release(&w);
-	want = (struct sched_want){ SCHED_OTHER, 0, SCHED_OTHER, 0, 0 };
+	want = (struct sched_want){ SCHED_OTHER, 0, SCHED_OTHER, 0, false, 0, 0 };
 	o.watch_args = none;
 	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
 	cr_assert_gt(want.seen, 0, "no thread of lockstall was read");
