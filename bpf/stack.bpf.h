@@ -128,16 +128,64 @@ static __always_inline void ls_stack_regs(struct ls_rec_stack *r, const struct p
 }
 
 /*
+ * For --user-stacks dwarf: cur's user registers and the bytes of its
+ * stack into b->copy.  Returns the bytes of b->copy to send: whole 8-byte
+ * words, the padding zeroed.
+ */
+static __always_inline __u32 ls_stack_dwarf(struct ls_stack_buf *b, struct task_struct *cur)
+{
+	struct ls_rec_stack *r = &b->rec;
+	struct pt_regs *regs, regs_copy;
+	__u32 copied;
+
+	regs = LS_USER_REGS(cur, &regs_copy);
+	if (!regs)
+		return 0;
+	ls_stack_regs(r, regs);
+	copied = ls_copy_ustack(b->copy, regs->sp, cfg.ustack_copy);
+	if (copied < cfg.ustack_copy)
+		r->flags |= LS_STACK_F_COPY_SHORT;
+	r->copy_len = copied;
+	/* Zero the padding to the next multiple of 8: no stale bytes leave. */
+	copied &= LS_USTACK_COPY_MAX - 1;
+	*(__u64 *)(b->copy + (copied & ~7u)) &= (copied & 7) ? ~0ULL >> (64 - 8 * (copied & 7)) : 0;
+	return (copied + 7) & ~7u;
+}
+
+#ifndef LS_TASK_STATE_HASH
+/*
+ * ls_stack_dwarf() of current, as a global function: the copy's loop is
+ * checked once, not once per path through each program that sends a
+ * stack.  Every stack is current's (ls_emit_stack()).
+ */
+__noinline int ls_stack_dwarf_cur(struct ls_stack_buf *b)
+{
+	if (!b)
+		return 0;
+	return ls_stack_dwarf(b, bpf_get_current_task_btf());
+}
+
+static __always_inline __u32 ls_stack_dwarf_call(struct ls_stack_buf *b, struct task_struct *cur)
+{
+	/* Any scalar to the verifier: ls_emit_stack() bounds the record's size. */
+	return ls_stack_dwarf_cur(b);
+}
+#else
+static __always_inline __u32 ls_stack_dwarf_call(struct ls_stack_buf *b, struct task_struct *cur)
+{
+	return ls_stack_dwarf(b, cur);
+}
+#endif
+
+/*
  * The user side as --user-stacks asks: frame pointers' addresses, and for
- * dwarf the registers and the stack's bytes into b->copy.  Returns the
- * bytes of b->copy to send: whole 8-byte words, the padding zeroed.
+ * dwarf the registers and the stack's bytes (ls_stack_dwarf()).  Returns
+ * the bytes of b->copy to send.
  */
 static __always_inline __u32 ls_stack_user(void *ctx, struct ls_stack_buf *b,
 					   struct task_struct *cur)
 {
 	struct ls_rec_stack *r = &b->rec;
-	struct pt_regs *regs, regs_copy;
-	__u32 copied;
 	long n;
 
 	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
@@ -155,18 +203,7 @@ static __always_inline __u32 ls_stack_user(void *ctx, struct ls_stack_buf *b,
 	}
 	if (cfg.ustack_mode != LS_USTACK_DWARF)
 		return 0;
-	regs = LS_USER_REGS(cur, &regs_copy);
-	if (!regs)
-		return 0;
-	ls_stack_regs(r, regs);
-	copied = ls_copy_ustack(b->copy, regs->sp, cfg.ustack_copy);
-	if (copied < cfg.ustack_copy)
-		r->flags |= LS_STACK_F_COPY_SHORT;
-	r->copy_len = copied;
-	/* Zero the padding to the next multiple of 8: no stale bytes leave. */
-	copied &= LS_USTACK_COPY_MAX - 1;
-	*(__u64 *)(b->copy + (copied & ~7u)) &= (copied & 7) ? ~0ULL >> (64 - 8 * (copied & 7)) : 0;
-	return (copied + 7) & ~7u;
+	return ls_stack_dwarf_call(b, cur);
 }
 
 /*
@@ -182,8 +219,7 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	struct ls_stack_buf *b = bpf_map_lookup_elem(&stack_bufs, &cpu);
 	__u64 t0 = bpf_ktime_get_ns();
 	struct ls_rec_stack *r;
-	__u32 size;
-	__u64 taken;
+	__u64 taken, size;	/* 64 bits: the bound checked is the register passed on */
 
 	if (!b)
 		return;
