@@ -32,8 +32,13 @@
 
 #define STACKS_MAX_PROCS	256	/* processes whose mappings are kept, least recently used out */
 #define STACKS_MAX_MAPS_BYTES	(16u << 20)	/* ... and their /proc/PID/maps texts, in all */
-/* How long a stall waits for its process's mappings being read (live). */
-#define STACKS_MAPS_WAIT_NS	(50 * 1000 * 1000ULL)
+/*
+ * How long a stall waits for its process's mappings being read (live).
+ * Live, stalls are named on the naming thread (sinks/naming.h): the wait
+ * delays that stall's line, never tracing; a loaded host, or a guest
+ * without KVM, reads /proc/PID/maps in tens of milliseconds.
+ */
+#define STACKS_MAPS_WAIT_NS	(500 * 1000 * 1000ULL)
 #define STACKS_MAX_FRAMES	(LS_KSTACK_MAX + 128)	/* per stack: kernel, then user */
 #define STACKS_ASKED		1024	/* tgids the record side remembers asking about */
 
