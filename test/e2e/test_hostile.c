@@ -256,17 +256,9 @@ struct sched_want {
 static bool thread_is_boost(pid_t pid, const char *tid)
 {
 	char path[320], comm[32] = "";
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, READER_BOOST_COMM);
+	return e2e_read_line(path, comm, sizeof(comm)) && !strcmp(comm, READER_BOOST_COMM);
 }
 
 /* Every thread of the running lockstall as ctx (struct sched_want) wants. */
@@ -397,12 +389,8 @@ static bool blocked_in_write(pid_t pid)
 	if (f)
 		fclose(f);
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
+	if (!e2e_read_line(path, buf, sizeof(buf)))
 		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
 	return state == 'S' && sscanf(buf, "%ld", &nr) == 1 && nr == 1 /* x86_64 write */;
 }
 

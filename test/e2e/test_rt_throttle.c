@@ -44,17 +44,10 @@ static char saved_runtime[32];	/* its value before */
 /* Lower the RT budget in path, keeping the old one for teardown; false if it cannot be. */
 static bool rt_budget_lower(const char *path)
 {
-	FILE *f = fopen(path, "re");
 	char old[32] = "";
 	int err;
 
-	if (!f)
-		return false;
-	if (!fgets(old, sizeof(old), f))
-		old[0] = '\0';
-	fclose(f);
-	old[strcspn(old, "\n")] = '\0';
-	if (!old[0])
+	if (!e2e_read_line(path, old, sizeof(old)) || !old[0])
 		return false;
 	err = e2e_write_file(path, RT_TEST_RUNTIME);
 	if (err) {

@@ -269,3 +269,16 @@ size_t e2e_buf__lines(const struct e2e_buf *b)
 		n++;
 	return n;
 }
+
+bool e2e_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}

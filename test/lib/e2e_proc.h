@@ -70,4 +70,7 @@ const char *e2e_buf__line_with_prefix(const struct e2e_buf *b, const char *prefi
 /* Number of lines in b (a last line without '\n' counts). */
 size_t e2e_buf__lines(const struct e2e_buf *b);
 
+/* The first line of the file at path into buf (len bytes), without its '\n'; false: unreadable. */
+bool e2e_read_line(const char *path, char *buf, size_t len);
+
 #endif /* LOCKSTALL_TEST_E2E_PROC_H */
