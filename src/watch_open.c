@@ -643,12 +643,15 @@ int watch__teardown(struct watch *w, int ret)
 static void watch__start_boost(struct watch *w)
 {
 	size_t size;
-	int fd;
+	int fd, err;
 
 	if (w->cfg->rt_priority_set || !w->fifo || !w->loader)
 		return;
 	loader__ring(w->loader, &fd, &size);
-	reader_boost__start(&w->boost, fd, size, gettid(), w->fifo, true);
+	err = reader_boost__start(&w->boost, fd, size, gettid(), w->fifo, true);
+	if (err)
+		fprintf(stderr, "lockstall: its reader will not be raised while it falls behind: %s\n",
+			strerror(-err));
 }
 
 void watch__stop_boost(struct watch *w)
