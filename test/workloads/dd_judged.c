@@ -56,19 +56,14 @@ static const char judge_script[] =
 static pid_t dd__start(const char *const args[], int cpu, int policy, int prio, int in_fd)
 {
 	const char *argv[8] = { "dd" };
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 	int i;
 
 	for (i = 0; i < 6 && args[i]; i++)
 		argv[1 + i] = args[i];
-	pid = fork();
-	if (pid < 0)
-		wl_die("fork: %s", strerror(errno));
+	pid = wl_fork_pinned("dd", cpu);
 	if (pid)
 		return pid;
-	wl_child_setup(parent);
-	if (wl_pin_cpu(cpu))
-		wl_die("dd: pin to CPU %d: %s", cpu, strerror(errno));
 	if (policy == SCHED_FIFO ?
 	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ prio }) :
 	    setpriority(PRIO_PROCESS, 0, prio))
@@ -148,14 +143,12 @@ static void run__feed(struct run *r, struct wl_judge *j, struct wl_verdicts *v, 
 		      uint64_t until_ns)
 {
 	static const char block[VICTIM_BLOCK];
-	char line[256];
 	size_t n = 0;
 
 	while (n < want && wl_now_ns() < until_ns) {
 		if (write(r->feed, block, sizeof(block)) < 0 && errno != EAGAIN)
 			wl_die("the victim's pipe: %s", strerror(errno));
-		while (wl_judge__line(j, line, sizeof(line), 5) > 0)
-			n += wl_verdicts__add(v, line);
+		n += wl_judge__take(j, v, 5);
 	}
 }
 

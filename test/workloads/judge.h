@@ -237,6 +237,17 @@ static inline void wl_verdicts__print(struct wl_verdicts *v)
 	printf("]");
 }
 
+/* Take the lines the judge has printed within timeout_ms; how many waits they told. */
+static inline size_t wl_judge__take(struct wl_judge *j, struct wl_verdicts *v, int timeout_ms)
+{
+	char line[256];
+	size_t n = 0;
+
+	while (wl_judge__line(j, line, sizeof(line), timeout_ms) > 0)
+		n += wl_verdicts__add(v, line);
+	return n;
+}
+
 /* A judged workload's options: -n WAITS -m MS -d SECONDS (3, 20, 10). */
 struct wl_judged_opts {
 	size_t want;			/* stop after this many waits of min_ms or more */

@@ -54,55 +54,8 @@
 #include <sys/mman.h>
 #include "workload.h"
 
-#define ENV_MARK	"LOCKSTALL_WL_BIGENV=1"
-#define ENV_VARS	16
-#define ENV_VAR_LEN	(64 * 1024)	/* under MAX_ARG_STRLEN (32 pages) */
 #define READ_BUF_LEN	(4 << 20)
 #define VICTIM_MAP_LEN	(64 * 1024)
-
-extern char **environ;
-
-/*
- * Re-execute with a large environment, so that reading /proc/<pid>/environ
- * takes the victim's mmap_lock once per page, ~256 times per read().
- */
-static void env__grow_and_reexec(char **argv)
-{
-	size_t n = 0, i;
-	char self[4096];
-	ssize_t len;
-	char **envp;
-
-	if (getenv("LOCKSTALL_WL_BIGENV"))
-		return;
-	while (environ[n])
-		n++;
-	envp = calloc(n + ENV_VARS + 2, sizeof(*envp));
-	if (!envp)
-		wl_die("out of memory");
-	for (i = 0; i < n; i++)
-		envp[i] = environ[i];
-	for (i = 0; i < ENV_VARS; i++) {
-		char *v = malloc(ENV_VAR_LEN);
-
-		if (!v)
-			wl_die("out of memory");
-		memset(v, 'x', ENV_VAR_LEN - 1);
-		v[ENV_VAR_LEN - 1] = '\0';
-		snprintf(v, 32, "LOCKSTALL_WL_PAD%02zu", i);
-		v[strlen(v)] = '=';
-		envp[n++] = v;
-	}
-	envp[n++] = ENV_MARK;
-	envp[n] = NULL;
-	/* By its real path: through /proc/self/exe the process would be named "exe". */
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len < 0 || len == sizeof(self) - 1)
-		wl_die("readlink /proc/self/exe: %s", len < 0 ? strerror(errno) : "too long");
-	self[len] = '\0';
-	execve(self, argv, envp);
-	wl_die("re-exec %s with a large environment: %s", self, strerror(errno));
-}
 
 struct reader_ready {
 	pid_t tid;
@@ -230,7 +183,7 @@ __attribute__((noinline)) static void reader__run(pid_t victim, const struct wl_
 	memset(buf, 0, READ_BUF_LEN);
 
 	r.bytes = reader__read_environ(fd, buf);
-	if (r.bytes < ENV_VARS * ENV_VAR_LEN)
+	if (r.bytes < WL_BIG_PADS * WL_BIG_PAD_LEN)
 		wl_die("reader: read %s: too short", path);
 	wl_send(ready_fd, &r, sizeof(r));
 	close(ready_fd);
@@ -361,7 +314,7 @@ int main(int argc, char **argv)
 	int ready[2], err;
 
 	/* first: the process that goes on is the one exec'd with this argv */
-	env__grow_and_reexec(argv);
+	wl_grow_and_reexec(argv, false);
 	via_mutex = wl_take_flag(&argc, argv, "--via-mutex");
 	if (via_mutex)
 		v.mutex = &mutex;

@@ -351,6 +351,27 @@ static inline void wl_child_setup(pid_t parent)
 		_exit(1);
 }
 
+/*
+ * Fork a child that dies with the workload and runs pinned to cpu: its
+ * pid in the parent, 0 in the child (who, for the errors).
+ */
+static inline pid_t wl_fork_pinned(const char *who, int cpu)
+{
+	pid_t parent = getpid(), pid;
+	int err;
+
+	pid = fork();
+	if (pid < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (pid)
+		return pid;
+	wl_child_setup(parent);
+	err = wl_pin_cpu(cpu);
+	if (err)
+		wl_die("%s: pin to CPU %d: %s", who, cpu, strerror(-err));
+	return 0;
+}
+
 /* A helper process: its ids as it reported them once ready. */
 struct wl_child {
 	pid_t pid;	/* 0: never started */
@@ -604,6 +625,79 @@ static inline unsigned long wl_take_number(int *argc, char **argv, const char *o
 	*argc = j;
 	argv[j] = NULL;
 	return n;
+}
+
+#define WL_BIG_MARK	"LOCKSTALL_WL_BIG=1"
+#define WL_BIG_PADS	16
+#define WL_BIG_PAD_LEN	(64 * 1024)	/* under MAX_ARG_STRLEN (32 pages) */
+
+extern char **environ;
+
+/* A list of n + extra pointers: the n of from, then WL_BIG_PADS strings of WL_BIG_PAD_LEN bytes. */
+static inline char **wl_big_list(char *const *from, size_t n, size_t extra)
+{
+	char **list = calloc(n + WL_BIG_PADS + extra, sizeof(*list));
+	size_t i;
+
+	if (!list)
+		wl_die("out of memory");
+	memcpy(list, from, n * sizeof(*list));
+	for (i = 0; i < WL_BIG_PADS; i++) {
+		char *v = malloc(WL_BIG_PAD_LEN);
+
+		if (!v)
+			wl_die("out of memory");
+		memset(v, 'x', WL_BIG_PAD_LEN - 1);
+		v[WL_BIG_PAD_LEN - 1] = '\0';
+		snprintf(v, 32, "LOCKSTALL_WL_PAD%02zu", i);
+		v[strlen(v)] = '=';
+		list[n + i] = v;
+	}
+	return list;
+}
+
+/*
+ * Re-execute with ~1 MB more environment, or (args) ~1 MB more arguments
+ * after a "--" that ends the options, once (the mark in the environment
+ * says it is done): reading /proc/<pid>/environ, or cmdline, then takes
+ * this process's mmap_lock once per page, ~256 times.
+ */
+static inline void wl_grow_and_reexec(char **argv, bool args)
+{
+	size_t n = 0, a = 0;
+	char **envp, **nargv = argv;
+	char self[4096];
+	ssize_t len;
+
+	if (getenv("LOCKSTALL_WL_BIG"))
+		return;
+	while (environ[n])
+		n++;
+	if (args) {
+		while (argv[a])
+			a++;
+		nargv = calloc(a + 2, sizeof(*nargv));
+		if (!nargv)
+			wl_die("out of memory");
+		memcpy(nargv, argv, a * sizeof(*nargv));
+		nargv[a] = "--";
+		nargv = wl_big_list(nargv, a + 1, 1);
+		envp = calloc(n + 2, sizeof(*envp));
+		if (!envp)
+			wl_die("out of memory");
+		memcpy(envp, environ, n * sizeof(*envp));
+	} else {
+		envp = wl_big_list(environ, n, 2);
+		n += WL_BIG_PADS;
+	}
+	envp[n] = WL_BIG_MARK;
+	/* By its real path: through /proc/self/exe the process would be named "exe". */
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0 || len == sizeof(self) - 1)
+		wl_die("readlink /proc/self/exe: %s", len < 0 ? strerror(errno) : "too long");
+	self[len] = '\0';
+	execve(self, nargv, envp);
+	wl_die("re-exec %s, ~1 MB larger: %s", self, strerror(errno));
 }
 
 /* The calling thread's own CPU time: work "under a lock" that a preemption stretches. */
