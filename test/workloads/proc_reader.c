@@ -48,6 +48,15 @@
  * the reader, the victim for the worker.  A chain across two locks whose
  * middle wait ends before the victim's does.  The ground truth adds the
  * worker's tid and the mutex's address.
+ *
+ * --via-seqfile: the same through a kernel mutex.  The victim and
+ * "wl-worker" pread() one open file of /proc/self/smaps_rollup: each read
+ * holds the seq_file's mutex while it waits for this process's mmap_lock
+ * for reading, which "wl-writer" (SCHED_OTHER nice 0, CPU 0, looping
+ * mmap() + munmap()) keeps it from while it waits behind the reader.  The
+ * victim waits for the mutex, the worker for the mmap_lock, the writer
+ * for the reader.  The ground truth adds the worker's and the writer's
+ * tids.
  */
 #include <pthread.h>
 #include <fcntl.h>
@@ -199,6 +208,7 @@ struct victim {
 	const char *worst_op;
 	uint64_t start_ns, end_ns;
 	pthread_mutex_t *mutex;	/* --via-mutex; else NULL */
+	int seq_fd;		/* --via-seqfile; else -1 */
 };
 
 /* One mmap() and one munmap(), each timed: needs this process's mmap_lock for write. */
@@ -244,6 +254,28 @@ static uint64_t victim__take_mutex(struct victim *v)
 	return t1;
 }
 
+/* --via-seqfile: one read of smaps_rollup from its start, under its seq_file's mutex. */
+static void seq__read(int fd)
+{
+	char buf[4096];
+
+	if (pread(fd, buf, sizeof(buf), 0) < 0)
+		wl_die("read smaps_rollup: %s", strerror(errno));
+}
+
+/* --via-seqfile: one timed read of the file the worker reads too. */
+static uint64_t victim__read_seq(struct victim *v)
+{
+	uint64_t t0 = wl_now_ns(), t1, before = v->worst.ns;
+
+	seq__read(v->seq_fd);
+	t1 = wl_now_ns();
+	wl_worst__add(&v->worst, t0, t1, 0);
+	if (v->worst.ns != before)
+		v->worst_op = "pread";
+	return t1;
+}
+
 static void *victim__run(void *arg)
 {
 	struct victim *v = arg;
@@ -255,16 +287,24 @@ static void *victim__run(void *arg)
 
 	v->start_ns = wl_now_ns();
 	do {
-		t1 = v->mutex ? victim__take_mutex(v) : map_unmap(&v->worst, &v->worst_op);
+		t1 = v->mutex ? victim__take_mutex(v) :
+		     v->seq_fd >= 0 ? victim__read_seq(v) : map_unmap(&v->worst, &v->worst_op);
 		wl_pause(v->opts->pause_us);
 	} while (!wl_done(v->opts, &v->worst, v->start_ns, t1));
 	v->end_ns = t1;
 	return NULL;
 }
 
-/* --via-mutex: the thread that does the victim's mmap() + munmap() under the mutex. */
+/*
+ * The threads between the victim and the reader: --via-mutex's worker,
+ * which does the mmap() + munmap() under the mutex; --via-seqfile's
+ * worker, which reads the victim's file, and its writer, which does the
+ * mmap() + munmap() alone.
+ */
 struct worker {
-	pthread_mutex_t *mutex;
+	const char *name;
+	pthread_mutex_t *mutex;	/* held around the mmap() + munmap(); or NULL */
+	int seq_fd;		/* read instead of mmap() + munmap(); or -1 */
 	struct wl_gate go;
 	volatile bool stop;
 	pid_t tid;
@@ -274,35 +314,90 @@ static void *worker__run(void *arg)
 {
 	struct worker *w = arg;
 
-	wl_thread_begin("wl-worker", WL_CPU_VICTIM, WL_CLASS_NORMAL, &w->tid);
+	wl_thread_begin(w->name, WL_CPU_VICTIM, WL_CLASS_NORMAL, &w->tid);
 	wl_gate__wait(&w->go);
 	while (!w->stop) {
-		pthread_mutex_lock(w->mutex);
-		map_unmap(NULL, NULL);
-		pthread_mutex_unlock(w->mutex);
+		if (w->seq_fd >= 0) {
+			seq__read(w->seq_fd);
+		} else {
+			if (w->mutex)
+				pthread_mutex_lock(w->mutex);
+			map_unmap(NULL, NULL);
+			if (w->mutex)
+				pthread_mutex_unlock(w->mutex);
+		}
 		wl_pause(1000);
 	}
 	return NULL;
 }
 
-static void worker__start(struct worker *w, pthread_t *thread)
+/* The middle threads of --via-mutex (one) or --via-seqfile (two). */
+struct workers {
+	struct worker w[2];
+	pthread_t thread[2];
+	size_t n;
+};
+
+static void workers__start(struct workers *ws)
 {
+	size_t i;
 	int err;
 
-	wl_gate__init(&w->go);
-	err = pthread_create(thread, NULL, worker__run, w);
-	if (err)
-		wl_die("pthread_create: %s", strerror(err));
+	for (i = 0; i < ws->n; i++) {
+		wl_gate__init(&ws->w[i].go);
+		err = pthread_create(&ws->thread[i], NULL, worker__run, &ws->w[i]);
+		if (err)
+			wl_die("pthread_create: %s", strerror(err));
+	}
+}
+
+static void workers__go(struct workers *ws)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		wl_gate__open(&ws->w[i].go);
+}
+
+static void workers__stop(struct workers *ws)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		ws->w[i].stop = true;
+	for (i = 0; i < ws->n; i++)
+		pthread_join(ws->thread[i], NULL);
+}
+
+/*
+ * --via-mutex and --via-seqfile from the command line: the victim's lock,
+ * the workers'.
+ */
+static void workers__parse(struct workers *ws, struct victim *v, int *argc, char **argv)
+{
+	static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+
+	ws->w[0] = (struct worker){ .name = "wl-worker", .seq_fd = -1 };
+	ws->w[1] = (struct worker){ .name = "wl-writer", .seq_fd = -1 };
+	v->seq_fd = -1;
+	if (wl_take_flag(argc, argv, "--via-mutex")) {
+		v->mutex = ws->w[0].mutex = &mutex;
+		ws->n = 1;
+	}
+	if (wl_take_flag(argc, argv, "--via-seqfile")) {
+		v->seq_fd = open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
+		if (v->seq_fd < 0)
+			wl_die("open /proc/self/smaps_rollup: %s", strerror(errno));
+		ws->w[0].seq_fd = v->seq_fd;
+		ws->n = 2;
+	}
 }
 
 int main(int argc, char **argv)
 {
-	static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 	struct wl_opts opts = { .duration_s = 3, .pause_us = 5000 };
 	struct victim v = { .opts = &opts, .worst_op = "none" };
-	bool via_mutex;
-	struct worker wk = { .mutex = &mutex };
-	pthread_t worker_thread;
+	struct workers ws = { 0 };
 	struct wl_child reader = { 0 };
 	struct wl_hog hog = { 0 };
 	struct reader_ready rr;
@@ -315,9 +410,7 @@ int main(int argc, char **argv)
 
 	/* first: the process that goes on is the one exec'd with this argv */
 	wl_grow_and_reexec(argv, false);
-	via_mutex = wl_take_flag(&argc, argv, "--via-mutex");
-	if (via_mutex)
-		v.mutex = &mutex;
+	workers__parse(&ws, &v, &argc, argv);
 	wl_parse_opts(argc, argv, &opts);
 	/* Our own output must not wait in a pipe's buffer behind a SIGKILL. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -325,8 +418,7 @@ int main(int argc, char **argv)
 		wl_join_cgroup(opts.split_cgroups);
 
 	wl_gate__init(&v.go);
-	if (via_mutex)
-		worker__start(&wk, &worker_thread);
+	workers__start(&ws);
 	err = pthread_create(&thread, NULL, victim__run, &v);
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
@@ -369,14 +461,10 @@ int main(int argc, char **argv)
 	/* Everyone else is at work: the victim may start measuring. */
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg0);
-	if (via_mutex)
-		wl_gate__open(&wk.go);
+	workers__go(&ws);
 	wl_gate__open(&v.go);
 	pthread_join(thread, NULL);
-	if (via_mutex) {
-		wk.stop = true;
-		pthread_join(worker_thread, NULL);
-	}
+	workers__stop(&ws);
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg1);
 	if (slow)
@@ -396,7 +484,8 @@ int main(int argc, char **argv)
 	       "\"worst_op\":\"%s\",\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
 	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu,"
 	       "\"rt_runtime_ns\":%llu,\"rt_period_ns\":%llu,\"slow_reads\":%llu,"
-	       "\"slow_read_ns\":%llu,\"via_mutex\":%s,\"worker_tid\":%d,\"mutex\":\"0x%llx\"%s}\n",
+	       "\"slow_read_ns\":%llu,\"via_mutex\":%s,\"via_seqfile\":%s,\"worker_tid\":%d,"
+	       "\"writer_tid\":%d,\"mutex\":\"0x%llx\"%s}\n",
 	       opts.control ? "control" : opts.cgroup ? "throttled" : opts.rt ? "rt_throttled" :
 	       "proc_reader", (int)getpid(), (int)v.tid, v.policy,
 	       (int)reader.pid, (int)reader.tid,
@@ -409,7 +498,7 @@ int main(int argc, char **argv)
 	       cg1.nr_throttled - cg0.nr_throttled, cg1.throttled_ns - cg0.throttled_ns,
 	       (unsigned long long)rt_runtime, (unsigned long long)rt_period,
 	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns,
-	       via_mutex ? "true" : "false", (int)wk.tid,
-	       (unsigned long long)(uintptr_t)&mutex, cgroups);
+	       v.mutex ? "true" : "false", v.seq_fd >= 0 ? "true" : "false", (int)ws.w[0].tid,
+	       (int)ws.w[1].tid, (unsigned long long)(uintptr_t)ws.w[0].mutex, cgroups);
 	return 0;
 }
