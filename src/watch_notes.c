@@ -48,17 +48,39 @@ static void watch__tell_starved(struct watch *w)
 			w->cpu.worst_pct);
 }
 
+/*
+ * Why events were lost, into buf: records the ring had no room for, runs
+ * of our programs the kernel skipped, tasks the state map had no room for
+ * (each counted once, in the loader's counts).
+ */
+static void watch__lost_why(struct watch *w, char *buf, size_t len)
+{
+	struct loader_stats st;
+	__u64 ring;
+	int n;
+
+	loader__stats(w->loader, &st);
+	ring = st.drops > st.task_state_full ? st.drops - st.task_state_full : 0;
+	n = snprintf(buf, len, "%s", ring || !(st.prog_misses || st.task_state_full) ?
+		     "ring buffer full" : "");
+	if (st.prog_misses && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "%s%llu runs skipped", n ? ", " : "",
+			      (unsigned long long)st.prog_misses);
+	if (st.task_state_full && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, "%s%llu tasks not followed", n ? ", " : "",
+			 (unsigned long long)st.task_state_full);
+}
+
 /* Silence must never look like "no stalls" when the kernel dropped records. */
 void watch__warn_lost(struct watch *w, bool final)
 {
 	__u64 lost = watch__lost(w);
+	char why[128];
 
-	if (final && lost) {
-		fprintf(stderr, "lockstall: %llu events lost (ring buffer full): findings in those spans are marked unknown\n",
-			(unsigned long long)lost);
-	} else if (lost > w->lost_warned) {
-		fprintf(stderr, "lockstall: %llu events lost so far (ring buffer full): findings in those spans are marked unknown\n",
-			(unsigned long long)lost);
+	if (lost && (final || lost > w->lost_warned)) {
+		watch__lost_why(w, why, sizeof(why));
+		fprintf(stderr, "lockstall: %llu events lost%s (%s): findings in those spans are marked unknown\n",
+			(unsigned long long)lost, final ? "" : " so far", why);
 	}
 	if (lost)
 		watch__tell_starved(w);

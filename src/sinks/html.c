@@ -165,7 +165,7 @@ static void html_header(struct html_sink *h, const struct ls_summary *sum)
 	rm_html_text(f, meta->version ? meta->version : "?", 256);
 	fputs("</td></tr>\n</table>\n", f);
 	if (sum->lost_events)
-		fprintf(f, "<p class=\"warn\"><b>Warning:</b> %llu records were lost (ring buffer full): stalls in those spans are marked unknown.</p>\n",
+		fprintf(f, "<p class=\"warn\"><b>Warning:</b> %llu records were lost (ring buffer full, or runs the kernel skipped): stalls in those spans are marked unknown.</p>\n",
 			(unsigned long long)sum->lost_events);
 }
 

@@ -131,7 +131,7 @@ static void md_header(struct md_sink *m, const struct ls_summary *sum)
 	md_meta(f, meta->version);
 	fputs(" |\n\n", f);
 	if (sum->lost_events)
-		fprintf(f, "> **Warning:** %llu records were lost (ring buffer full): stalls in those spans are marked unknown.\n\n",
+		fprintf(f, "> **Warning:** %llu records were lost (ring buffer full, or runs the kernel skipped): stalls in those spans are marked unknown.\n\n",
 			(unsigned long long)sum->lost_events);
 }
 

@@ -292,7 +292,7 @@ int sink_prometheus__render(struct sink *s, FILE *f)
 	}
 	prom__counter(f, "lockstall_events_total", "Records analysed.", c->events);
 	prom__counter(f, "lockstall_lost_events_total",
-		      "Records lost (ring buffer full); findings in those spans are unknown.",
+		      "Records lost (ring buffer full, or runs the kernel skipped); findings in those spans are unknown.",
 		      c->lost_events);
 	prom__counter(f, "lockstall_stalls_unnamed_total",
 		      "Stalls reported without names (frames as addresses): the naming worker was busy.",

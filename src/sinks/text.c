@@ -662,7 +662,7 @@ static int text__summary(struct sink *s, const struct ls_summary *sum)
 		fprintf(f, "  WARNING  %llu stall%s printed without names: lockstall was busy naming others (frames as addresses)\n",
 			(unsigned long long)sum->stalls_unnamed, sum->stalls_unnamed == 1 ? "" : "s");
 	if (sum->lost_events)
-		fprintf(f, "  WARNING  %llu records lost (ring buffer full): findings in those spans are marked unknown\n",
+		fprintf(f, "  WARNING  %llu records lost (ring buffer full, or runs the kernel skipped): findings in those spans are marked unknown\n",
 			(unsigned long long)sum->lost_events);
 	return sink__flush(f);
 }

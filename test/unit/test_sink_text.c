@@ -674,7 +674,7 @@ Test(sink_text, summary)
 	sum.hists = NULL;
 	text = text_of_summary(&sum);
 	assert_line(text, "  records  12345 received, 77 lost, 2 malformed");
-	assert_line(text, "  WARNING  77 records lost (ring buffer full): findings in those spans are marked unknown");
+	assert_line(text, "  WARNING  77 records lost (ring buffer full, or runs the kernel skipped): findings in those spans are marked unknown");
 	/* state dropped that no reported stall is known to miss: said, not a warning */
 	assert_line(text, "  memory   3 entries dropped at the engine's bounds");
 	cr_assert_null(strstr(text, "memory bounds"), "%s", text);
