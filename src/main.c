@@ -8,6 +8,7 @@
  * state: a signal handler can reach nothing else.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,6 +88,12 @@ int main(int argc, char **argv)
 	struct ls_config cfg;
 	int rc;
 
+	/*
+	 * A fixed threshold: glibc's own rises after each large free, and
+	 * then the symbolizer's file images, read and dropped again and
+	 * again, come from the heap, which keeps the pages.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	rc = signals__init();
 	if (rc) {
 		fprintf(stderr, "lockstall: cannot set up signal handlers: %s\n", strerror(-rc));
