@@ -221,7 +221,7 @@ static __always_inline int ls_rwsem_kret(void *ctx, bool write, bool success)
 
 	if (!st || !(st->wait.flags & LS_W_ACTIVE) || st->wait.write != write)
 		return 0;
-	return ls_on_acquire_returned(ctx, (struct mm_struct *)st->wait.mm, write, success);
+	return ls_on_acquire_returned(ctx, (struct mm_struct *)st->wait.lock, write, success);
 }
 
 SEC("?kprobe/down_read")

@@ -17,7 +17,7 @@
  * mm is only an address here (kept in task storage), so probe reads.  Owner
  * is mm->owner when the kernel has it (CONFIG_MEMCG), else t when mm is t's.
  */
-static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_struct *t)
+static __always_inline void ls_mm_fill(struct ls_lock_id *out, __u64 mm, struct task_struct *t)
 {
 	struct mm_struct *m = (struct mm_struct *)mm;
 	struct task_struct *owner = NULL;
@@ -38,10 +38,10 @@ static __always_inline void ls_mm_fill(struct ls_mm *out, __u64 mm, struct task_
  * A futex or kernel lock wait's lock: a futex is a user address in the
  * waiter's process; a kernel lock's address is its identity (tgid 0).
  */
-static __always_inline void ls_lock_fill(struct ls_mm *out, const struct ls_wait_state *w,
+static __always_inline void ls_lock_fill(struct ls_lock_id *out, const struct ls_wait_state *w,
 					 struct task_struct *t)
 {
-	out->id = w->mm;
+	out->id = w->lock;
 	out->kind = w->kind;
 	if (w->kind != LS_LOCK_FUTEX && w->kind != LS_LOCK_PI_FUTEX)
 		return;
@@ -92,7 +92,7 @@ static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur
  */
 struct ls_lock_event {
 	__u64 now;		/* the record's timestamp */
-	__u64 mm;
+	__u64 lock;		/* the lock's id: ls_lock_id.id */
 	__u64 start_ns;
 	__u64 granted_ns;
 	__u64 acquired_ns;
@@ -141,14 +141,14 @@ static __always_inline bool ls_emit_lock(const struct ls_lock_event *e, struct t
 	if (!r)
 		return false;
 	ls_task_fill(&r->task, t);
-	if (e->type != LS_REC_HOLD && st->wait.kind && st->wait.mm == e->mm) {
-		ls_lock_fill(&r->mm, &st->wait, t);
+	if (e->type != LS_REC_HOLD && st->wait.kind && st->wait.lock == e->lock) {
+		ls_lock_fill(&r->lock, &st->wait, t);
 		r->owner_how = st->wait.owner_how;
 		r->owner_tid = st->wait.owner_tid;
 		if (st->wait.flags & LS_W_PRIOR)
 			prior = st->wait.flags & LS_W_LATE ? LS_LOCK_F_LATE : LS_LOCK_F_PRIOR;
 	} else {
-		ls_mm_fill(&r->mm, e->mm, t);
+		ls_mm_fill(&r->lock, e->lock, t);
 	}
 	ls_op_fill(&r->op, t, st);
 	r->start_ns = e->start_ns;

@@ -317,7 +317,7 @@ static __always_inline void ls_futex_wait_set(struct ls_task_state *st,
 {
 	struct ls_wait_state *w = &st->wait;
 
-	w->mm = a->uaddr;
+	w->lock = a->uaddr;
 	w->start_ns = now;
 	w->write = a->write;
 	w->flags = flags;

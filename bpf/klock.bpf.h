@@ -173,13 +173,13 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 	w = &st->wait;
 	if (w->flags & LS_W_ACTIVE) {
 		/* Its own spin ended and it sleeps now; anything else is another's wait. */
-		if (w->kind == kind && w->mm == (__u64)lock && !(flags & LS_LCB_F_SPIN))
+		if (w->kind == kind && w->lock == (__u64)lock && !(flags & LS_LCB_F_SPIN))
 			ls_klock_follow(cur, st, lock);
 		return 0;
 	}
 	if (ls_klock_is_own_mmap(cur, (__u64)lock))
 		return 0;
-	w->mm = (__u64)lock;
+	w->lock = (__u64)lock;
 	w->start_ns = bpf_ktime_get_ns();
 	w->write = !(flags & LS_LCB_F_READ);
 	w->flags = LS_W_ACTIVE;
@@ -200,7 +200,7 @@ static __always_inline int ls_klock_end(void *ctx, void *lock, int ret)
 	if (!st)
 		return 0;
 	w = &st->wait;
-	if (!(w->flags & LS_W_ACTIVE) || !ls_is_klock(w->kind) || w->mm != (__u64)lock)
+	if (!(w->flags & LS_W_ACTIVE) || !ls_is_klock(w->kind) || w->lock != (__u64)lock)
 		return 0;
 	ls_owned_wait_end(ctx, st, cur, ret == 0);
 	return 0;

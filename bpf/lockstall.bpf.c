@@ -275,7 +275,7 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
 			.now = now,
-			.mm = w->mm,
+			.lock = w->lock,
 			.start_ns = w->start_ns,
 			.write = w->write,
 			.flags = LS_LOCK_F_EXITED |

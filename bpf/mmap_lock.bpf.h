@@ -63,7 +63,7 @@ static __always_inline void ls_wait_stack(void *ctx, struct task_struct *cur, __
 	struct ls_stack_event s = {
 		.why = LS_STACK_WAIT,
 		.now = now,
-		.mm = mm,
+		.lock = mm,
 	};
 
 	ls_emit_stack(ctx, &s, cur);
@@ -76,7 +76,7 @@ static __always_inline void ls_hold_stack(void *ctx, const struct ls_task_state 
 	struct ls_stack_event s = {
 		.why = LS_STACK_HOLD_LONG,
 		.now = now,
-		.mm = mm,
+		.lock = mm,
 	};
 
 	if (st->off_kstack_valid) {
@@ -115,7 +115,7 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 		struct ls_lock_event e = {
 			.type = LS_REC_HOLD,
 			.now = now,
-			.mm = h->mm,
+			.lock = h->mm,
 			.start_ns = start,
 			.granted_ns = granted_ns,
 			.acquired_ns = h->acquired_ns,
@@ -147,7 +147,7 @@ static __always_inline int ls_on_start_locking(struct mm_struct *mm, bool write)
 		return 0;
 	task_state__arm(cur, st);
 	w = &st->wait;
-	w->mm = (__u64)mm;
+	w->lock = (__u64)mm;
 	w->start_ns = bpf_ktime_get_ns();
 	w->write = write;
 	w->flags = LS_W_ACTIVE;
@@ -170,7 +170,7 @@ static __noinline void ls_wait_begin(struct ls_task_state *st, struct task_struc
 	struct ls_lock_event e = {
 		.type = LS_REC_WAIT_BEGIN,
 		.now = now,
-		.mm = w->mm,
+		.lock = w->lock,
 		.start_ns = w->start_ns,
 		.granted_ns = (w->flags & LS_W_GRANTED) ? st->grant.wait_ns : 0,
 		.write = w->write,
@@ -199,7 +199,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
 			.now = now,
-			.mm = w->mm,
+			.lock = w->lock,
 			.start_ns = w->start_ns,
 			.granted_ns = granted ? st->grant.wait_ns : 0,
 			.write = w->write,
@@ -214,7 +214,7 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		 * stack is the path that asked.
 		 */
 		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
-			ls_wait_stack(ctx, cur, now, w->mm);
+			ls_wait_stack(ctx, cur, now, w->lock);
 		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}
@@ -225,11 +225,11 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	/* A new hold with none other open: the saved switch-out stack is stale. */
 	if (!ls_holding(st))
 		st->off_kstack_valid = 0;
-	k = ls_hold_slot(st, w->mm);
+	k = ls_hold_slot(st, w->lock);
 	if (k < 0)
 		return;
 	h = &st->hold[k & 1];
-	h->mm = w->mm;
+	h->mm = w->lock;
 	h->acquired_ns = now;
 	h->offcpu_ns = 0;
 	if (granted) {
@@ -259,7 +259,7 @@ static __always_inline int ls_on_acquire_returned(void *ctx, struct mm_struct *m
 	if (!st)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.mm == mm) {
+	if ((st->wait.flags & LS_W_ACTIVE) && st->wait.lock == mm) {
 		ls_wait_end(ctx, st, cur, now, success);
 		return 0;
 	}

@@ -67,7 +67,7 @@ static __always_inline void ls_prior_undo(struct ls_task_state *st, struct task_
 	struct ls_lock_event e = {
 		.type = LS_REC_WAIT_END,
 		.now = bpf_ktime_get_ns(),
-		.mm = st->wait.mm,
+		.lock = st->wait.lock,
 		.start_ns = start,
 		.write = st->wait.write,
 		.flags = LS_LOCK_F_BEGIN_SENT,
@@ -240,7 +240,7 @@ int BPF_PROG(ls_prior_unqueue_pi, void *q)
 
 	if (!st)
 		return 0;
-	bpf_probe_read_user(&word, sizeof(word), (void *)st->wait.mm);
+	bpf_probe_read_user(&word, sizeof(word), (void *)st->wait.lock);
 	ls_owned_wait_end(ctx, st, cur, (word & LS_FUTEX_TID_MASK) == (__u32)cur->pid);
 	return 0;
 }

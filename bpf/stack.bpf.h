@@ -75,7 +75,7 @@ static __always_inline __u32 ls_copy_ustack(__u8 *dst, __u64 sp, __u32 want)
 /* Which STACK record to send, built with a designated initializer. */
 struct ls_stack_event {
 	__u64 now;		/* the record's timestamp: the one of the record it precedes */
-	__u64 mm;
+	__u64 lock;		/* the lock's id, or 0 */
 	const __u64 *kstack;	/* a kernel stack saved earlier; NULL: current's, now */
 	__u32 kstack_len;	/* bytes in kstack */
 	__u8 why;		/* LS_STACK_* */
@@ -227,7 +227,7 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	__builtin_memset(r, 0, sizeof(*r));
 	r->tid = LS_TASK_READ(cur, pid);
 	r->tgid = LS_TASK_READ(cur, tgid);
-	r->mm = e->mm;
+	r->lock_id = e->lock;
 	r->why = e->why;
 	ls_stack_kernel(ctx, r, e);
 	size = sizeof(*r) + ls_stack_user(ctx, b, cur);

@@ -31,7 +31,7 @@ __u64 task_state_full = 0;
 #define LS_H_GRANTED	0x02
 
 struct ls_wait_state {
-	__u64 mm;		/* the mm; a futex's user address when kind says so */
+	__u64 lock;		/* the lock: an mm, a futex's user address, a kernel lock's, by kind */
 	__u64 start_ns;
 	__u8 write;
 	__u8 flags;		/* LS_W_* */

@@ -28,7 +28,7 @@
  *   1  no STACK records; lock records are LS_REC_LOCK_V1_SIZE bytes, without
  *      cgroup_id: the trace reader widens them to today's (cgroup_id 0).
  *   2  adds LS_REC_STACK; lock records as in 1.
- *   3  appends ls_rec_lock.cgroup_id: today's size.  ls_mm.kind and
+ *   3  appends ls_rec_lock.cgroup_id: today's size.  ls_lock_id.kind and
  *      owner_how/owner_tid are padding there: the reader clears them
  *      (mmap_lock, no owner).
  *   4  today's layout.  It grows only by appending: record types, enum
@@ -107,7 +107,7 @@ struct ls_task {
 	char comm[LS_COMM_LEN];	/* not NUL-terminated when 16 bytes long; any bytes */
 };
 
-/* What kind of lock a record names (ls_mm.kind). */
+/* What kind of lock a record names (ls_lock_id.kind). */
 enum ls_lock_kind {
 	LS_LOCK_MMAP = 0,	/* an mm's mmap_lock: all of ABI versions 1-3 */
 	LS_LOCK_FUTEX = 1,	/* a user-space futex word (FUTEX_WAIT*) */
@@ -122,15 +122,14 @@ enum ls_lock_kind {
 };
 
 /*
- * A lock's identity: (kind, id) and the process it belongs to.  The name
- * is from when only mm's locks were traced.
+ * A lock's identity: (kind, id) and the process it belongs to.
  *   LS_LOCK_MMAP:	id = the mm's kernel address, tgid = its owner;
  *   futexes:		id = the user address, tgid = the waiter's process (a
  *			private futex is (process, address));
  *   kernel locks:	id = the lock's kernel address, tgid 0.
  * Addresses are identities, never dereferenced in user space.
  */
-struct ls_mm {
+struct ls_lock_id {
 	__u64 id;
 	__u32 tgid;		/* owner (mm->owner, else current when it is its own mm); 0 unknown */
 	__u8 kind;		/* enum ls_lock_kind */
@@ -190,7 +189,7 @@ struct ls_op {
 struct ls_rec_lock {
 	struct ls_hdr hdr;
 	struct ls_task task;
-	struct ls_mm mm;
+	struct ls_lock_id lock;
 	struct ls_op op;
 	__u64 start_ns;
 	__u64 granted_ns;	/* 0: not granted by a wakeup */
@@ -443,7 +442,7 @@ struct ls_rec_owner {
 	struct ls_task waiter;
 	struct ls_task owner;
 	struct ls_task cpu_curr;
-	struct ls_mm lock;
+	struct ls_lock_id lock;
 	__u64 start_ns;		/* the waiter's wait began */
 	__u32 owner_cpu;
 	__u8 owner_state;	/* enum ls_owner_state */
@@ -743,7 +742,7 @@ struct ls_rec_stack {
 	struct ls_hdr hdr;
 	__u32 tid;
 	__u32 tgid;
-	__u64 mm;		/* the lock's mm, as in the WAIT/HOLD records */
+	__u64 lock_id;		/* the lock's ls_lock_id.id, as in the WAIT/HOLD records */
 	__u8 why;		/* enum ls_stack_why */
 	__u8 user_mode;		/* enum ls_ustack_mode the kernel captured with */
 	__u8 flags;		/* LS_STACK_F_* */
@@ -808,7 +807,7 @@ struct ls_bpf_config {
 
 LS_ASSERT_SIZE(ls_hdr, 16);
 LS_ASSERT_SIZE(ls_task, 32);
-LS_ASSERT_SIZE(ls_mm, 32);
+LS_ASSERT_SIZE(ls_lock_id, 32);
 LS_ASSERT_SIZE(ls_op, 16);
 LS_ASSERT_SIZE(ls_rec_lock, 144);
 _Static_assert(__builtin_offsetof(struct ls_rec_lock, cgroup_id) == LS_REC_LOCK_V1_SIZE,

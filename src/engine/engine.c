@@ -98,7 +98,7 @@ static bool rec__valid(const union any_rec *u)
 	case LS_REC_WAIT_END:
 	case LS_REC_HOLD:
 		/* Sinks name the lock kind and owner source by table. */
-		return u->lock.mm.kind < LS_LOCK_KIND_N && u->lock.owner_how < LS_OWNER_HOW_N;
+		return u->lock.lock.kind < LS_LOCK_KIND_N && u->lock.owner_how < LS_OWNER_HOW_N;
 	case LS_REC_OWNER:
 		return u->owner.lock.kind < LS_LOCK_KIND_N && u->owner.how < LS_OWNER_HOW_N &&
 		       u->owner.owner_state <= LS_OWNER_UNKNOWN && u->owner.owner_cpu < ENGINE_MAX_CPUS;
@@ -343,7 +343,7 @@ static void engine__note_name(struct engine *e, const union any_rec *u)
 	case LS_REC_WAIT_BEGIN:
 	case LS_REC_WAIT_END:
 	case LS_REC_HOLD:
-		hists__rename(e, u->lock.mm.tgid, u->lock.mm.comm);
+		hists__rename(e, u->lock.lock.tgid, u->lock.lock.comm);
 		break;
 	case LS_REC_EXIT:
 		if (u->exit.task.tid == u->exit.task.tgid)

@@ -184,7 +184,7 @@ struct ls_frames {
 #define LS_MAX_WAITED 4	/* per holder, longest first; the rest not shown */
 
 struct ls_waited {
-	struct ls_mm lock;
+	struct ls_lock_id lock;
 	__u64 ns;		/* its wait on that lock, inside this wait and its hold */
 	__u64 start_ns;		/* ... from, to: that wait clipped to this one (timelines) */
 	__u64 end_ns;
@@ -304,7 +304,7 @@ struct ls_hop {
 	 * the lock it held that the hop before it waited on.
 	 */
 	bool has_lock;
-	struct ls_mm lock;
+	struct ls_lock_id lock;
 	/*
 	 * A hop through a wait that ended inside this one (the holder before
 	 * it waited on lock, and got it): that wait's record (STALL #N), and
@@ -325,7 +325,7 @@ struct ls_hop {
  * A task a stall names under a name the records show changed: an exec, or
  * the process renaming itself (PR_SET_NAME), told apart by nothing in the
  * records.  Keyed by (tid, comm as the stall names it): a tid may appear
- * under both names in one stall.  The lock's process (ls_mm) is keyed by
+ * under both names in one stall.  The lock's process (ls_lock_id) is keyed by
  * its tgid, the tid of its leader.
  */
 #define LS_MAX_RENAMES 16	/* per stall; tasks beyond it show their one name */
@@ -362,7 +362,7 @@ struct ls_stall {
 	__u64 lock_wait_ns;
 	__u64 granted_ns;	/* 0: not handed over by a wakeup */
 	__u64 run_delay_ns;	/* end_ns - granted_ns, else 0 */
-	struct ls_mm lock;	/* the lock: lock.kind says which kind (enum ls_lock_kind) */
+	struct ls_lock_id lock;	/* the lock: lock.kind says which kind (enum ls_lock_kind) */
 	struct ls_task waiter;
 	/* The waiter's cgroup v2 id at WAIT_END (0: unknown), and its path as for ls_holder. */
 	__u64 waiter_cgroup_id;
@@ -582,11 +582,11 @@ const char *ls_reclaim_kind_name(unsigned int kind);
 const char *ls_advice(const struct ls_stall *st);
 const char *ls_policy_name(unsigned int policy);
 
-/* Where a lock's identity (ls_mm.id) lives. */
+/* Where a lock's identity (ls_lock_id.id) lives. */
 enum ls_lock_space {
 	LS_LOCK_IN_NONE = 0,	/* LS_LOCK_NONE, or a kind past the table */
-	LS_LOCK_IN_MM,		/* an mm's address; the process is ls_mm.tgid */
-	LS_LOCK_IN_USER,	/* an address in the process ls_mm.tgid: a user-space lock */
+	LS_LOCK_IN_MM,		/* an mm's address; the process is ls_lock_id.tgid */
+	LS_LOCK_IN_USER,	/* an address in the process ls_lock_id.tgid: a user-space lock */
 	LS_LOCK_IN_KERNEL,	/* a kernel address; tgid 0 */
 };
 

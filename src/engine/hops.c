@@ -53,7 +53,7 @@ void hops__remember(struct engine *e, const struct ls_stall *st)
 }
 
 /* The part of ps's wait inside [from, to), if ps is a wait of tid's on another lock. */
-static __u64 past__overlap(const struct past_stall *ps, __u32 tid, const struct ls_mm *not,
+static __u64 past__overlap(const struct past_stall *ps, __u32 tid, const struct ls_lock_id *not,
 			   __u64 from, __u64 to)
 {
 	if (ps->tid != tid || (ps->lock.id == not->id && ps->lock.kind == not->kind))
@@ -80,7 +80,7 @@ static void waited__insert(struct ls_holder *hd, const struct ls_waited *w)
 	hd->waited[i] = *w;
 }
 
-void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_mm *lock,
+void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_lock_id *lock,
 		  __u64 from, __u64 to)
 {
 	const struct past_stall *ps;

@@ -276,7 +276,7 @@ struct task {
 	__u8 wait_owner_how;	/* enum ls_owner_how */
 	bool deadlock_reported;	/* this wait is in a cycle already reported */
 	__u8 cycle_doubt;	/* enum ls_unknown_reason: that cycle was reported unknown */
-	struct ls_mm wait_lock;	/* the lock wait_owner_tid owns */
+	struct ls_lock_id wait_lock;	/* the lock wait_owner_tid owns */
 	/* Who woke it while it waited (a futex's releaser), until WAIT_END. */
 	bool has_wait_waker;
 	struct ls_task wait_waker;
@@ -289,7 +289,7 @@ struct task {
 	__u64 boost_ts;	/* 0: never seen boosted */
 	/* Its last ended wait on an owner: a chain may need it after the fact. */
 	struct past_wait {
-		struct ls_mm lock;
+		struct ls_lock_id lock;
 		__u64 start, end;
 		__u32 owner_tid;
 		__u8 owner_how;
@@ -428,7 +428,7 @@ struct lock {
 	__u64 key;		/* in e->locks: lock__key() of its identity */
 	__u8 kind;		/* enum ls_lock_kind */
 	__u32 key_tgid;		/* futexes: the process, part of the identity */
-	struct ls_mm info;
+	struct ls_lock_id info;
 	__u64 last_ts;
 	struct ring holds;	/* struct hold *, sorted by end */
 	struct ring waits;	/* struct wwait, sorted by end */
@@ -451,7 +451,7 @@ __u64 wwait__end(const void *elem);
  * process): locks__find for an mmap_lock by its mm, locks__get for any.
  */
 struct lock *locks__find(struct engine *e, __u64 id);
-struct lock *locks__get(struct engine *e, const struct ls_mm *info);
+struct lock *locks__get(struct engine *e, const struct ls_lock_id *info);
 /* Prune by retention, then drop the lock if nothing is left in it. */
 bool locks__sweep(struct engine *e, struct lock *lk);
 void locks__free_all(struct engine *e);
@@ -556,7 +556,7 @@ struct past_stall {
 	__u32 tid;		/* its waiter; 0: a free slot */
 	__u64 seq;
 	__u64 start, end;	/* its lock wait */
-	struct ls_mm lock;
+	struct ls_lock_id lock;
 	enum ls_verdict verdict;
 	enum ls_cause cause;
 	const char *advice;	/* a constant string, or NULL */
@@ -571,7 +571,7 @@ struct past_stall {
 /* Keep a final stall just sent (its hops' names are the resolver's: not kept). */
 void hops__remember(struct engine *e, const struct ls_stall *st);
 /* hd's waits on locks other than lock inside [from, to): hd->waited, longest first. */
-void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_mm *lock,
+void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_lock_id *lock,
 		  __u64 from, __u64 to);
 /*
  * Go on with st's chain through the wait of holder h that ended inside

@@ -65,7 +65,7 @@ static int locks__insert(struct engine *e, struct lock *lk)
 	return -ENOSPC;
 }
 
-struct lock *locks__get(struct engine *e, const struct ls_mm *info)
+struct lock *locks__get(struct engine *e, const struct ls_lock_id *info)
 {
 	__u8 kind = info->kind;
 	struct lock *lk;
@@ -415,7 +415,7 @@ static void lock__end_open_holds(struct engine *e, struct lock *lk, const struct
 
 /* ---- waits ----------------------------------------------------------- */
 
-static void task__name_owner(struct task *tk, const struct ls_mm *lock, __u64 start,
+static void task__name_owner(struct task *tk, const struct ls_lock_id *lock, __u64 start,
 			     __u32 owner_tid, __u8 how)
 {
 	tk->wait_owner_start = start;
@@ -468,7 +468,7 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	if (!tk)
 		return 0;
 	task__seen(tk, &r->task, r->hdr.ts);
-	lk = locks__get(e, &r->mm);
+	lk = locks__get(e, &r->lock);
 	if (!lk)
 		return 0;
 	locks__end_wait(e, tk);	/* a wait still open here lost its WAIT_END */
@@ -487,7 +487,7 @@ int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 	tk->pend_first = 0;
 	tk->flags |= LS_TASK_F_WAITING;
 	if (r->owner_tid && r->owner_how != LS_OWNER_RELEASER)
-		task__name_owner(tk, &r->mm, r->start_ns, r->owner_tid, r->owner_how);
+		task__name_owner(tk, &r->lock, r->start_ns, r->owner_tid, r->owner_how);
 	if (!lk->n_open_waits) {
 		lk->min_open_start = r->start_ns;
 		lk->min_open_valid = true;
@@ -527,21 +527,21 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 		locks__end_wait(e, tk);
 		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
 	}
-	lk = locks__get(e, &r->mm);
+	lk = locks__get(e, &r->lock);
 	if (lk && acquired) {
 		lk->acquired_ts = ts;
 		lk->acquired_tid = r->task.tid;
 	}
 	if (lk && r->write && ls_lock_kind(lk->kind)->writer_first)
 		lock__store_wait(e, lk, &r->task, start, u64_max(ts, start));
-	ws = tk ? stack__take(e, &tk->wait_stack, r->mm.id) : NULL;
+	ws = tk ? stack__take(e, &tk->wait_stack, r->lock.id) : NULL;
 	/*
 	 * The lock is to blame until it was handed over, not for the run delay
 	 * after.  A futex or kernel lock wait that failed (a timeout, a signal)
 	 * is not known to have waited for the lock all along: not judged.
 	 */
 	if (ts >= start && stall__lock_end(r) - start >= e->opts.threshold_ns &&
-	    (r->mm.kind == LS_LOCK_MMAP || r->success)) {
+	    (r->lock.kind == LS_LOCK_MMAP || r->success)) {
 		e->wait_stack = ws;
 		err = stall__emit(e, r, lk, &pend);
 		e->wait_stack = NULL;
@@ -564,7 +564,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 {
 	__u64 end = r->hdr.ts, start = u64_min(r->start_ns, r->hdr.ts);
 	struct task *tk = tasks__find(e, &r->task);
-	struct lock *lk = locks__get(e, &r->mm);
+	struct lock *lk = locks__get(e, &r->lock);
 	bool downgraded = r->flags & LS_LOCK_F_DOWNGRADED;
 	bool open_left = false;
 	struct hold *h;
@@ -587,7 +587,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 		h->granted = r->granted_ns || (r->flags & LS_LOCK_F_GRANTED);
 		h->downgraded = downgraded;
 		if (tk)
-			h->stack = stack__take(e, &tk->hold_stack, r->mm.id);
+			h->stack = stack__take(e, &tk->hold_stack, r->lock.id);
 		lock__store_hold(e, lk, h);
 	} else {
 		e->sum.evicted++;
@@ -652,7 +652,7 @@ static struct task *locks__cycle(struct engine *e, struct task *tk, __u64 now, b
 	return NULL;
 }
 
-static bool lock__same(const struct ls_mm *a, const struct ls_mm *b)
+static bool lock__same(const struct ls_lock_id *a, const struct ls_lock_id *b)
 {
 	return a->kind == b->kind && a->id == b->id &&
 	       (!ls_lock_is_user(a->kind) || a->tgid == b->tgid);
@@ -664,7 +664,7 @@ static bool lock__same(const struct ls_mm *a, const struct ls_mm *b)
  */
 static bool locks__owner_stale(struct engine *e, const struct task *tk)
 {
-	const struct ls_mm *l = &tk->wait_lock;
+	const struct ls_lock_id *l = &tk->wait_lock;
 	struct lock *lk;
 
 	if (l->kind >= LS_LOCK_KIND_N)

@@ -90,7 +90,7 @@ static int pending__report(struct engine *e, struct task *tk, __u64 now, bool at
 	struct ls_rec_lock r = {
 		.hdr = { .type = LS_REC_WAIT_END, .size = sizeof(r), .ts = now },
 		.task = tk->info,
-		.mm = tk->waiting_on->info,
+		.lock = tk->waiting_on->info,
 		.op = tk->wait_op,
 		.start_ns = tk->wait_start,
 		.write = tk->wait_write,
@@ -165,7 +165,7 @@ void pending__holder_now(struct engine *e, struct ls_holder *hd, __u64 lock_id, 
 		last = ring__at(&tk->spells, tk->spells.n - 1);
 		hd->state_since_ns = last->end;
 	}
-	if (tk->now_stack && (!tk->now_stack->mm || tk->now_stack->mm == lock_id))
+	if (tk->now_stack && (!tk->now_stack->lock_id || tk->now_stack->lock_id == lock_id))
 		hd->stack = tk->now_stack;
 }
 

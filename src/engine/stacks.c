@@ -102,7 +102,7 @@ struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, _
 		return NULL;
 	*slot = NULL;
 	/* Parked for another lock (its own record was lost): not this one's. */
-	if (s->mm != lock_id) {
+	if (s->lock_id != lock_id) {
 		stack__free(e, s);
 		return NULL;
 	}

@@ -237,7 +237,7 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct lock *lk,
 	}
 	st.began_before = r->flags & (LS_LOCK_F_PRIOR | LS_LOCK_F_LATE);
 	st.found_late = r->flags & LS_LOCK_F_LATE;
-	st.lock = r->mm;
+	st.lock = r->lock;
 	st.waiter = r->task;
 	st.waiter_cgroup_id = r->cgroup_id;
 	st.op = r->op;
@@ -253,8 +253,8 @@ int stall__emit(struct engine *e, const struct ls_rec_lock *r, struct lock *lk,
 	for (i = 0; i < st.n_holders; i++) {
 		stall__fill_holder(e, e->order[i], &e->holders[i], e->spells[i]);
 		if (p->pending)
-			pending__holder_now(e, &e->holders[i], r->mm.id, !st.lost_in_window);
-		hops__waited(e, &e->holders[i], &r->mm, x.ws, x.we);
+			pending__holder_now(e, &e->holders[i], r->lock.id, !st.lost_in_window);
+		hops__waited(e, &e->holders[i], &r->lock, x.ws, x.we);
 	}
 	st.holders = e->holders;
 	/* The stall says it lost detail; the summary counts such stalls once each. */

@@ -121,7 +121,7 @@ static __u64 hold__offcpu(const struct hold *h)
 static bool stall__add_unconfirmed(struct engine *e, struct stall_ctx *x, struct task *tk)
 {
 	bool granted = (tk->flags & LS_TASK_F_GRANTED) && tk->waiting_on &&
-		       tk->waiting_on->id == x->r->mm.id;
+		       tk->waiting_on->id == x->r->lock.id;
 	struct hold *h;
 
 	if (tk->tid == x->r->task.tid || !((tk->flags & LS_TASK_F_HOLDING) || granted) ||
@@ -163,7 +163,7 @@ static void stall__collect_unconfirmed(struct engine *e, struct stall_ctx *x)
 	for (pass = 0; pass < 2 && !own; pass++) {
 		for (i = 0; i < e->tasks.cap; i++) {
 			tk = map__slot(&e->tasks, i);
-			if (!tk || (tk->tgid == x->r->mm.tgid) != (pass == 0))
+			if (!tk || (tk->tgid == x->r->lock.tgid) != (pass == 0))
 				continue;
 			own |= stall__add_unconfirmed(e, x, tk) && pass == 0;
 		}
@@ -282,7 +282,7 @@ static void stall__measure(const struct stall_ctx *x, struct stall_cand *c, __u6
 	c->overlap = c->to - c->from;
 	if (h->seen_limited)
 		c->unseen = c->overlap - span_overlap(h->seen_from, h->seen_to, c->from, c->to);
-	c->pi = x->r->mm.kind == LS_LOCK_PI_FUTEX;
+	c->pi = x->r->lock.kind == LS_LOCK_PI_FUTEX;
 	causes__measure(c->cause, h, c->from, c->to);
 	for (i = 0; i < h->n_spells; i++) {
 		sp = &h->spells[i];

@@ -420,8 +420,8 @@ static void reader__widen(struct trace_reader *r, const void **rec, size_t *len)
 	memset(&r->widened, 0, sizeof(r->widened));
 	memcpy(&r->widened, h, *len);
 	r->widened.hdr.size = sizeof(r->widened);
-	r->widened.mm.kind = LS_LOCK_MMAP;
-	memset(r->widened.mm.pad, 0, sizeof(r->widened.mm.pad));
+	r->widened.lock.kind = LS_LOCK_MMAP;
+	memset(r->widened.lock.pad, 0, sizeof(r->widened.lock.pad));
 	r->widened.owner_how = LS_OWNER_NONE;
 	r->widened.owner_tid = 0;
 	*rec = &r->widened;

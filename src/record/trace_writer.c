@@ -311,7 +311,7 @@ static void writer__note_record(struct trace_writer *w, const void *rec, size_t 
 			const struct ls_rec_lock *r = rec;
 
 			writer__note_task(w, &r->task);
-			writer__note(w, r->mm.tgid, r->mm.comm, 2);
+			writer__note(w, r->lock.tgid, r->lock.comm, 2);
 		}
 		break;
 	case LS_REC_SWITCH:

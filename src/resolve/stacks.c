@@ -490,7 +490,7 @@ static void stacks__name_klock(struct stacks *sk, struct ls_stall *c)
  * mappings are asked for if no stack of it asked yet (--user-stacks=none),
  * and asked again when the address is in none of them (mapped since).
  */
-static void stacks__name_futex(struct stacks *sk, const struct ls_mm *lock, const char **name,
+static void stacks__name_futex(struct stacks *sk, const struct ls_lock_id *lock, const char **name,
 			       const char **module)
 {
 	__u32 tgid = lock->tgid;

@@ -241,9 +241,9 @@ void stacks__note(struct stacks *sk, const struct ls_rec_stack *r)
 
 void stacks__note_wait(struct stacks *sk, const struct ls_rec_lock *r)
 {
-	if (!sk->opts.live || !ls_lock_is_user(r->mm.kind) || !r->mm.tgid)
+	if (!sk->opts.live || !ls_lock_is_user(r->lock.kind) || !r->lock.tgid)
 		return;
-	stacks__ask_once(sk, r->mm.tgid);
+	stacks__ask_once(sk, r->lock.tgid);
 }
 
 void stacks__set_on_maps(struct stacks *sk, stacks_maps_fn fn, void *ctx, stacks_maps_fn *old_fn,

@@ -40,7 +40,7 @@
 struct fleet_stall {
 	__u64 start_ns;		/* the recording's CLOCK_MONOTONIC */
 	__u64 lock_wait_ns;
-	struct ls_mm lock;
+	struct ls_lock_id lock;
 	__u32 waiter_tid;
 	__u32 waiter_tgid;
 	__u32 holder_tid;	/* 0: no holder known */

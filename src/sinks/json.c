@@ -88,7 +88,7 @@ static void json_task(FILE *f, const struct ls_stall *st, const struct ls_task *
  * locking code (no caller for a chain hop); name/module: a futex's data
  * symbol and the file mapped there; when known (NULL: not).
  */
-static void json_lock(FILE *f, const char *key, const struct ls_mm *lock, const char *name,
+static void json_lock(FILE *f, const char *key, const struct ls_lock_id *lock, const char *name,
 		      const char *module, const char *caller)
 {
 	fprintf(f, ",\"%s\":{\"kind\":", key);

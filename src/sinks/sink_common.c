@@ -135,7 +135,7 @@ const char *sink__sched_text(const struct ls_task *t, char *buf, size_t len)
 	return buf;
 }
 
-const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
+const char *sink__lock_text(const struct ls_lock_id *lock, char *buf, size_t len)
 {
 	char comm[LS_COMM_TEXT_LEN];
 
@@ -150,7 +150,7 @@ const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len)
 }
 
 /* A futex by its data symbol: "futex g_queue_lock [app] of app[1234]". */
-static const char *sink__futex_text(const struct ls_mm *lock, const char *lock_name,
+static const char *sink__futex_text(const struct ls_lock_id *lock, const char *lock_name,
 				    const char *module, char *buf, size_t len)
 {
 	char name[256], mod[256], comm[LS_COMM_TEXT_LEN];
@@ -166,7 +166,7 @@ static const char *sink__futex_text(const struct ls_mm *lock, const char *lock_n
 }
 
 /* A lock with the names the resolver found, as sink__stall_lock_text() says. */
-static const char *sink__named_lock_text(const struct ls_mm *lock, const char *lock_name,
+static const char *sink__named_lock_text(const struct ls_lock_id *lock, const char *lock_name,
 					 const char *module, const char *lock_caller,
 					 char *buf, size_t len)
 {

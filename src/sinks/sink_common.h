@@ -76,7 +76,7 @@ const char *sink__unseen_text(const struct ls_task *t, char *buf, size_t len);
  * app[1234]", "mutex 0xffff8881...": into buf.  Names come from the
  * traced system: escaped.
  */
-const char *sink__lock_text(const struct ls_mm *lock, char *buf, size_t len);
+const char *sink__lock_text(const struct ls_lock_id *lock, char *buf, size_t len);
 
 /*
  * A stall's lock for people: as sink__lock_text(), and a lock by its names

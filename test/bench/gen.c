@@ -45,7 +45,7 @@ struct gen {
 	__u64 now;
 	__u32 next_tid;
 	struct gen_task *tasks;
-	struct ls_mm *mms;
+	struct ls_lock_id *mms;
 	struct gen_ep *eps;
 	unsigned int rr;
 	struct gen_stats st;
@@ -240,7 +240,7 @@ static size_t gen__lock(struct gen *g, unsigned char *buf, __u16 type, __u16 cpu
 
 	gen__hdr(g, buf, type, sizeof(*r), cpu);
 	r->task = t->t;
-	r->mm = g->mms[t->mm];
+	r->lock = g->mms[t->mm];
 	if (fault) {
 		r->op.kind = LS_OP_PAGE_FAULT;
 		r->op.addr = 0x7f0000000000ULL + (start & 0xfffff000);

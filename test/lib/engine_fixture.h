@@ -31,7 +31,7 @@ struct engine_fixture {
 	struct capture_sink *cs;
 	struct engine *e;	/* made by fixture__engine() with opts */
 	struct engine_opts opts;
-	struct ls_mm mm;	/* the process whose lock everyone wants */
+	struct ls_lock_id mm;	/* the process whose lock everyone wants */
 	struct ls_task holder;	/* tid 101, tgid 100, normal nice 0 */
 	struct ls_task waiter;	/* tid 102, tgid 100, normal nice 0 */
 	struct ls_task hog;	/* tid 200, tgid 200, normal nice 0 */

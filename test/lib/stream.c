@@ -92,9 +92,9 @@ struct ls_task stream__task(__u32 tid, __u32 tgid, __u8 policy, __s8 nice, __u8 
 	return t;
 }
 
-struct ls_mm stream__mm(__u64 id, __u32 tgid, const char *comm)
+struct ls_lock_id stream__mm(__u64 id, __u32 tgid, const char *comm)
 {
-	struct ls_mm mm;
+	struct ls_lock_id mm;
 
 	memset(&mm, 0, sizeof(mm));
 	mm.id = id;
@@ -128,14 +128,14 @@ static void stream__task_or_idle(struct ls_task *dst, const struct ls_task *t)
 }
 
 static void stream__lock(struct stream *s, __u16 type, __u16 cpu, __u64 ts,
-			 const struct ls_task *t, const struct ls_mm *mm,
+			 const struct ls_task *t, const struct ls_lock_id *mm,
 			 const struct stream_lock *l)
 {
 	struct ls_rec_lock r;
 
 	memset(&r, 0, sizeof(r));
 	stream__task_or_idle(&r.task, t);
-	r.mm = *mm;
+	r.lock = *mm;
 	r.op = l->op;
 	if (r.op.kind == LS_OP_UNKNOWN && !r.op.addr)
 		r.op.syscall = -1;
@@ -153,19 +153,19 @@ static void stream__lock(struct stream *s, __u16 type, __u16 cpu, __u64 ts,
 }
 
 void stream__wait_begin(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-			const struct ls_mm *mm, const struct stream_lock *l)
+			const struct ls_lock_id *mm, const struct stream_lock *l)
 {
 	stream__lock(s, LS_REC_WAIT_BEGIN, cpu, ts, t, mm, l);
 }
 
 void stream__wait_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		      const struct ls_mm *mm, const struct stream_lock *l)
+		      const struct ls_lock_id *mm, const struct stream_lock *l)
 {
 	stream__lock(s, LS_REC_WAIT_END, cpu, ts, t, mm, l);
 }
 
 void stream__hold(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		  const struct ls_mm *mm, const struct stream_lock *l)
+		  const struct ls_lock_id *mm, const struct stream_lock *l)
 {
 	stream__lock(s, LS_REC_HOLD, cpu, ts, t, mm, l);
 }
@@ -369,7 +369,7 @@ void stream__migrate(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 	stream__append(s, &r, sizeof(r), LS_REC_MIGRATE, cpu, ts);
 }
 
-void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
+void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_lock_id *lock,
 		   const struct stream_owner *o)
 {
 	struct ls_rec_owner r;
@@ -468,7 +468,7 @@ int stream__feed(const struct stream *s, struct engine *e)
 }
 
 void stream__stack(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		   const struct ls_mm *mm, __u8 why, const __u64 *kip, unsigned int nk,
+		   const struct ls_lock_id *mm, __u8 why, const __u64 *kip, unsigned int nk,
 		   __u32 copy_len)
 {
 	size_t size = sizeof(struct ls_rec_stack) + ((copy_len + 7) & ~7u);
@@ -477,7 +477,7 @@ void stream__stack(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *
 	memset(r, 0, size);
 	r->tid = t->tid;
 	r->tgid = t->tgid;
-	r->mm = mm->id;
+	r->lock_id = mm->id;
 	r->why = why;
 	r->user_mode = copy_len ? LS_USTACK_DWARF : LS_USTACK_NONE;
 	r->nr_kernel = nk > LS_KSTACK_MAX ? LS_KSTACK_MAX : nk;

@@ -62,17 +62,17 @@ void stream__lost_before(struct stream *s, __u16 n);
 /* prio as the kernel reports it: 120 + nice for normal, batch and idle. */
 struct ls_task stream__task(__u32 tid, __u32 tgid, __u8 policy, __s8 nice, __u8 rt_prio,
 			    const char *comm);
-struct ls_mm stream__mm(__u64 id, __u32 tgid, const char *comm);
+struct ls_lock_id stream__mm(__u64 id, __u32 tgid, const char *comm);
 struct ls_op stream__fault(__u64 addr, __u16 fault_flags);
 struct ls_op stream__syscall(int nr);
 
 /* A NULL task is tid 0: idle, or "unknown" where the ABI says so. */
 void stream__wait_begin(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-			const struct ls_mm *mm, const struct stream_lock *l);
+			const struct ls_lock_id *mm, const struct stream_lock *l);
 void stream__wait_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		      const struct ls_mm *mm, const struct stream_lock *l);
+		      const struct ls_lock_id *mm, const struct stream_lock *l);
 void stream__hold(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		  const struct ls_mm *mm, const struct stream_lock *l);
+		  const struct ls_lock_id *mm, const struct stream_lock *l);
 void stream__switch(struct stream *s, __u16 cpu, __u64 ts,
 		    const struct ls_task *prev, __u8 prev_flags, bool prev_runnable,
 		    const struct ls_task *next, __u8 next_flags);
@@ -119,7 +119,7 @@ void stream__reclaim(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task
 		     const struct stream_memcg *m);
 void stream__reclaim_end(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
 			 __u8 kind, __u64 nr_reclaimed);
-void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_mm *lock,
+void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_lock_id *lock,
 		   const struct stream_owner *o);
 void stream__exit(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t, __u8 flags);
 void stream__hist(struct stream *s, __u64 ts, __u32 tgid, __u8 kind, __u8 write,
@@ -136,7 +136,7 @@ void stream__raw(struct stream *s, const void *bytes, size_t len);
  * of (zeroed) user stack copy after the fixed part.
  */
 void stream__stack(struct stream *s, __u16 cpu, __u64 ts, const struct ls_task *t,
-		   const struct ls_mm *mm, __u8 why, const __u64 *kip, unsigned int nk,
+		   const struct ls_lock_id *mm, __u8 why, const __u64 *kip, unsigned int nk,
 		   __u32 copy_len);
 
 /* Feed every record; returns the first negative engine__feed return, else 0. */

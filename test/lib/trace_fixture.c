@@ -38,7 +38,7 @@ void trace_fixture__stream(struct stream *s)
 	struct ls_task mprot = stream__task(601, 500, LS_POLICY_NORMAL, 0, 0, "wl-mprotect");
 	struct ls_task hog = stream__task(400, 400, LS_POLICY_NORMAL, 0, 0, "wl-hog");
 	struct ls_task irq = stream__task(700, 700, LS_POLICY_FIFO, 0, 50, "irq/kblockd");
-	struct ls_mm mm = stream__mm(0xffff888012340000ULL, 500, "victim-app");
+	struct ls_lock_id mm = stream__mm(0xffff888012340000ULL, 500, "victim-app");
 	struct stream_lock l;
 	struct ls_hist h;
 

@@ -432,7 +432,7 @@ Test(causes, preempted_stays_preempted)
 Test(causes, owner_found_in_io_wait)
 {
 	static const struct ls_task owner = FX_NORMAL(101, 100, 0, "writer");
-	struct ls_mm lock = stream__mm(0xffff8881cbd564e8ULL, 0, "");
+	struct ls_lock_id lock = stream__mm(0xffff8881cbd564e8ULL, 0, "");
 	struct stream_owner o = { .waiter = &efx.waiter, .owner = &owner, .start = T(2),
 				  .owner_cpu = 0, .state = LS_OWNER_BLOCKED,
 				  .how = LS_OWNER_KLOCK };

@@ -33,7 +33,7 @@ static const struct ls_task rt_waiter = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10,
  */
 static void futex_inversion(__u32 features)
 {
-	struct ls_mm lock = stream__mm(0x55d0c0de1040ULL, 100, "app");
+	struct ls_lock_id lock = stream__mm(0x55d0c0de1040ULL, 100, "app");
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder,
 				  .cpu_curr = &efx.hog, .start = T(2), .owner_cpu = 0,
 				  .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_PTHREAD };
@@ -90,7 +90,7 @@ Test(task_cgroups, without_the_feature_the_stall_says_so)
 /* No TASK_CGROUP came (lost, or an older kernel side): unknown, not a guess. */
 Test(task_cgroups, untold_is_unknown)
 {
-	struct ls_mm lock = stream__mm(0x55d0c0de1040ULL, 100, "app");
+	struct ls_lock_id lock = stream__mm(0x55d0c0de1040ULL, 100, "app");
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder,
 				  .cpu_curr = &efx.hog, .start = T(2), .owner_cpu = 0,
 				  .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_PTHREAD };

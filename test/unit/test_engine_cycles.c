@@ -19,9 +19,9 @@ static const struct ls_task ta = FX_NORMAL(211, 210, 0, "thread-a");
 static const struct ls_task tb = FX_NORMAL(212, 210, 0, "thread-b");
 static const struct ls_task tc = FX_NORMAL(213, 210, 0, "thread-c");
 
-static struct ls_mm lock_at(__u64 addr)
+static struct ls_lock_id lock_at(__u64 addr)
 {
-	struct ls_mm m = stream__mm(addr, 210, "app");
+	struct ls_lock_id m = stream__mm(addr, 210, "app");
 
 	m.kind = LS_LOCK_FUTEX;
 	return m;
@@ -29,7 +29,7 @@ static struct ls_mm lock_at(__u64 addr)
 
 /* waiter asks for lock at ms on cpu, naming owner (read from the mutex itself). */
 static void cycle_wait(const struct ls_task *waiter, const struct ls_task *owner,
-		       const struct ls_mm *lock, double ms, __u16 cpu)
+		       const struct ls_lock_id *lock, double ms, __u16 cpu)
 {
 	struct stream_owner o = { .waiter = waiter, .owner = owner, .start = T(ms),
 				  .owner_cpu = !cpu, .state = LS_OWNER_BLOCKED,
@@ -44,7 +44,7 @@ static void cycle_wait(const struct ls_task *waiter, const struct ls_task *owner
 }
 
 /* c got lock at ms after waiting on it from ms - 0.5: the lock changed hands then. */
-static void handed_to_c(const struct ls_mm *lock, double ms)
+static void handed_to_c(const struct ls_lock_id *lock, double ms)
 {
 	struct stream_lock w = { .start = T(ms - 0.5), .write = true };
 
@@ -67,7 +67,7 @@ struct cycle_param {
  */
 static void cycle__stream(enum cycle_case c)
 {
-	struct ls_mm l1 = lock_at(0x1000), l2 = lock_at(0x2000);
+	struct ls_lock_id l1 = lock_at(0x1000), l2 = lock_at(0x2000);
 
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, 0);
 	if (c == CYCLE_LOST_BEFORE)

@@ -334,7 +334,7 @@ Test(hist, process_named_by_its_newest_name)
 	struct ls_hist wait = hist_of(5, MS(50), 14), hold = hist_of(2, MS(4), 12);
 	struct ls_task ps = stream__task(100, 100, LS_POLICY_NORMAL, 0, 0, "ps");
 	struct ls_task thread = stream__task(101, 100, LS_POLICY_NORMAL, 0, 0, "worker");
-	struct ls_mm mm_ps = stream__mm(0xaa, 100, "ps");
+	struct ls_lock_id mm_ps = stream__mm(0xaa, 100, "ps");
 	struct stream_lock l = { .start = T(11), .acquired = T(11) };
 	const struct ls_hist_entry *ent;
 

@@ -43,7 +43,7 @@ static const struct ls_task reader = FX_TASK(301, 300, LS_POLICY_IDLE, 0, 0, 120
 static void mutex_then_mmap_lock(const struct ls_task *worker, double mmap_wait_ms,
 				 bool sleep_first)
 {
-	struct ls_mm mutex = stream__mm(0x55d0c0de2000ULL, 100, "app");
+	struct ls_lock_id mutex = stream__mm(0x55d0c0de2000ULL, 100, "app");
 	double w0 = 51 - mmap_wait_ms;
 	struct stream_owner o = { .waiter = &rt_victim, .owner = worker, .start = T(2),
 				  .owner_cpu = 0, .state = LS_OWNER_RUNNING,

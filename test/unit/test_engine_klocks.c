@@ -19,9 +19,9 @@ static const struct ls_task idle_holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0
 static const struct ls_task rt_waiter = FX_TASK(102, 300, LS_POLICY_FIFO, 0, 10, 89, "rt-waiter");
 
 /* A kernel lock: its address, no process. */
-static struct ls_mm klock_at(__u64 addr, __u8 kind)
+static struct ls_lock_id klock_at(__u64 addr, __u8 kind)
 {
-	struct ls_mm m = stream__mm(addr, 0, "");
+	struct ls_lock_id m = stream__mm(addr, 0, "");
 
 	m.kind = kind;
 	return m;
@@ -32,7 +32,7 @@ static struct ls_mm klock_at(__u64 addr, __u8 kind)
  * `state` on CPU 0 where hog runs) and goes off CPU 1 at T(3); the owner's
  * release wakes it at T(51), it acquires at T(53).
  */
-static void klock_wait(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+static void klock_wait(const struct ls_lock_id *lock, const struct ls_task *owner, __u8 how,
 		       __u8 state, bool write)
 {
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = owner, .cpu_curr = &efx.hog,
@@ -45,7 +45,7 @@ static void klock_wait(const struct ls_mm *lock, const struct ls_task *owner, __
 	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
 }
 
-static void klock_wait_end(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+static void klock_wait_end(const struct ls_lock_id *lock, const struct ls_task *owner, __u8 how,
 			   bool write)
 {
 	struct stream_lock end = { .start = T(2), .granted = T(51), .write = write,
@@ -59,7 +59,7 @@ static void klock_wait_end(const struct ls_mm *lock, const struct ls_task *owner
 }
 
 /* The one stall of a wait on lock whose owner, found `how`, the hog kept off CPU 0 until T(50). */
-static const struct ls_stall *preempted_owner_stall(const struct ls_mm *lock, __u8 how)
+static const struct ls_stall *preempted_owner_stall(const struct ls_lock_id *lock, __u8 how)
 {
 	klock_wait(lock, &idle_holder, how, LS_OWNER_RUNNABLE, true);
 	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
@@ -72,7 +72,7 @@ static const struct ls_stall *preempted_owner_stall(const struct ls_mm *lock, __
 /* A kernel mutex whose SCHED_IDLE owner a hog keeps off its CPU: an inversion. */
 Test(klocks, mutex_owner_preempted_is_an_inversion)
 {
-	struct ls_mm lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
+	struct ls_lock_id lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
 	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_KLOCK);
 
 	cr_assert_eq(st->lock.kind, LS_LOCK_MUTEX);
@@ -97,7 +97,7 @@ Test(klocks, mutex_owner_preempted_is_an_inversion)
  */
 Test(klocks, reader_hint_is_named_but_not_judged)
 {
-	struct ls_mm lock = klock_at(0xffff8881cbd564e8ULL, LS_LOCK_RWSEM);
+	struct ls_lock_id lock = klock_at(0xffff8881cbd564e8ULL, LS_LOCK_RWSEM);
 	const struct ls_stall *st = preempted_owner_stall(&lock, LS_OWNER_HINT);
 
 	cr_assert_eq(st->lock.kind, LS_LOCK_RWSEM);
@@ -115,8 +115,8 @@ Test(klocks, reader_hint_is_named_but_not_judged)
 Test(klocks, rwsem_writer_and_mm_at_one_address_are_two_locks)
 {
 	static const struct ls_task other = FX_NORMAL(301, 300, 0, "other");
-	struct ls_mm lock = klock_at(0xffff888100001000ULL, LS_LOCK_RWSEM);
-	struct ls_mm mm = stream__mm(0xffff888100001000ULL, 300, "app");
+	struct ls_lock_id lock = klock_at(0xffff888100001000ULL, LS_LOCK_RWSEM);
+	struct ls_lock_id mm = stream__mm(0xffff888100001000ULL, 300, "app");
 	struct stream_lock w = { .start = T(1), .write = true };
 	const struct ls_stall *st;
 	struct engine_debug d;
@@ -144,8 +144,8 @@ Test(klocks, rwsem_writer_and_mm_at_one_address_are_two_locks)
 Test(klocks, chain_goes_from_a_futex_into_a_kernel_mutex)
 {
 	static const struct ls_task kowner = FX_NORMAL(107, 107, 0, "kworker");
-	struct ls_mm futex = stream__mm(0x55d0c0de1140ULL, 300, "app");
-	struct ls_mm kmutex = klock_at(0xffffffff83a0c2e0ULL, LS_LOCK_MUTEX);
+	struct ls_lock_id futex = stream__mm(0x55d0c0de1140ULL, 300, "app");
+	struct ls_lock_id kmutex = klock_at(0xffffffff83a0c2e0ULL, LS_LOCK_MUTEX);
 	struct stream_owner o = { .waiter = &idle_holder, .owner = &kowner, .start = T(1),
 				  .owner_cpu = 1, .state = LS_OWNER_RUNNING,
 				  .how = LS_OWNER_KLOCK };
@@ -172,7 +172,7 @@ Test(klocks, chain_goes_from_a_futex_into_a_kernel_mutex)
 /* A short spin that never went off CPU and named no owner leaves no stall. */
 Test(klocks, short_wait_is_no_stall)
 {
-	struct ls_mm lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
+	struct ls_lock_id lock = klock_at(0xffff888106ca8780ULL, LS_LOCK_MUTEX);
 	struct stream_lock end = { .start = T(1), .write = true };
 
 	stream__wait_end(&efx.s, 1, T(1.5), &rt_waiter, &lock, &end);

@@ -235,7 +235,7 @@ Test(retention, holds_total_bounded)
 {
 	struct stream_lock h = { .start = T(0) };
 	struct engine_debug d;
-	struct ls_mm mm;
+	struct ls_lock_id mm;
 	unsigned int i, n = ENGINE_MAX_HOLDS + 500;
 
 	for (i = 0; i < n; i++) {

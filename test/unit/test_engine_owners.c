@@ -20,9 +20,9 @@ TestSuite(owners, .init = fixture__setup, .fini = fixture__teardown);
 static const struct ls_task idle_holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 120, "idle-holder");
 static const struct ls_task rt_waiter = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "rt-waiter");
 
-static struct ls_mm futex_at(__u64 addr, __u32 tgid, __u8 kind)
+static struct ls_lock_id futex_at(__u64 addr, __u32 tgid, __u8 kind)
 {
-	struct ls_mm m = stream__mm(addr, tgid, "app");
+	struct ls_lock_id m = stream__mm(addr, tgid, "app");
 
 	m.kind = kind;
 	return m;
@@ -33,7 +33,7 @@ static struct ls_mm futex_at(__u64 addr, __u32 tgid, __u8 kind)
  * owner, if any, is named at T(2) in `state` on CPU 0, where hog runs.
  * futex_wait_end(): handed over by waker at T(51), acquired at T(53).
  */
-static void futex_wait(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+static void futex_wait(const struct ls_lock_id *lock, const struct ls_task *owner, __u8 how,
 		       __u8 state)
 {
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = owner, .cpu_curr = &efx.hog,
@@ -47,7 +47,7 @@ static void futex_wait(const struct ls_mm *lock, const struct ls_task *owner, __
 	stream__switch(&efx.s, 1, T(3), &rt_waiter, WAITING, false, NULL, 0);
 }
 
-static void futex_wait_end(const struct ls_mm *lock, const struct ls_task *owner, __u8 how,
+static void futex_wait_end(const struct ls_lock_id *lock, const struct ls_task *owner, __u8 how,
 			   const struct ls_task *waker)
 {
 	struct stream_lock end = { .start = T(2), .granted = T(51), .write = true,
@@ -72,7 +72,7 @@ ParameterizedTestParameters(owners, user_lock_owner_preempted_is_an_inversion)
 
 ParameterizedTest(__u8 *how, owners, user_lock_owner_preempted_is_an_inversion)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
 	futex_wait(&lock, &idle_holder, *how, LS_OWNER_RUNNABLE);
@@ -105,7 +105,7 @@ ParameterizedTest(__u8 *how, owners, user_lock_owner_preempted_is_an_inversion)
  */
 Test(owners, boosted_pi_owner_is_not_an_inversion)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
 	struct ls_task boosted = idle_holder;
 	const struct ls_stall *st;
 
@@ -151,7 +151,7 @@ ParameterizedTestParameters(owners, pi_owner_boosted_late)
 
 ParameterizedTest(struct pi_case *c, owners, pi_owner_boosted_late)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
 	struct ls_task boosted = idle_holder;
 	const struct ls_stall *st;
 
@@ -174,7 +174,7 @@ ParameterizedTest(struct pi_case *c, owners, pi_owner_boosted_late)
  */
 Test(owners, pi_owner_never_boosted)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
 	const struct ls_stall *st;
 
 	futex_wait(&lock, &idle_holder, LS_OWNER_FUTEX_WORD, LS_OWNER_RUNNABLE);
@@ -194,7 +194,7 @@ Test(owners, pi_owner_never_boosted)
  */
 Test(owners, pi_owner_asleep_is_not_boosted_in_time)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1080ULL, 100, LS_LOCK_PI_FUTEX);
 	struct ls_task boosted = idle_holder;
 	const struct ls_stall *st;
 
@@ -218,7 +218,7 @@ Test(owners, pi_owner_asleep_is_not_boosted_in_time)
  */
 Test(owners, stale_spell_gives_way_to_the_owner_state)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_task waiter2 = FX_TASK(103, 100, LS_POLICY_FIFO, 0, 10, 89, "rt-waiter2");
 	struct stream_owner o = { .waiter = &waiter2, .owner = &idle_holder,
 				  .cpu_curr = &waiter2, .start = T(60), .owner_cpu = 0,
@@ -256,7 +256,7 @@ Test(owners, stale_spell_gives_way_to_the_owner_state)
 /* A plain futex's owner is not judged for a boost it could never get. */
 Test(owners, plain_futex_owner_is_not_judged_for_boost)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1040ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
 	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNABLE);
@@ -275,7 +275,7 @@ Test(owners, plain_futex_owner_is_not_judged_for_boost)
  */
 Test(owners, rwlock_reader_waits_in_read_mode)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder,
 				  .cpu_curr = &efx.hog, .start = T(2), .owner_cpu = 0,
 				  .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_RWLOCK_WRITER };
@@ -319,7 +319,7 @@ ParameterizedTestParameters(owners, owner_known_by_tid_only)
 
 ParameterizedTest(__u32 *tgid, owners, owner_known_by_tid_only)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1050ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1050ULL, 100, LS_LOCK_FUTEX);
 	struct ls_task tid_only = { .tid = idle_holder.tid, .tgid = *tgid };
 	const struct ls_stall *st;
 
@@ -352,7 +352,7 @@ ParameterizedTest(__u32 *tgid, owners, owner_known_by_tid_only)
 Test(owners, owner_never_seen_is_unknown)
 {
 	static const struct ls_task ghost = { .tid = 333 };
-	struct ls_mm lock = futex_at(0x55d0c0de1070ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1070ULL, 100, LS_LOCK_FUTEX);
 	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
 				 .owner_tid = ghost.tid };
 	const struct ls_stall *st;
@@ -388,7 +388,7 @@ Test(owners, owner_never_seen_is_unknown)
  */
 Test(owners, owner_followed_on_cpu_is_running)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1090ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1090ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
 	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNING);
@@ -407,7 +407,7 @@ Test(owners, owner_followed_on_cpu_is_running)
  */
 Test(owners, owner_by_tid_with_its_task_read_is_named)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de10d0ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de10d0ULL, 100, LS_LOCK_FUTEX);
 	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder, .start = T(2),
 				  .state = LS_OWNER_UNKNOWN, .how = LS_OWNER_PTHREAD,
 				  .owner_flags = LS_OWNER_F_TASK_READ };
@@ -432,7 +432,7 @@ Test(owners, owner_by_tid_with_its_task_read_is_named)
 Test(owners, releaser_is_named_but_not_judged)
 {
 	static const struct ls_task signaller = FX_NORMAL(105, 100, 0, "signaller");
-	struct ls_mm lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de10c0ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
 	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_CAUSES);
@@ -474,7 +474,7 @@ ParameterizedTestParameters(owners, futex_call_names_no_owner)
 ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 {
 	static const struct ls_task waker = FX_NORMAL(106, 100, 0, "wl-waker");
-	struct ls_mm lock = futex_at(0x7ffccad99900ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x7ffccad99900ULL, 100, LS_LOCK_FUTEX);
 	struct stream_lock w = { .start = T(2), .write = true,
 				 .op = { .kind = LS_OP_SYSCALL, .syscall = c->syscall } };
 	struct stream_lock end = w;
@@ -506,7 +506,7 @@ ParameterizedTest(struct no_owner_case *c, owners, futex_call_names_no_owner)
 /* A futex wait that failed (a timeout, a signal) is not known to have waited for a lock. */
 Test(owners, failed_futex_wait_is_not_judged)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
 	struct stream_lock end = { .start = T(2), .write = true, .failed = true,
 				   .flags = LS_LOCK_F_BEGIN_SENT };
 
@@ -524,8 +524,8 @@ Test(owners, failed_futex_wait_is_not_judged)
 Test(owners, chain_follows_a_blocked_owner_to_the_next_lock)
 {
 	static const struct ls_task far = FX_NORMAL(107, 100, 0, "far-owner");
-	struct ls_mm lock = futex_at(0x55d0c0de1140ULL, 100, LS_LOCK_FUTEX);
-	struct ls_mm lock2 = futex_at(0x55d0c0de1180ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1140ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock2 = futex_at(0x55d0c0de1180ULL, 100, LS_LOCK_FUTEX);
 	struct stream_owner o = { .waiter = &idle_holder, .owner = &far, .start = T(1),
 				  .owner_cpu = 1, .state = LS_OWNER_RUNNING,
 				  .how = LS_OWNER_PTHREAD };
@@ -554,8 +554,8 @@ static void ab_ba(__u8 how)
 {
 	static const struct ls_task a = FX_NORMAL(111, 110, 0, "thread-a");
 	static const struct ls_task b = FX_NORMAL(112, 110, 0, "thread-b");
-	struct ls_mm la = futex_at(0x1000, 110, LS_LOCK_FUTEX);
-	struct ls_mm lb = futex_at(0x2000, 110, LS_LOCK_FUTEX);
+	struct ls_lock_id la = futex_at(0x1000, 110, LS_LOCK_FUTEX);
+	struct ls_lock_id lb = futex_at(0x2000, 110, LS_LOCK_FUTEX);
 	struct stream_owner ab = { .waiter = &a, .owner = &b, .start = T(1), .owner_cpu = 1,
 				   .state = LS_OWNER_RUNNING, .how = how };
 	struct stream_owner ba = { .waiter = &b, .owner = &a, .start = T(2), .owner_cpu = 0,
@@ -694,9 +694,9 @@ ParameterizedTest(__u8 *how, owners, no_deadlock_through_a_guess)
 /* A private futex is (process, address): the same address in two processes is two locks. */
 Test(owners, futexes_are_keyed_by_process_and_kind)
 {
-	struct ls_mm f1 = futex_at(0x1000, 100, LS_LOCK_FUTEX);
-	struct ls_mm f2 = futex_at(0x1000, 300, LS_LOCK_FUTEX);
-	struct ls_mm m = futex_at(0x1000, 0, LS_LOCK_MUTEX);
+	struct ls_lock_id f1 = futex_at(0x1000, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id f2 = futex_at(0x1000, 300, LS_LOCK_FUTEX);
+	struct ls_lock_id m = futex_at(0x1000, 0, LS_LOCK_MUTEX);
 	static const struct ls_task other = FX_NORMAL(301, 300, 0, "other");
 	static const struct ls_task third = FX_NORMAL(103, 100, 0, "third");
 	struct stream_lock w = { .start = T(1), .write = true };
@@ -714,8 +714,8 @@ Test(owners, futexes_are_keyed_by_process_and_kind)
 /* Kinds and owner sources past the ABI's are malformed, not indexes into tables. */
 Test(owners, unknown_kind_or_owner_source_is_malformed)
 {
-	struct ls_mm bad = futex_at(0x1000, 100, LS_LOCK_KIND_N);
-	struct ls_mm ok = futex_at(0x1000, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id bad = futex_at(0x1000, 100, LS_LOCK_KIND_N);
+	struct ls_lock_id ok = futex_at(0x1000, 100, LS_LOCK_FUTEX);
 	struct stream_lock w = { .start = T(1), .owner_how = LS_OWNER_HOW_N };
 	struct stream_lock fine = { .start = T(1) };
 	struct stream_owner o = { .waiter = &efx.waiter, .owner = &efx.holder, .start = T(1),
@@ -734,7 +734,7 @@ Test(owners, unknown_kind_or_owner_source_is_malformed)
 Test(owners_pending, unseen_owner_is_not_on_cpu_now, .init = fixture__setup_pending,
      .fini = fixture__teardown)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de10b0ULL, 100, LS_LOCK_FUTEX);
+	struct ls_lock_id lock = futex_at(0x55d0c0de10b0ULL, 100, LS_LOCK_FUTEX);
 	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
 				 .owner_tid = 333 };
 	const struct ls_stall *st;

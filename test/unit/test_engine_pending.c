@@ -215,7 +215,7 @@ Test(pending, pid_filter)
 Test(pending, stack_now)
 {
 	static const __u64 kip[] = { 0xffffffff81000010ULL, 0xffffffff81000020ULL };
-	struct ls_mm any = { 0 };
+	struct ls_lock_id any = { 0 };
 	const struct ls_stall *st;
 
 	scenario__stuck();

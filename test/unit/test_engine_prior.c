@@ -21,21 +21,21 @@ TestSuite(prior, .init = fixture__setup_pending, .fini = fixture__teardown);
 static const struct ls_task holder = FX_TASK(101, 100, LS_POLICY_IDLE, 0, 0, 120, "holder");
 static const struct ls_task victim = FX_TASK(102, 100, LS_POLICY_FIFO, 0, 10, 89, "victim");
 
-static struct ls_mm lock_at(__u64 addr, __u8 kind)
+static struct ls_lock_id lock_at(__u64 addr, __u8 kind)
 {
-	struct ls_mm m = stream__mm(addr, 100, "app");
+	struct ls_lock_id m = stream__mm(addr, 100, "app");
 
 	m.kind = kind;
 	return m;
 }
 
-static struct ls_mm futex_at(__u64 addr)
+static struct ls_lock_id futex_at(__u64 addr)
 {
 	return lock_at(addr, LS_LOCK_FUTEX);
 }
 
 /* How the scan names a holder: a pthread mutex's __owner, a kernel mutex's owner. */
-static __u8 owner_how(const struct ls_mm *lock)
+static __u8 owner_how(const struct ls_lock_id *lock)
 {
 	return lock->kind == LS_LOCK_FUTEX ? LS_OWNER_PTHREAD : LS_OWNER_KLOCK;
 }
@@ -44,7 +44,7 @@ static __u8 owner_how(const struct ls_mm *lock)
  * victim waits on lock, held by holder asleep, from before tracing; the
  * scan finds it at `found` (flags: PRIOR, or 0 for a wait seen live).
  */
-static void wait_found(const struct ls_mm *lock, __u64 found, __u8 flags)
+static void wait_found(const struct ls_lock_id *lock, __u64 found, __u8 flags)
 {
 	struct stream_owner o = { .waiter = &victim, .owner = &holder, .start = found,
 				  .owner_cpu = 0, .state = LS_OWNER_BLOCKED,
@@ -57,7 +57,7 @@ static void wait_found(const struct ls_mm *lock, __u64 found, __u8 flags)
 }
 
 /* ... and it ends at `end`, with the lock: sys_exit's WAIT_END carries the flag on. */
-static void wait_over(const struct ls_mm *lock, __u64 found, __u64 end, __u8 flags)
+static void wait_over(const struct ls_lock_id *lock, __u64 found, __u64 end, __u8 flags)
 {
 	struct stream_lock w = { .start = found, .write = true,
 				 .flags = LS_LOCK_F_BEGIN_SENT | flags,
@@ -87,7 +87,7 @@ ParameterizedTestParameters(prior, pending_and_final_stall_say_at_least)
 
 ParameterizedTest(struct found_case *c, prior, pending_and_final_stall_say_at_least)
 {
-	struct ls_mm lock = lock_at(0x55d0c0de1040ULL, c->kind);
+	struct ls_lock_id lock = lock_at(0x55d0c0de1040ULL, c->kind);
 	const __u8 *kind = &c->kind;
 	const struct ls_stall *st;
 
@@ -117,7 +117,7 @@ ParameterizedTest(struct found_case *c, prior, pending_and_final_stall_say_at_le
 /* The same task's next wait is seen from its start: exact. */
 Test(prior, next_wait_is_exact)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1040ULL);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1040ULL);
 	size_t i;
 
 	wait_found(&lock, T(10), PRIOR);
@@ -144,7 +144,7 @@ ParameterizedTestParameters(prior, only_the_bound_differs)
 
 ParameterizedTest(__u8 *flags, prior, only_the_bound_differs)
 {
-	struct ls_mm lock = futex_at(0x55d0c0de1040ULL);
+	struct ls_lock_id lock = futex_at(0x55d0c0de1040ULL);
 	const struct ls_stall *st;
 
 	wait_found(&lock, T(10), *flags);
@@ -188,7 +188,7 @@ ParameterizedTest(struct deadlock_case *c, prior, deadlock_from_its_last_wait)
 {
 	static const struct ls_task a = FX_NORMAL(111, 110, 0, "thread-a");
 	static const struct ls_task b = FX_NORMAL(112, 110, 0, "thread-b");
-	struct ls_mm la = futex_at(0x1000), lb = futex_at(0x2000);
+	struct ls_lock_id la = futex_at(0x1000), lb = futex_at(0x2000);
 	struct stream_owner ab = { .waiter = &a, .owner = &b, .start = T(1), .owner_cpu = 1,
 				   .state = LS_OWNER_BLOCKED, .how = LS_OWNER_PTHREAD };
 	struct stream_owner ba = { .waiter = &b, .owner = &a, .start = c->start_b,

@@ -18,7 +18,7 @@ static const __u64 waiter_ips[] = { 0xffffffff81000100ULL, 0xffffffff81000200ULL
 static const __u64 holder_ips[] = { 0xffffffff81000300ULL };
 
 /* The classic inversion (scenario__preempted_holder), with stacks before HOLD and WAIT_END. */
-static void inversion_with_stacks(const struct ls_mm *hold_stack_mm, const struct ls_mm *wait_stack_mm)
+static void inversion_with_stacks(const struct ls_lock_id *hold_stack_mm, const struct ls_lock_id *wait_stack_mm)
 {
 	struct stream_lock h = { .start = T(0), .acquired = T(0), .offcpu = MS(49) };
 
@@ -71,7 +71,7 @@ Test(engine_stacks, stall_carries_waiter_and_holder_stacks)
 /* Parked for another mm (its own record was lost): never shown as this lock's. */
 Test(engine_stacks, stack_of_another_lock_is_dropped)
 {
-	struct ls_mm other = stream__mm(0xffff888000999000ULL, 300, "other");
+	struct ls_lock_id other = stream__mm(0xffff888000999000ULL, 300, "other");
 	const struct ls_stall *st;
 	struct engine_debug d;
 

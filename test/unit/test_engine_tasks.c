@@ -82,7 +82,7 @@ Test(task, reused_tid_inherits_nothing)
 {
 	static const struct ls_task reborn = FX_NORMAL(101, 500, 0, "reborn");
 	static const struct ls_task waiter2 = FX_NORMAL(502, 500, 0, "waiter2");
-	struct ls_mm mm2 = stream__mm(0xffff888099990000ULL, 500, "other-app");
+	struct ls_lock_id mm2 = stream__mm(0xffff888099990000ULL, 500, "other-app");
 	struct stream_lock h = { .start = T(60), .acquired = T(60), .write = true };
 	struct stream_lock w = { .start = T(61), .write = true };
 	struct stream_lock w_end = { .start = T(61), .write = true, .flags = LS_LOCK_F_BEGIN_SENT };
@@ -203,7 +203,7 @@ Test(task, mm_table_bounded)
 	struct stream_lock w = { .start = T(1) };
 	struct engine_debug d;
 	struct ls_task t;
-	struct ls_mm mm;
+	struct ls_lock_id mm;
 	unsigned int i, n = ENGINE_MAX_LOCKS + 1000;
 
 	for (i = 0; i < n; i++) {

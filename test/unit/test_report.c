@@ -439,7 +439,7 @@ Test(report, boot_id_is_bare)
 static void task_cgroups_stream(struct stream *s)
 {
 	struct ls_task waiter, owner, hog, other;
-	struct ls_mm lock = stream__mm(0x55d0c0de1040ULL, 500, "victim-app");
+	struct ls_lock_id lock = stream__mm(0x55d0c0de1040ULL, 500, "victim-app");
 	struct stream_owner o = { .waiter = &waiter, .owner = &owner, .cpu_curr = &hog,
 				  .owner_cpu = 0, .state = LS_OWNER_RUNNABLE, .how = LS_OWNER_PTHREAD };
 	struct stream_lock w = { .write = true, .owner_how = LS_OWNER_PTHREAD, .owner_tid = 502,

@@ -483,7 +483,7 @@ static struct ls_stall stall(__u64 end_ms, __u64 wait_ms)
 	st.start_ns = st.end_ns - st.wait_ns;
 	st.write = true;
 	st.acquired = true;
-	st.lock = (struct ls_mm){ .id = 0xffff888012345678ULL, .tgid = 10 };
+	st.lock = (struct ls_lock_id){ .id = 0xffff888012345678ULL, .tgid = 10 };
 	memcpy(st.lock.comm, "victim", 6);
 	st.waiter = task(11, 10, LS_POLICY_FIFO, "victim");
 	st.holders = &holder_buf;

@@ -361,8 +361,8 @@ static struct stacks *live_stacks(const struct stacks_opts *o)
 	struct ls_rec_lock r = { .hdr = { .type = LS_REC_WAIT_BEGIN, .size = sizeof(r) } };
 
 	cr_assert_not_null(sk);
-	r.mm.kind = LS_LOCK_FUTEX;
-	r.mm.tgid = (__u32)getpid();
+	r.lock.kind = LS_LOCK_FUTEX;
+	r.lock.tgid = (__u32)getpid();
 	stacks__note_wait(sk, &r);
 	stacks__drain(sk, 2000000000ULL);
 	return sk;
@@ -451,13 +451,13 @@ Test(stacks, futex_wait_begin_reads_the_mappings)
 	struct kept_maps k = { 0 };
 
 	cr_assert_not_null(sk);
-	r.mm.kind = LS_LOCK_MMAP;
-	r.mm.tgid = (__u32)getpid();
+	r.lock.kind = LS_LOCK_MMAP;
+	r.lock.tgid = (__u32)getpid();
 	stacks__note_wait(sk, &r);
 	stacks__drain(sk, 2000000000ULL);
 	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
 	cr_assert_null(k.maps, "an mmap_lock wait had the mappings read");
-	r.mm.kind = LS_LOCK_FUTEX;
+	r.lock.kind = LS_LOCK_FUTEX;
 	stacks__note_wait(sk, &r);
 	stacks__drain(sk, 2000000000ULL);
 	cr_assert_eq(stacks__for_each_maps(sk, keep_own_maps, &k), 0);
