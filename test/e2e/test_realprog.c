@@ -114,7 +114,7 @@ Test(realprog, dd_i_rwsem)
  */
 Test(realprog, top_cmdline)
 {
-	const char *const args[] = { "-n", "3", "-m", "15", "-d", "10", NULL };
+	const char *const args[] = { "-n", "6", "-m", "15", "-d", "20", NULL };
 
 	judged_run("top_judged", args, "mmap_lock");
 }
