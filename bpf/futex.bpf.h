@@ -10,8 +10,9 @@
  * kernel's slow path while attached; fentry costs only the futex calls.
  * The wait is the task's ls_wait_state with kind set, so the switch path
  * sends its WAIT_BEGIN and switches as for an mmap_lock wait, and the
- * call's exit ends it through ls_wait_end() (no hold: a futex is held in
- * user space).
+ * call's exit ends it through ls_owned_wait_end() (no hold: a futex is
+ * held in user space); a quiet wait (owner.bpf.h) sends them only if it
+ * lasts min_wait_ns.
  *
  * The owner, most precise first, read at the wait (never from user space,
  * never under a lock): the TID in a PI futex word (FUTEX_LOCK_PI*); for a
@@ -408,7 +409,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, enum ls_futex_ca
 		return 0;
 	task_state__arm(cur, st);
 	now = bpf_ktime_get_ns();
-	ls_futex_wait_set(st, &a, kind, owner, how, now, LS_W_ACTIVE);
+	ls_futex_wait_set(st, &a, kind, owner, how, now, ls_owned_wait_flags());
 	ls_futex_follow_owner(cur, st, now);
 	return 0;
 }

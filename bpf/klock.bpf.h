@@ -4,8 +4,8 @@
  * tp_btf): they fire only on contention, never on an uncontended lock.
  * A contention becomes the task's ls_wait_state with kind set, as a futex
  * wait does (futex.bpf.h): the switch path sends its WAIT_BEGIN and
- * switches, contention_end ends it through ls_wait_end() (no hold record:
- * the owner is followed instead).
+ * switches, contention_end ends it through ls_owned_wait_end() (no hold
+ * record: the owner is followed instead), quiet or not as a futex wait.
  *
  * Which lock, from the flags: MUTEX a mutex, RT alone an rt_mutex (a
  * mutex too on PREEMPT_RT), RT with READ/WRITE PREEMPT_RT's rwsem (an
@@ -182,7 +182,7 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 	w->lock = (__u64)lock;
 	w->start_ns = bpf_ktime_get_ns();
 	w->write = !(flags & LS_LCB_F_READ);
-	w->flags = LS_W_ACTIVE;
+	w->flags = ls_owned_wait_flags();
 	w->kind = kind;
 	w->owner_tid = 0;
 	w->owner_how = LS_OWNER_NONE;

@@ -17,7 +17,8 @@
  *              LS_LOCK_F_DOWNGRADED); always for a hold open at exit
  *              (LS_LOCK_F_EXITED).
  *  SWITCH      when prev or next waits, holds or is granted, or watch[cpu] > 0.
- *  WAKEUP      when the wakee waits or holds.
+ *  WAKEUP      when the wakee waits or holds.  (A quiet futex or kernel lock
+ *              wait is not waiting for these two: owner.bpf.h.)
  *  MIGRATE     when the task raised a watch, or waits or holds while queued.
  *  EXIT        at sched_process_exit of a task that appeared with lock state
  *              in a record; again at its final switch (TASK_DEAD) if it took
@@ -145,10 +146,34 @@ int BPF_PROG(ls_sched_waking, struct task_struct *p)
 	if (!task_state__armed(p))
 		return 0;
 	st = ls_owner_take_marks(p, task_state__lookup(p));
-	if (!st || !ls_state_flags(st))
+	if (!st || (!ls_state_flags(st) && !ls_wait_quiet(st)))
 		return 0;
 	ls_task_fill(&st->waker, ls_current());
 	return 0;
+}
+
+/*
+ * The wakeup of a quiet wait (st, of p): noted as a grant, and the end of
+ * the wait as far as its stall goes, so one that lasted min_wait_ns turns
+ * ordinary here (ls_wait_promote()) and its WAKEUP names the releaser.
+ * false: still quiet, nothing to send.  *now: the clock, read here.
+ */
+static __always_inline bool ls_wakeup_quiet(struct ls_task_state *st, struct task_struct *p,
+					    __u64 *now)
+{
+	*now = bpf_ktime_get_ns();
+	if (*now - st->wait.start_ns >= cfg.min_wait_ns) {
+		ls_wait_promote(st, p, *now);
+		return true;
+	}
+	if (!(st->wait.flags & LS_W_GRANTED)) {
+		st->wait.flags |= LS_W_GRANTED;
+		st->grant.wait_ns = *now;
+		st->grant.wait_offcpu_ns = 0;
+	}
+	st->waker.tid = 0;
+	st->waker.tgid = 0;
+	return false;
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -168,11 +193,15 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	st = ls_owner_take_marks(p, task_state__lookup(p));
 	if (!st)
 		return 0;
+	now = 0;
+	if (ls_wait_quiet(st) && !ls_wakeup_quiet(st, p, &now))
+		return 0;
 	f = ls_state_flags(st);
 	if (!f)
 		return 0;
 	cpu = ls_task_cpu(p);
-	now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
 	if ((f & (LS_TASK_F_WAITING | LS_TASK_F_GRANTED)) == LS_TASK_F_WAITING) {
 		st->wait.flags |= LS_W_GRANTED;
 		st->grant.wait_ns = now;
@@ -271,7 +300,9 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	ls_hist_flush_all(st, p);
 	st->pend.exiting = 1;
 	w = &st->wait;
-	if ((w->flags & LS_W_ACTIVE) && (w->flags & LS_W_WENT_OFF)) {
+	/* A quiet wait has nothing to end unless it told its owner. */
+	if ((w->flags & (LS_W_ACTIVE | LS_W_WENT_OFF)) == (LS_W_ACTIVE | LS_W_WENT_OFF) &&
+	    (!(w->flags & LS_W_QUIET) || (w->flags & LS_W_OWNER_SENT))) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
 			.now = now,

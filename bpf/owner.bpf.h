@@ -19,6 +19,19 @@
 #include "task_cgroup.bpf.h"
 #include "watch.bpf.h"
 
+/*
+ * Set by user space once the scan that finds long quiet waits runs
+ * (ls_quiet_waits, prior.bpf.h): futex and kernel lock waits then start
+ * quiet (LS_W_QUIET) and send nothing unless they last min_wait_ns.
+ */
+bool quiet_waits = false;
+
+/* The flags a futex or kernel lock wait starts with. */
+static __always_inline __u8 ls_owned_wait_flags(void)
+{
+	return LS_W_ACTIVE | (quiet_waits ? LS_W_QUIET : 0);
+}
+
 #ifndef LS_TASK_STATE_HASH
 /* Weak: the object still loads where they are missing (the loader turns the programs off). */
 extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
@@ -31,18 +44,57 @@ static __always_inline __u8 ls_owner_state(struct task_struct *t)
 }
 
 /*
+ * The OWNER record of t, the owner st's wait names (os its state), where
+ * it was (state on cpu) as the wait began; late: sent as a quiet wait
+ * turned out long, with the state it had then (LS_OWNER_F_LATE).
+ */
+static __always_inline void ls_owner_tell(struct task_struct *waiter, struct ls_task_state *st,
+					  struct task_struct *t, struct ls_task_state *os,
+					  __u32 cpu, __u8 state, __u64 now, bool late)
+{
+	bool io = state == LS_OWNER_BLOCKED && ls_in_io_wait(t, ls_task_sched_state(t));
+	struct ls_rec_owner *r = ls_emit_reserve(LS_REC_OWNER, sizeof(*r), now);
+
+	if (!r)
+		return;
+	ls_task_fill(&r->waiter, waiter);
+	ls_task_fill(&r->owner, t);
+	if (!late)
+		ls_task_fill_cpu_curr(&r->cpu_curr, cpu);
+	ls_lock_fill(&r->lock, &st->wait, waiter);
+	r->start_ns = st->wait.start_ns;
+	r->owner_cpu = cpu;
+	r->owner_state = state;
+	r->how = st->wait.owner_how;
+	r->owner_flags = ls_state_flags(os) | (late ? LS_OWNER_F_LATE : 0);
+	r->owner_cause = io ? LS_CAUSE_F_IO : 0;
+	ls_emit_submit(r);
+	if (io)
+		ls_emit_io_dev(t, os, now);
+	ls_emit_task_cgroup(t, now);
+	if (state == LS_OWNER_RUNNABLE)
+		ls_emit_cpu_curr_cgroup(cpu, now);
+	os->seen = 1;
+	st->seen = 1;
+	st->wait.flags |= LS_W_OWNER_SENT;
+}
+
+/*
  * Mark the owner followed and tell the engine where it is.  false: no
  * such thread in the waiter's process (for a plain futex), so no owner.
  * known: the owner's task_struct if the lock said it (a kernel lock),
- * for owners followed by TID (owner_tid.bpf.h); else NULL.
+ * for owners followed by TID (owner_tid.bpf.h); else NULL.  A quiet wait
+ * (LS_W_QUIET) whose owner runs tells nothing yet: most such waits end
+ * short (ls_wait_promote() tells it if not).  An owner off CPU is told
+ * now, where it is being the one thing a later record cannot say, and
+ * the wait then owes its WAIT_END even if short.
  */
 static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_task_state *st,
 					   struct task_struct *known, __u64 now)
 {
 	struct task_struct *t;
 	struct ls_task_state *os;
-	struct ls_rec_owner *r;
-	bool ok = false, io;
+	bool ok = false;
 	__u32 cpu;
 	__u8 state;
 
@@ -69,32 +121,45 @@ static __always_inline bool ls_owner_begin(struct task_struct *cur, struct ls_ta
 		os->offcpu_start_ns = now;
 	if (state == LS_OWNER_RUNNABLE)
 		ls_watch_raise(os, cpu);
-	io = state == LS_OWNER_BLOCKED && ls_in_io_wait(t, ls_task_sched_state(t));
-	r = ls_emit_reserve(LS_REC_OWNER, sizeof(*r), now);
-	if (!r)
-		goto out;
-	ls_task_fill(&r->waiter, cur);
-	ls_task_fill(&r->owner, t);
-	ls_task_fill_cpu_curr(&r->cpu_curr, cpu);
-	ls_lock_fill(&r->lock, &st->wait, cur);
-	r->start_ns = st->wait.start_ns;
-	r->owner_cpu = cpu;
-	r->owner_state = state;
-	r->how = st->wait.owner_how;
-	r->owner_flags = ls_state_flags(os);
-	r->owner_cause = io ? LS_CAUSE_F_IO : 0;
-	ls_emit_submit(r);
-	if (io)
-		ls_emit_io_dev(t, os, now);
-	ls_emit_task_cgroup(t, now);
-	if (state == LS_OWNER_RUNNABLE)
-		ls_emit_cpu_curr_cgroup(cpu, now);
-	os->seen = 1;
-	st->seen = 1;
-	st->wait.flags |= LS_W_OWNER_SENT;
+	if (!(st->wait.flags & LS_W_QUIET) || state != LS_OWNER_RUNNING)
+		ls_owner_tell(cur, st, t, os, cpu, state, now, false);
 out:
 	bpf_task_release(t);
 	return ok;
+}
+
+/* The OWNER record a quiet wait of waiter (state st) still owes, if it named one. */
+static __always_inline void ls_owner_tell_late(struct task_struct *waiter,
+					       struct ls_task_state *st, __u64 now)
+{
+	struct task_struct *t;
+	struct ls_task_state *os;
+
+	if (!st->wait.owner_tid || (st->wait.flags & LS_W_OWNER_SENT))
+		return;
+	t = bpf_task_from_pid(st->wait.owner_tid);
+	if (!t)
+		return;
+	os = task_state__lookup(t);
+	if (os)
+		ls_owner_tell(waiter, st, t, os, ls_task_cpu(t), LS_OWNER_RUNNING, now, true);
+	bpf_task_release(t);
+}
+
+/*
+ * A quiet wait of t (state st) turned out long (it lasted min_wait_ns, or
+ * the scan found it so): what an ordinary wait would have sent by now,
+ * its OWNER and WAIT_BEGIN, with the times they would have had; from here
+ * on it is an ordinary wait.
+ */
+static __always_inline void ls_wait_promote(struct ls_task_state *st, struct task_struct *t,
+					    __u64 now)
+{
+	if (!(st->wait.flags & LS_W_QUIET))
+		return;
+	st->wait.flags &= ~LS_W_QUIET;
+	ls_owner_tell_late(t, st, now);
+	ls_wait_begin(st, t, now);
 }
 
 static __always_inline void ls_owner_end(struct ls_task_state *st, __u32 tid)
@@ -121,13 +186,22 @@ static __always_inline void ls_owned_wait_end(void *ctx, struct ls_task_state *s
 					      struct task_struct *cur, bool success)
 {
 	__u32 owner = st->wait.owner_tid;
+	__u64 now = bpf_ktime_get_ns();
 
-	ls_wait_end(ctx, st, cur, bpf_ktime_get_ns(), success);
+	if (now - st->wait.start_ns >= cfg.min_wait_ns)
+		ls_wait_promote(st, cur, now);
+	ls_wait_end(ctx, st, cur, now, success);
 	st->wait.kind = LS_LOCK_MMAP;
 	st->wait.owner_tid = 0;
 	st->wait.owner_how = LS_OWNER_NONE;
 	if (owner)
 		ls_owner_end(st, owner);
+}
+#else
+/* The hash object's waits are never quiet (quiet_waits stays false). */
+static __always_inline void ls_wait_promote(struct ls_task_state *st, struct task_struct *t,
+					    __u64 now)
+{
 }
 #endif /* !LS_TASK_STATE_HASH */
 

@@ -201,6 +201,34 @@ int ls_prior_waits(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/*
+ * A quiet wait must not outlive min_wait_ns unseen, still going on (a
+ * pending stall, a deadlock): user space reads this scan before each of
+ * its ticks, and each quiet wait that long turns ordinary here, its
+ * OWNER and WAIT_BEGIN sent (ls_wait_promote()).  A slack keeps it off
+ * waits that end as it looks: their end decides alone (the engine drops
+ * a WAIT_BEGIN that comes after its wait's end).
+ */
+#define LS_QUIET_SLACK_NS	1000000ULL
+
+SEC("?iter/task")
+int ls_quiet_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct ls_task_state *st;
+	__u64 now;
+
+	if (!t || !task_state__armed(t))
+		return 0;
+	st = task_state__lookup(t);
+	if (!st || !ls_wait_quiet(st))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now - st->wait.start_ns >= cfg.min_wait_ns + LS_QUIET_SLACK_NS)
+		ls_wait_promote(st, t, now);
+	return 0;
+}
+
 /* current's state if the wait it is in is one the scan found, of this kind; else NULL. */
 static __always_inline struct ls_task_state *ls_prior_wait(struct task_struct *cur, __u8 kind)
 {
@@ -247,6 +275,12 @@ int BPF_PROG(ls_prior_unqueue_pi, void *q)
 #else
 SEC("?iter.s/task")
 int ls_prior_waits(struct bpf_iter__task *ctx)
+{
+	return 0;
+}
+
+SEC("?iter/task")
+int ls_quiet_waits(struct bpf_iter__task *ctx)
 {
 	return 0;
 }

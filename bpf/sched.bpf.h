@@ -35,7 +35,8 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 	ps->offcpu_start_ns = now;
 	if ((w->flags & LS_W_ACTIVE) && !(w->flags & LS_W_WENT_OFF)) {
 		w->flags |= LS_W_WENT_OFF;
-		ls_wait_begin(ps, prev, now);
+		if (!(w->flags & LS_W_QUIET))
+			ls_wait_begin(ps, prev, now);
 	}
 	/* Asleep again before acquire_returned: the wakeup did not grant it. */
 	if ((w->flags & LS_W_GRANTED) && !runnable) {
@@ -114,7 +115,8 @@ static __always_inline int ls_switch_in(struct ls_task_state *ns, struct task_st
  */
 static __always_inline bool ls_state_busy(const struct ls_task_state *st)
 {
-	return ls_state_flags(st) || st->offcpu_start_ns || st->watch_slot || st->owner_watch ||
+	return ls_state_flags(st) || ls_wait_quiet(st) || st->offcpu_start_ns || st->watch_slot ||
+	       st->owner_watch ||
 	       st->io_dev || st->reclaim_kind || ls_hist_pending(st);
 }
 
@@ -151,6 +153,11 @@ static __always_inline __u8 ls_switch_prev_part(struct ls_task_state *ps, struct
 		if (!*now)
 			*now = bpf_ktime_get_ns();
 		*pf_after = ls_switch_out(ps, prev, cpu, runnable, prev_state, *now, cause);
+	} else if (ls_wait_quiet(ps)) {
+		/* As ls_switch_out() keeps them for any wait; nothing is sent. */
+		ps->wait.flags |= LS_W_WENT_OFF;
+		if (!runnable)
+			ps->wait.flags &= ~LS_W_GRANTED;
 	} else if ((prev_state & TASK_DEAD) && ps->seen) {
 		/* Took the lock after sched_process_exit (exit_mm): its last word. */
 		if (!*now)

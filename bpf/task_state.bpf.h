@@ -25,6 +25,12 @@ __u64 task_state_full = 0;
 #define LS_W_OWNER_SENT	0x10	/* an OWNER record named this wait's owner: WAIT_END owed */
 #define LS_W_PRIOR	0x20	/* began before tracing: start_ns is when the scan found it */
 #define LS_W_LATE	0x40	/* with LS_W_PRIOR: found by a later scan, its start lost */
+/*
+ * A futex or kernel lock wait that has sent nothing yet, and will not
+ * unless it lasts min_wait_ns (ls_wait_promote()): its task reads as not
+ * waiting (ls_state_flags()), so its switches and wakeups send nothing.
+ */
+#define LS_W_QUIET	0x80
 
 /* ls_hold_state.flags */
 #define LS_H_ACTIVE	0x01
@@ -350,6 +356,12 @@ static __always_inline bool ls_is_self(struct task_struct *cur)
 	return cfg.self_tgid && (__u32)LS_TASK_READ(cur, tgid) == cfg.self_tgid;
 }
 
+/* A quiet wait in progress (LS_W_QUIET). */
+static __always_inline bool ls_wait_quiet(const struct ls_task_state *st)
+{
+	return (st->wait.flags & (LS_W_ACTIVE | LS_W_QUIET)) == (LS_W_ACTIVE | LS_W_QUIET);
+}
+
 static __always_inline bool ls_holding(const struct ls_task_state *st)
 {
 	return (st->hold[0].flags | st->hold[1].flags) & LS_H_ACTIVE;
@@ -364,7 +376,7 @@ static __always_inline __u8 ls_state_flags(const struct ls_task_state *st)
 {
 	__u8 f = 0;
 
-	if (st->wait.flags & LS_W_ACTIVE) {
+	if ((st->wait.flags & (LS_W_ACTIVE | LS_W_QUIET)) == LS_W_ACTIVE) {
 		f |= LS_TASK_F_WAITING;
 		if (st->wait.flags & LS_W_GRANTED)
 			f |= LS_TASK_F_GRANTED;

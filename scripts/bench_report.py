@@ -334,6 +334,27 @@ if ov:
 else:
     out("Overload: no summary from lockstall (see build/bench/raw/overload.err).")
 
+# Records per contended wait, quiet waits on (1) and off (0).
+rows = []
+for wl, what in (("mutex", "stress-ng --mutex 2 (owners mostly preempted)"),
+                 ("mutex_running", "stress-ng --mutex 1 --mutex-procs 2, one a CPU (owners mostly running)")):
+    cells = []
+    for quiet in ("1", "0"):
+        t = read(os.path.join(RAW, "perwait.%s.%s.json" % (wl, quiet)))
+        j = json.loads(t) if t else None
+        cells.append("%.2f (%d records, %d waits)" % (j["records"] / j["waits"], j["records"], j["waits"])
+                     if j and j["waits"] else "-")
+    rows.append("| %s | %s | %s |" % (what, cells[0], cells[1]))
+if any("(" in r for r in rows):
+    out()
+    out("Records the kernel side sent per contended futex wait (lockstall record --locks all; "
+        "waits as its histograms counted them):")
+    out()
+    out("| workload | quiet waits (default) | every wait sent (LOCKSTALL_QUIET_WAITS=0) |")
+    out("|---|---|---|")
+    for r in rows:
+        out(r)
+
 # Replay.
 rp = read(os.path.join(RAW, "replay.json"))
 if rp:

@@ -210,7 +210,14 @@ static int watch__tick(struct watch *w, __u32 kind)
 	};
 	__u32 tids[LOADER_STACKS_NOW_MAX];
 	size_t n;
-	int rc = watch__drain(w);
+	int rc;
+
+	/* said once: tracing goes on, and waits still going on are told at their end */
+	if (loader__quiet_waits(w->loader) < 0 && !w->quiet_failed) {
+		w->quiet_failed = true;
+		fprintf(stderr, "lockstall: the scan for long quiet waits failed: waits still going on may be reported late\n");
+	}
+	rc = watch__drain(w);
 
 	if (rc < 0)
 		return rc;

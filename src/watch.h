@@ -48,6 +48,7 @@ struct watch {
 	bool stop_violation;	/* ... and --exit-on-violation says stop */
 	struct sink *metrics;	/* --metrics-file, --metrics-listen: owned by the session */
 	bool metrics_told;	/* the metrics write error has been reported */
+	bool quiet_failed;	/* the scan for long quiet waits failed, said once */
 	struct metrics_http *http;	/* --metrics-listen */
 	struct flight_writer *flight;	/* --flight-recorder */
 	__u64 flight_retry_ns;	/* the naming worker was busy: not before then */

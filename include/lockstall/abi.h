@@ -436,6 +436,12 @@ enum ls_owner_state {
  * it is, is unknown).  Without it such a record names only the TID.
  */
 #define LS_OWNER_F_TASK_READ	0x80
+/*
+ * ls_rec_owner.owner_flags: sent late, as a quiet wait (LS_FEAT_QUIET_WAITS)
+ * turned out long: owner_state is where the owner was as the wait began
+ * (running), and its switches since came before this record.
+ */
+#define LS_OWNER_F_LATE		0x40
 
 struct ls_rec_owner {
 	struct ls_hdr hdr;
@@ -642,6 +648,13 @@ enum ls_mark_kind {
 #define LS_FEAT_FUTEX_FENTRY	0x80000	/* futex calls by fentry/fexit, not the syscall tracepoints */
 #define LS_FEAT_FUTEX_WAIT2	0x100000	/* futex2's futex_wait(2) waits too (6.7+) */
 #define LS_FEAT_PRIOR_MUTEX	0x200000	/* kernel mutex waits in progress at start-up were looked for */
+/*
+ * Futex and kernel lock waits shorter than the threshold sent nothing:
+ * their WAIT_BEGIN (and an OWNER found running) come late, as the wait
+ * reached the threshold, was woken after it, or the scan before a TICK
+ * found it that long.
+ */
+#define LS_FEAT_QUIET_WAITS	0x400000
 /* causes were looked for: stalls get advice */
 #define LS_FEAT_CAUSES	(LS_FEAT_CAUSE_THROTTLE | LS_FEAT_CAUSE_RECLAIM | LS_FEAT_CAUSE_RT_THROTTLE | \
 			 LS_FEAT_CAUSE_IO | LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL)

@@ -266,6 +266,11 @@ struct task {
 	__u8 wait_prior;
 	__u32 pend_reports;		/* pending reports made of this wait */
 	__u64 pend_first;		/* ... the first one's time */
+	/*
+	 * The start of its last ended wait: a WAIT_BEGIN or late OWNER of a
+	 * wait that began no later is stale (a quiet wait's scan raced its end).
+	 */
+	__u64 ended_start;
 
 	/*
 	 * The lock's owner as the waiter named it (OWNER, WAIT_BEGIN), from

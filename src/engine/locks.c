@@ -460,16 +460,25 @@ void locks__end_wait(struct engine *e, struct task *tk)
 	tk->waiting_on = NULL;
 }
 
+/* A wait of tk that began at start ended already: what comes of it now is stale. */
+static bool locks__stale_wait(const struct task *tk, __u64 start)
+{
+	return tk->ended_start && start <= tk->ended_start;
+}
+
 int locks__wait_begin(struct engine *e, const struct ls_rec_lock *r)
 {
 	struct task *tk = tasks__get(e, &r->task);
 	struct lock *lk;
 
-	if (!tk)
+	if (!tk || locks__stale_wait(tk, r->start_ns))
 		return 0;
 	task__seen(tk, &r->task, r->hdr.ts);
 	lk = locks__get(e, &r->lock);
 	if (!lk)
+		return 0;
+	/* Told twice (a quiet wait's end and the scan, bpf/prior.bpf.h): one wait. */
+	if (tk->waiting && tk->waiting_on == lk && tk->wait_start == r->start_ns)
 		return 0;
 	locks__end_wait(e, tk);	/* a wait still open here lost its WAIT_END */
 	if (lk->n_open_waits >= ENGINE_LOCK_MAX_OPEN) {
@@ -526,6 +535,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 		}
 		locks__end_wait(e, tk);
 		tk->flags &= ~(LS_TASK_F_WAITING | LS_TASK_F_GRANTED);
+		tk->ended_start = u64_max(tk->ended_start, start);
 	}
 	lk = locks__get(e, &r->lock);
 	if (lk && acquired) {
@@ -729,6 +739,8 @@ int locks__owner(struct engine *e, const struct ls_rec_owner *r)
 {
 	struct task *tk = tasks__get(e, &r->waiter);
 
+	if ((r->owner_flags & LS_OWNER_F_LATE) && tk && locks__stale_wait(tk, r->start_ns))
+		return 0;
 	tasks__owner(e, r);
 	if (!tk || r->owner_state == LS_OWNER_GONE || r->how == LS_OWNER_RELEASER)
 		return 0;

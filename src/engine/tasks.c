@@ -634,12 +634,33 @@ void tasks__exit(struct engine *e, const struct ls_rec_exit *r)
 		tasks__drop(e, tk);
 }
 
-/* An open spell says what the kernel says of the task now (runnable or asleep). */
-static bool owner__spell_agrees(const struct spell *sp, __u8 owner_state)
+/*
+ * An open spell says what the kernel says of the task now (runnable, or
+ * asleep on I/O or not): one that began while the task was not followed
+ * may be stale (it slept, then ran unseen, then slept again).
+ */
+static bool owner__spell_agrees(const struct spell *sp, const struct ls_rec_owner *r)
 {
-	if (owner_state == LS_OWNER_RUNNABLE)
+	if (r->owner_state == LS_OWNER_RUNNABLE)
 		return sp->state == LS_STATE_PREEMPTED || sp->state == LS_STATE_GRANTED_NOT_RUNNING;
-	return sp->state == LS_STATE_BLOCKED;
+	return sp->state == LS_STATE_BLOCKED &&
+	       !(sp->cause & LS_CAUSE_F_IO) == !(r->owner_cause & LS_CAUSE_F_IO);
+}
+
+/*
+ * An OWNER sent late (a quiet wait that turned out long): the owner ran as
+ * the wait began, and its switches since came before this record, so
+ * they, not this record, say where it is now.  Followed from the start.
+ */
+static void tasks__owner_late(struct engine *e, struct task *o, const struct ls_rec_owner *r)
+{
+	tasks__set_flags(e, o, o->flags | LS_TASK_F_OWNER, r->hdr.ts);
+	o->follow_from = u64_min(o->follow_from, r->start_ns);
+	/* A spell older than the wait is stale: it ran as the wait began. */
+	if (o->spell_open && o->open.start < r->start_ns)
+		spell__close(e, o, r->start_ns);
+	if (!o->spell_open)
+		o->cpu_state = TASK_CPU_ON;
 }
 
 void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
@@ -666,6 +687,10 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	if (!o || !c)
 		return;
 	task__touch(e, o, &r->owner, ts);
+	if (r->owner_flags & LS_OWNER_F_LATE) {
+		tasks__owner_late(e, o, r);
+		return;
+	}
 	/* By TID its storage, so its flags, were out of the waiter's reach: what we know stays. */
 	tasks__set_flags(e, o, ((e->features & LS_FEAT_OWNER_BY_TID) ? o->flags :
 				r->owner_flags & LS_TASK_F_ANY) | LS_TASK_F_OWNER, ts);
@@ -682,7 +707,7 @@ void tasks__owner(struct engine *e, const struct ls_rec_owner *r)
 	 * open when the task stopped being followed (preempted as the last
 	 * waiter took over, then ran and slept unseen): the kernel's word wins.
 	 */
-	if (o->spell_open && owner__spell_agrees(&o->open, r->owner_state)) {
+	if (o->spell_open && owner__spell_agrees(&o->open, r)) {
 		/* A waiter on another lock until now: this spell is one of holding, kept. */
 		o->open.holding = true;
 		return;

@@ -43,6 +43,7 @@ struct loader {
 	bool futex_fentry;	/* futex calls by fentry and fexit, not the syscall tracepoints */
 	char futex_off[320];	/* why futexes are off by default here; "": they are not */
 	bool prior_refused;	/* the load failed with the prior waits' scan: off from then on */
+	bool quiet_refused;	/* the load failed with the quiet waits' scan: off from then on */
 	bool cpu_time_refused;	/* the verifier gave up on the runnable and steal causes */
 	bool said_prior;	/* why the scan is off was said (the retries come back) */
 	bool said_locks;	/* what --locks cannot trace was said */
@@ -73,6 +74,7 @@ struct loader {
 	bool sn_refused;	/* the kernel would not load or attach it: not tried again */
 	struct stack_now_bpf *sn;
 	struct bpf_link *sn_link;
+	struct bpf_link *quiet_link;	/* the quiet waits' scan (ls_quiet_waits); NULL: none */
 };
 
 /*
@@ -109,5 +111,6 @@ int loader_reap_hists(struct loader *l, ls_record_fn fn, void *ctx);
 
 /* iter.c: the iterators' links and objects, and the loader's share of a scan's gate. */
 void loader_iter_free(struct loader *l);
+void loader_quiet_start(struct loader *l);
 
 #endif /* LOCKSTALL_LOADER_INTERNAL_H */

@@ -250,8 +250,53 @@ int loader__late_waits(struct loader *l)
 	return err;
 }
 
+/*
+ * The quiet waits' scan, once attached, turns them on (bpf/owner.bpf.h);
+ * without it every wait is sent, said once.
+ */
+void loader_quiet_start(struct loader *l)
+{
+	if (!(l->features & LS_FEAT_QUIET_WAITS))
+		return;
+	l->quiet_link = bpf_program__attach_iter(l->skel->progs.ls_quiet_waits, NULL);
+	if (!l->quiet_link) {
+		fprintf(stderr, "lockstall: short lock waits are sent too: their scan did not attach (%s)\n",
+			strerror(errno));
+		l->features &= ~LS_FEAT_QUIET_WAITS;
+		return;
+	}
+	l->skel->bss->quiet_waits = true;
+}
+
+/*
+ * The quiet waits that reached the threshold are told (they turn
+ * ordinary): read before each tick, so a wait still going on is judged
+ * as if it had sent everything.  Reads only task storage: never blocks.
+ */
+int loader__quiet_waits(struct loader *l)
+{
+	char buf[64];
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!l || !l->quiet_link)
+		return 0;
+	fd = bpf_iter_create(bpf_link__fd(l->quiet_link));
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	}
+	close(fd);
+	return err;
+}
+
 void loader_iter_free(struct loader *l)
 {
+	bpf_link__destroy(l->quiet_link);
 	prior_gate__put(l->prior_gate);
 	bpf_link__destroy(l->sn_link);
 	stack_now_bpf__destroy(l->sn);

@@ -113,11 +113,10 @@ static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 	return false;
 }
 
-/* Load again without what (why not): said on stderr, noted in *refused. */
-static bool loader_retry_without(struct loader *l, bool *refused, const char *what,
-				 const char *why, int err)
+/* Load again without a part: said on stderr (why, then err's text), noted in *refused. */
+static bool loader_retry_without(struct loader *l, bool *refused, const char *why, int err)
 {
-	fprintf(stderr, "lockstall: %s are not looked for: %s (%s)\n", what, why, strerror(-err));
+	fprintf(stderr, "lockstall: %s (%s)\n", why, strerror(-err));
 	*refused = true;
 	lockstall_bpf__destroy(l->skel);
 	l->skel = NULL;
@@ -135,8 +134,8 @@ static bool loader_cpu_time_failed(struct loader *l, int err)
 	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)))
 		return false;
 	return loader_retry_without(l, &l->cpu_time_refused,
-				    "the runnable and steal causes and the cgroups of holders and preemptors",
-				    "this kernel's verifier cannot take them", err);
+				    "the runnable and steal causes and the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them",
+				    err);
 }
 
 /* The load or attach failed with fentry on the futex calls: the syscall tracepoints instead. */
@@ -161,8 +160,17 @@ static bool loader_prior_failed(struct loader *l, int err)
 	if (!(l->features & (LS_FEAT_PRIOR_WAITS | LS_FEAT_PRIOR_MUTEX)))
 		return false;
 	return loader_retry_without(l, &l->prior_refused,
-				    "lock waits that began before tracing",
-				    "the kernel refused the scan", err);
+				    "lock waits that began before tracing are not looked for: the kernel refused the scan",
+				    err);
+}
+
+/* The load failed with the quiet waits' scan in: without it every wait is sent. */
+static bool loader_quiet_failed(struct loader *l, int err)
+{
+	if (!(l->features & LS_FEAT_QUIET_WAITS))
+		return false;
+	return loader_retry_without(l, &l->quiet_refused,
+				    "short lock waits are sent too: the kernel refused their scan", err);
 }
 
 /* How many loads a signal may cut short in a row: a reload storm, not a kernel's refusal. */
@@ -493,7 +501,8 @@ retry:
 		goto interrupted;
 	if (err) {
 		if (loader_cpu_time_failed(l, err) || loader_futex_fentry_failed(l, err) ||
-		    loader_prior_failed(l, err) || loader_backend_failed(l, opts->backend, err))
+		    loader_prior_failed(l, err) || loader_quiet_failed(l, err) ||
+		    loader_backend_failed(l, opts->backend, err))
 			goto retry;
 		loader_say_load_failed(l, err);
 		goto cleanup;
@@ -509,6 +518,7 @@ retry:
 		goto retry;
 	if (err)
 		goto cleanup;
+	loader_quiet_start(l);
 	if (opts->backend == LS_BACKEND_AUTO)
 		fprintf(stderr, "lockstall: using the %s backend (--backend=auto)\n",
 			ls_backend__name(l->backend));

@@ -150,6 +150,9 @@ int loader__prior_waits(struct loader *l);
  * a scan that could not start is said once, and no more are tried.
  */
 int loader__late_waits(struct loader *l);
+
+/* Quiet waits that reached the threshold are sent (before each tick). */
+int loader__quiet_waits(struct loader *l);
 void loader__stats(const struct loader *l, struct loader_stats *out);
 void loader__free(struct loader *l);
 

@@ -629,6 +629,25 @@ static void loader_select_prior(struct loader *l)
 }
 
 /*
+ * Quiet waits (bpf/owner.bpf.h): futex and kernel lock waits send nothing
+ * unless they last the threshold, where the scan that finds long ones
+ * can run (bpf/prior.bpf.h: task storage, and owners found by
+ * bpf_task_from_pid(), whose OWNER record can come late).
+ * LOCKSTALL_QUIET_WAITS=0 sends every wait, as kernels without them do.
+ */
+static void loader_select_quiet(struct loader *l)
+{
+	const char *env = getenv("LOCKSTALL_QUIET_WAITS");
+	bool quiet = (l->features & (LS_FEAT_FUTEX | LS_FEAT_KLOCK)) && !l->hash &&
+		     !(l->features & LS_FEAT_OWNER_BY_TID) && !l->quiet_refused &&
+		     !(env && !strcmp(env, "0"));
+
+	bpf_program__set_autoload(l->skel->progs.ls_quiet_waits, quiet);
+	l->features &= ~LS_FEAT_QUIET_WAITS;
+	l->features |= quiet ? LS_FEAT_QUIET_WAITS : 0;
+}
+
+/*
  * libbpf 1.1 (Debian 12) reads --btf (btf_custom_path) for CO-RE only: the
  * attach points of the tp_btf and fentry programs it looks up in the kernel
  * BTF it finds itself, /sys/kernel/btf/vmlinux or else /boot/vmlinux-RELEASE
@@ -741,6 +760,7 @@ void loader_configure(struct loader *l, const struct loader_opts *opts, bool mem
 	loader_select_reclaim(l);
 	loader_select_locks(l, opts->locks);
 	loader_select_prior(l);
+	loader_select_quiet(l);
 	loader_backend_select(l);
 	l->stacks = opts->stacks;
 	l->verbose = opts->verbose;

@@ -384,6 +384,7 @@ void stream__owner(struct stream *s, __u16 cpu, __u64 ts, const struct ls_lock_i
 	r.owner_state = o->state;
 	r.how = o->how;
 	r.owner_flags = o->owner_flags;
+	r.owner_cause = o->owner_cause;
 	stream__append(s, &r, sizeof(r), LS_REC_OWNER, cpu, ts);
 }
 

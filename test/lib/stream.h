@@ -51,6 +51,7 @@ struct stream_owner {
 	__u8 state;		/* enum ls_owner_state */
 	__u8 how;		/* enum ls_owner_how */
 	__u8 owner_flags;
+	__u8 owner_cause;	/* LS_CAUSE_F_IO: asleep on I/O */
 };
 
 void stream__init(struct stream *s);

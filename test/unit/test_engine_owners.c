@@ -60,6 +60,23 @@ static void futex_wait_end(const struct ls_lock_id *lock, const struct ls_task *
 }
 
 /*
+ * Quiet waits (LS_FEAT_QUIET_WAITS): a wait whose owner ran as it began
+ * sends nothing until it proves long; then its OWNER comes late
+ * (LS_OWNER_F_LATE), with its WAIT_BEGIN, after the owner's own switches.
+ */
+static void quiet_wait_told(const struct ls_lock_id *lock, __u64 at)
+{
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder, .start = T(2),
+				  .owner_cpu = 0, .state = LS_OWNER_RUNNING,
+				  .how = LS_OWNER_PTHREAD, .owner_flags = LS_OWNER_F_LATE };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = idle_holder.tid };
+
+	stream__owner(&efx.s, 1, at, lock, &o);
+	stream__wait_begin(&efx.s, 1, at, &rt_waiter, lock, &w);
+}
+
+/*
  * A pthread mutex (its __owner), or a rwlock held for writing (its
  * __cur_writer), held by a SCHED_IDLE thread that a hog keeps off its CPU.
  */
@@ -384,14 +401,25 @@ Test(owners, owner_never_seen_is_unknown)
 
 /*
  * An owner the kernel side followed all through the wait and saw on CPU:
- * running is a fact then, and so is contention.
+ * running is a fact then, and so is contention.  Told as the wait began,
+ * or late, as a quiet wait proved long.
  */
-Test(owners, owner_followed_on_cpu_is_running)
+ParameterizedTestParameters(owners, owner_followed_on_cpu_is_running)
+{
+	static bool late[] = { false, true };
+
+	return cr_make_param_array(bool, late, sizeof(late) / sizeof(late[0]));
+}
+
+ParameterizedTest(bool *late, owners, owner_followed_on_cpu_is_running)
 {
 	struct ls_lock_id lock = futex_at(0x55d0c0de1090ULL, 100, LS_LOCK_FUTEX);
 	const struct ls_stall *st;
 
-	futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNING);
+	if (*late)
+		quiet_wait_told(&lock, T(20));
+	else
+		futex_wait(&lock, &idle_holder, LS_OWNER_PTHREAD, LS_OWNER_RUNNING);
 	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
 	cr_assert_eq(fixture__run(), 0);
 	st = fixture__stall(0);
@@ -751,4 +779,81 @@ Test(owners_pending, unseen_owner_is_not_on_cpu_now, .init = fixture__setup_pend
 	cr_assert_eq(st->holders[0].state, LS_STATE_UNKNOWN);
 	cr_assert_eq(st->holders[0].state_now, LS_STATE_UNKNOWN);
 	cr_assert_eq(st->verdict, LS_VERDICT_UNKNOWN);
+}
+
+/* Preempted before its waiter's wait proved long: the late OWNER keeps that spell. */
+Test(owners, late_owner_keeps_the_spell_its_switches_opened)
+{
+	struct ls_lock_id lock = futex_at(0x55d0c0de1100ULL, 100, LS_LOCK_FUTEX);
+	const struct ls_stall *st;
+
+	stream__switch(&efx.s, 0, T(10), &idle_holder, OWNER, true, &efx.hog, 0);
+	quiet_wait_told(&lock, T(20));
+	stream__switch(&efx.s, 0, T(50), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].task.tid, idle_holder.tid);
+	cr_assert_eq(st->holders[0].state, LS_STATE_PREEMPTED);
+	cr_assert_eq(st->holders[0].offcpu_ns, MS(40));
+	/* followed from the wait's start, not from the late record */
+	cr_assert_eq(st->holders[0].unseen_ns, 0);
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
+/*
+ * The scan that tells long quiet waits raced the wait's own end: its
+ * WAIT_BEGIN and late OWNER come after the WAIT_END.  They are stale: no
+ * wait is left open to be reported pending, or to close a cycle.
+ */
+Test(owners_pending, records_after_their_wait_ended_are_stale, .init = fixture__setup_pending,
+     .fini = fixture__teardown)
+{
+	struct ls_lock_id lock = futex_at(0x55d0c0de1120ULL, 100, LS_LOCK_FUTEX);
+	struct stream_lock end = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				   .owner_tid = idle_holder.tid };
+	struct task *tk;
+	size_t i;
+
+	stream__wait_end(&efx.s, 1, T(30), &rt_waiter, &lock, &end);
+	quiet_wait_told(&lock, T(30));
+	for (i = 1; i <= 4; i++)
+		stream__tick(&efx.s, T(1000 * i), LS_TICK_PERIODIC);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_not(fixture__stall(0)->pending);
+	cr_assert_eq(efx.cs->summary.pending_reports, 0);
+	tk = map__get(&efx.e->tasks, rt_waiter.tid);
+	cr_assert_not_null(tk);
+	cr_assert_not(tk->waiting);
+	cr_assert_eq(tk->wait_owner_tid, 0);
+}
+
+/*
+ * The owner slept (not on I/O) as its last waiter let go, then ran unseen;
+ * a new wait finds it asleep on I/O.  The spell left open is stale: the
+ * OWNER's word wins, and the stall's cause is I/O.
+ */
+Test(owners, owner_asleep_on_io_replaces_a_stale_spell)
+{
+	struct ls_lock_id lock = futex_at(0x55d0c0de1130ULL, 100, LS_LOCK_FUTEX);
+	struct stream_owner o = { .waiter = &rt_waiter, .owner = &idle_holder, .start = T(2),
+				  .owner_cpu = 0, .state = LS_OWNER_BLOCKED,
+				  .how = LS_OWNER_PTHREAD, .owner_cause = LS_CAUSE_F_IO };
+	struct stream_lock w = { .start = T(2), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				 .owner_tid = idle_holder.tid };
+	const struct ls_stall *st;
+
+	stream__switch(&efx.s, 0, T(0), &idle_holder, OWNER, false, &efx.hog, 0);
+	stream__owner(&efx.s, 1, T(2), &lock, &o);
+	stream__wait_begin(&efx.s, 1, T(3), &rt_waiter, &lock, &w);
+	stream__wakeup(&efx.s, 0, T(40), &idle_holder, OWNER, NULL, 0, NULL);
+	stream__switch(&efx.s, 0, T(41), &efx.hog, 0, true, &idle_holder, OWNER);
+	futex_wait_end(&lock, &idle_holder, LS_OWNER_PTHREAD, &idle_holder);
+	cr_assert_eq(fixture__run(), 0);
+	st = fixture__stall(0);
+	cr_assert_eq(st->holders[0].state, LS_STATE_BLOCKED);
+	cr_assert_eq(st->holders[0].cause, LS_CAUSE_IO);
+	cr_assert_eq(st->cause, LS_CAUSE_IO);
 }
