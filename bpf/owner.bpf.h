@@ -135,7 +135,8 @@ static __always_inline void ls_owner_tell_late(struct task_struct *waiter,
 	struct task_struct *t;
 	struct ls_task_state *os;
 
-	if (!st->wait.owner_tid || (st->wait.flags & LS_W_OWNER_SENT))
+	/* rodata: by TID (no kfunc) no wait is quiet, and the verifier drops the call */
+	if (cfg.owner_by_tid || !st->wait.owner_tid || (st->wait.flags & LS_W_OWNER_SENT))
 		return;
 	t = bpf_task_from_pid(st->wait.owner_tid);
 	if (!t)
