@@ -10,6 +10,9 @@
  * report none as a lock stall.  And where real-time spinners leave its
  * SCHED_FIFO 1 reader no CPU at all (test/workloads/rt_flood.c), the
  * default raises the reader while it falls behind: nothing is lost.
+ * With stress-ng's two threads pinned a CPU each, its owners mostly run
+ * and its waits are short: they send next to nothing (quiet waits), and
+ * every wait sent again with LOCKSTALL_QUIET_WAITS=0 shows the difference.
  */
 #include <string.h>
 #include <criterion/criterion.h>
@@ -34,9 +37,11 @@ static size_t stress_futex_stalls(void)
 	return n;
 }
 
-static void keeps_up(const char *stressor)
+/* pinned: stress_judged -p (one worker, a thread a CPU). */
+static void keeps_up(const char *stressor, bool pinned)
 {
-	const char *const args[] = { "-s", stressor, "-d", "6", "-m", "10", NULL };
+	const char *const args[] = { "-s", stressor, "-d", "6", "-m", "10", pinned ? "-p" : NULL,
+				     NULL };
 	json_int_t events, lost, tid, owner;
 	const json_t *waits, *wt, *st;
 	size_t i, missed = 0;
@@ -75,12 +80,41 @@ static void keeps_up(const char *stressor)
 
 Test(stress, mutex_keeps_up, .fini = teardown, .timeout = 120)
 {
-	keeps_up("mutex");
+	keeps_up("mutex", false);
 }
 
 Test(stress, futex_keeps_up, .fini = teardown, .timeout = 120)
 {
-	keeps_up("futex");
+	keeps_up("futex", false);
+}
+
+/* Records lockstall got per futex wait the judge timed, all waits and long ones reported. */
+static double records_per_wait(const char *quiet)
+{
+	json_int_t seen;
+
+	setenv("LOCKSTALL_QUIET_WAITS", quiet, 1);
+	keeps_up("mutex", true);
+	unsetenv("LOCKSTALL_QUIET_WAITS");
+	seen = e2e_int(w.truth, "waits_seen");
+	cr_assert_gt(seen, 1000, "the judge timed %lld futex waits: too few to count", seen);
+	return (double)e2e_int(w.summary, "events") / (double)seen;
+}
+
+Test(stress, short_waits_send_next_to_nothing, .fini = teardown, .timeout = 180)
+{
+	double quiet, loud;
+
+	quiet = records_per_wait("1");
+	if (strstr(w.lockstall.err.data, "owners followed by TID"))
+		cr_skip_test("no quiet waits where owners are followed by TID (before 6.2)");
+	e2e_watch__release(&w);
+	loud = records_per_wait("0");
+	cr_log_info("records per futex wait: %.2f with quiet waits, %.2f with every wait sent",
+		    quiet, loud);
+	cr_assert_lt(quiet, 1.0, "%.2f records per short futex wait", quiet);
+	cr_assert_gt(loud, 3 * quiet, "every wait sent gave %.2f records a wait, quiet %.2f", loud,
+		     quiet);
 }
 
 Test(stress, reader_raised_above_spinners, .fini = teardown, .timeout = 120)

@@ -14,7 +14,12 @@
  * more that got the lock, whose recorded owner was another thread, is a
  * long wait.
  *
- *   stress_judged [-s mutex|futex] [-d SECONDS] [-m MS]   (mutex, 6, 10)
+ *   stress_judged [-s mutex|futex] [-d SECONDS] [-m MS] [-p]   (mutex, 6, 10)
+ *
+ * -p: one --mutex worker whose two threads are pinned to CPUs 0 and 1
+ * (--mutex-procs 2 --taskset 0,1): an owner mostly runs as a wait on it
+ * begins, and the waits are short.  Without it, two workers of several
+ * threads on the two CPUs: owners are mostly preempted.
  *
  * Prints one JSON line once stress-ng is done:
  *   {"workload":"stress_judged","stressor":S,"waits_seen":N,
@@ -84,7 +89,7 @@ static void judge__finish(struct wl_judge *j, struct verdicts *v)
 	wl_judge__release(j);
 }
 
-static void stress_run(const char *stressor, const char *secs)
+static void stress_run(const char *stressor, const char *secs, bool pinned)
 {
 	char opt[32];
 	pid_t pid;
@@ -97,7 +102,11 @@ static void stress_run(const char *stressor, const char *secs)
 	if (!pid) {
 		/* stress-ng's chatter would pass for ground truth on stdout */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-		execlp("stress-ng", "stress-ng", opt, "2", "-t", secs, (char *)NULL);
+		if (pinned)
+			execlp("stress-ng", "stress-ng", opt, "1", "--mutex-procs", "2", "--taskset",
+			       "0,1", "-t", secs, (char *)NULL);
+		else
+			execlp("stress-ng", "stress-ng", opt, "2", "-t", secs, (char *)NULL);
 		fprintf(stderr, "stress_judged: stress-ng: %s\n", strerror(errno));
 		_exit(127);
 	}
@@ -114,10 +123,11 @@ int main(int argc, char **argv)
 	char min_ns[32];
 	const char *stressor = "mutex", *secs = "6";
 	unsigned long long min_ms = 10;
+	bool pinned = false;
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:d:m:")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:m:p")) != -1) {
 		switch (c) {
 		case 's':
 			stressor = optarg;
@@ -128,15 +138,20 @@ int main(int argc, char **argv)
 		case 'm':
 			min_ms = strtoull(optarg, NULL, 10);
 			break;
+		case 'p':
+			pinned = true;
+			break;
 		default:
-			wl_die("usage: stress_judged [-s mutex|futex] [-d SECONDS] [-m MS]");
+			wl_die("usage: stress_judged [-s mutex|futex] [-d SECONDS] [-m MS] [-p]");
 		}
 	}
 	if (strcmp(stressor, "mutex") && strcmp(stressor, "futex"))
 		wl_die("-s: mutex or futex, not '%s'", stressor);
 	snprintf(min_ns, sizeof(min_ns), "%llu", min_ms * 1000000ULL);
 	wl_judge__start(&j, judge_script, (const char *const[]){ min_ns, NULL });
-	stress_run(stressor, secs);
+	if (pinned && strcmp(stressor, "mutex"))
+		wl_die("-p: with -s mutex only");
+	stress_run(stressor, secs, pinned);
 	judge__finish(&j, &v);
 	printf("{\"workload\":\"stress_judged\",\"stressor\":\"%s\",\"waits_seen\":%lld,\"long_waits\":[",
 	       stressor, v.seen);
