@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "symbols/internal.h"
@@ -51,6 +52,22 @@ static int budget_take_read(struct sym_budget *b, size_t len)
 	}
 	b->window_bytes += len < sym_budget__limit(b) ? len : sym_budget__limit(b);
 	return 0;
+}
+
+static __u64 wall_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+}
+
+bool sym_budget__racy(const struct sym_budget *b, const struct stat *st)
+{
+	__u64 now = b && b->wall_ns ? b->wall_ns() : wall_now_ns();
+	__u64 changed = (__u64)st->st_ctim.tv_sec * NSEC_PER_SEC + (__u64)st->st_ctim.tv_nsec;
+
+	return st->st_ctim.tv_sec < 0 || now < changed + SYM_RACY_NS;
 }
 
 static bool same_version(const struct stat *a, const struct stat *b)

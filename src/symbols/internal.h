@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+#include <sys/stat.h>
 #include "symbols/symbols.h"
 
 /*
@@ -51,6 +52,17 @@ size_t sym_upper_bound(const void *base, size_t n, size_t size, __u64 addr);
  * spent; -ESTALE when the file changed while it was read (its size, mtime
  * or inode before and after differ, or it ended early).  b may be NULL.
  */
+/*
+ * A file whose last change (ctime) is this close to the time it was read
+ * may change again within the same tick of the file system's clock, the
+ * same size, and look unchanged: what was read from it is used once but
+ * not trusted on its stat alone (git's "racy clean").
+ */
+#define SYM_RACY_NS		(100 * NSEC_PER_MSEC)
+
+/* st's file changed within SYM_RACY_NS of now, on b's wall clock. */
+bool sym_budget__racy(const struct sym_budget *b, const struct stat *st);
+
 int sym_read_file(int fd, struct sym_budget *b, size_t max, void **buf, size_t *len);
 
 /*

@@ -23,7 +23,9 @@ struct cache_ent {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	struct timespec ctime;	/* set by every change, utimensat() too: a restored mtime shows here */
 	bool debug_only;	/* symbols of a debug file, the mapped file not at hand */
+	bool racy;		/* read just as it changed: its stat alone does not vouch for it */
 	__u64 used;		/* LRU tick */
 	size_t charged;		/* bytes charged to the budget */
 };
@@ -158,7 +160,8 @@ static struct cache_ent *cache__find_id(struct symbolizer *s, const __u8 *id, si
 static bool same_stat(const struct cache_ent *e, const struct stat *st)
 {
 	return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
-	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 static struct cache_ent *cache__find_stat(struct symbolizer *s, const char *path, const struct stat *st)
@@ -236,6 +239,17 @@ static void cache__make_room(struct symbolizer *s, off_t size)
 		cache__remove(s, cache__lru(s, NULL));
 }
 
+/* e was read from the file st describes (racy: just as it changed, SYM_RACY_NS). */
+static void cache__set_stat(struct symbolizer *s, struct cache_ent *e, const struct stat *st)
+{
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime = st->st_mtim;
+	e->ctime = st->st_ctim;
+	e->racy = sym_budget__racy(s->budget, st);
+}
+
 /*
  * Insert ef under path (taking ownership, also on error).  A full cache
  * drops its least recently used file (fds), and so does a spent budget
@@ -268,12 +282,8 @@ static int cache__insert(struct symbolizer *s, struct elf_file *ef, const char *
 		memcpy(e->build_id, id, len);
 		e->build_id_len = len;
 	}
-	if (st) {
-		e->dev = st->st_dev;
-		e->ino = st->st_ino;
-		e->size = st->st_size;
-		e->mtime = st->st_mtim;
-	}
+	if (st)
+		cache__set_stat(s, e, st);
 	e->debug_only = debug_only;
 	e->used = ++s->tick;
 	*out = e;
@@ -402,11 +412,14 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	if (m->inode && (__u64)st.st_ino != m->inode)
 		return -ESTALE;
 	e = cache__find_stat(s, m->path, &st);
-	if (e) {
+	if (e && !e->racy) {
 		churn__steady(s, m->path, &st);
 		*out = e;
 		return 0;
 	}
+	/* read as it changed: it may have changed again unseen, so read it once more */
+	if (e)
+		cache__remove(s, e);
 	if (!churn__may_read(s, m->path, &st))
 		return -EAGAIN;
 	cache__make_room(s, st.st_size);
@@ -421,10 +434,7 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	if (!elf_file__build_id(ef, &id, &len) && (e = cache__find_id(s, id, len, m->path))) {
 		/* the same build seen through another stat (a copy, a touch): keep one */
 		elf_file__free(ef);
-		e->dev = st.st_dev;
-		e->ino = st.st_ino;
-		e->size = st.st_size;
-		e->mtime = st.st_mtim;
+		cache__set_stat(s, e, &st);
 		*out = e;
 		return 0;
 	}

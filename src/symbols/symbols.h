@@ -49,6 +49,11 @@
  *    mapped, only read whole into private memory within the budget, and
  *    checked for changes while it was read (no names then, never wrong
  *    ones); a file that changes between asks is read ever more rarely.
+ *    A cached file is the one on disk while its stat is the same, ctime
+ *    included (a rewrite that puts its mtime back still moves its ctime);
+ *    one read as it changed (SYM_RACY_NS) is read again at the next ask,
+ *    since a change in the same tick of the file system's clock would
+ *    leave its stat as it was.
  *
  *  - /proc/<pid>/maps is read outside the hot path, once per process that
  *    shows up in a stall record, and kept as text.  Reading it takes the
@@ -277,6 +282,7 @@ struct sym_budget {
 	size_t limit;		/* bytes: SYM_BUDGET_DEFAULT when 0 */
 	size_t used;
 	__u64 (*now_ns)(void);	/* the clock of the read rate: ls_now_ns when NULL */
+	__u64 (*wall_ns)(void);	/* the clock file times are on: CLOCK_REALTIME when NULL */
 	__u64 window_ns;	/* the second files are being read in */
 	size_t window_bytes;	/* read in it */
 	/* files not read, for people to be told */
@@ -288,6 +294,7 @@ struct sym_budget {
 
 /* The budget's limit, its default filled in. */
 size_t sym_budget__limit(const struct sym_budget *b);
+
 
 /* ---- ELF files ----------------------------------------------------------- */
 

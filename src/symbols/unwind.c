@@ -104,7 +104,8 @@ static void uw_file_release(struct unwinder *u, struct uw_file *f)
 static bool uw_same_file(const struct uw_file *f, const struct stat *st)
 {
 	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
-	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       f->ctime.tv_sec == st->st_ctim.tv_sec && f->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
 /* The least recently used file but f that no unwind in progress uses; NULL: none. */
@@ -190,6 +191,7 @@ static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
+	f->ctime = st.st_ctim;
 	uw_make_room(u, f, st.st_size);
 	err = sym_read_file(fd, u->budget, SIZE_MAX, &image, &f->image_size);
 	if (err)

@@ -22,7 +22,7 @@
  * live and postmortem.  Parsed files are read into private memory (never
  * mapped: the traced process may shrink them), cached per path, a bounded
  * number of them within a memory budget, and revalidated (device, inode,
- * size, mtime) once per unwind.
+ * size, mtime, ctime) once per unwind.
  * An unwinder is for one thread at a time.
  *
  * Frames are addresses: ips[0] is the exact ip of the record, every later

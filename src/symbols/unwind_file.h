@@ -72,6 +72,7 @@ struct uw_file {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	struct timespec ctime;	/* every change sets it, utimensat() too */
 	int err;		/* < 0: not usable at all (cannot open, not x86-64 ELF) */
 	Elf *elf;
 	__u8 *image;		/* the whole file, read into memory of our own */

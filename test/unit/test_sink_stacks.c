@@ -314,6 +314,7 @@ struct hostile {
 	struct proc_maps *maps;
 	struct symbolizer *sym;
 	__u64 addr, data;
+	char fn[256];		/* hostile_fn's name, copied: the next lookup may evict the file */
 	struct ls_sym lock;	/* hostile_data, a futex's name */
 	struct ls_frame v[2];
 	struct ls_frames fr;
@@ -372,7 +373,8 @@ static void hostile_run(struct hostile *h)
 	cr_assert_eq(symbolizer__user(h->sym, h->maps, h->addr, &sym), 0);
 	cr_assert_str_eq(sym.name ? sym.name : "(null)", HOSTILE_SYM, "the fixture is not hostile");
 	cr_assert(strstr(sym.module, HOSTILE_FILE), "%s", sym.module);
-	h->v[0] = (struct ls_frame){ h->addr, sym.name, sym.off, sym.module, LS_FRAME_USER };
+	snprintf(h->fn, sizeof(h->fn), "%s", sym.name);
+	h->v[0] = (struct ls_frame){ h->addr, h->fn, sym.off, sym.module, LS_FRAME_USER };
 	/* a live process's (the copy is still there): named without a recorded build-id */
 	h->maps->pid = (__u32)getpid();
 	cr_assert_eq(symbolizer__data(h->sym, h->maps, h->data + 4, &h->lock), 0);

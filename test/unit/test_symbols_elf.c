@@ -796,6 +796,30 @@ static void touch_at(const char *path, time_t sec)
 	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0, "%s", path);
 }
 
+/* sym_pie copied into a directory of its own, mapped as this process maps it. */
+struct live_copy {
+	char dir[64], path[PATH_MAX];
+	struct fixture fx;
+	struct proc_maps *maps;
+	__u64 addr;		/* fix_main_global */
+};
+
+static void live_copy__make(struct live_copy *c, const char *tag)
+{
+	tmpdir__make(c->dir, sizeof(c->dir), tag);
+	fixture_run(&c->fx, "sym_pie");
+	copy_fixture(&c->fx, "sym_pie", c->dir, c->path, sizeof(c->path));
+	c->maps = maps_live_copy(&c->fx, "sym_pie", c->path);
+	c->addr = fn_addr(&c->fx, "fix_main_global");
+}
+
+static void live_copy__free(struct live_copy *c)
+{
+	proc_maps__free(c->maps);
+	fixture_free(&c->fx);
+	tmpdir__remove(c->dir);
+}
+
 /*
  * A file that changes between every two asks is read again only after
  * twice as many asks each time; asked about unchanged, at once again.
@@ -807,36 +831,27 @@ Test(symbols_budget, churning_file_backs_off)
 	struct sym_budget b = { 0 };
 	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
 	struct symbolizer *s = symbolizer__new(&o);
-	char dir[64], path[PATH_MAX];
-	struct proc_maps *maps;
-	struct fixture fx;
+	struct live_copy c;
 	struct ls_sym sym;
-	__u64 addr;
 	size_t i;
 
-	tmpdir__make(dir, sizeof(dir), "sym-churn");
-	fixture_run(&fx, "sym_pie");
-	copy_fixture(&fx, "sym_pie", dir, path, sizeof(path));
-	maps = maps_live_copy(&fx, "sym_pie", path);
-	addr = fn_addr(&fx, "fix_main_global");
+	live_copy__make(&c, "sym-churn");
 	for (i = 0; want[i]; i++) {
 		if (i >= 2)
-			touch_at(path, 1000000 + (time_t)i);
-		cr_assert_eq(symbolizer__user(s, maps, addr, &sym), 0);
+			touch_at(c.path, 1000000 + (time_t)i);
+		cr_assert_eq(symbolizer__user(s, c.maps, c.addr, &sym), 0);
 		if (want[i] == 'r')
-			expect_named(sym, addr, "fix_main_global", 0, path);
+			expect_named(sym, c.addr, "fix_main_global", 0, c.path);
 		else
-			expect_nameless(sym, addr, LS_SYM_SKIPPED);
+			expect_nameless(sym, c.addr, LS_SYM_SKIPPED);
 	}
 	cr_assert_eq(b.churning, 1 + 3 + 7);
 	/* it stops changing: the next ask finds it in the cache, the one after a change reads */
-	expect_sym(s, maps, addr, "fix_main_global", 0, path);
-	touch_at(path, 2000000);
-	expect_sym(s, maps, addr, "fix_main_global", 0, path);
-	proc_maps__free(maps);
-	fixture_free(&fx);
+	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
+	touch_at(c.path, 2000000);
+	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
 	symbolizer__free(s);
-	tmpdir__remove(dir);
+	live_copy__free(&c);
 }
 
 /*
@@ -960,4 +975,92 @@ Test(symbols_budget, bytes_read_per_second)
 	cr_assert_eq(b.too_big, 1);
 	close(fd);
 	tmpdir__remove(dir);
+}
+
+static __u64 fake_wall;
+
+static __u64 fake_wall_clock(void)
+{
+	return fake_wall;
+}
+
+/* path's ctime, in ns. */
+static __u64 ctime_ns(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	return (__u64)st.st_ctim.tv_sec * NSEC_PER_SEC + (__u64)st.st_ctim.tv_nsec;
+}
+
+/*
+ * A file read within SYM_RACY_NS of its last change may change again in
+ * the same tick of the file system's clock, unseen by stat: the next ask
+ * reads it again.  Read long after its change, it is trusted.
+ */
+struct racy_case {
+	__u64 read_after_ns;	/* the wall clock at the reads, after the file's ctime */
+	size_t reads;		/* of two asks */
+};
+
+ParameterizedTestParameters(symbols_budget, file_read_as_it_changed_is_read_again)
+{
+	static struct racy_case cases[] = {
+		{ .read_after_ns = NSEC_PER_MSEC, .reads = 2 },
+		{ .read_after_ns = NSEC_PER_SEC, .reads = 1 },
+	};
+
+	return cr_make_param_array(struct racy_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct racy_case *rc, symbols_budget, file_read_as_it_changed_is_read_again)
+{
+	struct sym_budget b = { .now_ns = fake_clock, .wall_ns = fake_wall_clock };
+	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
+	struct symbolizer *s = symbolizer__new(&o);
+	struct live_copy c;
+	struct stat st;
+
+	live_copy__make(&c, "sym-racy");
+	cr_assert_eq(stat(c.path, &st), 0);
+	fake_now = 7 * NSEC_PER_SEC;
+	fake_wall = ctime_ns(c.path) + rc->read_after_ns;
+	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
+	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
+	/* both reads in one second of the rate's clock: its bytes add up */
+	cr_assert_eq(b.window_bytes, rc->reads * (size_t)st.st_size);
+	symbolizer__free(s);
+	live_copy__free(&c);
+}
+
+/*
+ * Rewritten and its mtime put back (utimensat): its ctime says it changed,
+ * and what it holds now is read, never the names of what it held before.
+ */
+Test(symbols_budget, rewrite_with_its_mtime_put_back_is_seen)
+{
+	struct sym_budget b = { .wall_ns = fake_wall_clock };
+	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
+	struct symbolizer *s = symbolizer__new(&o);
+	struct timespec times[2];
+	struct live_copy c;
+	struct stat st;
+	int fd;
+
+	live_copy__make(&c, "sym-mtime");
+	fake_wall = ctime_ns(c.path) + NSEC_PER_SEC;	/* long after: trusted on its stat */
+	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
+	cr_assert_eq(stat(c.path, &st), 0);
+	fd = open(c.path, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	/* the same size, no ELF any more */
+	cr_assert_eq(pwrite(fd, "\0\0\0\0", 4, 0), 4);
+	close(fd);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	cr_assert_eq(utimensat(AT_FDCWD, c.path, times, 0), 0);
+	fake_wall = ctime_ns(c.path) + NSEC_PER_SEC;
+	expect_unknown(s, c.maps, c.addr, LS_SYM_NO_FILE);
+	symbolizer__free(s);
+	live_copy__free(&c);
 }
