@@ -14,7 +14,11 @@
 #include "config.bpf.h"
 #include "ring.bpf.h"
 
-/* Events of tasks not followed: the hash object's task_state was full (0 with task storage). */
+/*
+ * Events of tasks not followed: no state could be made for them (the hash
+ * object's map full; task storage out of memory, or on PREEMPT_RT its
+ * lock held by a program the task preempted).
+ */
 __u64 task_state_full = 0;
 
 /* ls_wait_state.flags */
@@ -162,7 +166,15 @@ static __always_inline struct ls_task_state *task_state__lookup(struct task_stru
 
 static __always_inline struct ls_task_state *task_state__get(struct task_struct *t)
 {
-	return bpf_task_storage_get(&task_state, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct ls_task_state *st = bpf_task_storage_get(&task_state, t, NULL,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	/* its events are missed from here on: a hole, like a lost record */
+	if (!st) {
+		__sync_fetch_and_add(&task_state_full, 1);
+		ls_drops_count(0);
+	}
+	return st;
 }
 
 /* Task storage goes with the task. */

@@ -528,9 +528,12 @@ static void watch__loader_notes(struct watch *w)
 		fprintf(stderr, "lockstall: %llu waits and holds missing from the histograms (histogram map full)\n",
 			(unsigned long long)st.hist_misses);
 	/* counted among the lost events too, so their findings read unknown */
-	if (st.task_state_full)
+	if (st.task_state_full && (loader__features(w->loader) & LS_FEAT_TASK_STATE_HASH))
 		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the task state map was full (--task-state=hash follows at most %u tasks at once); stalls around them read unknown\n",
 			(unsigned long long)st.task_state_full, LS_TASK_STATE_MAX);
+	else if (st.task_state_full)
+		fprintf(stderr, "lockstall: %llu lock requests or faults not followed: the kernel made no task storage for them; stalls around them read unknown\n",
+			(unsigned long long)st.task_state_full);
 	if (st.prog_misses)
 		fprintf(stderr, "lockstall: %llu events missed: a program of ours was still running on that CPU when they came (preempted, as PREEMPT_RT allows); counted among the lost events\n",
 			(unsigned long long)st.prog_misses);

@@ -85,7 +85,7 @@ struct loader_stats {
 	__u64 stack_ns;		/* ... and the BPF time that took (capture, copy, output) */
 	__u64 kstack_saves;	/* kernel stacks saved after a holder's long off-CPU spell ... */
 	__u64 kstack_save_ns;	/* ... and their time */
-	__u64 task_state_full;	/* events not followed: the hash object's task map was full */
+	__u64 task_state_full;	/* events not followed: no task state could be made */
 	__u64 owner_marks_full;	/* lock owners not followed by TID: their map was full */
 };
 
