@@ -12,7 +12,9 @@
  * (the lock handed over; its wait for a CPU after that is its own, as
  * lockstall counts it), or until the call returns.  A wait of -m ms or
  * more that got the lock, whose recorded owner was another thread, is a
- * long wait.
+ * long wait.  A wakeup timed on another CPU, whose clock may lag a few
+ * microseconds, can come out before the wait's start: such a wait is not
+ * long (unsigned, its negative length would have passed for one).
  *
  *   stress_judged [-s mutex|futex] [-d SECONDS] [-m MS] [-p]   (mutex, 6, 10)
  *
@@ -50,7 +52,7 @@ static const char judge_script[] =
 	"tracepoint:syscalls:sys_exit_futex /@start[tid]/ {\n"
 	"	@seen++;\n"
 	"	$end = @woke[tid] ? @woke[tid] : nsecs;\n"
-	"	if (args->ret == 0 && $end - @start[tid] >= $1 &&\n"
+	"	if (args->ret == 0 && $end > @start[tid] && $end - @start[tid] >= $1 &&\n"
 	"	    @owner[tid] != 0 && @owner[tid] != tid) {\n"
 	"		printf(\"wait %d %d %llu %llu\\n\", tid, @owner[tid], @start[tid], $end);\n"
 	"	}\n"
