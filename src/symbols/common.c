@@ -70,11 +70,32 @@ bool sym_budget__racy(const struct sym_budget *b, const struct stat *st)
 	return st->st_ctim.tv_sec < 0 || now < changed + SYM_RACY_NS;
 }
 
+void sym_version__of(struct sym_version *v, const struct stat *st)
+{
+	v->dev = st->st_dev;
+	v->ino = st->st_ino;
+	v->size = st->st_size;
+	v->mtime = st->st_mtim;
+	v->ctime = st->st_ctim;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+bool sym_version__same(const struct sym_version *v, const struct stat *st)
+{
+	return v->dev == st->st_dev && v->ino == st->st_ino && v->size == st->st_size &&
+	       same_time(&v->mtime, &st->st_mtim) && same_time(&v->ctime, &st->st_ctim);
+}
+
 static bool same_version(const struct stat *a, const struct stat *b)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+	struct sym_version v;
+
+	sym_version__of(&v, a);
+	return sym_version__same(&v, b);
 }
 
 /* Exactly len bytes from offset 0, or -ESTALE when the file ends before. */

@@ -53,6 +53,22 @@ size_t sym_upper_bound(const void *base, size_t n, size_t size, __u64 addr);
  * or inode before and after differ, or it ended early).  b may be NULL.
  */
 /*
+ * Which version of a file on disk was read: another inode, size, mtime or
+ * ctime is another version (ctime moves at every change, so a rewrite that
+ * puts its mtime back is seen too).
+ */
+struct sym_version {
+	dev_t dev;
+	ino_t ino;
+	off_t size;		/* -1: read again at the next look, whatever the stat says */
+	struct timespec mtime;
+	struct timespec ctime;
+};
+
+void sym_version__of(struct sym_version *v, const struct stat *st);
+bool sym_version__same(const struct sym_version *v, const struct stat *st);
+
+/*
  * A file whose last change (ctime) is this close to the time it was read
  * may change again within the same tick of the file system's clock, the
  * same size, and look unchanged: what was read from it is used once but

@@ -18,12 +18,7 @@ struct cache_ent {
 	char *path;		/* the mapping's path; "" for a debug file found by build-id */
 	__u8 build_id[LS_BUILD_ID_MAX];
 	size_t build_id_len;	/* 0: the file has none, only (path, stat) identify it */
-	/* the file on disk this was read from: a live mapping is matched by these */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	struct timespec ctime;	/* set by every change, utimensat() too: a restored mtime shows here */
+	struct sym_version ver;	/* of the file on disk read: a live mapping is matched by it */
 	bool debug_only;	/* symbols of a debug file, the mapped file not at hand */
 	bool racy;		/* read just as it changed: its stat alone does not vouch for it */
 	__u64 used;		/* LRU tick */
@@ -40,10 +35,7 @@ struct cache_ent {
  */
 struct churn_ent {
 	char *path;		/* NULL: free */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct sym_version ver;	/* as it was at the last ask */
 	unsigned int streak;	/* changes seen in a row */
 	unsigned int skip;	/* asks still to go unanswered */
 	__u64 used;
@@ -157,13 +149,6 @@ static struct cache_ent *cache__find_id(struct symbolizer *s, const __u8 *id, si
 	return NULL;
 }
 
-static bool same_stat(const struct cache_ent *e, const struct stat *st)
-{
-	return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
-	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
-}
-
 static struct cache_ent *cache__find_stat(struct symbolizer *s, const char *path, const struct stat *st)
 {
 	size_t i;
@@ -171,7 +156,7 @@ static struct cache_ent *cache__find_stat(struct symbolizer *s, const char *path
 	for (i = 0; i < s->n; i++) {
 		struct cache_ent *e = &s->ents[i];
 
-		if (!e->debug_only && same_stat(e, st) && !strcmp(e->path, path))
+		if (!e->debug_only && sym_version__same(&e->ver, st) && !strcmp(e->path, path))
 			return e;
 	}
 	return NULL;
@@ -242,11 +227,7 @@ static void cache__make_room(struct symbolizer *s, off_t size)
 /* e was read from the file st describes (racy: just as it changed, SYM_RACY_NS). */
 static void cache__set_stat(struct symbolizer *s, struct cache_ent *e, const struct stat *st)
 {
-	e->dev = st->st_dev;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime = st->st_mtim;
-	e->ctime = st->st_ctim;
+	sym_version__of(&e->ver, st);
 	e->racy = sym_budget__racy(s->budget, st);
 }
 
@@ -311,13 +292,6 @@ static struct churn_ent *churn__get(struct symbolizer *s, const char *path, bool
 	return old->path ? old : NULL;
 }
 
-static void churn__note(struct churn_ent *c, const struct stat *st)
-{
-	c->dev = st->st_dev;
-	c->ino = st->st_ino;
-	c->size = st->st_size;
-	c->mtime = st->st_mtim;
-}
 
 /* A path found in the cache as it was: it is not changing between asks. */
 static void churn__steady(struct symbolizer *s, const char *path, const struct stat *st)
@@ -326,7 +300,7 @@ static void churn__steady(struct symbolizer *s, const char *path, const struct s
 
 	if (!c)
 		return;
-	churn__note(c, st);
+	sym_version__of(&c->ver, st);
 	c->streak = 0;
 	c->skip = 0;
 }
@@ -343,9 +317,8 @@ static bool churn__may_read(struct symbolizer *s, const char *path, const struct
 
 	if (!c)
 		return true;
-	changed = c->used && (c->dev != st->st_dev || c->ino != st->st_ino || c->size != st->st_size ||
-			      c->mtime.tv_sec != st->st_mtim.tv_sec || c->mtime.tv_nsec != st->st_mtim.tv_nsec);
-	churn__note(c, st);
+	changed = c->used && !sym_version__same(&c->ver, st);
+	sym_version__of(&c->ver, st);
 	c->used = ++s->tick;
 	if (!changed) {
 		c->streak = 0;

@@ -101,13 +101,6 @@ static void uw_file_release(struct unwinder *u, struct uw_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static bool uw_same_file(const struct uw_file *f, const struct stat *st)
-{
-	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
-	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       f->ctime.tv_sec == st->st_ctim.tv_sec && f->ctime.tv_nsec == st->st_ctim.tv_nsec;
-}
-
 /* The least recently used file but f that no unwind in progress uses; NULL: none. */
 static struct uw_file *uw_lru(struct unwinder *u, const struct uw_file *f)
 {
@@ -187,11 +180,7 @@ static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path
 		err = -ESTALE;
 		goto cleanup;
 	}
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
-	f->ctime = st.st_ctim;
+	sym_version__of(&f->ver, &st);
 	uw_make_room(u, f, st.st_size);
 	err = sym_read_file(fd, u->budget, SIZE_MAX, &image, &f->image_size);
 	if (err)
@@ -206,7 +195,7 @@ cleanup:
 		close(fd);
 	/* no room or no time this once: not the file's fault, read it again next time */
 	if (err == -EAGAIN || err == -ENOMEM || err == -ESTALE)
-		f->size = -1;
+		f->ver.size = -1;
 	f->err = err;
 }
 
@@ -235,8 +224,8 @@ static int uw_file_get(struct unwinder *u, const struct unwind_map *map, struct 
 	if (f && f->checked != u->gen) {
 		struct stat st;
 
-		if (stat(map->path, &st) || !uw_same_file(f, &st) ||
-		    (map->ino && (map->ino != (__u64)f->ino || map->dev != (__u64)f->dev))) {
+		if (stat(map->path, &st) || !sym_version__same(&f->ver, &st) ||
+		    (map->ino && (map->ino != (__u64)f->ver.ino || map->dev != (__u64)f->ver.dev))) {
 			uw_file_release(u, f);
 			victim = f;
 			f = NULL;

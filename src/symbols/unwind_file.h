@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <linux/types.h>
+#include "symbols/internal.h"
 
 #define UW_SEGS_MAX		16	/* PT_LOAD segments kept per file; real files have 2..5 */
 #define UW_PAGE_MASK		0xfffULL
@@ -68,11 +69,7 @@ struct uw_entry {
 /* One parsed ELF file, shared by every process that maps it. */
 struct uw_file {
 	char *path;		/* NULL: a free slot */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	struct timespec ctime;	/* every change sets it, utimensat() too */
+	struct sym_version ver;	/* of the file read */
 	int err;		/* < 0: not usable at all (cannot open, not x86-64 ELF) */
 	Elf *elf;
 	__u8 *image;		/* the whole file, read into memory of our own */
