@@ -166,11 +166,8 @@ static __always_inline bool ls_wakeup_quiet(struct ls_task_state *st, struct tas
 		ls_wait_promote(st, p, *now);
 		return true;
 	}
-	if (!(st->wait.flags & LS_W_GRANTED)) {
-		st->wait.flags |= LS_W_GRANTED;
-		st->grant.wait_ns = *now;
-		st->grant.wait_offcpu_ns = 0;
-	}
+	if (!(st->wait.flags & LS_W_GRANTED))
+		ls_wait_grant(st, *now);
 	st->waker.tid = 0;
 	st->waker.tgid = 0;
 	return false;
@@ -203,9 +200,7 @@ int BPF_PROG(ls_sched_wakeup, struct task_struct *p)
 	if (!now)
 		now = bpf_ktime_get_ns();
 	if ((f & (LS_TASK_F_WAITING | LS_TASK_F_GRANTED)) == LS_TASK_F_WAITING) {
-		st->wait.flags |= LS_W_GRANTED;
-		st->grant.wait_ns = now;
-		st->grant.wait_offcpu_ns = 0;
+		ls_wait_grant(st, now);
 		f |= LS_TASK_F_GRANTED;
 	}
 	/* Only if it is off CPU: a task woken before it switched out keeps running. */
@@ -300,9 +295,8 @@ int BPF_PROG(ls_sched_process_exit, struct task_struct *p)
 	ls_hist_flush_all(st, p);
 	st->pend.exiting = 1;
 	w = &st->wait;
-	/* A quiet wait has nothing to end unless it told its owner. */
 	if ((w->flags & (LS_W_ACTIVE | LS_W_WENT_OFF)) == (LS_W_ACTIVE | LS_W_WENT_OFF) &&
-	    (!(w->flags & LS_W_QUIET) || (w->flags & LS_W_OWNER_SENT))) {
+	    ls_wait_told(w)) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,
 			.now = now,

@@ -195,11 +195,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	/* Each lock kind's waits have their own histograms (mmap_lock: LS_HIST_WAIT). */
 	if (!trylock)
 		ls_hist_add_cur(st, ls_hist_kind_mode(ls_hist_wait_kind(w->kind), w->write), waited);
-	/*
-	 * A wait still quiet here was short (ls_owned_wait_end()): it ends
-	 * only the OWNER it sent, if any.
-	 */
-	if ((w->flags & LS_W_QUIET) ? (w->flags & LS_W_OWNER_SENT) :
+	/* A wait still quiet here was short (ls_owned_wait_end()): told only if its OWNER was. */
+	if (ls_wait_told(w) &&
 	    ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns)) {
 		struct ls_lock_event e = {
 			.type = LS_REC_WAIT_END,

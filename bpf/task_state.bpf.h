@@ -374,6 +374,20 @@ static __always_inline bool ls_wait_quiet(const struct ls_task_state *st)
 	return (st->wait.flags & (LS_W_ACTIVE | LS_W_QUIET)) == (LS_W_ACTIVE | LS_W_QUIET);
 }
 
+/* The engine knows of the wait (not quiet, or its OWNER was sent): its WAIT_END is owed. */
+static __always_inline bool ls_wait_told(const struct ls_wait_state *w)
+{
+	return !(w->flags & LS_W_QUIET) || (w->flags & LS_W_OWNER_SENT);
+}
+
+/* A wakeup hands the waiting task the lock: granted from now, until it sleeps unwoken. */
+static __always_inline void ls_wait_grant(struct ls_task_state *st, __u64 now)
+{
+	st->wait.flags |= LS_W_GRANTED;
+	st->grant.wait_ns = now;
+	st->grant.wait_offcpu_ns = 0;
+}
+
 static __always_inline bool ls_holding(const struct ls_task_state *st)
 {
 	return (st->hold[0].flags | st->hold[1].flags) & LS_H_ACTIVE;
