@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -934,6 +935,38 @@ Test(symbols_budget, charged_by_bytes)
 	proc_maps__free(self);
 	symbolizer__free(s);
 	fixture_free(&fx);
+}
+
+/* What malloc has handed out and not had back, mapped chunks too. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * What a file holds is what it is charged: the function symbols of a
+ * table of thousands of objects and one function keep room for that one
+ * (they once kept room for the whole table, uncharged, which a process
+ * with a large table of data could multiply by every file it changed).
+ */
+Test(symbols_budget, held_as_charged)
+{
+	/* libelf's own descriptors, a few hundred bytes a section */
+	const size_t slack = 32 << 10;
+	char path[PATH_MAX];
+	struct elf_file *ef;
+	size_t before, held;
+
+	fixture_dir(path, sizeof(path));
+	strncat(path, "/sym_data_heavy", sizeof(path) - strlen(path) - 1);
+	before = heap_in_use();
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), 0, "%s", path);
+	held = heap_in_use() - before;
+	cr_assert_leq(held, elf_file__cost(ef) + slack, "held %zu, charged %zu", held,
+		      elf_file__cost(ef));
+	elf_file__free(ef);
 }
 
 static __u64 fake_now;
