@@ -490,8 +490,7 @@ static int read_all(int fd, size_t max, char **buf, size_t *len)
 	}
 	b[got] = '\0';
 	/* callers keep what they read (a process's maps for its lifetime): no slack */
-	nb = got + 1 < alloc ? realloc(b, got + 1) : NULL;
-	*buf = nb ? nb : b;
+	*buf = got + 1 < alloc ? ls_shrink(b, got + 1, 1) : b;
 	*len = got;
 	return 0;
 too_big:
@@ -548,4 +547,11 @@ int ls_read_lines(const char *path, size_t max, ls_line_fn fn, void *ctx, char *
 	}
 	free(text);
 	return rc;
+}
+
+void *ls_shrink(void *v, size_t n, size_t size)
+{
+	void *shrunk = realloc(v, (n ? n : 1) * size);
+
+	return shrunk ? shrunk : v;
 }

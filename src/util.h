@@ -121,6 +121,12 @@ int ls_open_regular(const char *path, bool follow, struct stat *st);
  * files say size 0: read to their end.  Returns 0 or -errno.
  */
 int ls_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+/*
+ * v (malloc'd, room for more) cut to n elements of size bytes, for what is
+ * kept long: v itself when it cannot shrink.  Never NULL for a non-NULL v.
+ */
+void *ls_shrink(void *v, size_t n, size_t size);
 /* What ls_read_file()'s error means, for a message: "not a regular file", ... */
 const char *ls_read_file_error(int err);
 

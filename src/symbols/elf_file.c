@@ -244,17 +244,6 @@ static size_t syms_dedup(struct elf_sym *v, size_t n)
 }
 
 /*
- * v (room for every symbol of its table) cut to the n it kept: the budget
- * charges the kept ones, and a table of data symbols leaves few functions.
- */
-static struct elf_sym *syms_shrink(struct elf_sym *v, size_t n)
-{
-	struct elf_sym *shrunk = realloc(v, (n ? n : 1) * sizeof(*v));
-
-	return shrunk ? shrunk : v;
-}
-
-/*
  * The symbols of kind of one table into *out (malloc'd), sorted, one per
  * address, each with its end: st_size when it has one, else the next
  * symbol or the end of its section, whichever comes first.
@@ -317,7 +306,8 @@ static int read_symbols_of(Elf *elf, Elf64_Word type, enum elf_sym_kind kind,
 	}
 	qsort(v, kept, sizeof(*v), sym_order_cmp);
 	kept = syms_dedup(v, kept);
-	*out = syms_shrink(v, kept);
+	/* room was made for the whole table: the budget charges what is kept */
+	*out = ls_shrink(v, kept, sizeof(*v));
 	*nout = kept;
 	return 0;
 }

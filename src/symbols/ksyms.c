@@ -256,12 +256,12 @@ int ksyms__parse(struct ksyms **out, const char *text, size_t len)
 		goto cleanup;
 	}
 	ks->names = kp.names;
+	/* kept for the run: the vectors grew by doubling, the arena was sized for the whole text */
 	ks->n = kvec__finish(ks, &kp.text, true);
-	ks->v = kp.text.v;
+	ks->v = ls_shrink(kp.text.v, ks->n, sizeof(*ks->v));
 	ks->dn = kvec__finish(ks, &kp.data, false);
-	ks->dv = kp.data.v;
-	/* the arena was sized for the whole text */
-	ks->names = realloc(kp.names, kp.nlen) ?: kp.names;
+	ks->dv = kp.data.v ? ls_shrink(kp.data.v, ks->dn, sizeof(*ks->dv)) : NULL;
+	ks->names = ls_shrink(kp.names, kp.nlen, 1);
 	*out = ks;
 	kp.text.v = kp.data.v = NULL;
 	kp.names = NULL;
