@@ -132,8 +132,15 @@ static void reclaim__hold(struct cause_part *p, const struct hold *h, __u64 from
 		p->ns += span_overlap(h->reclaims[i].start, h->reclaims[i].end, from, to);
 }
 
+/* Where a cause's LS_CAUSE_F_* flag holds: runnable spells, blocked ones. */
+#define CAUSE_RUNNABLE	0x1
+#define CAUSE_BLOCKED	0x2
+
 static const struct cause_def {
 	struct ls_cause_row row;
+	/* the LS_CAUSE_F_* a SWITCH or WAKEUP says it with, and on which spells (CAUSE_*) */
+	__u8 flag;
+	__u8 flag_on;
 	/* its time in spell sp (the whole spell) of a hold inside [from, to) */
 	void (*spell)(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to);
 	/* its time in hold h inside [from, to), from what the hold kept beside its spells */
@@ -152,6 +159,8 @@ static const struct cause_def {
 	[LS_CAUSE_NONE] = { .row = { "none", NULL } },
 	[LS_CAUSE_THROTTLED] = {
 		.row = { "throttled", "the holder's cgroup ran out of CPU quota while it held the lock: raise the quota, or move the reader out of the limited container" },
+		.flag = LS_CAUSE_F_THROTTLED,
+		.flag_on = CAUSE_RUNNABLE,
 		.spell = throttled__spell,
 	},
 	[LS_CAUSE_RECLAIM] = {
@@ -160,14 +169,20 @@ static const struct cause_def {
 	},
 	[LS_CAUSE_RT_THROTTLED] = {
 		.row = { "rt_throttled", "the holder's CPU ran out of RT budget (sched_rt_runtime_us): the RT holder spun too long; shorten its RT work or review the RT budget" },
+		.flag = LS_CAUSE_F_RT_THROTTLED,
+		.flag_on = CAUSE_RUNNABLE,
 		.spell = rt_throttled__spell,
 	},
 	[LS_CAUSE_IO] = {
 		.row = { "io", "the holder waited on I/O while it held the lock: look at the device's latency, or do the I/O outside the lock" },
+		.flag = LS_CAUSE_F_IO,
+		.flag_on = CAUSE_BLOCKED,
 		.spell = io__spell,
 	},
 	[LS_CAUSE_RUNNABLE] = {
 		.row = { "runnable", "the holder waited for a CPU its affinity or cpuset allows while another CPU idled: widen its affinity (taskset, sched_setaffinity) or its cpuset (cpuset.cpus)" },
+		.flag = LS_CAUSE_F_PINNED,
+		.flag_on = CAUSE_RUNNABLE,
 		.spell = runnable__spell,
 		.rec = LS_REC_RUNNABLE,
 		.rec_size = sizeof(struct ls_rec_runnable),
@@ -176,6 +191,8 @@ static const struct cause_def {
 	},
 	[LS_CAUSE_STEAL] = {
 		.row = { "steal", "the hypervisor ran something else on the holder's vCPU while it held the lock (steal time): look at the VM's host (overcommit, noisy neighbours) or give the VM dedicated CPUs" },
+		.flag = LS_CAUSE_F_STEAL,
+		.flag_on = CAUSE_RUNNABLE | CAUSE_BLOCKED,
 		.spell = steal__spell,
 		.rec = LS_REC_STEAL,
 		.rec_size = sizeof(struct ls_rec_steal),
@@ -185,6 +202,17 @@ static const struct cause_def {
 
 _Static_assert(sizeof(struct ls_rec_runnable) <= ENGINE_CAUSE_REC_MAX, "the feed's union");
 _Static_assert(sizeof(struct ls_rec_steal) <= ENGINE_CAUSE_REC_MAX, "the feed's union");
+
+__u8 causes__spell_flags(__u8 told, bool runnable)
+{
+	__u8 on = runnable ? CAUSE_RUNNABLE : CAUSE_BLOCKED, kept = 0;
+	unsigned int k;
+
+	for (k = 0; k < LS_CAUSE_N; k++)
+		if (causes[k].flag_on & on)
+			kept |= told & causes[k].flag;
+	return kept;
+}
 
 const struct ls_cause_row *ls_cause_row(enum ls_cause c)
 {

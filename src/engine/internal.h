@@ -517,6 +517,11 @@ size_t causes__rec_size(__u16 type);
 /* A cause's record, its size checked: onto its task's open spell. */
 void causes__record(struct engine *e, const struct cause_rec *r);
 
+/*
+ * The LS_CAUSE_F_* of told (a SWITCH's or WAKEUP's flags) that a spell
+ * keeps: a runnable one or a blocked one, as each cause's row says.
+ */
+__u8 causes__spell_flags(__u8 told, bool runnable);
 /* Add what each cause says of hold h inside [from, to) to part[]. */
 void causes__measure(struct cause_part part[LS_CAUSE_N], const struct hold *h, __u64 from,
 		     __u64 to);

@@ -334,9 +334,7 @@ void tasks__switch(struct engine *e, const struct ls_rec_switch *r)
 		if (r->prev_flags & LS_TASK_F_ANY) {
 			spell__open(e, p, r->prev_runnable ? LS_STATE_PREEMPTED : LS_STATE_BLOCKED,
 				    r->hdr.cpu, ts);
-			/* IO only for a sleep, STEAL for both, the others only for a runnable holder */
-			p->open.cause = r->prev_runnable ? r->prev_cause & ~LS_CAUSE_F_IO :
-				r->prev_cause & (LS_CAUSE_F_IO | LS_CAUSE_F_STEAL);
+			p->open.cause = causes__spell_flags(r->prev_cause, r->prev_runnable);
 		}
 	}
 
@@ -390,14 +388,14 @@ void tasks__wakeup(struct engine *e, const struct ls_rec_wakeup *r)
 	if (w->spell_open) {
 		/* Runnable already: only a grant or another CPU changes the spell. */
 		if (w->open.state == state && w->open.cpu == r->target_cpu) {
-			w->open.cause |= r->wakee_cause;
+			w->open.cause |= causes__spell_flags(r->wakee_cause, true);
 			return;
 		}
 		spell__close(e, w, ts);
 	}
 	if (r->wakee_flags & LS_TASK_F_ANY) {
 		spell__open(e, w, state, r->target_cpu, ts);
-		w->open.cause = r->wakee_cause;
+		w->open.cause = causes__spell_flags(r->wakee_cause, true);
 	}
 }
 

@@ -89,6 +89,12 @@ struct loader {
 int loader_check_host(const struct loader_opts *opts);
 /* Learn what the kernel offers and choose the first backend and the object. */
 int loader_choose(struct loader *l, const struct loader_opts *opts, bool *has_fault_tp);
+/* The CPU-time part's features and rodata, once l->ncpus is known. */
+void loader_select_cpu_time(struct loader *l);
+/* The verifier gave up on it (err): true when the load is to be tried again without. */
+bool loader_cpu_time_failed(struct loader *l, int err);
+/* Load again without a part: said on stderr (why, then err's text), noted in *refused. */
+bool loader_retry_without(struct loader *l, bool *refused, const char *why, int err);
 /* The options into rodata, and the programs this kernel and backend run. */
 void loader_configure(struct loader *l, const struct loader_opts *opts, bool memcg,
 		      bool has_fault_tp);

@@ -113,29 +113,13 @@ static bool loader_backend_failed(struct loader *l, __u8 asked, int err)
 	return false;
 }
 
-/* Load again without a part: said on stderr (why, then err's text), noted in *refused. */
-static bool loader_retry_without(struct loader *l, bool *refused, const char *why, int err)
+bool loader_retry_without(struct loader *l, bool *refused, const char *why, int err)
 {
 	fprintf(stderr, "lockstall: %s (%s)\n", why, strerror(-err));
 	*refused = true;
 	lockstall_bpf__destroy(l->skel);
 	l->skel = NULL;
 	return true;
-}
-
-/*
- * The verifier gave up on the switch program (E2BIG: older verifiers
- * explore more of it): try once more without the runnable and steal
- * causes, the largest part of it tracing does without.
- */
-static bool loader_cpu_time_failed(struct loader *l, int err)
-{
-	if (err != -E2BIG || l->cpu_time_refused ||
-	    !(l->features & (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)))
-		return false;
-	return loader_retry_without(l, &l->cpu_time_refused,
-				    "the runnable and steal causes and the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them",
-				    err);
 }
 
 /* The load or attach failed with fentry on the futex calls: the syscall tracepoints instead. */
@@ -343,15 +327,7 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 			l->ncpus);
 		return -E2BIG;
 	}
-	/* rodata, like the options: a holder allowed fewer CPUs than these is pinned. */
-	l->skel->rodata->cfg.nr_cpus = l->ncpus > 1 && !l->cpu_time_refused ? l->ncpus : 0;
-	l->features &= ~LS_FEAT_CAUSE_RUNNABLE;
-	if (l->skel->rodata->cfg.nr_cpus)
-		l->features |= LS_FEAT_CAUSE_RUNNABLE;
-	if (l->cpu_time_refused)
-		l->features &= ~(LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP);
-	l->skel->rodata->cfg.steal = !!(l->features & LS_FEAT_CAUSE_STEAL);
-	l->skel->rodata->cfg.task_cgroups = !!(l->features & LS_FEAT_TASK_CGROUP);
+	loader_select_cpu_time(l);
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);

@@ -736,6 +736,44 @@ int loader_choose(struct loader *l, const struct loader_opts *opts, bool *has_fa
 	return err;
 }
 
+/* The features of the switch program's CPU-time part (cpu_time.bpf.h, task_cgroup.bpf.h). */
+#define LOADER_FEAT_CPU_TIME (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)
+
+/*
+ * The CPU-time part, once the possible CPUs are counted: into rodata, like
+ * the options (a holder allowed fewer CPUs than these is pinned), unless a
+ * verifier refused it.
+ */
+void loader_select_cpu_time(struct loader *l)
+{
+	struct ls_bpf_config *cfg = &l->skel->rodata->cfg;
+
+	if (l->ncpus <= 1 || l->cpu_time_refused)
+		l->features &= ~LS_FEAT_CAUSE_RUNNABLE;
+	else
+		l->features |= LS_FEAT_CAUSE_RUNNABLE;
+	if (l->cpu_time_refused)
+		l->features &= ~LOADER_FEAT_CPU_TIME;
+	cfg->nr_cpus = l->features & LS_FEAT_CAUSE_RUNNABLE ? l->ncpus : 0;
+	cfg->steal = !!(l->features & LS_FEAT_CAUSE_STEAL);
+	cfg->task_cgroups = !!(l->features & LS_FEAT_TASK_CGROUP);
+}
+
+/*
+ * The verifier gave up on the switch program (E2BIG: older verifiers
+ * explore more of it): try once more without the runnable and steal
+ * causes, the largest part of it tracing does without.
+ */
+bool loader_cpu_time_failed(struct loader *l, int err)
+{
+	if (err != -E2BIG || l->cpu_time_refused ||
+	    !(l->features & LOADER_FEAT_CPU_TIME))
+		return false;
+	return loader_retry_without(l, &l->cpu_time_refused,
+				    "the runnable and steal causes and the cgroups of holders and preemptors are not looked for: this kernel's verifier cannot take them",
+				    err);
+}
+
 /* The options into rodata, and the programs this kernel and backend run. */
 void loader_configure(struct loader *l, const struct loader_opts *opts, bool memcg,
 		      bool has_fault_tp)
