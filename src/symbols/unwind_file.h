@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * An ELF file as the unwinder holds it: its image, its loadable segments
- * and the unwind tables libunwind searches.  Shared by unwind.c (the file
- * cache, the target's memory, libunwind's accessors) and unwind_tables.c
- * (parsing the program headers, .eh_frame_hdr, and building the tables a
- * file lacks); nothing else includes it.
+ * and the unwind tables libunwind searches.  Shared by unwind.c (the
+ * target's memory, libunwind's accessors), unwind_cache.c (the file cache)
+ * and unwind_tables.c (parsing the program headers, .eh_frame_hdr, and
+ * building the tables a file lacks); nothing else includes it.
  */
 #ifndef LOCKSTALL_SYMBOLS_UNWIND_FILE_H
 #define LOCKSTALL_SYMBOLS_UNWIND_FILE_H
 
 #include <libelf.h>
+#include <libunwind.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
 #include <linux/types.h>
 #include "symbols/internal.h"
+#include "symbols/unwind.h"
 
 #define UW_SEGS_MAX		16	/* PT_LOAD segments kept per file; real files have 2..5 */
 #define UW_PAGE_MASK		0xfffULL
@@ -84,6 +86,7 @@ struct uw_file {
 	size_t synth_len;
 	__u64 last_use;		/* LRU clock */
 	__u64 checked;		/* the unwind (unwinder.gen) that last revalidated it */
+	bool racy;		/* read just as it changed (sym_budget__racy): read again */
 };
 
 /*
@@ -91,5 +94,24 @@ struct uw_file {
  * the caller): its segments, text span and tables.  -errno: not usable.
  */
 int uw_file__parse(struct uw_file *f);
+
+/* The unwinder: libunwind's address space and the file cache (unwind_cache.c). */
+struct unwinder {
+	unw_addr_space_t as;
+	struct sym_budget *budget;	/* NULL: none */
+	struct uw_file *files;
+	unsigned int max_files;
+	__u64 clock;
+	__u64 gen;		/* of the unwind in progress: its files are checked once */
+};
+
+/*
+ * The cached file for map's path: checked once per unwind, read (again)
+ * when missing or changed; its error if it cannot be used.  Never lets go
+ * of a file this unwind already uses.
+ */
+int uw_file_get(struct unwinder *u, const struct unwind_map *map, struct uw_file **out);
+/* Let go of f: its slot is free, its bytes go back to the budget. */
+void uw_file_release(struct unwinder *u, struct uw_file *f);
 
 #endif /* LOCKSTALL_SYMBOLS_UNWIND_FILE_H */

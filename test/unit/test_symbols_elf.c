@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include "lib/racy.h"
 #include "lib/tmpdir.h"
 #include "symbols/internal.h"
 #include "symbols/symbols.h"
@@ -1031,33 +1032,23 @@ static __u64 ctime_ns(const char *path)
  * the same tick of the file system's clock, unseen by stat: the next ask
  * reads it again.  Read long after its change, it is trusted.
  */
-struct racy_case {
-	__u64 read_after_ns;	/* the wall clock at the reads, after the file's ctime */
-	size_t reads;		/* of two asks */
-};
-
 ParameterizedTestParameters(symbols_budget, file_read_as_it_changed_is_read_again)
 {
-	static struct racy_case cases[] = {
-		{ .read_after_ns = NSEC_PER_MSEC, .reads = 2 },
-		{ .read_after_ns = NSEC_PER_SEC, .reads = 1 },
-	};
-
-	return cr_make_param_array(struct racy_case, cases, sizeof(cases) / sizeof(cases[0]));
+	return cr_make_param_array(struct racy_case, racy_cases, RACY_CASES_N);
 }
 
 ParameterizedTest(struct racy_case *rc, symbols_budget, file_read_as_it_changed_is_read_again)
 {
-	struct sym_budget b = { .now_ns = fake_clock, .wall_ns = fake_wall_clock };
+	struct sym_budget b;
 	struct symbolizer_opts o = { .debug_root = NO_DEBUG, .budget = &b };
-	struct symbolizer *s = symbolizer__new(&o);
+	struct symbolizer *s;
 	struct live_copy c;
 	struct stat st;
 
 	live_copy__make(&c, "sym-racy");
 	cr_assert_eq(stat(c.path, &st), 0);
-	fake_now = 7 * NSEC_PER_SEC;
-	fake_wall = ctime_ns(c.path) + rc->read_after_ns;
+	racy_budget__init(&b, c.path, rc);
+	s = symbolizer__new(&o);
 	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
 	expect_sym(s, c.maps, c.addr, "fix_main_global", 0, c.path);
 	/* both reads in one second of the rate's clock: its bytes add up */

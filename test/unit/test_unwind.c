@@ -24,7 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include "lib/racy.h"
 #include "lib/unwind_image.h"
+#include "symbols/symbols.h"
 #include "symbols/unwind.h"
 #include "util.h"
 
@@ -302,20 +305,27 @@ Test(unwind, cache_of_one_file)
 	unwind_image__free(&other);
 }
 
-/* A binary replaced under the same path is read anew, not served from the cache. */
-Test(unwind, replaced_file_is_reloaded)
+/* A copy of the static fixture at path (mkstemp's template), as its binary. */
+static void copy_static(char *path)
 {
-	char path[] = "/tmp/lockstall-unwind-XXXXXX";
 	char cmd[256];
 	int fd;
 
-	setup_variant("static");
 	fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "cp " DATA "static %s", path);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(t.im.bin, sizeof(t.im.bin), "%s", path);
+}
+
+/* A binary replaced under the same path is read anew, not served from the cache. */
+Test(unwind, replaced_file_is_reloaded)
+{
+	char path[] = "/tmp/lockstall-unwind-XXXXXX";
+
+	setup_variant("static");
+	copy_static(path);
 	cr_assert_eq(dwarf(), 0);
 	cr_assert_eq(t.res.n, 6);
 	/* now a file with no unwind info at all */
@@ -324,6 +334,36 @@ Test(unwind, replaced_file_is_reloaded)
 	unlink(path);
 	cr_assert_eq(t.res.n, 1);
 	cr_assert_eq(t.res.stop, -ENOEXEC, "%s", unwind__stop_text(t.res.stop));
+}
+
+/*
+ * A file read as it changed may change again in the same tick of the file
+ * system's clock, unseen by stat: the next unwind reads it again.
+ */
+ParameterizedTestParameters(unwind, file_read_as_it_changed_is_read_again)
+{
+	return cr_make_param_array(struct racy_case, racy_cases, RACY_CASES_N);
+}
+
+ParameterizedTest(struct racy_case *rc, unwind, file_read_as_it_changed_is_read_again)
+{
+	/* static: the suite's teardown frees the unwinder, which gives back to it */
+	static struct sym_budget b;
+	char path[] = "/tmp/lockstall-unwind-XXXXXX";
+	struct stat st;
+
+	setup_variant("static");
+	copy_static(path);
+	racy_budget__init(&b, path, rc);
+	unwinder__set_budget(t.u, &b);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(dwarf(), 0);
+	cr_assert_eq(t.res.n, 6);
+	cr_assert_eq(dwarf(), 0);
+	cr_assert_eq(t.res.n, 6);
+	unlink(path);
+	/* both reads in one second of the rate's clock: their bytes add up */
+	cr_assert_eq(b.window_bytes, rc->reads * (size_t)st.st_size);
 }
 
 /* ---- frame pointers ---- */
