@@ -34,8 +34,7 @@ void sym_budget__release(struct sym_budget *b, size_t bytes)
 		b->used -= bytes < b->used ? bytes : b->used;
 }
 
-/* May len more bytes be read this second?  The first file of a second always may. */
-static int budget_take_read(struct sym_budget *b, size_t len)
+int sym_budget__take_read(struct sym_budget *b, size_t len)
 {
 	__u64 now;
 
@@ -137,7 +136,7 @@ int sym_read_file(int fd, struct sym_budget *b, size_t max, void **out, size_t *
 		return -EFBIG;
 	}
 	len = (size_t)before.st_size;
-	err = budget_take_read(b, len);
+	err = sym_budget__take_read(b, len);
 	if (err)
 		return err;
 	buf = malloc(len);

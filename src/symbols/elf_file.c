@@ -46,6 +46,21 @@ struct elf_sym {
 	bool sized;
 };
 
+/*
+ * A run of the sorted data symbols of a file, around an address asked
+ * about: few files are asked about, and of those few addresses, so only
+ * these are kept, never the whole table (which a process may make huge).
+ */
+#define DATA_WINDOW	64	/* symbols a window keeps */
+#define DATA_WINDOWS	8	/* windows a file keeps: the least recently asked goes */
+
+struct data_window {
+	struct elf_sym v[DATA_WINDOW];
+	size_t n;
+	bool first, last;	/* it holds the table's first, last symbol */
+	__u64 used;
+};
+
 struct elf_file {
 	char *path;		/* "" for a debug file found by build-id alone */
 	struct sym_budget *budget;	/* what reading it may take; NULL: no bound but the size */
@@ -65,10 +80,11 @@ struct elf_file {
 	struct elf_sym *syms;
 	size_t nsyms;
 	const char *sym_source;
-	/* data symbols, read at the first elf_file__find_data (few files are asked) */
-	struct elf_sym *dsyms;
-	size_t ndsyms;
-	bool dsyms_read;
+	/* data symbols: windows of the table around the addresses asked about */
+	struct data_window *dwin;
+	size_t ndwin;
+	__u64 dtick;
+	bool ddropped;		/* elf_file__drop_data(): no data names from it */
 };
 
 /*
@@ -562,7 +578,7 @@ void elf_file__free(struct elf_file *ef)
 	elf_close(ef->dfd, ef->delf, ef->dimage);
 	free(ef->segs);
 	free(ef->syms);
-	free(ef->dsyms);
+	free(ef->dwin);
 	free(ef->path);
 	free(ef);
 }
@@ -570,7 +586,7 @@ void elf_file__free(struct elf_file *ef)
 size_t elf_file__cost(const struct elf_file *ef)
 {
 	return sizeof(*ef) + ef->image_len + ef->dimage_len + ef->nsegs * sizeof(*ef->segs) +
-	       (ef->nsyms + ef->ndsyms) * sizeof(struct elf_sym);
+	       ef->nsyms * sizeof(struct elf_sym) + ef->ndwin * sizeof(struct data_window);
 }
 
 int elf_file__build_id(const struct elf_file *ef, const __u8 **id, size_t *len)
@@ -632,31 +648,112 @@ int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
 	return syms_find(ef->syms, ef->nsyms, vaddr, out);
 }
 
-/* The data symbols, from the table the function symbols came from. */
-static void read_data_symbols(struct elf_file *ef)
+/*
+ * Whether a search of w for vaddr finds what a search of the whole table
+ * would: the symbols before vaddr it looks back over, and the first after
+ * it, are in w, or w reaches the table's end there.
+ */
+static bool window_covers(const struct data_window *w, __u64 vaddr)
 {
-	ef->dsyms_read = true;
+	size_t lo = sym_upper_bound(w->v, w->n, sizeof(w->v[0]), vaddr);
+
+	return (lo < w->n || w->last) && (lo >= NESTED_LOOKBACK || w->first);
+}
+
+/* The table the data symbols come from: the one the function symbols came from. */
+static int read_data_symbols(struct elf_file *ef, struct elf_sym **v, size_t *n)
+{
 	if (ef->delf)
-		read_symbols_of(ef->delf, SHT_SYMTAB, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
-	else if (ef->elf && has_symtab(ef->elf))
-		read_symbols_of(ef->elf, SHT_SYMTAB, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
-	else if (ef->elf)
-		read_symbols_of(ef->elf, SHT_DYNSYM, ELF_SYM_DATA, &ef->dsyms, &ef->ndsyms);
+		return read_symbols_of(ef->delf, SHT_SYMTAB, ELF_SYM_DATA, v, n);
+	if (ef->elf && has_symtab(ef->elf))
+		return read_symbols_of(ef->elf, SHT_SYMTAB, ELF_SYM_DATA, v, n);
+	if (ef->elf)
+		return read_symbols_of(ef->elf, SHT_DYNSYM, ELF_SYM_DATA, v, n);
+	return -ENOENT;
+}
+
+/* A slot for a new window: a new one while there is room, else the least recently used. */
+static struct data_window *window_slot(struct elf_file *ef)
+{
+	struct data_window *w;
+	size_t i, lru = 0;
+
+	if (ef->ndwin < DATA_WINDOWS) {
+		w = realloc(ef->dwin, (ef->ndwin + 1) * sizeof(*w));
+		if (w) {
+			ef->dwin = w;
+			return &ef->dwin[ef->ndwin++];
+		}
+		if (!ef->ndwin)
+			return NULL;
+	}
+	for (i = 1; i < ef->ndwin; i++)
+		if (ef->dwin[i].used < ef->dwin[lru].used)
+			lru = i;
+	return &ef->dwin[lru];
+}
+
+/*
+ * Read the table again, and keep the window of it around vaddr.  The read
+ * counts against the budget's bytes per second: -EAGAIN when spent.
+ */
+static int window_read(struct elf_file *ef, __u64 vaddr, struct data_window **out)
+{
+	struct data_window *w;
+	struct elf_sym *v;
+	size_t n, at, lo, hi;
+	int err = sym_budget__take_read(ef->budget, ef->image_len + ef->dimage_len);
+
+	if (err)
+		return err;
+	err = read_data_symbols(ef, &v, &n);
+	if (err)
+		return err;
+	w = window_slot(ef);
+	if (!w) {
+		free(v);
+		return -ENOMEM;
+	}
+	/* vaddr's place, with the symbols a search looks back over before it */
+	at = sym_upper_bound(v, n, sizeof(*v), vaddr);
+	lo = at > DATA_WINDOW / 2 ? at - DATA_WINDOW / 2 : 0;
+	hi = n - lo > DATA_WINDOW ? lo + DATA_WINDOW : n;
+	memcpy(w->v, v + lo, (hi - lo) * sizeof(*v));
+	w->n = hi - lo;
+	w->first = lo == 0;
+	w->last = hi == n;
+	free(v);
+	*out = w;
+	return 0;
 }
 
 int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out)
 {
-	if (!ef->dsyms_read)
-		read_data_symbols(ef);
-	return syms_find(ef->dsyms, ef->ndsyms, vaddr, out);
+	struct data_window *w = NULL;
+	size_t i;
+	int err;
+
+	ls_sym__unknown(out, LS_SYM_NO_SYMBOL);
+	if (ef->ddropped)
+		return -ENOENT;
+	for (i = 0; i < ef->ndwin && !w; i++)
+		if (window_covers(&ef->dwin[i], vaddr))
+			w = &ef->dwin[i];
+	if (!w) {
+		err = window_read(ef, vaddr, &w);
+		if (err)
+			return err;
+	}
+	w->used = ++ef->dtick;
+	return syms_find(w->v, w->n, vaddr, out);
 }
 
 void elf_file__drop_data(struct elf_file *ef)
 {
-	free(ef->dsyms);
-	ef->dsyms = NULL;
-	ef->ndsyms = 0;
-	ef->dsyms_read = true;
+	free(ef->dwin);
+	ef->dwin = NULL;
+	ef->ndwin = 0;
+	ef->ddropped = true;
 }
 
 const char *elf_file__path(const struct elf_file *ef)

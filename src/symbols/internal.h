@@ -82,6 +82,11 @@ bool sym_budget__racy(const struct sym_budget *b, const struct stat *st);
 int sym_read_file(int fd, struct sym_budget *b, size_t max, void **buf, size_t *len);
 
 /*
+ * May len more bytes be read (or read again: a symbol table) this second?
+ * The first of a second always may.  -EAGAIN, counted, when not.
+ */
+int sym_budget__take_read(struct sym_budget *b, size_t len);
+/*
  * Charge bytes to b (NULL: nothing to charge): 0, or -ENOMEM when they do
  * not fit; the caller evicts and asks again, or gives up.
  */

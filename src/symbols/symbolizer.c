@@ -549,25 +549,28 @@ static const struct proc_map *with_build_id(const struct proc_maps *maps, const 
 }
 
 /*
- * ef's data symbols are read at the first data address: charge what they
- * take, or drop them when they do not fit.  False: ef gives no data names.
+ * The data symbol of ef at vaddr: a window of ef's table is read when none
+ * kept covers it, and charged; a window that does not fit, or a read the
+ * second's rate has no room for, gives no name (LS_SYM_SKIPPED).
  */
-static bool data_symbols_fit(struct symbolizer *s, struct elf_file *ef)
+static void data_symbol(struct symbolizer *s, struct elf_file *ef, __u64 vaddr,
+			struct ls_sym *out)
 {
-	struct ls_sym probe;
 	size_t before = elf_file__cost(ef), after;
 	size_t i;
+	int err = elf_file__find_data(ef, vaddr, out);
 
-	elf_file__find_data(ef, 0, &probe);
 	after = elf_file__cost(ef);
-	if (after <= before)
-		return true;
-	for (i = 0; i < s->n && s->ents[i].ef != ef; i++)
-		;
-	if (i < s->n && !cache__charge(s, &s->ents[i], after - before))
-		return true;
-	elf_file__drop_data(ef);
-	return false;
+	if (after > before) {
+		for (i = 0; i < s->n && s->ents[i].ef != ef; i++)
+			;
+		if (i == s->n || cache__charge(s, &s->ents[i], after - before)) {
+			elf_file__drop_data(ef);
+			err = -ENOMEM;
+		}
+	}
+	if (err == -EAGAIN || err == -ENOMEM)
+		ls_sym__unknown(out, LS_SYM_SKIPPED);
 }
 
 int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 addr,
@@ -595,10 +598,7 @@ int symbolizer__data(struct symbolizer *s, const struct proc_maps *maps, __u64 a
 		out->status = (__u8)status;
 		return 0;
 	}
-	if (data_symbols_fit(s, info.elf))
-		elf_file__find_data(info.elf, addr - info.bias, out);
-	else
-		ls_sym__unknown(out, LS_SYM_SKIPPED);
+	data_symbol(s, info.elf, addr - info.bias, out);
 	out->module = fm->path;
 	out->module_off = addr - fm->start + fm->pgoff;
 	return 0;

@@ -53,7 +53,9 @@
  *    included (a rewrite that puts its mtime back still moves its ctime);
  *    one read as it changed (SYM_RACY_NS) is read again at the next ask,
  *    since a change in the same tick of the file system's clock would
- *    leave its stat as it was.
+ *    leave its stat as it was.  Of a file's data symbols only windows
+ *    around the addresses asked about are kept (locks are few; a table
+ *    can be huge), each read from its copy at the first ask it covers.
  *
  *  - /proc/<pid>/maps is read outside the hot path, once per process that
  *    shows up in a stall record, and kept as text.  Reading it takes the
@@ -351,10 +353,13 @@ int elf_file__find(const struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
 /*
  * The data symbol covering ELF virtual address vaddr: sized STT_OBJECTs in
  * writable allocated sections (.data, .bss; not TLS), from the table the
- * function symbols came from, read at the first call.  vaddr must lie in
- * [st_value, st_value + st_size): a lock inside a struct is its offset in
- * it, an address past every object is no name.  0, or -ENOENT (out:
- * LS_SYM_NO_SYMBOL).  Names live as long as ef.
+ * function symbols came from.  vaddr must lie in [st_value, st_value +
+ * st_size): a lock inside a struct is its offset in it, an address past
+ * every object is no name.  Only a few windows of the table around the
+ * addresses asked about are kept; one is read at an address none covers,
+ * which counts against the budget's bytes per second.  0, or -ENOENT (out:
+ * LS_SYM_NO_SYMBOL), -EAGAIN (the second's reading is spent), -ENOMEM.
+ * Names live as long as ef.
  */
 int elf_file__find_data(struct elf_file *ef, __u64 vaddr, struct ls_sym *out);
 

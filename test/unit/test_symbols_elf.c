@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <gelf.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include "lib/racy.h"
@@ -705,6 +706,74 @@ Test(symbols_elf, data_only_inside_an_object)
 	expect_no_data(s, fx.maps, data_addr(&fx, "fix_bss_late") + 64, LS_SYM_NO_SYMBOL);
 	fixture_free(&fx);
 	symbolizer__free(s);
+}
+
+/* path's STT_OBJECT symbols named prefix*: (address, name) into v, at most max; their count. */
+static size_t objects_named(const char *path, const char *prefix, __u64 *addr, char (*name)[32],
+			    size_t max)
+{
+	size_t i, n = 0, len = strlen(prefix);
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			break;
+	cr_assert_not_null(scn, "%s has no .symtab", path);
+	data = elf_getdata(scn, NULL);
+	for (i = 0; data && gelf_getsym(data, (int)i, &sym); i++) {
+		const char *nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+
+		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !nm || strncmp(nm, prefix, len))
+			continue;
+		cr_assert_lt(n, max);
+		addr[n] = sym.st_value;
+		snprintf(name[n], sizeof(name[n]), "%s", nm);
+		n++;
+	}
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+/*
+ * Of a table of thousands of objects only windows around the addresses
+ * asked about are kept, and each names what the whole table would: every
+ * object, inside it, asked in an order that leaves no window to reuse.
+ */
+Test(symbols_elf, data_from_windows_of_the_table)
+{
+	enum { N = 4096 };
+	static __u64 addr[N];
+	static char name[N][32];
+	char path[PATH_MAX];
+	struct elf_file *ef;
+	struct ls_sym sym;
+	size_t n, i, k, before;
+
+	fixture_dir(path, sizeof(path));
+	strncat(path, "/sym_data_heavy", sizeof(path) - strlen(path) - 1);
+	n = objects_named(path, "fix_d", addr, name, N);
+	cr_assert_eq(n, N);
+	cr_assert_eq(elf_file__open(&ef, path, NO_DEBUG), 0, "%s", path);
+	before = elf_file__cost(ef);
+	/* a stride prime to n: each ask far from the one before */
+	for (k = 0, i = 0; k < n; k++, i = (i + 1031) % n) {
+		cr_assert_eq(elf_file__find_data(ef, addr[i] + 2, &sym), 0, "%s", name[i]);
+		cr_assert_str_eq(sym.name, name[i]);
+		cr_assert_eq(sym.off, 2);
+	}
+	/* far less than the table's 4,096 symbols */
+	cr_assert_lt(elf_file__cost(ef) - before, (size_t)N * 40 / 4);
+	elf_file__free(ef);
 }
 
 /*
