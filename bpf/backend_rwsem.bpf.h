@@ -64,7 +64,7 @@ static __always_inline __u64 ls_rwsem_mm(void *sem)
 	struct task_struct *owner;
 	__u8 one = 1;
 
-	if ((__u64)LS_TASK_READ(cur, mm) == mm) {
+	if ((__u64)LS_TASK_PTR(cur, mm) == mm) {
 		if (!bpf_core_field_exists(m->owner) && !bpf_map_lookup_elem(&known_mms, &mm))
 			bpf_map_update_elem(&known_mms, &mm, &one, BPF_ANY);
 		return mm;

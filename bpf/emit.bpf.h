@@ -28,7 +28,7 @@ static __always_inline void ls_mm_fill(struct ls_lock_id *out, __u64 mm, struct 
 	if (owner) {
 		out->tgid = BPF_CORE_READ(owner, tgid);
 		BPF_CORE_READ_INTO(&out->comm, owner, group_leader, comm);
-	} else if ((__u64)LS_TASK_READ(t, mm) == mm) {
+	} else if ((__u64)LS_TASK_PTR(t, mm) == mm) {
 		ls_process_comm(out->comm, t);
 		out->tgid = LS_TASK_READ(t, tgid);
 	}
@@ -60,7 +60,7 @@ static __always_inline void ls_op_fill(struct ls_op *op, struct task_struct *cur
 	op->syscall = -1;
 	op->kind = LS_OP_UNKNOWN;
 	op->fault_flags = 0;
-	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER)))
+	if (!LS_TASK_PTR(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER)))
 		return;
 	regs = LS_USER_REGS(cur, &regs_copy);
 	if (!regs)

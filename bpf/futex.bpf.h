@@ -153,7 +153,7 @@ static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
  */
 static __always_inline bool ls_mm_lock_busy(struct task_struct *t)
 {
-	__u64 mm = (__u64)t->mm;
+	__u64 mm = (__u64)LS_TASK_PTR(t, mm);
 	long count;
 
 	if (!mm || bpf_probe_read_kernel(&count, sizeof(count), (void *)(mm + ls_mmap_lock_offset())))

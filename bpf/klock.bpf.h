@@ -128,7 +128,7 @@ static __always_inline struct task_struct *ls_klock_owner_task(void *lock, __u8 
 /* Is lock the mmap_lock of cur's own mm (told by the mmap_lock programs)? */
 static __always_inline bool ls_klock_is_own_mmap(struct task_struct *cur, __u64 lock)
 {
-	__u64 mm = (__u64)cur->mm;
+	__u64 mm = (__u64)LS_TASK_PTR(cur, mm);
 
 	return mm && lock == mm + ls_mmap_lock_offset();
 }
@@ -177,7 +177,8 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 			ls_klock_follow(cur, st, lock);
 		return 0;
 	}
-	if (ls_klock_is_own_mmap(cur, (__u64)lock))
+	/* an mmap_lock is an rwsem, and only an rwsem's wait pays for the read */
+	if (kind == LS_LOCK_RWSEM && ls_klock_is_own_mmap(cur, (__u64)lock))
 		return 0;
 	w->lock = (__u64)lock;
 	w->start_ns = bpf_ktime_get_ns();

@@ -188,7 +188,7 @@ static __always_inline __u32 ls_stack_user(void *ctx, struct ls_stack_buf *b,
 	struct ls_rec_stack *r = &b->rec;
 	long n;
 
-	if (!LS_TASK_READ(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
+	if (!LS_TASK_PTR(cur, mm) || (LS_TASK_READ(cur, flags) & (PF_KTHREAD | PF_IO_WORKER))) {
 		r->flags |= LS_STACK_F_KTHREAD;
 		return 0;
 	}

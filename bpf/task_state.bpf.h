@@ -6,7 +6,7 @@
  * from this (see GNUmakefile): task storage, and for 5.10 (no task storage,
  * no BTF current) a hash keyed by the task_struct's address; only this file
  * knows which.  It also says how a task is read in each: ls_current(),
- * LS_TASK_READ(), ls_task_fill(), ls_process_comm().
+ * LS_TASK_READ(), LS_TASK_PTR(), ls_task_fill(), ls_process_comm().
  */
 #ifndef LOCKSTALL_TASK_STATE_BPF_H
 #define LOCKSTALL_TASK_STATE_BPF_H
@@ -182,7 +182,7 @@ static __always_inline void task_state__delete(struct task_struct *t)
 {
 }
 
-/* t from ls_current() or a tracepoint's argument: a BTF pointer, plain loads. */
+/* t from ls_current() or a tracepoint's argument: a BTF pointer, plain loads (not of pointers). */
 #define LS_TASK_READ(t, field) ((t)->field)
 
 static __always_inline struct task_struct *ls_current(void)
@@ -206,16 +206,6 @@ static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct
 	dst[1] = comm[1];
 }
 
-/* The process's name: its leader's comm, which exec renames. */
-static __always_inline void ls_process_comm(char *out, struct task_struct *t)
-{
-	struct task_struct *leader = t->group_leader;
-	const __u64 *comm = (const __u64 *)leader->comm;
-	__u64 *dst = (__u64 *)out;
-
-	dst[0] = comm[0];
-	dst[1] = comm[1];
-}
 #else
 /*
  * The second object (make builds it with -DLS_TASK_STATE_HASH), for
@@ -290,17 +280,27 @@ static __always_inline void ls_task_fill(struct ls_task *out, struct task_struct
 	ls_task_fill_probe(out, t);
 }
 
-static __always_inline void ls_process_comm(char *out, struct task_struct *t)
-{
-	BPF_CORE_READ_INTO((char (*)[LS_COMM_LEN])out, t, group_leader, comm);
-}
-
 /*
  * Helpers 5.10 lacks: a use in this object fails the build here, rather
  * than its load on 5.10 only (a newer kernel would take it).
  */
 #pragma GCC poison bpf_get_current_task_btf bpf_task_pt_regs bpf_task_storage_get
 #endif
+
+/*
+ * A pointer field of a task, in both objects a probe read: the verifier
+ * (6.4+) searches the kernel's BTF for its trust lists at every load of a
+ * pointer through a trusted one that it meets, which made most of the
+ * programs' load time.  These are read on the way to a record, not on
+ * every event.
+ */
+#define LS_TASK_PTR(t, field) BPF_CORE_READ(t, field)
+
+/* The process's name: its leader's comm, which exec renames. */
+static __always_inline void ls_process_comm(char *out, struct task_struct *t)
+{
+	BPF_CORE_READ_INTO((char (*)[LS_COMM_LEN])out, t, group_leader, comm);
+}
 
 /*
  * The scheduler programs' first test, before any helper or lookup: whether
