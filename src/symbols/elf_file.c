@@ -707,8 +707,13 @@ static int window_read(struct elf_file *ef, __u64 vaddr, struct data_window **ou
 	if (err)
 		return err;
 	err = read_data_symbols(ef, &v, &n);
-	if (err)
+	if (err == -ENOENT || err == -ENOEXEC) {
+		/* no table to read, now or later: an empty window covers every address */
+		v = NULL;
+		n = 0;
+	} else if (err) {
 		return err;
+	}
 	w = window_slot(ef);
 	if (!w) {
 		free(v);
@@ -718,7 +723,8 @@ static int window_read(struct elf_file *ef, __u64 vaddr, struct data_window **ou
 	at = sym_upper_bound(v, n, sizeof(*v), vaddr);
 	lo = at > DATA_WINDOW / 2 ? at - DATA_WINDOW / 2 : 0;
 	hi = n - lo > DATA_WINDOW ? lo + DATA_WINDOW : n;
-	memcpy(w->v, v + lo, (hi - lo) * sizeof(*v));
+	if (hi > lo)
+		memcpy(w->v, v + lo, (hi - lo) * sizeof(*v));
 	w->n = hi - lo;
 	w->first = lo == 0;
 	w->last = hi == n;

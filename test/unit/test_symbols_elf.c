@@ -1080,6 +1080,35 @@ Test(symbols_budget, bytes_read_per_second)
 	tmpdir__remove(dir);
 }
 
+/*
+ * A file with no symbol table at all (a static binary stripped) is read
+ * for its data symbols once: the next asks find the empty window, and
+ * cost no more of the second's reading.
+ */
+Test(symbols_budget, data_of_a_file_without_symbols_read_once)
+{
+	struct sym_budget b = { .now_ns = fake_clock };
+	char dir[64], path[PATH_MAX + 16], cmd[2 * PATH_MAX];
+	struct elf_file *ef;
+	struct ls_sym sym;
+	struct stat st;
+	int i;
+
+	tmpdir__make(dir, sizeof(dir), "sym-nosyms");
+	snprintf(path, sizeof(path), "%s/static", dir);
+	snprintf(cmd, sizeof(cmd), "strip --strip-all -o '%s' test/data/unwind/static", path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(stat(path, &st), 0);
+	fake_now = 3 * NSEC_PER_SEC;
+	cr_assert_eq(elf_file__open_with(&ef, path, NO_DEBUG, &b), 0, "%s", path);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(elf_file__find_data(ef, 0x401000, &sym), -ENOENT);
+	/* the file's read at open, and one read of its (missing) table */
+	cr_assert_eq(b.window_bytes, 2 * (size_t)st.st_size);
+	elf_file__free(ef);
+	tmpdir__remove(dir);
+}
+
 static __u64 fake_wall;
 
 static __u64 fake_wall_clock(void)
