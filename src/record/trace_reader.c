@@ -8,10 +8,12 @@
  * from a raw file by its magic, and its window and inflation are bounded.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "record/trace_file.h"
@@ -567,13 +569,23 @@ fail:
 int trace_reader__open(struct trace_reader **out, const char *path, FILE *err)
 {
 	struct stat st;
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
 	*out = NULL;
-	f = fopen(path, "re");
+	/*
+	 * Not blocking on a FIFO that no one writes yet: the stop signals
+	 * restart the open (SA_RESTART), so it would wait past Ctrl-C.  Such
+	 * a FIFO reads as empty; reads block again once it is open.
+	 */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && fcntl(fd, F_SETFL, 0) == 0)
+		f = fdopen(fd, "r");
 	if (!f) {
 		int rc = -errno;
 
+		if (fd >= 0)
+			close(fd);
 		say(err, "%s: %s", path, strerror(-rc));
 		return rc;
 	}

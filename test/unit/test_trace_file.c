@@ -235,6 +235,21 @@ Test(trace_file, processes_seen)
 	trace_writer__close(w);
 }
 
+/*
+ * A FIFO that no one writes: the open does not wait for a writer (the
+ * stop signals would restart it), it reads as empty: no recording, said.
+ * The suite's timeout fails it if the open blocks.
+ */
+Test(trace_file, fifo_without_writer_is_no_recording)
+{
+	struct trace_reader *r;
+
+	cr_assert_eq(mkfifo(tf.path, 0600), 0);
+	cr_assert_neq(trace_reader__open(&r, tf.path, tf.errf), 0);
+	cr_assert_null(r);
+	cr_assert(strstr(tf_err(), tf.path), "%s", tf_err());
+}
+
 TestSuite(trace_damage, .init = tf_setup, .fini = tf_teardown, .timeout = 120);
 
 static unsigned char *golden_bytes(size_t *len)
