@@ -748,10 +748,9 @@ void loader_select_cpu_time(struct loader *l)
 {
 	struct ls_bpf_config *cfg = &l->skel->rodata->cfg;
 
-	if (l->ncpus <= 1 || l->cpu_time_refused)
+	l->features |= LS_FEAT_CAUSE_RUNNABLE;
+	if (l->ncpus <= 1)
 		l->features &= ~LS_FEAT_CAUSE_RUNNABLE;
-	else
-		l->features |= LS_FEAT_CAUSE_RUNNABLE;
 	if (l->cpu_time_refused)
 		l->features &= ~LOADER_FEAT_CPU_TIME;
 	cfg->nr_cpus = l->features & LS_FEAT_CAUSE_RUNNABLE ? l->ncpus : 0;

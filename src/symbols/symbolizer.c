@@ -292,7 +292,6 @@ static struct churn_ent *churn__get(struct symbolizer *s, const char *path, bool
 	return old->path ? old : NULL;
 }
 
-
 /* A path found in the cache as it was: it is not changing between asks. */
 static void churn__steady(struct symbolizer *s, const char *path, const struct stat *st)
 {
