@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "session.h"
 
 struct trace_reader;

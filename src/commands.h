@@ -7,7 +7,7 @@
 
 #include <signal.h>
 #include <stdio.h>
-#include "cli.h"
+#include "cli/cli.h"
 
 /*
  * Trace live until *stop is set (SIGINT, SIGTERM), cfg->duration_ns passed,

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 
 #ifndef LOCKSTALL_VERSION

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "alert/slo.h"
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "reader_cpu.h"
 #include "session.h"

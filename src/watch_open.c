@@ -467,7 +467,7 @@ int watch__open(struct watch *w, struct session_opts *so, FILE *out)
 	if (cfg->output) {
 		if (trace_writer__create(&w->writer, cfg->output, cfg->force, stderr) < 0)
 			return LS_EXIT_FAILURE;
-		/* the level was checked by cli.c, and nothing is written yet */
+		/* the level was checked by cli/options.c, and nothing is written yet */
 		trace_writer__compress(w->writer, cfg->compress_level);
 		w->s.writer = w->writer;
 		w->s.stop_on_write_error = watch__file_only(w);

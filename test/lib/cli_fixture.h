@@ -7,7 +7,7 @@
 #define LOCKSTALL_TEST_CLI_FIXTURE_H
 
 #include <stddef.h>
-#include "cli.h"
+#include "cli/cli.h"
 
 /* What cli__parse() wrote on its error stream during the last parse. */
 extern char cli_fixture_err[512];

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/cli.c: the command line is a contract (scripts, the end-to-end
+ * src/cli/: the command line is a contract (scripts, the end-to-end
  * tests).  Every case is argv in, config or one error line + exit code 2 out.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "record/trace_file.h"
 #include "util.h"
 

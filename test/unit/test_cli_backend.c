@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c: --backend, --btf and --task-state (watch, record). */
+/* src/cli/: --backend, --btf and --task-state (watch, record). */
 #include <string.h>
 #include <criterion/criterion.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 #include "util.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c, watch --metrics-listen and --flight-recorder, --keep, --max-files. */
+/* src/cli/, watch --metrics-listen and --flight-recorder, --keep, --max-files. */
 #include <stdio.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 
 Test(cli_daemon, all_of_it)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c, watch --metrics-file and --metrics-interval. */
+/* src/cli/, watch --metrics-file and --metrics-interval. */
 #include <stdio.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 
 Test(cli_metrics, file_and_interval)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * src/cli.c, watch's SLO options: --slo, --rules, --exec ... ';' (taken
+ * src/cli/, watch's SLO options: --slo, --rules, --exec ... ';' (taken
  * like find -exec), --exec-file, --exec-timeout, --exec-limit,
  * --exit-on-violation, and the combinations that make no sense.
  */
 #include <stdio.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 #include "util.h"
 

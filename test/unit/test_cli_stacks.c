@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c: --user-stacks, --stack-copy, --no-stacks and --folded. */
+/* src/cli/: --user-stacks, --stack-copy, --no-stacks and --folded. */
 #include <stdio.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 #include "util.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli.c: lockstall top's options, its defaults and its mistakes. */
+/* src/cli/: lockstall top's options, its defaults and its mistakes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "lib/cli_fixture.h"
 
 struct top_case {

@@ -13,7 +13,7 @@
 #include <criterion/parameterized.h>
 #include <jansson.h>
 #include "lib/engine_fixture.h"
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
 #include "sinks/report.h"

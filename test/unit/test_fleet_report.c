@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "lib/tmpdir.h"
 #include "lib/trace_fixture.h"

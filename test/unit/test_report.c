@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
 #include "record/meta.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "lib/trace_fixture.h"
 #include "util.h"
