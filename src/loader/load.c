@@ -89,8 +89,8 @@ static struct lockstall_bpf *loader_skel_open(bool hash, const struct bpf_object
 /*
  * Backend l->backend did not load or attach.  With --backend=auto: free
  * it, say so, and make the next one current; true: try that one.  fentry
- * and kprobes can be missing from a kernel that has BTF (this host's 6.18
- * refuses both), so their failure is told as the backend's; the
+ * and kprobes can be refused by a kernel that has BTF (a host can turn
+ * both off), so their failure is told as the backend's; the
  * tracepoint backend's is left to the caller's messages.
  */
 static bool loader_backend_failed(struct loader *l, __u8 asked, int err)

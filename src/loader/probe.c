@@ -333,7 +333,7 @@ static int loader_pick_object(struct loader *l, __u8 asked)
 /*
  * Can this kernel have backend b at all (from its BTF)?  Says why not when
  * b was asked for by name.  Whether fentry and kprobes attach is only known
- * by trying (this host's 6.18 has neither): see loader__open().
+ * by trying (a kernel with BTF may refuse both): see loader__open().
  */
 static bool loader_backend_possible(const struct loader *l, __u8 b, bool say)
 {
