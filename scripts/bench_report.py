@@ -24,6 +24,9 @@ import sys
 RAW, MD, PAIRS, SECS, HAVE_RECORD, COMMAND = sys.argv[1:7]
 CONDS = ["base", "floor", "clock", "watch"] + (["record"] if HAVE_RECORD == "1" else []) + ["bpftrace"]
 WORKLOADS = ["switch", "mmap", "fault", "mixed", "inversion", "syscall", "futex", "mutex", "klock"]
+# Others asked for by --workloads (switch2, mmap4): after the standard ones.
+WORKLOADS += sorted({f.split(".")[0] for f in os.listdir(RAW) if f.endswith(".ids0") and ".base." in f}
+                    - set(WORKLOADS))
 LOCK_TPS = ("start_locking", "acquire_returned", "released")
 
 
