@@ -140,6 +140,7 @@ static const struct {
 	{ "report", LS_CMD_REPORT, report_opts, ARRAY_SIZE(report_opts), LS_MAX_INPUTS },
 	{ "top", LS_CMD_TOP, top_cmd_opts, ARRAY_SIZE(top_cmd_opts), 0 },
 };
+
 static const char *cmd_name(enum ls_command cmd)
 {
 	switch (cmd) {
@@ -159,8 +160,8 @@ static const char *cmd_name(enum ls_command cmd)
 
 /* One line: what is wrong, how to put it right, and where to read more. */
 int cli_usage_error(FILE *err, enum ls_command cmd, const char *fmt, ...)
-    {
-	    va_list ap;
+{
+	va_list ap;
 
 	fprintf(err, "lockstall: ");
 	va_start(ap, fmt);
