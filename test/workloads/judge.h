@@ -105,6 +105,24 @@ static inline void wl_judge__stop(struct wl_judge *j)
 	kill(j->pid, SIGINT);
 }
 
+#define JUDGE_STOP_WAIT_MS	5000	/* for its next line once stopped, before asking again */
+#define JUDGE_STOP_TRIES	3	/* SIGINTs before SIGKILL */
+
+/*
+ * The next line of a stopped judge (1), or -1 once its output ended.  A
+ * bpftrace that let a SIGINT pass is asked again, and killed after
+ * JUDGE_STOP_TRIES: its verdicts are then cut short, which the caller's
+ * checks see, rather than a workload that never ends.
+ */
+static inline int wl_judge__stopped_line(struct wl_judge *j, char *line, size_t size)
+{
+	int rc, tries = 0;
+
+	while ((rc = wl_judge__line(j, line, size, JUDGE_STOP_WAIT_MS)) == 0)
+		kill(j->pid, ++tries < JUDGE_STOP_TRIES ? SIGINT : SIGKILL);
+	return rc;
+}
+
 /* Once its output has ended: reap it, unmount what it needed. */
 static inline void wl_judge__release(struct wl_judge *j)
 {
@@ -279,7 +297,7 @@ static inline void wl_judge__finish(struct wl_judge *j, struct wl_verdicts *v)
 	char line[256];
 
 	wl_judge__stop(j);
-	while (wl_judge__line(j, line, sizeof(line), -1) > 0)
+	while (wl_judge__stopped_line(j, line, sizeof(line)) > 0)
 		wl_verdicts__add(v, line);
 	wl_judge__release(j);
 }

@@ -15,6 +15,10 @@
  * long wait.  A wakeup timed on another CPU, whose clock may lag a few
  * microseconds, can come out before the wait's start: such a wait is not
  * long (unsigned, its negative length would have passed for one).
+ * Woken is the first of sched_waking and sched_wakeup it sees: a classic
+ * tracepoint's program is skipped when it fires inside another BPF program
+ * (lockstall's), and the two often fire in different contexts, so one
+ * that was missed is seldom missed twice.
  *
  *   stress_judged [-s mutex|futex] [-d SECONDS] [-m MS] [-p]   (mutex, 6, 10)
  *
@@ -45,6 +49,9 @@ static const char judge_script[] =
 	"		@start[tid] = nsecs;\n"
 	"		@owner[tid] = *(uint32 *)uptr(args->uaddr) & 0x3fffffff;\n"
 	"	}\n"
+	"}\n"
+	"tracepoint:sched:sched_waking /@start[args->pid] && !@woke[args->pid]/ {\n"
+	"	@woke[args->pid] = nsecs;\n"
 	"}\n"
 	"tracepoint:sched:sched_wakeup /@start[args->pid] && !@woke[args->pid]/ {\n"
 	"	@woke[args->pid] = nsecs;\n"
@@ -80,7 +87,7 @@ static void judge__finish(struct wl_judge *j, struct verdicts *v)
 	char line[256];
 
 	wl_judge__stop(j);
-	while (wl_judge__line(j, line, sizeof(line), -1) > 0) {
+	while (wl_judge__stopped_line(j, line, sizeof(line)) > 0) {
 		w = &v->waits[v->n];
 		if (v->n < MAX_LONG && sscanf(line, "wait %d %d %llu %llu", &w->tid, &w->owner,
 					      &w->start, &w->end) == 4)
