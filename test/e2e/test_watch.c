@@ -580,7 +580,8 @@ Test(watch, histograms_named_after_exec, .fini = teardown, .timeout = 120)
  */
 Test(names, both_names_after_exec, .fini = teardown, .timeout = 120)
 {
-	const char *const args[] = { "-n", "10", "-s", "12", NULL };
+	/* -u: the holder's mprotect() can be quick enough to stall no one */
+	const char *const args[] = { "-n", "10", "-s", "12", "-u", "20", NULL };
 	const json_t *st, *waiter, *mm;
 	json_int_t pid, exec_ns;
 	const char *before, *after;

@@ -21,7 +21,10 @@
  * lockstall saw the process under its first name that recently, so its
  * stalls after the exec must give both names.
  *
- *   exec_stall [-n N] [-s THOUSANDS]     (defaults 20 and 24)
+ *   exec_stall [-n N] [-s THOUSANDS] [-u MS]     (defaults 20, 24 and 0)
+ *
+ * -u: each image goes on past N calls until one took MS or more (at most
+ * 10 x N calls), for tests that need a stall under each name.
  *
  * Prints one JSON line once the second image is done:
  *   {"workload":"exec_stall","pid":P,"before":"exec_stall","after":"exec_stalled",
@@ -55,8 +58,8 @@ static void *holder__run(void *arg)
 	return NULL;
 }
 
-/* n calls that each wait for the holder's lock; the slowest's time. */
-static uint64_t phase__run(unsigned long n, unsigned long thousands)
+/* n calls that each wait for the holder's lock (more for until_ms); the slowest's time. */
+static uint64_t phase__run(unsigned long n, unsigned long thousands, unsigned long until_ms)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct holder h = { .len = thousands * 1000 * page };
@@ -70,7 +73,7 @@ static uint64_t phase__run(unsigned long n, unsigned long thousands)
 	err = pthread_create(&th, NULL, holder__run, &h);
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n || (worst < until_ms * 1000000ULL && i < 10 * n); i++) {
 		/* each call as the holder begins one: it waits for most of it */
 		for (seen = atomic_load(&h.calls); atomic_load(&h.calls) == seen;)
 			sched_yield();
@@ -100,11 +103,11 @@ static void comm__get(char comm[17])
 		wl_die("PR_GET_NAME: %s", strerror(errno));
 }
 
-/* The second image: argv = AFTER_NAME --after DIR N THOUSANDS EXEC_NS WORST_BEFORE BEFORE */
+/* The second image: argv = AFTER_NAME --after DIR N THOUSANDS EXEC_NS WORST_BEFORE BEFORE UNTIL */
 static int after__run(char **argv)
 {
 	unsigned long n = strtoul(argv[3], NULL, 10), thousands = strtoul(argv[4], NULL, 10);
-	uint64_t worst = phase__run(n, thousands);
+	uint64_t worst = phase__run(n, thousands, strtoul(argv[8], NULL, 10));
 	char link[128], after[17];
 
 	comm__get(after);
@@ -120,21 +123,24 @@ static int after__run(char **argv)
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/exec_stall-XXXXXX", link[64], a_n[24], a_s[24];
-	char a_exec[24], a_worst[24], before[17];
-	char *const next[] = { AFTER_NAME, "--after", dir, a_n, a_s, a_exec, a_worst, before, NULL };
-	unsigned long n = 20, thousands = 24;
+	char a_exec[24], a_worst[24], a_until[24], before[17];
+	char *const next[] = { AFTER_NAME, "--after", dir, a_n, a_s, a_exec, a_worst, before, a_until,
+			       NULL };
+	unsigned long n = 20, thousands = 24, until_ms = 0;
 	uint64_t worst;
 	int opt;
 
-	if (argc == 8 && !strcmp(argv[1], "--after"))
+	if (argc == 9 && !strcmp(argv[1], "--after"))
 		return after__run(argv);
-	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:u:")) != -1) {
 		if (opt == 'n') {
 			n = strtoul(optarg, NULL, 10);
 		} else if (opt == 's') {
 			thousands = strtoul(optarg, NULL, 10);
+		} else if (opt == 'u') {
+			until_ms = strtoul(optarg, NULL, 10);
 		} else {
-			fprintf(stderr, "usage: exec_stall [-n N] [-s THOUSANDS]\n");
+			fprintf(stderr, "usage: exec_stall [-n N] [-s THOUSANDS] [-u MS]\n");
 			return 2;
 		}
 	}
@@ -142,8 +148,9 @@ int main(int argc, char **argv)
 		wl_die("-n and -s must be positive, -s at most 60 (vm.max_map_count)");
 	wl_self_link(dir, AFTER_NAME, link, sizeof(link));
 	comm__get(before);
-	worst = phase__run(n, thousands);
+	worst = phase__run(n, thousands, until_ms);
 	snprintf(a_n, sizeof(a_n), "%lu", n);
+	snprintf(a_until, sizeof(a_until), "%lu", until_ms);
 	snprintf(a_s, sizeof(a_s), "%lu", thousands);
 	snprintf(a_worst, sizeof(a_worst), "%llu", (unsigned long long)worst);
 	snprintf(a_exec, sizeof(a_exec), "%llu", (unsigned long long)wl_now_ns());
