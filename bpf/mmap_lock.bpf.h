@@ -57,8 +57,12 @@ static __always_inline __u8 ls_wait_end_flags(const struct ls_wait_state *w, boo
 	return flags;
 }
 
-/* The stack a WAIT_END of cur (current) brings: where it is. */
-static __always_inline void ls_wait_stack(void *ctx, struct task_struct *cur, __u64 now, __u64 mm)
+/*
+ * The stack a WAIT_END of cur (current) brings: where it is.  Returns the
+ * WAIT_END's flag for one left out, as one was sent moments before.
+ */
+static __always_inline __u8 ls_wait_stack(void *ctx, struct ls_task_state *st,
+					  struct task_struct *cur, __u64 now, __u64 mm)
 {
 	struct ls_stack_event s = {
 		.why = LS_STACK_WAIT,
@@ -66,11 +70,20 @@ static __always_inline void ls_wait_stack(void *ctx, struct task_struct *cur, __
 		.lock = mm,
 	};
 
-	ls_emit_stack(ctx, &s, cur);
+	__u32 op = ls_stack_op(cur, st);
+
+	if (!ls_stack_due(st, false, mm, op, now))
+		return LS_LOCK_F_STACK_SAME;
+	if (ls_emit_stack(ctx, &s, cur))
+		ls_stack_sent(st, false, mm, op, now);
+	return 0;
 }
 
-/* The stack a HOLD of t (current) brings: where it was off CPU, else where it is. */
-static __always_inline void ls_hold_stack(void *ctx, const struct ls_task_state *st,
+/*
+ * The stack a HOLD of t (current) brings: where it was off CPU, else where
+ * it is.  Returns the HOLD's flag for one left out, as for ls_wait_stack().
+ */
+static __always_inline __u8 ls_hold_stack(void *ctx, struct ls_task_state *st,
 					  struct task_struct *t, __u64 now, __u64 mm)
 {
 	struct ls_stack_event s = {
@@ -78,13 +91,18 @@ static __always_inline void ls_hold_stack(void *ctx, const struct ls_task_state 
 		.now = now,
 		.lock = mm,
 	};
+	__u32 op = ls_stack_op(t, st);
 
 	if (st->off_kstack_valid) {
 		s.why = LS_STACK_HOLD_OFF;
 		s.kstack = st->off_kstack;
 		s.kstack_len = st->off_kstack_len;
 	}
-	ls_emit_stack(ctx, &s, t);
+	if (!ls_stack_due(st, true, mm, op, now))
+		return LS_LOCK_F_STACK_SAME;
+	if (ls_emit_stack(ctx, &s, t))
+		ls_stack_sent(st, true, mm, op, now);
+	return 0;
 }
 
 /*
@@ -112,7 +130,12 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 	 * downgrades, and a short on-CPU write hold cannot explain a stall.
 	 */
 	if ((flags & ~LS_LOCK_F_DOWNGRADED) || h->offcpu_ns || held >= cfg.min_hold_ns) {
-		struct ls_lock_event e = {
+		struct ls_lock_event e;
+
+		/* Only holds long enough to matter to a stall bring their stack. */
+		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED))
+			flags |= ls_hold_stack(ctx, st, t, now, h->mm);
+		e = (struct ls_lock_event){
 			.type = LS_REC_HOLD,
 			.now = now,
 			.lock = h->mm,
@@ -124,10 +147,6 @@ static __always_inline void ls_hold_end(void *ctx, struct ls_task_state *st, __u
 			.success = 1,
 			.flags = flags,
 		};
-
-		/* Only holds long enough to matter to a stall bring their stack. */
-		if (cfg.kstacks && held >= cfg.min_hold_ns && !(end_flags & LS_LOCK_F_EXITED))
-			ls_hold_stack(ctx, st, t, now, h->mm);
 		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}
@@ -198,16 +217,8 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 	/* A wait still quiet here was short (ls_owned_wait_end()): told only if its OWNER was. */
 	if (ls_wait_told(w) &&
 	    ((w->flags & (LS_W_WENT_OFF | LS_W_OWNER_SENT)) || waited >= cfg.min_wait_ns)) {
-		struct ls_lock_event e = {
-			.type = LS_REC_WAIT_END,
-			.now = now,
-			.lock = w->lock,
-			.start_ns = w->start_ns,
-			.granted_ns = granted ? st->grant.wait_ns : 0,
-			.write = w->write,
-			.success = success,
-			.flags = ls_wait_end_flags(w, granted, trylock),
-		};
+		__u8 flags = ls_wait_end_flags(w, granted, trylock);
+		struct ls_lock_event e;
 
 		/*
 		 * A stall, or close to one: where the waiter is.  Its user
@@ -216,7 +227,17 @@ static __always_inline void ls_wait_end(void *ctx, struct ls_task_state *st,
 		 * stack is the path that asked.
 		 */
 		if (cfg.kstacks && !trylock && waited >= cfg.min_wait_ns)
-			ls_wait_stack(ctx, cur, now, w->lock);
+			flags |= ls_wait_stack(ctx, st, cur, now, w->lock);
+		e = (struct ls_lock_event){
+			.type = LS_REC_WAIT_END,
+			.now = now,
+			.lock = w->lock,
+			.start_ns = w->start_ns,
+			.granted_ns = granted ? st->grant.wait_ns : 0,
+			.write = w->write,
+			.success = success,
+			.flags = flags,
+		};
 		if (ls_emit_lock_cur(&e, st))
 			st->seen = 1;
 	}

@@ -212,7 +212,7 @@ static __always_inline __u32 ls_stack_user(void *ctx, struct ls_stack_buf *b,
  * arrives.  Its kernel stack is e->kstack when set (the holder's long
  * off-CPU spell), else current's now.
  */
-static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event *e,
+static __always_inline bool ls_emit_stack(void *ctx, const struct ls_stack_event *e,
 					  struct task_struct *cur)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -220,9 +220,10 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	__u64 t0 = bpf_ktime_get_ns();
 	struct ls_rec_stack *r;
 	__u64 taken, size;	/* 64 bits: the bound checked is the register passed on */
+	bool sent = true;
 
 	if (!b)
-		return;
+		return false;
 	r = &b->rec;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->tid = LS_TASK_READ(cur, pid);
@@ -242,10 +243,70 @@ static __always_inline void ls_emit_stack(void *ctx, const struct ls_stack_event
 	 * the whole record (an IPI, a VM exit on a guest).  It polls every
 	 * 100 ms anyway.
 	 */
-	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags()))
+	if (bpf_ringbuf_output(&events, r, size, ls_rb_wakeup_flags())) {
 		ls_drops_count(taken);
+		sent = false;
+	}
 	__sync_fetch_and_add(&stack_records, 1);
 	__sync_fetch_and_add(&stack_ns, bpf_ktime_get_ns() - t0);
+	return sent;
+}
+
+/*
+ * The op key (ls_op_key()) of what cur (current) is doing: equal for the
+ * same syscall, or for any user fault; 0 for a kernel thread.
+ */
+static __always_inline __u32 ls_stack_op(struct task_struct *cur, const struct ls_task_state *st)
+{
+	struct ls_op op;
+
+	ls_op_fill(&op, cur, st);
+	return ls_op_key(&op);
+}
+
+/*
+ * Whether a wait or hold of lock in op brings a stack at now: not if one
+ * for the same lock, kind and op went less than stack_interval_ns ago.
+ * The caller then sets LS_LOCK_F_STACK_SAME, and the engine reuses that one.
+ */
+static __always_inline bool ls_stack_due(const struct ls_task_state *st, bool hold, __u64 lock,
+					 __u32 op, __u64 now)
+{
+	int i;
+
+	if (!op)
+		return true;
+	for (i = 0; i < LS_STACK_SAME_SLOTS; i++) {
+		const struct ls_stack_sent *s = &st->stack_sent[i];
+
+		if (s->ns && s->lock == lock && s->op == op && s->hold == hold &&
+		    now - s->ns < cfg.stack_interval_ns)
+			return false;
+	}
+	return true;
+}
+
+/* A stack went out at now: into the slot of its key, else the oldest (as the engine does). */
+static __always_inline void ls_stack_sent(struct ls_task_state *st, bool hold, __u64 lock,
+					  __u32 op, __u64 now)
+{
+	int i, k = 0;
+
+	if (!op)
+		return;
+	for (i = 0; i < LS_STACK_SAME_SLOTS; i++) {
+		const struct ls_stack_sent *s = &st->stack_sent[i];
+
+		if (s->lock == lock && s->op == op && s->hold == hold) {
+			k = i;
+			break;
+		}
+		if (s->ns < st->stack_sent[k].ns)
+			k = i;
+	}
+	st->stack_sent[k & (LS_STACK_SAME_SLOTS - 1)] = (struct ls_stack_sent){
+		.lock = lock, .ns = now, .op = op, .hold = hold,
+	};
 }
 
 /*

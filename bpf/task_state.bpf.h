@@ -84,6 +84,14 @@ struct ls_hist_pend {
 	__u8 owner_waiters;	/* waiters that named this task their lock's owner */
 };
 
+/* A STACK sent: for what (a wait or a hold of lock, in op), and when. */
+struct ls_stack_sent {
+	__u64 lock;
+	__u64 ns;		/* 0: a free slot */
+	__u32 op;		/* ls_op_key() */
+	__u32 hold;		/* 0: a wait's */
+};
+
 /* Set only while LS_W_GRANTED / LS_H_GRANTED say so. */
 struct ls_grant_state {
 	__u64 wait_ns;		/* when the wakeup granted the waiter the lock */
@@ -127,6 +135,8 @@ struct ls_task_state {
 	__u64 steal_in;
 	__u64 steal_ns;		/* ... stolen up to its switch-out, for the STEAL record */
 	__u64 steal_on_ns;	/* ... the stretch on CPU it was stolen in */
+	/* The last STACKs sent, for LS_LOCK_F_STACK_SAME (stack.bpf.h). */
+	struct ls_stack_sent stack_sent[LS_STACK_SAME_SLOTS];
 	/*
 	 * Where the holder was switched out, for the STACK record its HOLD
 	 * may bring at release: by then it runs elsewhere in the kernel.

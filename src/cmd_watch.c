@@ -468,6 +468,7 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.btf_path = cfg->btf_path,
 		.ustack_mode = cfg->ustack_mode,
 		.ustack_copy = cfg->ustack_copy,
+		.stack_interval_ns = cfg->stack_interval_ns,
 		.locks = cfg->locks,
 	};
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };

@@ -156,6 +156,14 @@ struct ls_op {
 	__u16 fault_flags;	/* LS_PF_* */
 };
 
+/* What identifies an op for LS_LOCK_F_STACK_SAME; 0: nothing (no stack is reused). */
+static inline __u32 ls_op_key(const struct ls_op *op)
+{
+	if (op->kind == LS_OP_SYSCALL)
+		return 0x80000000u | ((__u32)op->syscall & 0xffff);
+	return op->kind;
+}
+
 /* ls_rec_lock.flags */
 #define LS_LOCK_F_BEGIN_SENT	0x01	/* WAIT_END: a WAIT_BEGIN for this wait was sent */
 #define LS_LOCK_F_GRANTED	0x02	/* the lock was handed over by a wakeup before the task ran */
@@ -174,6 +182,16 @@ struct ls_op {
  * time, as for LS_LOCK_F_PRIOR, which it comes instead of.
  */
 #define LS_LOCK_F_LATE		0x40
+/*
+ * WAIT_END/HOLD of at least the threshold, without its STACK: the task
+ * sent one for the same lock, kind (wait or hold) and op (ls_op_key())
+ * less than stack_interval_ns before, with the record it came with.  Its
+ * stall takes a copy of that one (LS_STACK_F_EARLIER).  Both sides keep
+ * the last LS_STACK_SAME_SLOTS of a task, a new one replacing the one of
+ * its key, else the oldest; never for a kernel thread (no op to tell).
+ */
+#define LS_LOCK_F_STACK_SAME	0x80
+#define LS_STACK_SAME_SLOTS	4
 
 /*
  * WAIT_BEGIN, WAIT_END and HOLD.
@@ -707,7 +725,11 @@ struct ls_rec_tick {
  *                      release;
  *   LS_STACK_HOLD_LONG before the HOLD of another hold of at least min_hold_ns:
  *                      the release site, the end of the path under the lock.
- * Only what can end up in a stall, once per wait or hold: the hot path stays cheap.
+ * Only what can end up in a stall, once per wait or hold: the hot path stays
+ * cheap.  And at most one per stack_interval_ns for a task, lock, kind and
+ * op (LS_LOCK_F_STACK_SAME): a stack is taken in the task's own time, most
+ * often with the lock held, and a starved holder makes its waiters pay for
+ * that time many times over.
  */
 enum ls_stack_why {
 	LS_STACK_WAIT = 1,
@@ -733,6 +755,13 @@ enum ls_ustack_mode {
 #define LS_USTACK_MAX	32	/* user frames of the frame-pointer walk kept */
 #define LS_USTACK_COPY_DEFAULT	16384	/* bytes of user stack copied by default */
 #define LS_USTACK_COPY_MAX	32768	/* hdr.size is 16 bits: a record stays below 64 KiB */
+/*
+ * --stack-interval (ls_bpf_config.stack_interval_ns).  At most the time
+ * the engine keeps a quiet task (ENGINE_RETAIN_MIN_NS), and with it the
+ * stack a LS_LOCK_F_STACK_SAME record reuses.
+ */
+#define LS_STACK_INTERVAL_DEFAULT	1000000000ULL
+#define LS_STACK_INTERVAL_MAX		1000000000ULL
 
 /*
  * User registers, in DWARF x86-64 numbering (which libunwind's UNW_X86_64_*
@@ -750,6 +779,8 @@ enum ls_ustack_mode {
 #define LS_STACK_F_REGS	0x04	/* uregs are valid */
 #define LS_STACK_F_COPY_SHORT	0x08	/* the copy stopped early (unmapped or not resident page) */
 #define LS_STACK_F_KTHREAD	0x10	/* no user side: a kernel thread */
+/* Set by the engine on the copy a LS_LOCK_F_STACK_SAME record takes; never sent. */
+#define LS_STACK_F_EARLIER	0x80
 
 struct ls_rec_stack {
 	struct ls_hdr hdr;
@@ -812,6 +843,8 @@ struct ls_bpf_config {
 	__u8 prior_futex;	/* the start-up scan looks for futex waits ... */
 	__u8 prior_mutex;	/* ... and kernel mutex waits (bpf/prior.bpf.h) */
 	__u8 pad[4];
+	/* One STACK per task, lock and kind (wait, hold) this often; 0: every one. */
+	__u64 stack_interval_ns;
 };
 
 #define LS_ASSERT_SIZE(type, bytes) \
@@ -845,7 +878,8 @@ LS_ASSERT_SIZE(ls_rec_mark, 24);
 LS_ASSERT_SIZE(ls_rec_lost, 40);
 LS_ASSERT_SIZE(ls_rec_tick, 24);
 LS_ASSERT_SIZE(ls_rec_stack, 48 + 8 * (LS_UREGS_N + LS_KSTACK_MAX + LS_USTACK_MAX));
-LS_ASSERT_SIZE(ls_bpf_config, 40);
+LS_ASSERT_SIZE(ls_bpf_config, 48);
+_Static_assert((LS_STACK_SAME_SLOTS & (LS_STACK_SAME_SLOTS - 1)) == 0, "a power of two: BPF masks the index");
 LS_ASSERT_SIZE(ls_stack_now, 16 + 8 * LS_KSTACK_MAX);
 _Static_assert(sizeof(struct ls_rec_stack) + LS_USTACK_COPY_MAX < 65536, "ls_rec_stack too big for hdr.size");
 _Static_assert(sizeof(struct ls_hist_key) == 8, "ls_hist_key changed size");

@@ -115,6 +115,7 @@ struct ls_config {
 	bool stacks;		/* false: --no-stacks */
 	__u8 ustack_mode;	/* --user-stacks: enum ls_ustack_mode; default dwarf */
 	__u32 ustack_copy;	/* --stack-copy: bytes of user stack copied for dwarf */
+	__u64 stack_interval_ns;	/* --stack-interval: one stack per task, lock and kind */
 	bool stack_opts_set;	/* --user-stacks or --stack-copy given */
 	__u64 symbol_memory;	/* --symbol-memory: bytes for the symbol and unwind caches; 0: default */
 	bool folded;		/* --folded (watch, report): report_format becomes LS_FORMAT_FOLDED */

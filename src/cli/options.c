@@ -468,6 +468,14 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 		/* whole 8-byte words: the record's padding rule */
 		cfg->ustack_copy = (__u32)v & ~7u;
 		return 0;
+	case OPT_STACK_INTERVAL:
+		cfg->stack_opts_set = true;
+		if (ls_parse_duration(val, NSEC_PER_SEC, &v) || v > LS_STACK_INTERVAL_MAX)
+			return cli_usage_error(err, cfg->cmd,
+					       "invalid duration '%s' for %s: expected 0 to 1s, like 500ms, or 0 for a stack with every stall",
+					       val, opt);
+		cfg->stack_interval_ns = v;
+		return 0;
 	case OPT_SYMBOL_MEMORY:
 		if (ls_parse_size(val, &v) || v < SYM_BUDGET_MIN || v > LS_SYMBOL_MEMORY_MAX)
 			return cli_usage_error(err, cfg->cmd,

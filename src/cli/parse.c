@@ -56,6 +56,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "max-files", true, OPT_MAX_FILES },
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
+	{ 0, "stack-interval", true, OPT_STACK_INTERVAL },
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
 	{ 0, "symbol-memory", true, OPT_SYMBOL_MEMORY },
 	{ 0, "folded", false, OPT_FOLDED },
@@ -81,6 +82,7 @@ static const struct opt_def record_opts[] = {
 	{ 'v', "verbose", false, OPT_VERBOSE },
 	{ 0, "user-stacks", true, OPT_USER_STACKS },
 	{ 0, "stack-copy", true, OPT_STACK_COPY },
+	{ 0, "stack-interval", true, OPT_STACK_INTERVAL },
 	{ 0, "no-stacks", false, OPT_NO_STACKS },
 	{ 0, "backend", true, OPT_BACKEND },
 	{ 0, "btf", true, OPT_BTF },
@@ -183,6 +185,7 @@ static void config__defaults(struct ls_config *cfg)
 	cfg->rt_priority = LS_DEFAULT_RT_PRIORITY;
 	cfg->ustack_mode = LS_USTACK_DWARF;
 	cfg->ustack_copy = LS_USTACK_COPY_DEFAULT;
+	cfg->stack_interval_ns = LS_STACK_INTERVAL_DEFAULT;
 	cfg->compress_level = LS_TRACE_ZSTD_LEVEL;
 }
 
@@ -247,7 +250,7 @@ int cli__pending(const struct ls_config *cfg, __u64 threshold_ns, __u64 *after_n
 static int check_command(struct ls_config *cfg, FILE *err, const char *const pos[], int npos)
 {
 	if (!cfg->stacks && cfg->stack_opts_set)
-		return cli_usage_error(err, cfg->cmd, "--user-stacks and --stack-copy go without --no-stacks");
+		return cli_usage_error(err, cfg->cmd, "--user-stacks, --stack-copy and --stack-interval go without --no-stacks");
 	if (cfg->folded) {
 		if (cfg->json || (cfg->report_format != LS_FORMAT_TEXT &&
 				  cfg->report_format != LS_FORMAT_FOLDED))

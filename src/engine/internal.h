@@ -88,6 +88,8 @@
  */
 #define ENGINE_STALL_RUN_BUDGET	(1u << 16)
 #define ENGINE_RETAIN_MIN_NS	1000000000ULL
+/* A quiet task is kept at least this long, and with it the stack a later record reuses. */
+_Static_assert(LS_STACK_INTERVAL_MAX <= ENGINE_RETAIN_MIN_NS, "a reused stack must outlive --stack-interval");
 /* A task silent this many retain periods is stale state (an EXIT was lost). */
 #define ENGINE_STALE_RETAINS	64
 /* Table slots the idle sweep looks at per record fed. */
@@ -305,6 +307,12 @@ struct task {
 	/* STACK records waiting for the WAIT_END or HOLD they come before. */
 	struct ls_rec_stack *wait_stack;
 	struct ls_rec_stack *hold_stack;
+	/* The last ones taken, for the records that reuse them (LS_LOCK_F_STACK_SAME). */
+	struct last_stack {
+		struct ls_rec_stack *s;	/* NULL: a free slot */
+		__u32 op;		/* ls_op_key() of the record that took it */
+		bool hold;
+	} last_stack[LS_STACK_SAME_SLOTS];
 	/* LS_STACK_NOW: its stack at the latest tick that asked, kept until the next. */
 	struct ls_rec_stack *now_stack;
 	/* The latest THROTTLE record's limit, for its throttled spells; NULL: none. */
@@ -487,6 +495,11 @@ bool stack__is_now(const void *rec);
 void stacks__record(struct engine *e, const void *rec, size_t len);
 /* Take the stack parked in *slot if it is for lock_id (else drop it); the caller owns it. */
 struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 lock_id);
+/* The stack of tk's WAIT_END (wait) or HOLD r, parked or reused; the caller owns it. */
+struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool wait,
+				const struct ls_rec_lock *r);
+/* Free all of tk's stacks. */
+void stacks__drop_task(struct engine *e, struct task *tk);
 void stack__free(struct engine *e, struct ls_rec_stack *s);
 
 /* ---- causes.c -------------------------------------------------------- */

@@ -42,26 +42,34 @@ void stack__free(struct engine *e, struct ls_rec_stack *s)
 	free(s);
 }
 
-/* Replace *slot with a copy of rec (validated), within the memory bound. */
-static void stack__park(struct engine *e, struct ls_rec_stack **slot, const void *rec, size_t len)
+/* A copy of rec (validated), within the memory bound; NULL: counted as evicted. */
+static struct ls_rec_stack *stack__copy(struct engine *e, const void *rec, size_t len)
 {
 	struct ls_rec_stack *s;
 
-	stack__free(e, *slot);
-	*slot = NULL;
 	if (e->stack_bytes + len > ENGINE_MAX_STACK_BYTES) {
 		e->sum.evicted++;
-		return;
+		return NULL;
 	}
 	/* The copy keeps the record's alignment whatever the caller's buffer had. */
 	s = malloc(len);
 	if (!s) {
 		e->sum.evicted++;
-		return;
+		return NULL;
 	}
 	memcpy(s, rec, len);
 	e->stack_bytes += len;
-	*slot = s;
+	return s;
+}
+
+/* Replace *slot with a copy of rec (validated). */
+static void stack__park(struct engine *e, struct ls_rec_stack **slot, const void *rec, size_t len)
+{
+	stack__free(e, *slot);
+	*slot = stack__copy(e, rec, len);
+	/* The engine's own mark: a record that claims it is not believed. */
+	if (*slot)
+		(*slot)->flags &= ~LS_STACK_F_EARLIER;
 }
 
 void stacks__record(struct engine *e, const void *rec, size_t len)
@@ -107,4 +115,64 @@ struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, _
 		return NULL;
 	}
 	return s;
+}
+
+/* The slot of tk's last stacks for (hold, lock, op): its own, else a free one, else the oldest. */
+static struct last_stack *stack__last_slot(struct task *tk, bool hold, __u64 lock_id, __u32 op)
+{
+	struct last_stack *k = &tk->last_stack[0];
+	int i;
+
+	for (i = 0; i < LS_STACK_SAME_SLOTS; i++) {
+		struct last_stack *l = &tk->last_stack[i];
+
+		if (l->s && l->hold == hold && l->op == op && l->s->lock_id == lock_id)
+			return l;
+		if (!l->s || (k->s && l->s->hdr.ts < k->s->hdr.ts))
+			k = l;
+	}
+	return k;
+}
+
+struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool wait,
+				const struct ls_rec_lock *r)
+{
+	__u32 op = ls_op_key(&r->op);
+	struct last_stack *l;
+	struct ls_rec_stack *s;
+
+	/*
+	 * The kernel sent one for this task, lock, kind and op moments
+	 * before (--stack-interval): that one, marked as earlier.  Not kept
+	 * (memory ran out): none.
+	 */
+	if (r->flags & LS_LOCK_F_STACK_SAME) {
+		l = stack__last_slot(tk, !wait, r->lock.id, op);
+		if (!l->s || l->hold == wait || l->op != op || l->s->lock_id != r->lock.id)
+			return NULL;
+		s = stack__copy(e, l->s, l->s->hdr.size);
+		if (s)
+			s->flags |= LS_STACK_F_EARLIER;
+		return s;
+	}
+	s = stack__take(e, wait ? &tk->wait_stack : &tk->hold_stack, r->lock.id);
+	if (s && op) {
+		l = stack__last_slot(tk, !wait, r->lock.id, op);
+		stack__free(e, l->s);
+		l->s = stack__copy(e, s, s->hdr.size);
+		l->op = op;
+		l->hold = !wait;
+	}
+	return s;
+}
+
+void stacks__drop_task(struct engine *e, struct task *tk)
+{
+	int i;
+
+	stack__free(e, tk->wait_stack);
+	stack__free(e, tk->hold_stack);
+	stack__free(e, tk->now_stack);
+	for (i = 0; i < LS_STACK_SAME_SLOTS; i++)
+		stack__free(e, tk->last_stack[i].s);
 }

@@ -231,9 +231,7 @@ void tasks__drop(struct engine *e, struct task *tk)
 	map__del(&e->tasks, tk->tid);
 	e->n_spells -= tk->spells.cap;
 	ring__free(&tk->spells);
-	stack__free(e, tk->wait_stack);
-	stack__free(e, tk->hold_stack);
-	stack__free(e, tk->now_stack);
+	stacks__drop_task(e, tk);
 	free(tk->throttle);
 	ring__free(&tk->reclaims);
 	free(tk->reclaim);
@@ -293,9 +291,7 @@ void tasks__free_all(struct engine *e)
 		if (!tk)
 			continue;
 		ring__free(&tk->spells);
-		stack__free(e, tk->wait_stack);
-		stack__free(e, tk->hold_stack);
-		stack__free(e, tk->now_stack);
+		stacks__drop_task(e, tk);
 		free(tk->throttle);
 		ring__free(&tk->reclaims);
 		free(tk->reclaim);

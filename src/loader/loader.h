@@ -72,6 +72,7 @@ struct loader_opts {
 	bool stacks;		/* STACK records for stalls: kernel stacks, and user ones per ustack_mode */
 	__u8 ustack_mode;	/* enum ls_ustack_mode */
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */
+	__u64 stack_interval_ns;	/* one STACK per task, lock and kind this often; 0: all */
 	__u8 locks;		/* LS_LOCKS_*: what to trace besides mmap_lock */
 };
 

@@ -785,6 +785,7 @@ void loader_configure(struct loader *l, const struct loader_opts *opts, bool mem
 	s->rodata->cfg.kstacks = opts->stacks;
 	s->rodata->cfg.ustack_mode = opts->stacks ? opts->ustack_mode : LS_USTACK_NONE;
 	s->rodata->cfg.ustack_copy = opts->ustack_copy;
+	s->rodata->cfg.stack_interval_ns = opts->stack_interval_ns;
 	bpf_program__set_autoload(l->switch_nargs == 5 ? s->progs.ls_sched_switch_nostate :
 				  s->progs.ls_sched_switch, false);
 

@@ -366,6 +366,23 @@ static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct
 	}
 }
 
+/* A stack the engine reused for a later stall (--stack-interval): said first, before any other note. */
+static void stacks__note_earlier(struct stacks *sk, const struct ls_rec_stack *r,
+				 struct resolved *out)
+{
+	static const char earlier[] = "taken at an earlier stall of this task on this lock (--stack-interval)";
+	char note[512];
+
+	if (!(r->flags & LS_STACK_F_EARLIER))
+		return;
+	if (!out->fr.note) {
+		out->fr.note = earlier;
+		return;
+	}
+	snprintf(note, sizeof(note), "%s; %s", earlier, out->fr.note);
+	out->fr.note = arena__strdup(sk, note) ?: earlier;
+}
+
 const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_stack *r)
 {
 	struct resolved *out;
@@ -377,6 +394,7 @@ const struct ls_frames *stacks__resolve(struct stacks *sk, const struct ls_rec_s
 	out->fr.v = out->v;
 	stacks__kernel(sk, r, out);
 	stacks__user(sk, r, out);
+	stacks__note_earlier(sk, r, out);
 	out->fr.digest = frames__digest(&out->fr);
 	return &out->fr;
 }

@@ -125,6 +125,45 @@ Test(stacks, live_holder_and_waiter)
 }
 
 /*
+ * --stack-interval, 1 s by default: the victim sends a stack for its
+ * mmap() and one for its munmap() at most once a second each.  Every
+ * other stall of it shows the earlier stack of its own call, and says so.
+ */
+Test(stacks, one_stack_a_second_per_call)
+{
+	const json_t *st, *waiter, *stack, *note;
+	json_int_t victim, secs;
+	size_t i, n = 0, earlier = 0;
+	bool mmap_call;
+	char buf[2048];
+
+	e2e_watch__run(&w, "proc_reader", NULL);
+	victim = e2e_int(w.truth, "victim_tid");
+	secs = (e2e_int(w.truth, "end_ns") - e2e_int(w.truth, "start_ns")) / 1000000000 + 1;
+	json_array_foreach(w.stalls, i, st) {
+		waiter = e2e_object(st, "waiter");
+		if (e2e_int(waiter, "tid") != victim || !stack_named(waiter))
+			continue;
+		n++;
+		stack = e2e_array(waiter, "stack");
+		mmap_call = !strcmp(e2e_str(waiter, "op"), "mmap");
+		cr_assert(mmap_call || !strcmp(e2e_str(waiter, "op"), "munmap"), "%s",
+			  e2e_str(waiter, "op"));
+		cr_assert_geq(e2e_frame_index(stack, "user", mmap_call ? "__mmap" : "__munmap"), 0,
+			      "a stall in %s shows the stack of another call: %s",
+			      e2e_str(waiter, "op"), e2e_stack_text(stack, buf, sizeof(buf)));
+		note = json_object_get(waiter, "stack_note");
+		if (json_is_string(note) &&
+		    !strncmp(json_string_value(note), "taken at an earlier stall", 25))
+			earlier++;
+	}
+	cr_assert_gt(n, 0, "no stall of the victim with a named stack");
+	/* two calls, a new stack each second of the run at most (a second begun counts) */
+	cr_assert_geq(earlier + 2 * (secs + 1), n, "%zu of %zu stalls in %lld s took a new stack",
+		      n - earlier, n, secs);
+}
+
+/*
  * The workload has exited long before the report: its frames are named
  * from the mappings the recording kept, and folded stacks come out too.
  */

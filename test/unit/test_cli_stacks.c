@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* src/cli/: --user-stacks, --stack-copy, --no-stacks and --folded. */
+/* src/cli/: --user-stacks, --stack-copy, --stack-interval, --no-stacks and --folded. */
 #include <stdio.h>
 #include <string.h>
 #include <criterion/criterion.h>
@@ -18,6 +18,7 @@ Test(cli_stacks, defaults)
 	cr_assert(cfg.stacks);
 	cr_assert_eq(cfg.ustack_mode, LS_USTACK_DWARF);
 	cr_assert_eq(cfg.ustack_copy, LS_USTACK_COPY_DEFAULT);
+	cr_assert_eq(cfg.stack_interval_ns, LS_STACK_INTERVAL_DEFAULT);
 	cr_assert_eq(cfg.report_format, LS_FORMAT_TEXT);
 	cr_assert_eq(cli_fixture__parse(&cfg, record), 0, "%s", cli_fixture_err);
 	cr_assert(cfg.stacks);
@@ -85,6 +86,34 @@ ParameterizedTest(struct good_case *c, cli_stacks, good)
 	cr_assert(!cfg.json);
 }
 
+/* --stack-interval: one stack per task, lock and op in that time; 0: every stall's. */
+struct interval_case {
+	char args[64];
+	__u64 ns;
+};
+
+static struct interval_case intervals[] = {
+	{ "watch --stack-interval=500ms", 500000000ULL },
+	{ "watch --stack-interval 0", 0 },
+	{ "record -o x --stack-interval=1s", 1000000000ULL },
+	{ "watch --stack-interval=0.25", 250000000ULL },
+};
+
+ParameterizedTestParameters(cli_stacks, interval)
+{
+	return cr_make_param_array(struct interval_case, intervals, ARRAY_SIZE(intervals));
+}
+
+ParameterizedTest(struct interval_case *c, cli_stacks, interval)
+{
+	struct ls_config cfg;
+
+	cr_assert_eq(parse(&cfg, c->args), 0, "%s: %s", c->args, cli_fixture_err);
+	cr_assert_eq(cfg.stack_interval_ns, c->ns, "%s: %llu", c->args,
+		     (unsigned long long)cfg.stack_interval_ns);
+	cr_assert(cfg.stacks);
+}
+
 struct bad_case {
 	char args[64];
 	char want[80];
@@ -96,6 +125,9 @@ static struct bad_case bad[] = {
 	{ "watch --stack-copy=64K", "invalid size '64K' for --stack-copy" },
 	{ "watch --stack-copy=lots", "invalid size 'lots'" },
 	{ "watch --stack-copy=-1", "invalid size '-1'" },
+	{ "watch --stack-interval=2s", "invalid duration '2s' for --stack-interval: expected 0 to 1s" },
+	{ "watch --stack-interval=often", "invalid duration 'often' for --stack-interval" },
+	{ "record -o x --stack-interval=0 --no-stacks", "--stack-interval go without --no-stacks" },
 	{ "watch --no-stacks --user-stacks=fp", "go without --no-stacks" },
 	{ "record -o x --stack-copy=4K --no-stacks", "go without --no-stacks" },
 	{ "watch --folded --json", "--folded and --json: choose one output" },

@@ -185,3 +185,162 @@ ParameterizedTest(struct bad_stack *c, engine_stacks, malformed_is_counted)
 	engine__debug(efx.e, &d);
 	cr_assert_eq(d.stack_bytes, 0, "%s: kept", c->name);
 }
+
+/*
+ * --stack-interval: a WAIT_END or HOLD with LS_LOCK_F_STACK_SAME comes
+ * without its stack, and its stall shows the last one its task sent for
+ * the same lock, kind and op, marked as earlier.
+ */
+static const struct ls_op op_mmap = { .kind = LS_OP_SYSCALL, .syscall = 9 };
+static const struct ls_op op_munmap = { .kind = LS_OP_SYSCALL, .syscall = 11 };
+static const struct ls_op op_fault = { .kind = LS_OP_PAGE_FAULT, .addr = 0x1000 };
+
+/* A 20 ms wait of the waiter on lock in op ending at end; kip: its stack, NULL: none (SAME). */
+static void same__wait(const struct ls_lock_id *lock, const struct ls_op *op, __u64 end,
+		       const __u64 *kip)
+{
+	struct stream_lock w = { .start = end - MS(20), .write = true, .op = *op };
+
+	if (kip)
+		stream__stack(&efx.s, 1, end, &efx.waiter, lock, LS_STACK_WAIT, kip, 1, 64);
+	else
+		w.flags = LS_LOCK_F_STACK_SAME;
+	stream__wait_end(&efx.s, 1, end, &efx.waiter, lock, &w);
+}
+
+/* The innermost kernel frame of stall i's waiter stack; 0: none.  Earlier: marked so. */
+static __u64 same__frame(unsigned int i, bool *earlier)
+{
+	const struct ls_rec_stack *s = fixture__stall(i)->waiter_stack;
+
+	*earlier = s && (s->flags & LS_STACK_F_EARLIER);
+	return s ? s->kernel[0] : 0;
+}
+
+static const __u64 ip_a[] = { 0xffffffff81000a00ULL };
+static const __u64 ip_b[] = { 0xffffffff81000b00ULL };
+
+Test(engine_stacks, same_reuses_the_last_stack_of_its_op)
+{
+	bool earlier;
+
+	/* mmap and munmap alternate, as a loop makes them: each op its own stack */
+	same__wait(&efx.mm, &op_mmap, T(100), ip_a);
+	same__wait(&efx.mm, &op_munmap, T(200), ip_b);
+	same__wait(&efx.mm, &op_mmap, T(300), NULL);
+	same__wait(&efx.mm, &op_munmap, T(400), NULL);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 4);
+	cr_assert_eq(same__frame(0, &earlier), ip_a[0]);
+	cr_assert(!earlier, "a stack taken for its own stall is not earlier");
+	cr_assert_eq(same__frame(1, &earlier), ip_b[0]);
+	cr_assert_eq(same__frame(2, &earlier), ip_a[0], "mmap's stall took another op's stack");
+	cr_assert(earlier, "a reused stack is not marked earlier");
+	cr_assert_eq(same__frame(3, &earlier), ip_b[0], "munmap's stall took another op's stack");
+	cr_assert(earlier);
+	cr_assert_eq(efx.cs->summary.bad_records, 0);
+}
+
+/* What a reuse may not take: another lock's, another kind's, one pushed out. */
+Test(engine_stacks, same_never_takes_another_locks_stack)
+{
+	struct ls_lock_id other = stream__mm(0xffff888000999000ULL, 300, "other");
+	bool earlier;
+
+	same__wait(&other, &op_mmap, T(100), ip_a);
+	same__wait(&efx.mm, &op_mmap, T(200), NULL);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 2);
+	cr_assert_eq(same__frame(1, &earlier), 0, "a stack of another lock was reused");
+}
+
+Test(engine_stacks, same_keeps_as_many_ops_as_the_kernel)
+{
+	static const __u64 ips[LS_STACK_SAME_SLOTS + 1] = { 0xffffffff81001000ULL, 0xffffffff81002000ULL,
+							    0xffffffff81003000ULL, 0xffffffff81004000ULL,
+							    0xffffffff81005000ULL };
+	struct ls_op op = { .kind = LS_OP_SYSCALL };
+	bool earlier;
+	int i;
+
+	_Static_assert(LS_STACK_SAME_SLOTS + 1 == ARRAY_SIZE(ips), "one op more than the slots");
+	/* one op more than the slots: the oldest, the first, is pushed out */
+	for (i = 0; i <= LS_STACK_SAME_SLOTS; i++) {
+		op.syscall = 100 + i;
+		same__wait(&efx.mm, &op, T(100 * (i + 1)), &ips[i]);
+	}
+	op.syscall = 100;
+	same__wait(&efx.mm, &op, T(1000), NULL);
+	op.syscall = 101;
+	same__wait(&efx.mm, &op, T(1100), NULL);
+	same__wait(&efx.mm, &op_fault, T(1200), NULL);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, LS_STACK_SAME_SLOTS + 4);
+	cr_assert_eq(same__frame(LS_STACK_SAME_SLOTS + 1, &earlier), 0, "the oldest was kept");
+	cr_assert_eq(same__frame(LS_STACK_SAME_SLOTS + 2, &earlier), ips[1]);
+	cr_assert(earlier);
+	cr_assert_eq(same__frame(LS_STACK_SAME_SLOTS + 3, &earlier), 0, "a fault took a syscall's stack");
+}
+
+/* A stack from the stream that says it is earlier is not believed: that mark is the engine's. */
+Test(engine_stacks, earlier_mark_comes_only_from_the_engine)
+{
+	unsigned char buf[sizeof(struct ls_rec_stack) + 64];
+	struct ls_rec_stack *r = (struct ls_rec_stack *)buf;
+	struct stream_lock w = { .start = T(80), .write = true, .op = op_mmap };
+	bool earlier;
+
+	memset(buf, 0, sizeof(buf));
+	r->hdr.type = LS_REC_STACK;
+	r->hdr.size = sizeof(buf);
+	r->hdr.ts = T(100);
+	r->tid = efx.waiter.tid;
+	r->tgid = efx.waiter.tgid;
+	r->lock_id = efx.mm.id;
+	r->why = LS_STACK_WAIT;
+	r->flags = LS_STACK_F_EARLIER;
+	r->nr_kernel = 1;
+	r->kernel[0] = ip_a[0];
+	r->copy_len = 64;
+	stream__raw(&efx.s, buf, sizeof(buf));
+	stream__wait_end(&efx.s, 1, T(100), &efx.waiter, &efx.mm, &w);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 1);
+	cr_assert_eq(same__frame(0, &earlier), ip_a[0]);
+	cr_assert(!earlier, "the stream's claim was believed");
+}
+
+/* A hold's reuse takes the last hold stack of its op, not the wait's. */
+Test(engine_stacks, same_hold_takes_a_hold_stack)
+{
+	struct stream_lock h = { .start = T(100), .acquired = T(100), .op = op_mmap };
+	struct stream_lock w = { .start = T(139), .op = op_mmap };
+	const struct ls_stall *st;
+
+	stream__stack(&efx.s, 0, T(120), &efx.holder, &efx.mm, LS_STACK_HOLD_LONG, ip_b, 1, 64);
+	stream__hold(&efx.s, 0, T(120), &efx.holder, &efx.mm, &h);
+	/* the holder's own wait, with a stack of the same op */
+	stream__stack(&efx.s, 0, T(140), &efx.holder, &efx.mm, LS_STACK_WAIT, ip_a, 1, 64);
+	stream__wait_end(&efx.s, 0, T(140), &efx.holder, &efx.mm, &w);
+	/* then the inversion, its hold reusing */
+	h.start = T(140);
+	h.acquired = T(140);
+	h.offcpu = MS(30);
+	h.flags = LS_LOCK_F_STACK_SAME;
+	stream__switch(&efx.s, 0, T(141), &efx.holder, LS_TASK_F_HOLDING, true, &efx.hog, 0);
+	scenario__wait_begin(&efx.waiter, true, T(142));
+	stream__switch(&efx.s, 0, T(170), &efx.hog, 0, true, &efx.holder, LS_TASK_F_HOLDING);
+	stream__hold(&efx.s, 0, T(171), &efx.holder, &efx.mm, &h);
+	stream__wakeup(&efx.s, 0, T(171), &efx.waiter, LS_TASK_F_WAITING, &efx.holder, 1, NULL);
+	stream__switch(&efx.s, 1, T(172), NULL, 0, false, &efx.waiter, LS_TASK_F_WAITING);
+	w = (struct stream_lock){ .start = T(142), .write = true, .flags = LS_LOCK_F_BEGIN_SENT };
+	stream__wait_end(&efx.s, 1, T(172), &efx.waiter, &efx.mm, &w);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_geq(efx.cs->n_stalls, 1);
+	st = fixture__stall(efx.cs->n_stalls - 1);
+	cr_assert_eq(st->waiter.tid, efx.waiter.tid);
+	cr_assert_eq(st->n_holders, 1);
+	cr_assert_not_null(st->holders[0].stack, "the hold did not reuse its last hold stack");
+	cr_assert_eq(st->holders[0].stack->kernel[0], ip_b[0], "a hold took a wait's stack");
+	cr_assert(st->holders[0].stack->flags & LS_STACK_F_EARLIER);
+}

@@ -242,6 +242,22 @@ Test(stacks, user_stacks_none_and_kernel_threads)
 	stacks__free(sk);
 }
 
+/* A stack the engine reused for a later stall (--stack-interval) says so, before any other note. */
+Test(stacks, earlier_stack_is_told)
+{
+	struct stacks *sk = stacks_with_own_maps(false);
+	struct ls_rec_stack earlier = rec(LS_USTACK_NONE, LS_STACK_F_EARLIER);
+	const struct ls_frames *fr;
+
+	fr = stacks__resolve(sk, &earlier);
+	cr_assert(fr->note && !strncmp(fr->note, "taken at an earlier stall", 25), "%s",
+		  fr->note ? fr->note : "(no note)");
+	cr_assert(strstr(fr->note, "; user stacks were not captured (--user-stacks=none)"),
+		  "the other note is lost: %s", fr->note);
+	cr_assert_eq(fr->n, fr->n_kernel, "the frames are resolved as for any stack");
+	stacks__free(sk);
+}
+
 /* Mappings as a recording keeps them, build-ids included, round-trip. */
 static int keep_maps(void *ctx, __u32 tgid, const char *maps, size_t maps_len, const char *ids,
 		     size_t ids_len)
