@@ -384,6 +384,10 @@ static int watch__finish(struct watch *w)
 	rc = watch__tick(w, LS_TICK_EXIT);
 	if (rc >= 0)
 		rc = watch__emit(w, LS_MARK_END, session__feed);
+	if (rc >= 0) {
+		w->lost_at_end = watch__lost(w);
+		w->ended = true;
+	}
 	/* stalls still being named: before the hooks and recordings they may start */
 	if (rc >= 0)
 		rc = session__drain(&w->s);

@@ -36,6 +36,9 @@ struct watch {
 	struct trace_writer *writer;	/* -o, record */
 	__u64 lost_warned;	/* drops already reported on stderr */
 	__u64 lost_seen;	/* drops at the last housekeeping */
+	/* Drops up to the END mark: later ones are past the findings; ended: set. */
+	__u64 lost_at_end;
+	bool ended;
 	struct reader_cpu cpu;	/* this thread's waits for a CPU while events were lost */
 	bool starved_told;	/* ... said on stderr */
 	unsigned int fifo;	/* the SCHED_FIFO priority it runs at; 0: none */

@@ -18,6 +18,9 @@ __u64 watch__lost(struct watch *w)
 	struct loader_stats st;
 	struct ls_summary sum;
 
+	/* still attached while the summary is made: what comes after is not its */
+	if (w->ended)
+		return w->lost_at_end;
 	loader__stats(w->loader, &st);
 	session__summary(&w->s, &sum);
 	return st.drops > sum.lost_events ? st.drops : sum.lost_events;

@@ -37,6 +37,27 @@ static size_t stress_futex_stalls(void)
 	return n;
 }
 
+/*
+ * stderr's last word on lost events is the summary's: drops after the end
+ * of the stream (the programs stay attached while it closes) are in
+ * neither, as the findings do not cover them.
+ */
+static void check_final_lost(json_int_t lost)
+{
+	const char *line, *end, *final;
+	long long n, said = 0;
+
+	for (line = strstr(w.lockstall.err.data ?: "", "lockstall: "); line;
+	     line = strstr(line + 1, "lockstall: ")) {
+		end = strchr(line, '\n');
+		final = strstr(line, " events lost (");
+		if (final && (!end || final < end) && sscanf(line, "lockstall: %lld", &n) == 1)
+			said = n;
+	}
+	cr_assert_eq(said, lost, "stderr says %lld events lost, the summary %lld:\n%s", said, lost,
+		     w.lockstall.err.data);
+}
+
 /* pinned: stress_judged -p (one worker, a thread a CPU). */
 static void keeps_up(const char *stressor, bool pinned)
 {
@@ -59,6 +80,7 @@ static void keeps_up(const char *stressor, bool pinned)
 	 */
 	cr_assert_lt(lost * 100, events + lost > 1000 ? events + lost : 1000,
 		     "%lld of %lld records lost: 1%% or more", lost, events + lost);
+	check_final_lost(lost);
 	json_array_foreach(waits, i, wt) {
 		tid = e2e_int(wt, "tid");
 		owner = e2e_int(wt, "owner");
