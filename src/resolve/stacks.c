@@ -370,7 +370,7 @@ static void stacks__user(struct stacks *sk, const struct ls_rec_stack *r, struct
 static void stacks__note_earlier(struct stacks *sk, const struct ls_rec_stack *r,
 				 struct resolved *out)
 {
-	static const char earlier[] = "taken at an earlier stall of this task on this lock (--stack-interval)";
+	static const char earlier[] = "taken earlier: this task's last stack for this lock and call (--stack-interval)";
 	char note[512];
 
 	if (!(r->flags & LS_STACK_F_EARLIER))

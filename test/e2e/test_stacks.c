@@ -154,7 +154,7 @@ Test(stacks, one_stack_a_second_per_call)
 			      e2e_str(waiter, "op"), e2e_stack_text(stack, buf, sizeof(buf)));
 		note = json_object_get(waiter, "stack_note");
 		if (json_is_string(note) &&
-		    !strncmp(json_string_value(note), "taken at an earlier stall", 25))
+		    !strncmp(json_string_value(note), "taken earlier: ", 15))
 			earlier++;
 	}
 	cr_assert_gt(n, 0, "no stall of the victim with a named stack");

@@ -250,7 +250,7 @@ Test(stacks, earlier_stack_is_told)
 	const struct ls_frames *fr;
 
 	fr = stacks__resolve(sk, &earlier);
-	cr_assert(fr->note && !strncmp(fr->note, "taken at an earlier stall", 25), "%s",
+	cr_assert(fr->note && !strncmp(fr->note, "taken earlier: ", 15), "%s",
 		  fr->note ? fr->note : "(no note)");
 	cr_assert(strstr(fr->note, "; user stacks were not captured (--user-stacks=none)"),
 		  "the other note is lost: %s", fr->note);
