@@ -108,14 +108,14 @@ static void hex(char *out, const __u8 *b, size_t len)
 /*
  * The build-ids of p's executable file mappings, read now while the
  * process lives: set on its maps (so a file replaced later is refused,
- * not misread) and kept as text for a recording.  The files go into the
- * symbolizer's cache, where naming their frames needs them anyway.
+ * not misread) and kept as text for a recording.  Only the notes are
+ * read: a process may map more files than the symbol memory holds, and
+ * few of them hold the frames to name.
  */
 static void stacks__build_ids(struct stacks *sk, struct proc_entry *p)
 {
 	char line[64 + 2 * LS_BUILD_ID_MAX], idhex[2 * LS_BUILD_ID_MAX + 1];
-	struct ls_file_info fi;
-	const __u8 *id;
+	__u8 id[LS_BUILD_ID_MAX];
 	size_t i, idlen, n;
 	char *grown;
 
@@ -124,8 +124,8 @@ static void stacks__build_ids(struct stacks *sk, struct proc_entry *p)
 
 		if (!(m->perms & PROC_MAP_X) || !proc_map__is_file(m))
 			continue;
-		if (symbolizer__file(sk->sym, p->maps, m->start, &fi) ||
-		    elf_file__build_id(fi.elf, &id, &idlen) || !idlen || idlen > LS_BUILD_ID_MAX)
+		if (symbolizer__build_id(sk->sym, p->maps, m, id, &idlen) || !idlen ||
+		    idlen > LS_BUILD_ID_MAX)
 			continue;
 		proc_maps__set_build_id(p->maps, i, id, idlen);
 		hex(idhex, id, idlen);

@@ -3,6 +3,7 @@
  * Helpers of src/symbols: hex fields, names, lines.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,14 +98,15 @@ static bool same_version(const struct stat *a, const struct stat *b)
 	return sym_version__same(&v, b);
 }
 
-/* Exactly len bytes from offset 0, or -ESTALE when the file ends before. */
-static int pread_all(int fd, __u8 *buf, size_t len)
+int sym_pread(int fd, void *buf, size_t len, __u64 off)
 {
 	size_t got = 0;
 	ssize_t n;
 
+	if (off > (__u64)LLONG_MAX - len)
+		return -ESTALE;
 	while (got < len) {
-		n = pread(fd, buf + got, len - got, (off_t)got);
+		n = pread(fd, (__u8 *)buf + got, len - got, (off_t)(off + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -142,7 +144,7 @@ int sym_read_file(int fd, struct sym_budget *b, size_t max, void **out, size_t *
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
-	err = pread_all(fd, buf, len);
+	err = sym_pread(fd, buf, len, 0);
 	if (!err && (fstat(fd, &after) || !same_version(&before, &after)))
 		err = -ESTALE;
 	if (err) {

@@ -156,6 +156,61 @@ static int find_build_id_note(Elf_Data *data, __u8 *id, size_t *len)
 	return -ENOENT;
 }
 
+/* Largest note segment read for a build-id: theirs are a few hundred bytes. */
+#define NOTE_SEG_MAX	4096
+#define PHDRS_MAX	256
+
+/* NT_GNU_BUILD_ID among the notes in buf (aligned to align), else -ENOENT. */
+static int build_id_in_notes(const __u8 *buf, size_t len, size_t align, __u8 *id, size_t *idlen)
+{
+	size_t off = 0, name_at, desc_at, next;
+	Elf64_Nhdr nh;
+
+	while (len - off >= sizeof(nh)) {
+		memcpy(&nh, buf + off, sizeof(nh));
+		name_at = off + sizeof(nh);
+		desc_at = name_at + ((nh.n_namesz + align - 1) & ~(align - 1));
+		next = desc_at + ((nh.n_descsz + align - 1) & ~(align - 1));
+		/* sizes from the file: each step checked against what was read */
+		if (nh.n_namesz > len || nh.n_descsz > len || desc_at > len || next > len ||
+		    desc_at + nh.n_descsz > len)
+			return -ENOENT;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(buf + name_at, "GNU", 4) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= LS_BUILD_ID_MAX) {
+			memcpy(id, buf + desc_at, nh.n_descsz);
+			*idlen = nh.n_descsz;
+			return 0;
+		}
+		off = next;
+	}
+	return -ENOENT;
+}
+
+int elf_build_id_of_fd(int fd, __u8 *id, size_t *len)
+{
+	Elf64_Phdr ph[PHDRS_MAX];
+	__u8 notes[NOTE_SEG_MAX];
+	Elf64_Ehdr eh;
+	size_t i;
+
+	if (sym_pread(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_phentsize != sizeof(ph[0]) || eh.e_phnum > PHDRS_MAX)
+		return -ENOEXEC;
+	if (sym_pread(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
+		return -ENOEXEC;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE || !ph[i].p_filesz || ph[i].p_filesz > sizeof(notes))
+			continue;
+		if (sym_pread(fd, notes, ph[i].p_filesz, ph[i].p_offset))
+			continue;
+		if (!build_id_in_notes(notes, ph[i].p_filesz, ph[i].p_align == 8 ? 8 : 4, id, len))
+			return 0;
+	}
+	return -ENOENT;
+}
+
 /* Notes sections first (debug files keep them); else PT_NOTE segments. */
 static int read_build_id(Elf *elf, __u8 *id, size_t *len)
 {

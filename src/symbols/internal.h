@@ -93,6 +93,16 @@ int sym_budget__take_read(struct sym_budget *b, size_t len);
 int sym_budget__charge(struct sym_budget *b, size_t bytes);
 void sym_budget__release(struct sym_budget *b, size_t bytes);
 
+/* Exactly len bytes of fd from off, or -ESTALE when the file ends before. */
+int sym_pread(int fd, void *buf, size_t len, __u64 off);
+
+/*
+ * The GNU build-id of the ELF file open at fd, from its PT_NOTE segments
+ * alone (a few hundred bytes read, not the file): 0, -ENOENT (none), or
+ * -ENOEXEC (not a 64-bit little-endian ELF file).
+ */
+int elf_build_id_of_fd(int fd, __u8 *id, size_t *len);
+
 /* elf_file__open and elf_file__open_debug, reading within b (NULL: no budget). */
 int elf_file__open_with(struct elf_file **out, const char *path, const char *debug_root,
 			struct sym_budget *b);

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "symbols/internal.h"
+#include "util.h"
 
 struct cache_ent {
 	struct elf_file *ef;
@@ -620,6 +622,41 @@ int symbolizer__user(struct symbolizer *s, const struct proc_maps *maps, __u64 a
 		out->module_off = addr - info.map->start + info.map->pgoff;
 	}
 	return 0;
+}
+
+int symbolizer__build_id(struct symbolizer *s, const struct proc_maps *maps,
+			 const struct proc_map *m, __u8 *id, size_t *len)
+{
+	char buf[PATH_MAX + 64];
+	struct cache_ent *e;
+	struct stat st, opened;
+	int fd, err;
+
+	if (!s || !maps || !m || !proc_map__is_file(m))
+		return -EINVAL;
+	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
+	if (err)
+		return err;
+	if (m->inode && (__u64)st.st_ino != m->inode)
+		return -ESTALE;
+	e = cache__find_stat(s, m->path, &st);
+	if (e && !e->racy) {
+		if (!e->build_id_len)
+			return -ENOENT;
+		memcpy(id, e->build_id, e->build_id_len);
+		*len = e->build_id_len;
+		return 0;
+	}
+	/* a page's worth against the rate, whatever the notes take */
+	err = sym_budget__take_read(s->budget, 4096);
+	if (err)
+		return err;
+	fd = ls_open_regular(buf, true, &opened);
+	if (fd < 0)
+		return fd == -EINVAL ? -ENOEXEC : fd;
+	err = same_inode(fd, &st) ? elf_build_id_of_fd(fd, id, len) : -ESTALE;
+	close(fd);
+	return err;
 }
 
 int symbolizer__file(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *out)

@@ -460,4 +460,13 @@ struct ls_file_info {
  */
 int symbolizer__file(struct symbolizer *s, const struct proc_maps *maps, __u64 ip, struct ls_file_info *out);
 
+/*
+ * The build-id of the file mapped at m (one of maps), as it is on disk now
+ * (-ESTALE: another file there): from the cache when the file is in it,
+ * else from the file's notes alone, without reading or caching the file.
+ * 0, -ENOENT (it has none), -EAGAIN (the read rate is spent), or -errno.
+ */
+int symbolizer__build_id(struct symbolizer *s, const struct proc_maps *maps,
+			 const struct proc_map *m, __u8 *id, size_t *len);
+
 #endif /* LOCKSTALL_SYMBOLS_H */

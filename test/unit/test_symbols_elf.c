@@ -412,6 +412,49 @@ Test(symbols_elf, recorded_build_id_must_match)
 	symbolizer__free(s);
 }
 
+/*
+ * A mapping's build-id from the file's notes alone: the same as the
+ * parsed file's, without reading the file into the cache (a process may
+ * map more than the symbol memory holds); another file there: -ESTALE.
+ */
+Test(symbols_elf, build_id_from_the_notes_alone)
+{
+	struct sym_budget b = { .limit = 1u << 20 };
+	struct symbolizer_opts opts = { .debug_root = NO_DEBUG, .budget = &b };
+	struct symbolizer *s = symbolizer__new(&opts);
+	__u8 want[LS_BUILD_ID_MAX], got[LS_BUILD_ID_MAX];
+	size_t want_len, got_len = 0, i;
+	struct proc_maps *maps;
+	struct fixture fx;
+	int found = 0;
+
+	cr_assert_not_null(s);
+	fixture_run(&fx, "sym_pie");
+	file_build_id(&fx, "sym_pie", want, &want_len);
+	for (i = 0; i < fx.maps->n; i++) {
+		const struct proc_map *m = &fx.maps->v[i];
+		size_t n = strlen(m->path);
+
+		if (!(m->perms & PROC_MAP_X) || n < 8 || strcmp(m->path + n - 8, "/sym_pie"))
+			continue;
+		cr_assert_eq(symbolizer__build_id(s, fx.maps, m, got, &got_len), 0);
+		cr_assert_eq(got_len, want_len);
+		cr_assert_arr_eq(got, want, want_len, "not the build-id the parsed file has");
+		found++;
+	}
+	cr_assert_gt(found, 0, "no executable mapping of sym_pie");
+	cr_assert_eq(b.used, 0, "%zu bytes cached to read a build-id", b.used);
+
+	maps = maps_renamed(&fx, "/sym_pie", "/sym_nopie");
+	for (i = 0; i < maps->n; i++)
+		if ((maps->v[i].perms & PROC_MAP_X) && strstr(maps->v[i].path, "/sym_nopie"))
+			cr_assert_eq(symbolizer__build_id(s, maps, &maps->v[i], got, &got_len),
+				     -ESTALE, "another file at the path passed for the mapped one");
+	proc_maps__free(maps);
+	fixture_free(&fx);
+	symbolizer__free(s);
+}
+
 Test(symbols_elf, replaced_file_without_build_id_is_caught_by_inode)
 {
 	struct symbolizer *s = new_symbolizer(NO_DEBUG, 0);
