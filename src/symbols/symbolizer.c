@@ -367,6 +367,26 @@ static bool same_inode(int fd, const struct stat *st)
 	return !fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
+/*
+ * The file mapped at m as it is on disk now: its path to open into buf,
+ * its stat, and its cache entry when one vouches for it (else *e NULL, or
+ * a racy one).  -ESTALE: another file at that path now.
+ */
+static int live_stat(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
+		     char *buf, size_t len, struct stat *st, struct cache_ent **e)
+{
+	int err = stat_mapped(maps, m, buf, len, st);
+
+	*e = NULL;
+	if (err)
+		return err;
+	/* another file at that path now: not the one that was mapped */
+	if (m->inode && (__u64)st->st_ino != m->inode)
+		return -ESTALE;
+	*e = cache__find_stat(s, m->path, st);
+	return 0;
+}
+
 /* Open the file as it is on disk now, or find it in the cache. */
 static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const struct proc_map *m,
 		       struct cache_ent **out)
@@ -379,13 +399,9 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	size_t len;
 	int err;
 
-	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
+	err = live_stat(s, maps, m, buf, sizeof(buf), &st, &e);
 	if (err)
 		return err;
-	/* another file at that path now: not the one that was mapped */
-	if (m->inode && (__u64)st.st_ino != m->inode)
-		return -ESTALE;
-	e = cache__find_stat(s, m->path, &st);
 	if (e && !e->racy) {
 		churn__steady(s, m->path, &st);
 		*out = e;
@@ -634,12 +650,9 @@ int symbolizer__build_id(struct symbolizer *s, const struct proc_maps *maps,
 
 	if (!s || !maps || !m || !proc_map__is_file(m))
 		return -EINVAL;
-	err = stat_mapped(maps, m, buf, sizeof(buf), &st);
+	err = live_stat(s, maps, m, buf, sizeof(buf), &st, &e);
 	if (err)
 		return err;
-	if (m->inode && (__u64)st.st_ino != m->inode)
-		return -ESTALE;
-	e = cache__find_stat(s, m->path, &st);
 	if (e && !e->racy) {
 		if (!e->build_id_len)
 			return -ENOENT;
