@@ -13,6 +13,7 @@
  * finding reader__read_environ there is the proof that it ran.  Needs root
  * and BPF (see e2e_require()).
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,38 @@ Test(stacks, one_stack_a_second_per_call)
 	/* two calls, a new stack each second of the run at most (a second begun counts) */
 	cr_assert_geq(earlier + 2 * (secs + 1), n, "%zu of %zu stalls in %lld s took a new stack",
 		      n - earlier, n, secs);
+}
+
+/*
+ * A process that maps more executable file bytes than the symbol memory
+ * holds (eight libbulkN.so of 3 MiB preloaded, 8M of symbol memory, as a
+ * postgres backend maps 67 MB of libraries against the default 64M): the
+ * build-ids of its mappings are read from their notes alone, and the
+ * files that hold its frames are still read and named.
+ */
+Test(stacks, named_when_the_process_maps_more_than_symbol_memory)
+{
+	const char *const watch_args[] = { "--symbol-memory", "8M", NULL };
+	struct e2e_watch_opts o = { .watch_args = watch_args };
+	char preload[8 * (PATH_MAX + 1)];
+	const char *wl_dir = getenv("LOCKSTALL_WORKLOADS");
+	json_int_t victim, reader;
+	size_t n = 0;
+	int i;
+
+	cr_assert_not_null(wl_dir, "LOCKSTALL_WORKLOADS is not set");
+	for (i = 0; i < 8; i++)
+		n += (size_t)snprintf(preload + n, sizeof(preload) - n, "%s%s/libbulk%d.so",
+				      i ? ":" : "", wl_dir, i);
+	o.preload = preload;
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	victim = e2e_int(w.truth, "victim_tid");
+	reader = e2e_int(w.truth, "holder_tid");
+	cr_assert_not_null(victim_stall(w.stalls, victim, reader),
+			   "no stall of the victim with both stacks named; stderr:\n%s",
+			   w.lockstall.err.data);
+	cr_assert_null(strstr(w.lockstall.err.data ?: "", "deferred by its rate"),
+		       "files were left for later: %s", w.lockstall.err.data);
 }
 
 /*

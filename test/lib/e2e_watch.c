@@ -289,7 +289,11 @@ void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *
 	watch__argv(&a, workload, args, o->watch_args);
 	watch__start(w, a.ls);
 
+	if (o->preload)
+		cr_assert_eq(setenv("LD_PRELOAD", o->preload, 1), 0);
 	rc = e2e_proc__spawn(&w->workload, workload, a.wl);
+	if (o->preload)
+		unsetenv("LD_PRELOAD");
 	cr_assert_eq(rc, 0, "cannot start %s: %s", a.path, strerror(-rc));
 	if (o->stop_on) {
 		watch__stop_on(w, o->stop_on, stop_signal);

@@ -69,6 +69,8 @@ struct e2e_watch_opts {
 	 * at lockstall's exit); then the workload is awaited.
 	 */
 	const char *stop_on;
+	/* Set: the workload's LD_PRELOAD (lockstall's environment keeps none). */
+	const char *preload;
 };
 void e2e_watch__run_opts(struct e2e_watch *w, const char *workload, const char *const args[],
 			 const struct e2e_watch_opts *o);
