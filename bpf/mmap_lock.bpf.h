@@ -69,7 +69,6 @@ static __always_inline __u8 ls_wait_stack(void *ctx, struct ls_task_state *st,
 		.now = now,
 		.lock = mm,
 	};
-
 	__u32 op = ls_stack_op(cur, st);
 
 	if (!ls_stack_due(st, false, mm, op, now))
