@@ -53,10 +53,13 @@ static void log_stalls(const char *title, const json_t *stalls)
 		char line[900] = "";
 		size_t used;
 
+		const json_t *addr = json_object_get(e2e_object(st, "waiter"), "addr");
+
 		log_task(line, sizeof(line), "", e2e_object(st, "waiter"));
 		used = strlen(line);
-		snprintf(line + used, sizeof(line) - used, " %s %s waited %lldus: %s; holders:",
+		snprintf(line + used, sizeof(line) - used, " %s %s (addr %#llx) waited %lldus: %s; holders:",
 			 e2e_str(e2e_object(st, "waiter"), "op"), e2e_str(st, "mode"),
+			 json_is_integer(addr) ? (unsigned long long)json_integer_value(addr) : 0ULL,
 			 e2e_int(st, "wait_ns") / 1000, e2e_str(st, "verdict"));
 		json_array_foreach(e2e_array(st, "holders"), j, h) {
 			log_task(line, sizeof(line), " ", h);
