@@ -254,7 +254,7 @@ static __always_inline bool ls_emit_stack(void *ctx, const struct ls_stack_event
 
 /*
  * The op key (ls_op_key()) of what cur (current) is doing: equal for the
- * same syscall, or for any user fault; 0 for a kernel thread.
+ * same syscall; 0 for a user fault or a kernel thread.
  */
 static __always_inline __u32 ls_stack_op(struct task_struct *cur, const struct ls_task_state *st)
 {

@@ -156,12 +156,17 @@ struct ls_op {
 	__u16 fault_flags;	/* LS_PF_* */
 };
 
-/* What identifies an op for LS_LOCK_F_STACK_SAME; 0: nothing (no stack is reused). */
+/*
+ * What identifies an op for LS_LOCK_F_STACK_SAME; 0: nothing (no stack is
+ * reused).  A system call only: the records do not say where a user fault
+ * was taken, and faults on one lock come from anywhere (a clock read's
+ * vDSO page and a memcpy() alike), so each brings its own stack.
+ */
 static inline __u32 ls_op_key(const struct ls_op *op)
 {
 	if (op->kind == LS_OP_SYSCALL)
 		return 0x80000000u | ((__u32)op->syscall & 0xffff);
-	return op->kind;
+	return 0;
 }
 
 /* ls_rec_lock.flags */
@@ -188,7 +193,8 @@ static inline __u32 ls_op_key(const struct ls_op *op)
  * less than stack_interval_ns before, with the record it came with.  Its
  * stall takes a copy of that one (LS_STACK_F_EARLIER).  Both sides keep
  * the last LS_STACK_SAME_SLOTS of a task, a new one replacing the one of
- * its key, else the oldest; never for a kernel thread (no op to tell).
+ * its key, else the oldest; never for a kernel thread or a user fault
+ * (no op to tell their paths apart).
  */
 #define LS_LOCK_F_STACK_SAME	0x80
 #define LS_STACK_SAME_SLOTS	4

@@ -344,3 +344,18 @@ Test(engine_stacks, same_hold_takes_a_hold_stack)
 	cr_assert_eq(st->holders[0].stack->kernel[0], ip_b[0], "a hold took a wait's stack");
 	cr_assert(st->holders[0].stack->flags & LS_STACK_F_EARLIER);
 }
+
+/* A fault's records do not say where it was taken: its stack is never one to reuse. */
+Test(engine_stacks, fault_stacks_are_never_reused)
+{
+	bool earlier;
+
+	cr_assert_eq(ls_op_key(&op_fault), 0);
+	cr_assert_neq(ls_op_key(&op_mmap), ls_op_key(&op_munmap));
+	same__wait(&efx.mm, &op_fault, T(100), ip_a);
+	same__wait(&efx.mm, &op_fault, T(200), NULL);
+	cr_assert_eq(stream__feed(&efx.s, fixture__engine()), 0);
+	cr_assert_eq(efx.cs->n_stalls, 2);
+	cr_assert_eq(same__frame(0, &earlier), ip_a[0]);
+	cr_assert_eq(same__frame(1, &earlier), 0, "a fault's stall took another fault's stack");
+}
