@@ -495,8 +495,8 @@ bool stack__is_now(const void *rec);
 void stacks__record(struct engine *e, const void *rec, size_t len);
 /* Take the stack parked in *slot if it is for lock_id (else drop it); the caller owns it. */
 struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, __u64 lock_id);
-/* The stack of tk's WAIT_END (wait) or HOLD r, parked or reused; the caller owns it. */
-struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool wait,
+/* The stack of tk's WAIT_END or HOLD (hold) r, parked or reused; the caller owns it. */
+struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool hold,
 				const struct ls_rec_lock *r);
 /* Free all of tk's stacks. */
 void stacks__drop_task(struct engine *e, struct task *tk);

@@ -544,7 +544,7 @@ int locks__wait_end(struct engine *e, const struct ls_rec_lock *r)
 	}
 	if (lk && r->write && ls_lock_kind(lk->kind)->writer_first)
 		lock__store_wait(e, lk, &r->task, start, u64_max(ts, start));
-	ws = tk ? stack__for(e, tk, true, r) : NULL;
+	ws = tk ? stack__for(e, tk, false, r) : NULL;
 	/*
 	 * The lock is to blame until it was handed over, not for the run delay
 	 * after.  A futex or kernel lock wait that failed (a timeout, a signal)
@@ -597,7 +597,7 @@ void locks__hold(struct engine *e, const struct ls_rec_lock *r)
 		h->granted = r->granted_ns || (r->flags & LS_LOCK_F_GRANTED);
 		h->downgraded = downgraded;
 		if (tk)
-			h->stack = stack__for(e, tk, false, r);
+			h->stack = stack__for(e, tk, true, r);
 		lock__store_hold(e, lk, h);
 	} else {
 		e->sum.evicted++;

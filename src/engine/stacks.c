@@ -117,10 +117,9 @@ struct ls_rec_stack *stack__take(struct engine *e, struct ls_rec_stack **slot, _
 	return s;
 }
 
-/* The slot of tk's last stacks for (hold, lock, op): its own, else a free one, else the oldest. */
-static struct last_stack *stack__last_slot(struct task *tk, bool hold, __u64 lock_id, __u32 op)
+/* tk's last stack for (hold, lock, op); NULL: none kept. */
+static struct last_stack *stack__last_find(struct task *tk, bool hold, __u64 lock_id, __u32 op)
 {
-	struct last_stack *k = &tk->last_stack[0];
 	int i;
 
 	for (i = 0; i < LS_STACK_SAME_SLOTS; i++) {
@@ -128,13 +127,29 @@ static struct last_stack *stack__last_slot(struct task *tk, bool hold, __u64 loc
 
 		if (l->s && l->hold == hold && l->op == op && l->s->lock_id == lock_id)
 			return l;
+	}
+	return NULL;
+}
+
+/* Where a new last stack goes: its key's slot, else a free one, else the oldest (as BPF does). */
+static struct last_stack *stack__last_slot(struct task *tk, bool hold, __u64 lock_id, __u32 op)
+{
+	struct last_stack *k = stack__last_find(tk, hold, lock_id, op);
+	int i;
+
+	if (k)
+		return k;
+	k = &tk->last_stack[0];
+	for (i = 0; i < LS_STACK_SAME_SLOTS; i++) {
+		struct last_stack *l = &tk->last_stack[i];
+
 		if (!l->s || (k->s && l->s->hdr.ts < k->s->hdr.ts))
 			k = l;
 	}
 	return k;
 }
 
-struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool wait,
+struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool hold,
 				const struct ls_rec_lock *r)
 {
 	__u32 op = ls_op_key(&r->op);
@@ -147,21 +162,19 @@ struct ls_rec_stack *stack__for(struct engine *e, struct task *tk, bool wait,
 	 * (memory ran out): none.
 	 */
 	if (r->flags & LS_LOCK_F_STACK_SAME) {
-		l = stack__last_slot(tk, !wait, r->lock.id, op);
-		if (!l->s || l->hold == wait || l->op != op || l->s->lock_id != r->lock.id)
-			return NULL;
-		s = stack__copy(e, l->s, l->s->hdr.size);
+		l = stack__last_find(tk, hold, r->lock.id, op);
+		s = l ? stack__copy(e, l->s, l->s->hdr.size) : NULL;
 		if (s)
 			s->flags |= LS_STACK_F_EARLIER;
 		return s;
 	}
-	s = stack__take(e, wait ? &tk->wait_stack : &tk->hold_stack, r->lock.id);
+	s = stack__take(e, hold ? &tk->hold_stack : &tk->wait_stack, r->lock.id);
 	if (s && op) {
-		l = stack__last_slot(tk, !wait, r->lock.id, op);
+		l = stack__last_slot(tk, hold, r->lock.id, op);
 		stack__free(e, l->s);
 		l->s = stack__copy(e, s, s->hdr.size);
 		l->op = op;
-		l->hold = !wait;
+		l->hold = hold;
 	}
 	return s;
 }
