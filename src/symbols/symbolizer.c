@@ -226,6 +226,26 @@ static void cache__make_room(struct symbolizer *s, off_t size)
 		cache__remove(s, cache__lru(s, NULL));
 }
 
+/*
+ * The file st describes is about to be read: its earlier versions without
+ * a build-id go.  Only their stat could find them, and it cannot again: a
+ * mapping shows an inode's content as it is now, and ctime never goes back.
+ */
+static void cache__drop_versions(struct symbolizer *s, const struct stat *st)
+{
+	size_t i = 0;
+
+	while (i < s->n) {
+		struct cache_ent *e = &s->ents[i];
+
+		if (!e->build_id_len && !e->debug_only && e->ver.dev == st->st_dev &&
+		    e->ver.ino == st->st_ino && !sym_version__same(&e->ver, st))
+			cache__remove(s, e);
+		else
+			i++;
+	}
+}
+
 /* e was read from the file st describes (racy: just as it changed, SYM_RACY_NS). */
 static void cache__set_stat(struct symbolizer *s, struct cache_ent *e, const struct stat *st)
 {
@@ -410,6 +430,7 @@ static int lookup_live(struct symbolizer *s, const struct proc_maps *maps, const
 	/* read as it changed: it may have changed again unseen, so read it once more */
 	if (e)
 		cache__remove(s, e);
+	cache__drop_versions(s, &st);
 	if (!churn__may_read(s, m->path, &st))
 		return -EAGAIN;
 	cache__make_room(s, st.st_size);
