@@ -90,7 +90,7 @@ bool sym_version__same(const struct sym_version *v, const struct stat *st)
 	       same_time(&v->mtime, &st->st_mtim) && same_time(&v->ctime, &st->st_ctim);
 }
 
-static bool same_version(const struct stat *a, const struct stat *b)
+bool sym_same_version(const struct stat *a, const struct stat *b)
 {
 	struct sym_version v;
 
@@ -145,7 +145,7 @@ int sym_read_file(int fd, struct sym_budget *b, size_t max, void **out, size_t *
 	if (!buf)
 		return -ENOMEM;
 	err = sym_pread(fd, buf, len, 0);
-	if (!err && (fstat(fd, &after) || !same_version(&before, &after)))
+	if (!err && (fstat(fd, &after) || !sym_same_version(&before, &after)))
 		err = -ESTALE;
 	if (err) {
 		if (err == -ESTALE && b)

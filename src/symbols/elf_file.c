@@ -3,10 +3,11 @@
  * One ELF file through libelf: build-id, PT_LOAD segments, and its
  * function symbols sorted by address with an extent each.
  *
- * The file is read whole into private memory (sym_read_file) and parsed
- * there (elf_memory): never mapped, since a traced process can shrink a
- * file it owns under a mapping (SIGBUS) or rewrite it while libelf reads.
- * Names are not copied: they point into that copy's string table.
+ * The file is read into private memory (elf_image__read: its headers,
+ * tables and notes, not its code and data) and parsed there (elf_memory):
+ * never mapped, since a traced process can shrink a file it owns under a
+ * mapping (SIGBUS) or rewrite it while libelf reads.  Names are not
+ * copied: they point into that copy's string table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,12 +67,10 @@ struct elf_file {
 	struct sym_budget *budget;	/* what reading it may take; NULL: no bound but the size */
 	int fd;
 	Elf *elf;
-	void *image;		/* the file's bytes, which elf parses */
-	size_t image_len;
+	struct elf_image image;	/* the file's bytes, which elf parses */
 	int dfd;		/* the separate debug file, when its symbols are used */
 	Elf *delf;
-	void *dimage;
-	size_t dimage_len;
+	struct elf_image dimage;
 	__u8 build_id[LS_BUILD_ID_MAX];
 	size_t build_id_len;
 	struct elf_seg *segs;	/* PT_LOAD, in program header order */
@@ -93,26 +92,26 @@ struct elf_file {
  * must never open a FIFO (which blocks) or a device (opening a watchdog
  * arms it).  Links are followed: debug files are found through them, and
  * /proc/PID/map_files/ entries are links.  Errors: ls_open_regular's,
- * sym_read_file's, -ENOEXEC.
+ * elf_image__read's, -ENOEXEC.
  */
-static int elf_open(const char *path, struct sym_budget *b, int *fd, Elf **elf, void **image,
-		    size_t *len)
+static int elf_open(const char *path, struct sym_budget *b, bool whole, int *fd, Elf **elf,
+		    struct elf_image *image)
 {
 	struct stat st;
 	int err;
 
 	*elf = NULL;
-	*image = NULL;
+	memset(image, 0, sizeof(*image));
 	*fd = ls_open_regular(path, true, &st);
 	if (*fd < 0)
 		return *fd == -EINVAL ? -ENOEXEC : *fd;
-	err = sym_read_file(*fd, b, ELF_FILE_MAX_BYTES, image, len);
+	err = elf_image__read(image, *fd, b, ELF_FILE_MAX_BYTES, whole);
 	if (err)
 		goto bad;
 	err = -ENOEXEC;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		goto bad;
-	*elf = elf_memory(*image, *len);
+	*elf = elf_memory(image->bytes, image->len);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
 		goto bad;
 	return 0;
@@ -120,18 +119,17 @@ bad:
 	if (*elf)
 		elf_end(*elf);
 	*elf = NULL;
-	free(*image);
-	*image = NULL;
+	elf_image__free(image);
 	close(*fd);
 	*fd = -1;
 	return err;
 }
 
-static void elf_close(int fd, Elf *elf, void *image)
+static void elf_close(int fd, Elf *elf, struct elf_image *image)
 {
 	if (elf)
 		elf_end(elf);
-	free(image);
+	elf_image__free(image);
 	if (fd >= 0)
 		close(fd);
 }
@@ -424,12 +422,13 @@ static __u32 mem_crc32(const __u8 *p, size_t len)
 static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u32 crc)
 {
 	__u8 id[LS_BUILD_ID_MAX];
-	size_t len = 0, ilen;
-	void *image;
+	struct elf_image image;
+	size_t len = 0;
 	Elf *elf;
 	int fd;
 
-	if (elf_open(path, ef->budget, &fd, &elf, &image, &ilen))
+	/* without a build-id only the CRC of every byte says it is the same build */
+	if (elf_open(path, ef->budget, !ef->build_id_len, &fd, &elf, &image))
 		return false;
 	if (!has_symtab(elf))
 		goto reject;
@@ -438,7 +437,7 @@ static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u
 		if (read_build_id(elf, id, &len) || len != ef->build_id_len ||
 		    memcmp(id, ef->build_id, len))
 			goto reject;
-	} else if (!check_crc || mem_crc32(image, ilen) != crc) {
+	} else if (!check_crc || mem_crc32(image.bytes, image.len) != crc) {
 		goto reject;
 	}
 	if (read_symbols(ef, elf, SHT_SYMTAB))
@@ -446,10 +445,9 @@ static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u
 	ef->dfd = fd;
 	ef->delf = elf;
 	ef->dimage = image;
-	ef->dimage_len = ilen;
 	return true;
 reject:
-	elf_close(fd, elf, image);
+	elf_close(fd, elf, &image);
 	return false;
 }
 
@@ -556,7 +554,7 @@ int elf_file__open_with(struct elf_file **out, const char *path, const char *deb
 	ef = elf_file__alloc(path, b);
 	if (!ef)
 		return -ENOMEM;
-	err = elf_open(path, b, &ef->fd, &ef->elf, &ef->image, &ef->image_len);
+	err = elf_open(path, b, false, &ef->fd, &ef->elf, &ef->image);
 	if (err)
 		goto cleanup;
 	if (!gelf_getehdr(ef->elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
@@ -629,8 +627,8 @@ void elf_file__free(struct elf_file *ef)
 {
 	if (!ef)
 		return;
-	elf_close(ef->fd, ef->elf, ef->image);
-	elf_close(ef->dfd, ef->delf, ef->dimage);
+	elf_close(ef->fd, ef->elf, &ef->image);
+	elf_close(ef->dfd, ef->delf, &ef->dimage);
 	free(ef->segs);
 	free(ef->syms);
 	free(ef->dwin);
@@ -640,7 +638,7 @@ void elf_file__free(struct elf_file *ef)
 
 size_t elf_file__cost(const struct elf_file *ef)
 {
-	return sizeof(*ef) + ef->image_len + ef->dimage_len + ef->nsegs * sizeof(*ef->segs) +
+	return sizeof(*ef) + ef->image.held + ef->dimage.held + ef->nsegs * sizeof(*ef->segs) +
 	       ef->nsyms * sizeof(struct elf_sym) + ef->ndwin * sizeof(struct data_window);
 }
 
@@ -757,7 +755,7 @@ static int window_read(struct elf_file *ef, __u64 vaddr, struct data_window **ou
 	struct data_window *w;
 	struct elf_sym *v;
 	size_t n, at, lo, hi;
-	int err = sym_budget__take_read(ef->budget, ef->image_len + ef->dimage_len);
+	int err = sym_budget__take_read(ef->budget, ef->image.held + ef->dimage.held);
 
 	if (err)
 		return err;

@@ -81,6 +81,24 @@ bool sym_budget__racy(const struct sym_budget *b, const struct stat *st);
 
 int sym_read_file(int fd, struct sym_budget *b, size_t max, void **buf, size_t *len);
 
+/* a and b are the same version of one file (sym_version__same). */
+bool sym_same_version(const struct stat *a, const struct stat *b);
+
+/* An ELF file's copy, with the file's size and layout: only what symbols need is read. */
+struct elf_image {
+	void *bytes;		/* NULL: none */
+	size_t len;		/* the file's size */
+	size_t held;		/* bytes read into it, in whole pages: what it costs */
+};
+
+/*
+ * Read fd (at most max bytes long) into im: its headers, symbol and string
+ * tables, notes and .gnu_debuglink, or whole (a CRC covers every byte).
+ * Within b's limit and rate; -ESTALE when the file changed as it was read.
+ */
+int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t max, bool whole);
+void elf_image__free(struct elf_image *im);
+
 /*
  * May len more bytes be read (or read again: a symbol table) this second?
  * The first of a second always may.  -EAGAIN, counted, when not.
