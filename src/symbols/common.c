@@ -118,46 +118,6 @@ int sym_pread(int fd, void *buf, size_t len, __u64 off)
 	return 0;
 }
 
-int sym_read_file(int fd, struct sym_budget *b, size_t max, void **out, size_t *out_len)
-{
-	struct stat before, after;
-	size_t len;
-	__u8 *buf;
-	int err;
-
-	*out = NULL;
-	if (fstat(fd, &before))
-		return -errno;
-	if (!S_ISREG(before.st_mode) || before.st_size <= 0)
-		return -ENOEXEC;
-	if (b && max > sym_budget__limit(b) / 2)
-		max = sym_budget__limit(b) / 2;
-	if ((__u64)before.st_size > max) {
-		if (b)
-			b->too_big++;
-		return -EFBIG;
-	}
-	len = (size_t)before.st_size;
-	err = sym_budget__take_read(b, len);
-	if (err)
-		return err;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	err = sym_pread(fd, buf, len, 0);
-	if (!err && (fstat(fd, &after) || !sym_same_version(&before, &after)))
-		err = -ESTALE;
-	if (err) {
-		if (err == -ESTALE && b)
-			b->changed++;
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*out_len = len;
-	return 0;
-}
-
 int sym_parse_hex(const char **p, const char *end, __u64 *out)
 {
 	const char *s = *p;

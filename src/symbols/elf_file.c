@@ -94,8 +94,8 @@ struct elf_file {
  * /proc/PID/map_files/ entries are links.  Errors: ls_open_regular's,
  * elf_image__read's, -ENOEXEC.
  */
-static int elf_open(const char *path, struct sym_budget *b, bool whole, int *fd, Elf **elf,
-		    struct elf_image *image)
+static int elf_open(const char *path, struct sym_budget *b, enum elf_image_use use, int *fd,
+		    Elf **elf, struct elf_image *image)
 {
 	struct stat st;
 	int err;
@@ -105,7 +105,7 @@ static int elf_open(const char *path, struct sym_budget *b, bool whole, int *fd,
 	*fd = ls_open_regular(path, true, &st);
 	if (*fd < 0)
 		return *fd == -EINVAL ? -ENOEXEC : *fd;
-	err = elf_image__read(image, *fd, b, ELF_FILE_MAX_BYTES, whole);
+	err = elf_image__read(image, *fd, b, ELF_FILE_MAX_BYTES, use);
 	if (err)
 		goto bad;
 	err = -ENOEXEC;
@@ -150,61 +150,6 @@ static int find_build_id_note(Elf_Data *data, __u8 *id, size_t *len)
 			return 0;
 		}
 		off = next;
-	}
-	return -ENOENT;
-}
-
-/* Largest note segment read for a build-id: theirs are a few hundred bytes. */
-#define NOTE_SEG_MAX	4096
-#define PHDRS_MAX	256
-
-/* NT_GNU_BUILD_ID among the notes in buf (aligned to align), else -ENOENT. */
-static int build_id_in_notes(const __u8 *buf, size_t len, size_t align, __u8 *id, size_t *idlen)
-{
-	size_t off = 0, name_at, desc_at, next;
-	Elf64_Nhdr nh;
-
-	while (len - off >= sizeof(nh)) {
-		memcpy(&nh, buf + off, sizeof(nh));
-		name_at = off + sizeof(nh);
-		desc_at = name_at + ((nh.n_namesz + align - 1) & ~(align - 1));
-		next = desc_at + ((nh.n_descsz + align - 1) & ~(align - 1));
-		/* sizes from the file: each step checked against what was read */
-		if (nh.n_namesz > len || nh.n_descsz > len || desc_at > len || next > len ||
-		    desc_at + nh.n_descsz > len)
-			return -ENOENT;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp(buf + name_at, "GNU", 4) && nh.n_descsz > 0 &&
-		    nh.n_descsz <= LS_BUILD_ID_MAX) {
-			memcpy(id, buf + desc_at, nh.n_descsz);
-			*idlen = nh.n_descsz;
-			return 0;
-		}
-		off = next;
-	}
-	return -ENOENT;
-}
-
-int elf_build_id_of_fd(int fd, __u8 *id, size_t *len)
-{
-	Elf64_Phdr ph[PHDRS_MAX];
-	__u8 notes[NOTE_SEG_MAX];
-	Elf64_Ehdr eh;
-	size_t i;
-
-	if (sym_pread(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_phentsize != sizeof(ph[0]) || eh.e_phnum > PHDRS_MAX)
-		return -ENOEXEC;
-	if (sym_pread(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff))
-		return -ENOEXEC;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (ph[i].p_type != PT_NOTE || !ph[i].p_filesz || ph[i].p_filesz > sizeof(notes))
-			continue;
-		if (sym_pread(fd, notes, ph[i].p_filesz, ph[i].p_offset))
-			continue;
-		if (!build_id_in_notes(notes, ph[i].p_filesz, ph[i].p_align == 8 ? 8 : 4, id, len))
-			return 0;
 	}
 	return -ENOENT;
 }
@@ -428,7 +373,8 @@ static bool try_debug(struct elf_file *ef, const char *path, bool check_crc, __u
 	int fd;
 
 	/* without a build-id only the CRC of every byte says it is the same build */
-	if (elf_open(path, ef->budget, !ef->build_id_len, &fd, &elf, &image))
+	if (elf_open(path, ef->budget, ef->build_id_len ? ELF_IMAGE_NAMES : ELF_IMAGE_WHOLE, &fd,
+		     &elf, &image))
 		return false;
 	if (!has_symtab(elf))
 		goto reject;
@@ -554,7 +500,7 @@ int elf_file__open_with(struct elf_file **out, const char *path, const char *deb
 	ef = elf_file__alloc(path, b);
 	if (!ef)
 		return -ENOMEM;
-	err = elf_open(path, b, false, &ef->fd, &ef->elf, &ef->image);
+	err = elf_open(path, b, ELF_IMAGE_NAMES, &ef->fd, &ef->elf, &ef->image);
 	if (err)
 		goto cleanup;
 	if (!gelf_getehdr(ef->elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {

@@ -79,24 +79,40 @@ bool sym_version__same(const struct sym_version *v, const struct stat *st);
 /* st's file changed within SYM_RACY_NS of now, on b's wall clock. */
 bool sym_budget__racy(const struct sym_budget *b, const struct stat *st);
 
-int sym_read_file(int fd, struct sym_budget *b, size_t max, void **buf, size_t *len);
-
 /* a and b are the same version of one file (sym_version__same). */
 bool sym_same_version(const struct stat *a, const struct stat *b);
 
-/* An ELF file's copy, with the file's size and layout: only what symbols need is read. */
+/* Past this many ranges to read, a file is read whole: no table grows with a hostile file. */
+#define ELF_IMAGE_MAX_RANGES	64
+
+struct elf_image_range {
+	__u64 off, len;
+};
+
+/* What a copy of an ELF file is for, and so which of its bytes are read. */
+enum elf_image_use {
+	ELF_IMAGE_NAMES,	/* headers, symbol and string tables, notes, .gnu_debuglink */
+	ELF_IMAGE_UNWIND,	/* headers, .eh_frame_hdr, .eh_frame, .debug_frame */
+	ELF_IMAGE_WHOLE,	/* every byte (a CRC covers them all) */
+};
+
+/* An ELF file's copy, with the file's size and layout: only what its use needs is read. */
 struct elf_image {
 	void *bytes;		/* NULL: none */
 	size_t len;		/* the file's size */
 	size_t held;		/* bytes read into it, in whole pages: what it costs */
+	struct elf_image_range r[ELF_IMAGE_MAX_RANGES];	/* what was read */
+	size_t n;
 };
 
 /*
- * Read fd (at most max bytes long) into im: its headers, symbol and string
- * tables, notes and .gnu_debuglink, or whole (a CRC covers every byte).
- * Within b's limit and rate; -ESTALE when the file changed as it was read.
+ * Read fd (at most max bytes long) into im, what use needs.  Within b's
+ * limit and rate; -ESTALE when the file changed as it was read.
  */
-int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t max, bool whole);
+int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t max,
+		    enum elf_image_use use);
+/* The range read into im that holds file offset off; false: none, those bytes are not there. */
+bool elf_image__range(const struct elf_image *im, __u64 off, struct elf_image_range *out);
 void elf_image__free(struct elf_image *im);
 
 /*

@@ -46,8 +46,8 @@
  *  - A traced process owns the files it maps: it can shrink one (a mapping
  *    of it then faults, SIGBUS), rewrite it while it is read, touch it
  *    forever, or give it a symbol table of millions.  So a file is never
- *    mapped, only read into private memory within the budget (for names
- *    its headers, tables and notes, never its code or data), and
+ *    mapped, only read into private memory within the budget (what names
+ *    or unwinding need, never its code or data: elf_image__read), and
  *    checked for changes while it was read (no names then, never wrong
  *    ones); a file that changes between asks is read ever more rarely.
  *    A cached file is the one on disk while its stat is the same, ctime

@@ -9,12 +9,12 @@
  *  - its stack copy, [uregs[SP], uregs[SP] + copy_len) (access_mem);
  *  - the read-only file-backed segments of the ELF files the caller's
  *    find_map places in it, read from the files themselves (access_mem):
- *    .eh_frame_hdr, .eh_frame and code.  Writable segments are refused,
- *    since the file does not hold what the process had in them;
+ *    .eh_frame_hdr and .eh_frame, not code.  Writable segments are
+ *    refused, since the file does not hold what the process had in them;
  *  - unwind tables built here (see uw_tab_kind), at synthetic addresses.
  * Nothing else is readable: an unwind that needs more stops, and says why.
  *
- * Files are read whole into private memory (sym_read_file), never mapped:
+ * Files are read into private memory (elf_image__read), never mapped:
  * a traced process may shrink or rewrite a file it maps, and a mapping of
  * it would fault (SIGBUS).  What the copies and tables take is charged to
  * a memory budget shared with the symbolizer (unwinder__set_budget).
@@ -169,19 +169,28 @@ static const struct uw_seg *uw_seg_at(const struct uw_mod *m, __u64 addr)
 }
 
 /*
- * Up to 8 bytes of read-only file data at addr; the part past the
- * segment's file bytes reads 0.  The segment becomes the hot one: libunwind
- * reads .eh_frame_hdr and .eh_frame a word at a time, mostly from one place.
+ * Up to 8 bytes of read-only file data at addr; the part past the bytes
+ * read from the segment reads 0.  Those bytes become the hot ones:
+ * libunwind reads .eh_frame_hdr and .eh_frame a word at a time, mostly
+ * from one place.  Only the unwind sections were read (elf_image__read):
+ * code, which libunwind reads only to guess at a frame with no unwind
+ * info (a PLT entry, a signal trampoline), is not there (-ENODATA).
  */
 static int uw_read_file(struct uw_ctx *c, const struct uw_mod *m, __u64 addr)
 {
 	const struct uw_seg *s = uw_seg_at(m, addr);
+	struct elf_image_range r;
+	__u64 lo, hi;
 
 	if (!s || (s->flags & PF_W))
 		return -EFAULT;
-	c->hot_lo = s->vaddr + m->bias;
-	c->hot_len = s->filesz;
-	c->hot = m->f->image + s->offset;
+	if (!elf_image__range(&m->f->im, s->offset + (addr - m->bias - s->vaddr), &r))
+		return -ENODATA;
+	lo = r.off > s->offset ? r.off : s->offset;
+	hi = r.off + r.len < s->offset + s->filesz ? r.off + r.len : s->offset + s->filesz;
+	c->hot_lo = s->vaddr + m->bias + (lo - s->offset);
+	c->hot_len = hi - lo;
+	c->hot = (const __u8 *)m->f->im.bytes + lo;
 	return 1;
 }
 
@@ -218,6 +227,9 @@ static int uw_read(struct uw_ctx *c, __u64 addr, __u64 *val)
 		err = uw_module(c, addr, &m);
 		if (!err)
 			err = uw_read_file(c, m, addr);
+		/* bytes not read are not the process's fault: no stop is blamed on them */
+		if (err == -ENODATA)
+			return -EFAULT;
 		if (err < 0) {
 			/* Not in a file: stack beyond the copy, heap, garbage. */
 			c->fault = err == -ENOENT ? -EFAULT : err;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The unwinder's files: each ELF file read whole into private memory
- * (sym_read_file, never mapped), parsed (unwind_tables.c), charged to the
- * memory budget it shares with the symbolizer, and read again when stat
- * says it changed, or when it was read just as it changed (racy, as the
- * symbolizer's).  A file an unwind in progress uses is never let go.
+ * The unwinder's files: of each ELF file its headers and unwind sections
+ * read into private memory (elf_image__read, never mapped), parsed
+ * (unwind_tables.c), charged to the memory budget it shares with the
+ * symbolizer, and read again when stat says it changed, or when it was
+ * read just as it changed (racy, as the symbolizer's).  A file an unwind
+ * in progress uses is never let go.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ void uw_file_release(struct unwinder *u, struct uw_file *f)
 	if (f->elf)
 		elf_end(f->elf);
 	sym_budget__release(u->budget, f->charged);
-	free(f->image);
+	elf_image__free(&f->im);
 	free(f->synth);
 	free(f->path);
 	memset(f, 0, sizeof(*f));
@@ -63,7 +64,7 @@ static void uw_make_room(struct unwinder *u, const struct uw_file *f, off_t size
  */
 static int uw_file_charge(struct unwinder *u, struct uw_file *f)
 {
-	size_t cost = f->image_size + f->synth_len;
+	size_t cost = f->im.held + f->synth_len;
 	struct uw_file *victim;
 
 	while (sym_budget__charge(u->budget, cost)) {
@@ -88,7 +89,6 @@ static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path
 			 const struct unwind_map *want)
 {
 	struct stat st;
-	void *image;
 	int fd, err = 0;
 
 	f->path = strdup(path);
@@ -108,12 +108,11 @@ static void uw_file_load(struct unwinder *u, struct uw_file *f, const char *path
 	}
 	sym_version__of(&f->ver, &st);
 	f->racy = sym_budget__racy(u->budget, &st);
-	uw_make_room(u, f, st.st_size);
-	err = sym_read_file(fd, u->budget, SIZE_MAX, &image, &f->image_size);
+	err = elf_image__read(&f->im, fd, u->budget, SIZE_MAX, ELF_IMAGE_UNWIND);
 	if (err)
 		goto cleanup;
-	f->image = image;
-	f->elf = elf_memory(image, f->image_size);
+	uw_make_room(u, f, (off_t)f->im.held);
+	f->elf = elf_memory(f->im.bytes, f->im.len);
 	err = f->elf ? uw_file__parse(f) : -ENOEXEC;
 	if (!err)
 		err = uw_file_charge(u, f);

@@ -74,8 +74,7 @@ struct uw_file {
 	struct sym_version ver;	/* of the file read */
 	int err;		/* < 0: not usable at all (cannot open, not x86-64 ELF) */
 	Elf *elf;
-	__u8 *image;		/* the whole file, read into memory of our own */
-	size_t image_size;
+	struct elf_image im;	/* its headers and unwind sections, read into memory of our own */
 	size_t charged;		/* to the budget: the image and synth */
 	struct uw_seg segs[UW_SEGS_MAX];
 	unsigned int nr_segs;

@@ -45,9 +45,9 @@ static int uw_parse_eh_frame_hdr(struct uw_file *f, __u64 off, __u64 vaddr, __u6
 	int ptr_size, cnt_size;
 	__u64 count = 0, pos;
 
-	if (off > f->image_size || size > f->image_size - off || size < 4)
+	if (off > f->im.len || size > f->im.len - off || size < 4)
 		return -EINVAL;
-	h = f->image + off;
+	h = (const __u8 *)f->im.bytes + off;
 	if (h[0] != 1 || h[3] != UW_EH_TABLE_ENC || h[2] == UW_EH_OMIT || (h[2] & 0x70))
 		return -ENOENT;
 	ptr_size = h[1] == UW_EH_OMIT ? 0 : uw_enc_size(h[1]);
@@ -425,10 +425,10 @@ static bool uw_section(const struct uw_file *f, const char *name, struct uw_buf 
 		    (sh.sh_flags & SHF_COMPRESSED) || !(n = elf_strptr(f->elf, shstrndx, sh.sh_name)) ||
 		    strcmp(n, name))
 			continue;
-		if (sh.sh_offset > f->image_size || sh.sh_size > f->image_size - sh.sh_offset)
+		if (sh.sh_offset > f->im.len || sh.sh_size > f->im.len - sh.sh_offset)
 			return false;
 		memset(b, 0, sizeof(*b));
-		b->p = f->image + sh.sh_offset;
+		b->p = (const __u8 *)f->im.bytes + sh.sh_offset;
 		b->len = sh.sh_size;
 		*vaddr = sh.sh_addr;
 		return true;
@@ -532,10 +532,10 @@ int uw_file__parse(struct uw_file *f)
 		s->offset = ph.p_offset;
 		s->flags = ph.p_flags;
 		/* A truncated file must not make us read past its end. */
-		if (ph.p_offset >= f->image_size)
+		if (ph.p_offset >= f->im.len)
 			s->filesz = 0;
-		else if (ph.p_filesz > f->image_size - ph.p_offset)
-			s->filesz = f->image_size - ph.p_offset;
+		else if (ph.p_filesz > f->im.len - ph.p_offset)
+			s->filesz = f->im.len - ph.p_offset;
 		else
 			s->filesz = ph.p_filesz;
 		if ((s->flags & PF_X) && s->memsz) {

@@ -1184,8 +1184,8 @@ Test(symbols_budget, bytes_read_per_second)
 {
 	struct sym_budget b = { .limit = SYM_BUDGET_MIN, .now_ns = fake_clock };
 	char dir[64], path[PATH_MAX + 8];
-	size_t size = SYM_BUDGET_MIN / 2 - 4096, len;
-	void *buf;
+	size_t size = SYM_BUDGET_MIN / 2 - 4096;
+	struct elf_image im;
 	int fd, i;
 
 	tmpdir__make(dir, sizeof(dir), "sym-rate");
@@ -1195,19 +1195,20 @@ Test(symbols_budget, bytes_read_per_second)
 	cr_assert_eq(ftruncate(fd, (off_t)size), 0);
 	fake_now = 5 * NSEC_PER_SEC;
 	for (i = 0; i < 2; i++) {
-		cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), 0);
-		cr_assert_eq(len, size);
-		free(buf);
+		cr_assert_eq(elf_image__read(&im, fd, &b, SIZE_MAX, ELF_IMAGE_WHOLE), 0);
+		cr_assert_eq(im.len, size);
+		cr_assert_eq(im.held, size);
+		elf_image__free(&im);
 	}
-	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), -EAGAIN);
+	cr_assert_eq(elf_image__read(&im, fd, &b, SIZE_MAX, ELF_IMAGE_WHOLE), -EAGAIN);
 	cr_assert_eq(b.over_rate, 1);
 	fake_now += NSEC_PER_SEC;
-	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), 0);
-	free(buf);
+	cr_assert_eq(elf_image__read(&im, fd, &b, SIZE_MAX, ELF_IMAGE_WHOLE), 0);
+	elf_image__free(&im);
 	/* larger than half the budget: never */
 	cr_assert_eq(ftruncate(fd, (off_t)(SYM_BUDGET_MIN / 2 + 1)), 0);
 	fake_now += NSEC_PER_SEC;
-	cr_assert_eq(sym_read_file(fd, &b, SIZE_MAX, &buf, &len), -EFBIG);
+	cr_assert_eq(elf_image__read(&im, fd, &b, SIZE_MAX, ELF_IMAGE_WHOLE), -EFBIG);
 	cr_assert_eq(b.too_big, 1);
 	close(fd);
 	tmpdir__remove(dir);
