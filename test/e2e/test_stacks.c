@@ -197,6 +197,50 @@ Test(stacks, named_when_the_process_maps_more_than_symbol_memory)
 }
 
 /*
+ * A stack through a file larger than half of the symbol memory (the
+ * victim's mmap() and munmap() taken by libbulkbig.so, 6 MiB, against 8M):
+ * only its tables are read, so it is named and unwound through, as a
+ * stack through a 70 MB libduckdb is against the default 64M.
+ */
+Test(stacks, through_a_file_over_half_the_symbol_memory)
+{
+	const char *const watch_args[] = { "--symbol-memory", "8M", NULL };
+	const char *frames[] = { "u:syscall", NULL, "u:victim__run", NULL };
+	struct e2e_watch_opts o = { .watch_args = watch_args };
+	const char *wl_dir = getenv("LOCKSTALL_WORKLOADS");
+	const json_t *st = NULL, *waiter, *stack, *f;
+	char preload[PATH_MAX], buf[2048], op[32];
+	json_int_t victim;
+	size_t i;
+	int at;
+
+	cr_assert_not_null(wl_dir, "LOCKSTALL_WORKLOADS is not set");
+	snprintf(preload, sizeof(preload), "%s/libbulkbig.so", wl_dir);
+	o.preload = preload;
+	e2e_watch__run_opts(&w, "proc_reader", NULL, &o);
+	victim = e2e_int(w.truth, "victim_tid");
+	json_array_foreach(w.stalls, i, st) {
+		waiter = e2e_object(st, "waiter");
+		if (e2e_int(waiter, "tid") == victim && stack_named(waiter))
+			break;
+	}
+	cr_assert_lt(i, json_array_size(w.stalls), "no stall of the victim with a stack; stderr:\n%s",
+		     w.lockstall.err.data);
+	stack = e2e_array(waiter, "stack");
+	at = e2e_frame_index(stack, "user", e2e_str(waiter, "op"));
+	cr_assert_geq(at, 0, "no %s frame: %s", e2e_str(waiter, "op"),
+		      e2e_stack_text(stack, buf, sizeof(buf)));
+	f = json_array_get(stack, (size_t)at);
+	cr_assert(strstr(e2e_str(f, "module"), "/libbulkbig.so"), "%s is in %s", e2e_str(waiter, "op"),
+		  e2e_str(f, "module"));
+	cr_assert_str_eq(e2e_str(waiter, "stack_user_method"), "dwarf");
+	/* libc's syscall() below it, the workload's own function above: unwound through it */
+	snprintf(op, sizeof(op), "u:%s", e2e_str(waiter, "op"));
+	frames[1] = op;
+	e2e_check_stack(waiter, frames);
+}
+
+/*
  * The workload has exited long before the report: its frames are named
  * from the mappings the recording kept, and folded stacks come out too.
  */
