@@ -122,6 +122,16 @@ cleanup:
 	/* no room or no time this once: not the file's fault, read it again next time */
 	if (err == -EAGAIN || err == -ENOMEM || err == -ESTALE)
 		f->ver.size = -1;
+	/* a file that failed keeps its error, not its copy and tables, which nothing charged */
+	if (err) {
+		if (f->elf)
+			elf_end(f->elf);
+		f->elf = NULL;
+		elf_image__free(&f->im);
+		free(f->synth);
+		f->synth = NULL;
+		f->synth_len = 0;
+	}
 	f->err = err;
 }
 
