@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <gelf.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -23,6 +22,7 @@
 struct image_plan {
 	struct elf_image_range r[ELF_IMAGE_MAX_RANGES];
 	size_t n;
+	size_t done;		/* the first ranges, read already to choose the others */
 	__u64 bytes;		/* read, each range in whole pages */
 	enum elf_image_use use;
 	bool whole;		/* read it all: too many ranges, or headers not understood */
@@ -93,6 +93,19 @@ static int read_range(int fd, __u8 *img, __u64 off, __u64 len)
 	return sym_pread(fd, img + off, (size_t)len, off);
 }
 
+/* The ranges planned and not read yet, read. */
+static int image_read(int fd, __u8 *img, struct image_plan *p)
+{
+	int err;
+
+	for (; p->done < p->n; p->done++) {
+		err = read_range(fd, img, p->r[p->done].off, p->r[p->done].len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The headers are where the file says, aligned or not: copied out, never cast. */
 static Elf64_Shdr shdr_at(const __u8 *img, const Elf64_Ehdr *eh, size_t i)
 {
@@ -132,19 +145,19 @@ static int image_plan(int fd, __u8 *img, size_t size, struct image_plan *p)
 	    !plan_add(p, size, eh.e_phoff, (__u64)eh.e_phnum * sizeof(ph)) ||
 	    !plan_add(p, size, eh.e_shoff, (__u64)eh.e_shnum * sizeof(sh)))
 		goto whole;
-	for (i = 0; i < p->n; i++) {
-		err = read_range(fd, img, p->r[i].off, p->r[i].len);
-		if (err)
-			return err;
-	}
+	err = image_read(fd, img, p);
+	if (err)
+		return err;
 	sh = shdr_at(img, &eh, eh.e_shstrndx);
 	if (sh.sh_type == SHT_STRTAB && plan_add(p, size, sh.sh_offset, sh.sh_size) && !p->whole) {
-		err = read_range(fd, img, sh.sh_offset, sh.sh_size);
+		err = image_read(fd, img, p);
 		if (err)
 			return err;
 		strs = sh;
 	}
 	for (i = 0; i < eh.e_shnum && !p->whole; i++) {
+		if (i == eh.e_shstrndx)
+			continue;	/* planned and read above when it is one */
 		sh = shdr_at(img, &eh, i);
 		/* one out of the file is libelf's to refuse; nothing is read for it */
 		if (sh.sh_type != SHT_NOBITS &&
@@ -179,7 +192,7 @@ int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t m
 	struct image_plan p = { .use = use, .whole = use == ELF_IMAGE_WHOLE };
 	struct stat before, after;
 	__u8 *img = NULL;
-	size_t size, i;
+	size_t size;
 	int err;
 
 	memset(im, 0, sizeof(*im));
@@ -199,6 +212,7 @@ int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t m
 	if (!p.whole)
 		err = image_plan(fd, img, size, &p);
 	if (!err && p.whole) {
+		p.done = 0;
 		p.n = 1;
 		p.r[0].off = 0;
 		p.r[0].len = size;
@@ -213,8 +227,8 @@ int elf_image__read(struct elf_image *im, int fd, struct sym_budget *b, size_t m
 	}
 	if (!err)
 		err = sym_budget__take_read(b, (size_t)p.bytes);
-	for (i = 0; !err && i < p.n; i++)
-		err = read_range(fd, img, p.r[i].off, p.r[i].len);
+	if (!err)
+		err = image_read(fd, img, &p);
 	if (!err && (fstat(fd, &after) || !sym_same_version(&before, &after)))
 		err = -ESTALE;
 	if (err) {

@@ -19,6 +19,7 @@
 #include <gelf.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include "lib/elf_edit.h"
 #include "lib/racy.h"
 #include "lib/tmpdir.h"
 #include "symbols/internal.h"
@@ -973,22 +974,6 @@ Test(symbols_budget, churning_file_backs_off)
 	live_copy__free(&c);
 }
 
-/* path with a section of size zero bytes added (objcopy), NOTE or not by its name. */
-static void add_section(const char *path, const char *name, size_t size)
-{
-	char blob[PATH_MAX + 8], cmd[4 * PATH_MAX];
-	FILE *f;
-
-	snprintf(blob, sizeof(blob), "%s.blob", path);
-	f = fopen(blob, "w");
-	cr_assert_not_null(f, "%s", blob);
-	cr_assert_eq(ftruncate(fileno(f), (off_t)size), 0);
-	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), "objcopy --add-section '%s=%s' '%s' && rm '%s'", name, blob, path,
-		 blob);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
-}
-
 struct fat_case {
 	char section[16];	/* objcopy makes a ".note..." section SHT_NOTE; in the struct: params are copied */
 	size_t size;
@@ -1019,7 +1004,7 @@ ParameterizedTest(struct fat_case *fc, symbols_budget, only_tables_are_read)
 	struct ls_sym sym;
 
 	live_copy__make(&c, "sym-fat");
-	add_section(c.path, fc->section, fc->size);
+	elf_edit__add_section(c.path, fc->section, fc->size);
 	cr_assert_eq(symbolizer__user(s, c.maps, c.addr, &sym), 0);
 	if (fc->named) {
 		expect_named(sym, c.addr, "fix_main_global", 0, c.path);

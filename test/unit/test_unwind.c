@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include "lib/elf_edit.h"
 #include "lib/racy.h"
 #include "lib/unwind_image.h"
 #include "symbols/symbols.h"
@@ -344,14 +345,11 @@ Test(unwind, only_unwind_sections_are_read)
 {
 	/* static: the suite's teardown frees the unwinder, which gives back to it */
 	static struct sym_budget b;
-	char path[] = "/tmp/lockstall-unwind-XXXXXX", cmd[256];
+	char path[] = "/tmp/lockstall-unwind-XXXXXX";
 
 	setup_variant("static");
 	copy_static(path);
-	snprintf(cmd, sizeof(cmd),
-		 "head -c 4194304 /dev/zero > %s.fat && objcopy --add-section .fat=%s.fat %s && rm %s.fat",
-		 path, path, path, path);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	elf_edit__add_section(path, ".fat", 4u << 20);
 	memset(&b, 0, sizeof(b));
 	unwinder__set_budget(t.u, &b);
 	cr_assert_eq(dwarf(), 0);
