@@ -169,6 +169,30 @@ static const json_t *stall_in_worst_call(const json_t *victim_stalls, const json
 	return best;
 }
 
+/*
+ * The longest of the victim's stalls that names holder_tid and lies inside
+ * one of the victim's calls of 5 ms or more (the truth's slow_calls).
+ */
+static const json_t *stall_in_a_slow_call(const json_t *victim_stalls, const json_t *truth,
+					  json_int_t holder_tid)
+{
+	const json_t *calls = e2e_array(truth, "slow_calls"), *st, *c, *best = NULL;
+	size_t i, j;
+
+	json_array_foreach(victim_stalls, i, st) {
+		if (!e2e_holder_with_tid(st, holder_tid))
+			continue;
+		json_array_foreach(calls, j, c) {
+			if (e2e_int(st, "start_ns") < json_integer_value(json_array_get(c, 0)) ||
+			    e2e_int(st, "end_ns") > json_integer_value(json_array_get(c, 1)))
+				continue;
+			if (!best || e2e_int(st, "wait_ns") > e2e_int(best, "wait_ns"))
+				best = st;
+		}
+	}
+	return best;
+}
+
 /* The workload's slowest call was found, at its place, and its wait not cut short. */
 static void check_worst_call(const json_t *victim_stalls, const json_t *truth)
 {
@@ -444,35 +468,35 @@ Test(watch, mprotect_fault, .fini = teardown, .timeout = 180)
  */
 Test(watch, mprotect_fault_rt, .fini = teardown, .timeout = 180)
 {
-	const json_t *st, *h, *found = NULL;
+	const json_t *h, *found = NULL;
 	json_int_t victim_tid, holder_tid;
 	json_t *mine;
-	size_t i;
 
 	if (!e2e_kernel_is_preempt_rt())
 		cr_skip_test("not a PREEMPT_RT kernel");
 	/*
 	 * A hold of 10 ms, not an inversion: the boosted holder's own work.
 	 * Under qemu TCG its mprotect() of the whole mapping rarely lasts
-	 * 20 ms, so a 20 ms call may never come.
+	 * 20 ms, so a 20 ms call may never come.  Nor need the slowest call
+	 * hold the longest wait: there, a call is also slow on CPU, and the
+	 * victim spins on a running rt_mutex owner rather than sleep, so the
+	 * stall is looked for in any of its calls of 5 ms or more.
 	 */
 	run_until_slow("mprotect_fault", 10);
 	victim_tid = e2e_int(w.truth, "victim_tid");
 	holder_tid = e2e_int(w.truth, "holder_tid");
 	check_summary(&w);
 	mine = stalls_of(w.stalls, victim_tid);
-	st = stall_in_worst_call(mine, w.truth);
-	json_array_foreach(mine, i, h) {
-		if (h == st && e2e_holder_with_tid(st, holder_tid))
-			found = st;
-	}
+	found = stall_in_a_slow_call(mine, w.truth, holder_tid);
 	if (!found)
 		log_stalls("the victim's stalls", mine);
-	cr_assert_not_null(found, "no stall of the victim %lld in its slowest call blamed on the "
-			   "mprotect thread %lld", victim_tid, holder_tid);
+	cr_assert_not_null(found, "no stall of the victim %lld blamed on the mprotect thread %lld "
+			   "in any of its %zu calls of 5 ms or more (%lld events lost)", victim_tid,
+			   holder_tid, json_array_size(e2e_array(w.truth, "slow_calls")),
+			   e2e_int(w.summary, "lost_events"));
 	h = e2e_holder_with_tid(found, holder_tid);
-	cr_log_info("slowest call's stall: %s; holder prio %lld, %s", e2e_str(found, "verdict"),
-		    e2e_int(h, "prio"), e2e_str(h, "state"));
+	cr_log_info("the longest stall in a slow call: %s; holder prio %lld, %s",
+		    e2e_str(found, "verdict"), e2e_int(h, "prio"), e2e_str(h, "state"));
 	cr_expect_str_eq(e2e_str(h, "mode"), "write");
 	cr_expect_str_eq(e2e_str(found, "mode"), "read", "a page fault takes the read lock");
 	cr_expect_str_neq(e2e_str(found, "verdict"), "priority_inversion",

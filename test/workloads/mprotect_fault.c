@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	       "\"fault_start\":%llu,\"fault_end\":%llu,\"mprotect_calls\":%llu,"
 	       "\"start_ns\":%llu,\"end_ns\":%llu,\"calls\":%llu,\"over_5ms\":%llu,"
 	       "\"worst_addr\":%llu,\"worst_start_ns\":%llu,\"worst_end_ns\":%llu,\"worst_ns\":%llu,"
-	       "\"exe_swaps\":%llu}\n",
+	       "\"exe_swaps\":%llu",
 	       (int)getpid(), (int)v.tid, v.policy, (int)getpid(), (int)h.tid,
 	       (int)hog.c.pid, (int)hog.c.tid,
 	       (unsigned long long)(uintptr_t)h.map, (unsigned long long)(uintptr_t)(h.map + h.len),
@@ -214,6 +214,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)v.worst.addr, (unsigned long long)v.worst.start_ns,
 	       (unsigned long long)v.worst.end_ns, (unsigned long long)v.worst.ns,
 	       (unsigned long long)swap.swaps);
+	wl_worst__print_slow(&v.worst);
+	printf("}\n");
 	munmap(base, h.len + 2 * page);
 	return 0;
 }

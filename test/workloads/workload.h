@@ -450,7 +450,9 @@ static inline void wl_hog__go(struct wl_hog *hog)
 	close(hog->ready_fd);
 }
 
-/* The victim's slowest call. */
+#define WL_SLOW_MAX	32	/* calls of 5 ms or more whose times are kept */
+
+/* The victim's slowest call, and the first WL_SLOW_MAX of 5 ms or more. */
 struct wl_worst {
 	uint64_t calls;
 	uint64_t over_5ms;	/* calls that took 5 ms or more */
@@ -458,6 +460,7 @@ struct wl_worst {
 	uint64_t end_ns;
 	uint64_t ns;
 	uint64_t addr;		/* where it was, when that means something */
+	uint64_t slow[WL_SLOW_MAX][2];	/* [start, end] of the first over_5ms */
 };
 
 static inline void wl_worst__add(struct wl_worst *w, uint64_t start, uint64_t end, uint64_t addr)
@@ -465,14 +468,31 @@ static inline void wl_worst__add(struct wl_worst *w, uint64_t start, uint64_t en
 	uint64_t d = end - start;
 
 	w->calls++;
-	if (d >= 5000000)
+	if (d >= 5000000) {
+		if (w->over_5ms < WL_SLOW_MAX) {
+			w->slow[w->over_5ms][0] = start;
+			w->slow[w->over_5ms][1] = end;
+		}
 		w->over_5ms++;
+	}
 	if (d > w->ns) {
 		w->ns = d;
 		w->start_ns = start;
 		w->end_ns = end;
 		w->addr = addr;
 	}
+}
+
+/* ,"slow_calls":[[start,end],...]: the calls of 5 ms or more kept in w. */
+static inline void wl_worst__print_slow(const struct wl_worst *w)
+{
+	uint64_t i, n = w->over_5ms < WL_SLOW_MAX ? w->over_5ms : WL_SLOW_MAX;
+
+	printf(",\"slow_calls\":[");
+	for (i = 0; i < n; i++)
+		printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)w->slow[i][0],
+		       (unsigned long long)w->slow[i][1]);
+	printf("]");
 }
 
 /* Options every workload takes. */
