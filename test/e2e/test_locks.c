@@ -677,6 +677,10 @@ static void chain_through(const char *via, const char *truth, const char *locks,
 
 	e2e_watch__run_with(&w, "proc_reader", args, watch);
 	cr_assert(json_is_true(json_object_get(w.truth, truth)));
+	/* the workload's own word that the chain could form: its victim came after the worker */
+	if (!strcmp(truth, "via_seqfile"))
+		cr_assert(json_is_true(json_object_get(w.truth, "worker_in_read")),
+			  "the worker was never seen in its read: the victim went first");
 	worker = e2e_int(w.truth, "worker_tid");
 	reader = e2e_int(w.truth, "holder_tid");
 	json_array_foreach(w.stalls, i, st) {

@@ -56,11 +56,13 @@
  * mmap() + munmap()) keeps it from while it waits behind the reader.  The
  * victim waits for the mutex, the worker for the mmap_lock, the writer
  * for the reader.  The ground truth adds the worker's and the writer's
- * tids.
+ * tids, and whether the worker was seen in its read before the victim
+ * began (worker_in_read).
  */
 #include <pthread.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include "workload.h"
 
 #define READ_BUF_LEN	(4 << 20)
@@ -359,6 +361,42 @@ static void workers__go(struct workers *ws)
 		wl_gate__open(&ws->w[i].go);
 }
 
+/* Whether thread tid of this process is inside a pread64() (/proc/self/task/TID/syscall). */
+static bool thread_in_pread(pid_t tid)
+{
+	char path[64], buf[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && strtol(buf, NULL, 10) == SYS_pread64;
+}
+
+/*
+ * --via-seqfile: the victim may start once the worker is in its read, which
+ * then holds the seq_file's mutex for as long as the reader keeps the
+ * mmap_lock; else the victim's read could take the mutex first and wait
+ * for the mmap_lock itself.  Whether that was seen goes into the truth.
+ */
+static bool workers__wait_in_read(const struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_RELAXED);
+
+		if (tid && thread_in_pread(tid))
+			return true;
+		wl_pause(1000);
+	}
+	return false;
+}
+
 static void workers__stop(struct workers *ws)
 {
 	size_t i;
@@ -405,6 +443,7 @@ int main(int argc, char **argv)
 	struct slow_reads *slow = NULL, slow_at_end = { 0 };
 	uint64_t rt_runtime = 0, rt_period = 0;
 	char cgroups[1024] = "";
+	bool worker_in_read = false;
 	pthread_t thread;
 	int ready[2], err;
 
@@ -423,6 +462,12 @@ int main(int argc, char **argv)
 	if (err)
 		wl_die("pthread_create: %s", strerror(err));
 
+	/*
+	 * The middle threads before the reader: from its first hold on, with
+	 * the writer queued behind it, any fault of theirs on the way to their
+	 * loop (a thread's first touch of its stack) would wait for it too.
+	 */
+	workers__go(&ws);
 	/*
 	 * The reader before the hog: under a running hog a SCHED_IDLE task
 	 * would take seconds to even get going.  It is reading when it says
@@ -461,7 +506,8 @@ int main(int argc, char **argv)
 	/* Everyone else is at work: the victim may start measuring. */
 	if (opts.cgroup)
 		cg_stat__read(opts.cgroup, &cg0);
-	workers__go(&ws);
+	if (v.seq_fd >= 0)
+		worker_in_read = workers__wait_in_read(&ws.w[0]);
 	wl_gate__open(&v.go);
 	pthread_join(thread, NULL);
 	workers__stop(&ws);
@@ -485,7 +531,7 @@ int main(int argc, char **argv)
 	       "\"cg_nr_throttled\":%llu,\"cg_throttled_ns\":%llu,"
 	       "\"rt_runtime_ns\":%llu,\"rt_period_ns\":%llu,\"slow_reads\":%llu,"
 	       "\"slow_read_ns\":%llu,\"via_mutex\":%s,\"via_seqfile\":%s,\"worker_tid\":%d,"
-	       "\"writer_tid\":%d,\"mutex\":\"0x%llx\"%s}\n",
+	       "\"writer_tid\":%d,\"worker_in_read\":%s,\"mutex\":\"0x%llx\"%s}\n",
 	       opts.control ? "control" : opts.cgroup ? "throttled" : opts.rt ? "rt_throttled" :
 	       "proc_reader", (int)getpid(), (int)v.tid, v.policy,
 	       (int)reader.pid, (int)reader.tid,
@@ -499,6 +545,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)rt_runtime, (unsigned long long)rt_period,
 	       (unsigned long long)slow_at_end.n, (unsigned long long)slow_at_end.ns,
 	       v.mutex ? "true" : "false", v.seq_fd >= 0 ? "true" : "false", (int)ws.w[0].tid,
-	       (int)ws.w[1].tid, (unsigned long long)(uintptr_t)ws.w[0].mutex, cgroups);
+	       (int)ws.w[1].tid, worker_in_read ? "true" : "false",
+	       (unsigned long long)(uintptr_t)ws.w[0].mutex, cgroups);
 	return 0;
 }
