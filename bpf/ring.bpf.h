@@ -24,9 +24,10 @@ struct {
 } drops SEC(".maps");
 
 /*
- * Sized for bursts of stalls, not for lock traffic (a wait that ends below
- * the threshold sends nothing).  The stress suite of make test, every futex
- * wait sent under stress-ng --mutex, checks that it still keeps up.
+ * The default size (--ring-buffer sets another): for bursts of stalls, not
+ * for lock traffic, since a wait that ends below the threshold sends
+ * nothing.  The stress suite of make test, every futex wait sent under
+ * stress-ng --mutex, checks that it still keeps up.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

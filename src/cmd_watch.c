@@ -474,6 +474,7 @@ int watch__run(const struct ls_config *cfg, volatile sig_atomic_t *stop,
 		.ustack_copy = cfg->ustack_copy,
 		.stack_interval_ns = cfg->stack_interval_ns,
 		.locks = cfg->locks,
+		.ring_bytes = cfg->ring_buffer,
 	};
 	struct watch w = { .cfg = cfg, .front = front, .front_sink = front ? front->sink : NULL };
 	int ret;

@@ -65,7 +65,7 @@ static void watch__lost_why(struct watch *w, char *buf, size_t len)
 	loader__stats(w->loader, &st);
 	ring = st.drops > st.task_state_full ? st.drops - st.task_state_full : 0;
 	n = snprintf(buf, len, "%s", ring || !(st.prog_misses || st.task_state_full) ?
-		     "ring buffer full" : "");
+		     "ring buffer full: a larger --ring-buffer gives it more room" : "");
 	if (st.prog_misses && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, "%s%llu runs skipped", n ? ", " : "",
 			      (unsigned long long)st.prog_misses);

@@ -122,6 +122,7 @@ struct ls_config {
 	/* watch, record: portability */
 	__u8 backend;		/* --backend: enum ls_backend */
 	const char *btf_path;	/* --btf FILE: kernel BTF when /sys/kernel/btf/vmlinux is missing */
+	__u32 ring_buffer;	/* --ring-buffer: bytes of the BPF ring buffer; 0: the default */
 	__u8 task_state;	/* --task-state: enum ls_task_state */
 	/* watch, report: pending stalls (waits still going on) */
 	__u64 pending_after_ns;	/* --pending-after; 0: the default, max(1s, threshold) */

@@ -14,6 +14,8 @@
 #include "util.h"
 
 #define LS_SYMBOL_MEMORY_MAX	(64ull << 30)
+#define LS_RING_BUFFER_MIN	(1ull << 20)
+#define LS_RING_BUFFER_MAX	(1ull << 30)
 
 /* *out = the enum whose word (name(i)) is val; -ENOENT: none. */
 static int name_index(const char *val, const char *(*name)(unsigned int i), __u8 *out)
@@ -482,6 +484,15 @@ static int apply_trace_opt(struct ls_config *cfg, FILE *err, enum opt_id id, con
 					       "invalid size '%s' for %s: expected bytes from 1M to 64G, like 64M",
 					       val, opt);
 		cfg->symbol_memory = v;
+		return 0;
+	case OPT_RING_BUFFER:
+		/* the kernel takes a power of two of whole pages */
+		if (ls_parse_size(val, &v) || v < LS_RING_BUFFER_MIN || v > LS_RING_BUFFER_MAX ||
+		    (v & (v - 1)))
+			return cli_usage_error(err, cfg->cmd,
+					       "invalid size '%s' for %s: expected a power of two from 1M to 1G, like 32M",
+					       val, opt);
+		cfg->ring_buffer = (__u32)v;
 		return 0;
 	case OPT_BACKEND:
 		if (!name_index(val, ls_backend__name, &cfg->backend))

@@ -67,6 +67,7 @@ static const struct opt_def watch_opts[] = {
 	{ 0, "pending-every", true, OPT_PENDING_EVERY },
 	{ 0, "locks", true, OPT_LOCKS },
 	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
+	{ 0, "ring-buffer", true, OPT_RING_BUFFER },
 };
 
 static const struct opt_def record_opts[] = {
@@ -89,6 +90,7 @@ static const struct opt_def record_opts[] = {
 	{ 0, "task-state", true, OPT_TASK_STATE },
 	{ 0, "locks", true, OPT_LOCKS },
 	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
+	{ 0, "ring-buffer", true, OPT_RING_BUFFER },
 };
 
 static const struct opt_def top_cmd_opts[] = {
@@ -106,6 +108,7 @@ static const struct opt_def top_cmd_opts[] = {
 	{ 0, "task-state", true, OPT_TASK_STATE },
 	{ 0, "locks", true, OPT_LOCKS },
 	{ 0, "rt-priority", true, OPT_RT_PRIORITY },
+	{ 0, "ring-buffer", true, OPT_RING_BUFFER },
 };
 
 static const struct opt_def report_opts[] = {

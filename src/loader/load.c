@@ -310,7 +310,7 @@ static int loader_on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The per-CPU maps get one entry per possible CPU. */
+/* The per-CPU maps get one entry per possible CPU; the ring buffer the size asked for. */
 static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 {
 	int err;
@@ -331,9 +331,16 @@ static int loader_size_maps(struct loader *l, const struct loader_opts *opts)
 	err = bpf_map__set_max_entries(l->skel->maps.watch, l->ncpus);
 	if (!err)
 		err = bpf_map__set_max_entries(l->skel->maps.stack_bufs, opts->stacks ? l->ncpus : 1);
-	if (err)
+	if (err) {
 		fprintf(stderr, "lockstall: cannot size the BPF maps to %d CPUs: %s\n", l->ncpus,
 			strerror(-err));
+		return err;
+	}
+	if (opts->ring_bytes)
+		err = bpf_map__set_max_entries(l->skel->maps.events, opts->ring_bytes);
+	if (err)
+		fprintf(stderr, "lockstall: cannot size the ring buffer to %u bytes: %s\n",
+			opts->ring_bytes, strerror(-err));
 	return err;
 }
 

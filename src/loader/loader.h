@@ -74,6 +74,7 @@ struct loader_opts {
 	__u32 ustack_copy;	/* LS_USTACK_DWARF: bytes of user stack copied, <= LS_USTACK_COPY_MAX */
 	__u64 stack_interval_ns;	/* one STACK per task, lock and kind this often; 0: all */
 	__u8 locks;		/* LS_LOCKS_*: what to trace besides mmap_lock */
+	__u32 ring_bytes;	/* the ring buffer's size, a power of two; 0: the object's */
 };
 
 struct loader_stats {

@@ -13,9 +13,11 @@
  * With stress-ng's two threads pinned a CPU each, its owners mostly run
  * and its waits are short: they send next to nothing (quiet waits), and
  * every wait sent again with LOCKSTALL_QUIET_WAITS=0 shows the difference.
+ * The ring buffer is the size --ring-buffer asks for, 8M without it.
  */
 #include <string.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include "lib/e2e_watch.h"
 
 static struct e2e_watch w = E2E_WATCH_INIT;
@@ -179,4 +181,59 @@ Test(stress, reader_raised_above_spinners, .fini = teardown, .timeout = 120)
 	cr_assert_eq(lost - storage, 0,
 		     "%lld of %lld records lost beside SCHED_FIFO spinners; stderr:\n%s",
 		     lost - storage, events + lost, w.lockstall.err.data);
+}
+
+/* The size of lockstall's BPF ring buffer (map type 27): max_entries in its fds' fdinfo. */
+static void ring_bytes(struct e2e_watch *run, void *ctx)
+{
+	unsigned long long *bytes = ctx, type, n;
+	char path[96], line[128];
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)run->lockstall.pid, fd);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		type = n = 0;
+		while (fgets(line, sizeof(line), f)) {
+			sscanf(line, "map_type: %llu", &type);
+			sscanf(line, "max_entries: %llu", &n);
+		}
+		fclose(f);
+		if (type == 27)
+			*bytes = n;
+	}
+}
+
+struct ring_case {
+	char size[8];			/* --ring-buffer's argument; "": none */
+	unsigned long long bytes;	/* the ring buffer the kernel made */
+};
+
+ParameterizedTestParameters(stress, ring_buffer_is_the_size_asked)
+{
+	static struct ring_case cases[] = {
+		{ "", 8ull << 20 },
+		{ "1M", 1ull << 20 },
+		{ "64M", 64ull << 20 },
+	};
+
+	return cr_make_param_array(struct ring_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct ring_case *c, stress, ring_buffer_is_the_size_asked, .fini = teardown,
+		  .timeout = 120)
+{
+	const char *const args[] = { "-n", "100", NULL };
+	const char *const sized[] = { "--ring-buffer", c->size, NULL };
+	unsigned long long bytes = 0;
+	struct e2e_watch_opts o = { .watch_args = c->size[0] ? sized : NULL,
+				    .before_stop = ring_bytes, .ctx = &bytes };
+
+	e2e_watch__run_opts(&w, "hist_count", args, &o);
+	cr_assert_eq(bytes, c->bytes, "--ring-buffer '%s': a ring buffer of %llu bytes", c->size,
+		     bytes);
 }

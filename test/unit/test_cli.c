@@ -29,7 +29,7 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 	FILE *f = fmemopen(buf, len, "w");
 
 	fprintf(f, "%s", c->cmd == LS_CMD_WATCH ? "watch" : c->cmd == LS_CMD_RECORD ? "record" :
-			 c->cmd == LS_CMD_REPORT ? "report" : "none");
+			 c->cmd == LS_CMD_REPORT ? "report" : c->cmd == LS_CMD_TOP ? "top" : "none");
 	if (c->input)
 		fprintf(f, " in=%s", c->input);
 	if (c->n_inputs > 1)
@@ -70,6 +70,8 @@ static void config_text(const struct ls_config *c, char *buf, size_t len)
 		fprintf(f, " locks=%u", c->locks);
 	if (c->rt_priority != LS_DEFAULT_RT_PRIORITY || c->rt_priority_set)
 		fprintf(f, " fifo=%u", c->rt_priority);
+	if (c->ring_buffer)
+		fprintf(f, " ring=%u", c->ring_buffer);
 	if (c->output)
 		fprintf(f, " o=%s", c->output);
 	if (c->force)
@@ -280,6 +282,17 @@ ParameterizedTestParameters(cli, parse)
 		{ "watch --rt-priority 100", 2, "invalid priority '100' for --rt-priority", "watch" },
 		{ "watch --rt-priority high", 2, "invalid priority 'high' for --rt-priority", "watch" },
 		{ "report r.lst --rt-priority 5", 2, "unknown option '--rt-priority'", "report" },
+		/* --ring-buffer: a power of two the kernel takes, for the live commands only */
+		{ "watch --ring-buffer 32M", 0, "watch ring=33554432", "" },
+		{ "record -o r.lst --ring-buffer=1M", 0, "record ring=1048576 o=r.lst", "" },
+		{ "top --ring-buffer 1G", 0, "top interval=1000000000 ring=1073741824", "" },
+		{ "watch --ring-buffer 24M", 2,
+		  "invalid size '24M' for --ring-buffer: expected a power of two from 1M to 1G, like 32M",
+		  "watch" },
+		{ "watch --ring-buffer 512K", 2, "invalid size '512K' for --ring-buffer", "watch" },
+		{ "watch --ring-buffer 2G", 2, "invalid size '2G' for --ring-buffer", "watch" },
+		{ "watch --ring-buffer big", 2, "invalid size 'big' for --ring-buffer", "watch" },
+		{ "report r.lst --ring-buffer 8M", 2, "unknown option '--ring-buffer'", "report" },
 	};
 
 	return cr_make_param_array(struct cli_case, cases, ARRAY_SIZE(cases));
@@ -308,7 +321,7 @@ ParameterizedTest(struct cli_case *c, cli, parse)
 	if (rc == 0) {
 		cr_assert_eq(errlen, 0, "'%s': wrote to stderr: %s", c->args, errbuf);
 		config_text(&cfg, got, sizeof(got));
-		cr_assert_str_eq(got, c->want, "'%s'", c->args);
+		cr_assert_str_eq(got, c->want, "'%s': got '%s'", c->args, got);
 	} else {
 		char see[64];
 
