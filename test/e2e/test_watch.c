@@ -8,6 +8,7 @@
  * call it delayed and is not much shorter than it: never how fast anything
  * was.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -154,6 +155,12 @@ static bool chain_blames(const json_t *stall, json_int_t waiter, const json_t *h
  * The victim's stall that lies inside its slowest call, if any: the wait is
  * part of that call, so it starts and ends within it.  The longest such one.
  */
+/* Whether stall st began and ended within [from, to]. */
+static bool stall_within(const json_t *st, json_int_t from, json_int_t to)
+{
+	return e2e_int(st, "start_ns") >= from && e2e_int(st, "end_ns") <= to;
+}
+
 static const json_t *stall_in_worst_call(const json_t *victim_stalls, const json_t *truth)
 {
 	json_int_t from = e2e_int(truth, "worst_start_ns"), to = e2e_int(truth, "worst_end_ns");
@@ -161,7 +168,7 @@ static const json_t *stall_in_worst_call(const json_t *victim_stalls, const json
 	size_t i;
 
 	json_array_foreach(victim_stalls, i, st) {
-		if (e2e_int(st, "start_ns") < from || e2e_int(st, "end_ns") > to)
+		if (!stall_within(st, from, to))
 			continue;
 		if (!best || e2e_int(st, "wait_ns") > e2e_int(best, "wait_ns"))
 			best = st;
@@ -183,8 +190,8 @@ static const json_t *stall_in_a_slow_call(const json_t *victim_stalls, const jso
 		if (!e2e_holder_with_tid(st, holder_tid))
 			continue;
 		json_array_foreach(calls, j, c) {
-			if (e2e_int(st, "start_ns") < json_integer_value(json_array_get(c, 0)) ||
-			    e2e_int(st, "end_ns") > json_integer_value(json_array_get(c, 1)))
+			if (!stall_within(st, json_integer_value(json_array_get(c, 0)),
+					  json_integer_value(json_array_get(c, 1))))
 				continue;
 			if (!best || e2e_int(st, "wait_ns") > e2e_int(best, "wait_ns"))
 				best = st;
