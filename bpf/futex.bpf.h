@@ -136,13 +136,13 @@ static __always_inline __u8 ls_futex_kind(__u64 op, __u64 val)
 	case LS_FUTEX_WAIT:
 	case LS_FUTEX_WAIT_BITSET:
 		return val == LS_GLIBC_LOCK_WAITERS || val == LS_GLIBC_RWLOCK_WAIT ?
-		       LS_LOCK_FUTEX : LS_LOCK_MMAP;
+		       LS_LOCK_FUTEX : LS_LOCK_NONE;
 	case LS_FUTEX_LOCK_PI:
 	case LS_FUTEX_LOCK_PI2:
 	case LS_FUTEX_WAIT_REQUEUE_PI:
 		return LS_LOCK_PI_FUTEX;
 	}
-	return LS_LOCK_MMAP;
+	return LS_LOCK_NONE;
 }
 
 /*
@@ -288,7 +288,7 @@ static __always_inline __u32 ls_futex_owner(struct ls_futex_args *ctx, __u8 kind
 
 /*
  * The lock a futex call of t with arguments a waits on: its kind
- * (LS_LOCK_MMAP: none, not traced) and its owner as the lock's memory says
+ * (LS_LOCK_NONE: not traced) and its owner as the lock's memory says
  * (0: none known), read from current's memory (other NULL) or t's.
  */
 static __always_inline __u8 ls_futex_lock(struct ls_futex_args *a, struct task_struct *t,
@@ -298,12 +298,12 @@ static __always_inline __u8 ls_futex_lock(struct ls_futex_args *a, struct task_s
 
 	*owner = 0;
 	*how = LS_OWNER_NONE;
-	if (kind == LS_LOCK_MMAP)
+	if (kind == LS_LOCK_NONE)
 		return kind;
 	*owner = ls_futex_owner(a, kind, how, other);
 	/* Waited on with 3 and no rwlock a writer holds: an event, not a lock. */
 	if (!*owner && kind == LS_LOCK_FUTEX && a->val == LS_GLIBC_RWLOCK_WAIT)
-		return LS_LOCK_MMAP;
+		return LS_LOCK_NONE;
 	if (*owner == (__u32)t->pid)
 		*owner = 0;
 	if (!*owner)
@@ -342,7 +342,7 @@ static __always_inline void ls_futex_follow_owner(struct task_struct *t, struct 
  * the wait is told as a FUTEX_WAIT on it.  All its waits are traced, events
  * too (no val tells them apart there); an owner is named only where a
  * lock convention applies (val 2 or 3, checked as for FUTEX_WAIT), else
- * none.  LS_LOCK_MMAP: the vector is empty or cannot be read.
+ * none.  LS_LOCK_NONE: the vector is empty or cannot be read.
  */
 static __always_inline __u8 ls_futex_waitv_lock(struct pt_regs *regs, struct ls_futex_args *a,
 						struct task_struct *t, __u32 *owner, __u8 *how)
@@ -352,7 +352,7 @@ static __always_inline __u8 ls_futex_waitv_lock(struct pt_regs *regs, struct ls_
 	*owner = 0;
 	*how = LS_OWNER_NONE;
 	if (!regs->si || bpf_probe_read_user(first, sizeof(first), (void *)regs->di))
-		return LS_LOCK_MMAP;
+		return LS_LOCK_NONE;
 	a->val = first[0];
 	a->uaddr = first[1];
 	a->op = LS_FUTEX_WAIT;
@@ -402,7 +402,7 @@ static __always_inline int ls_futex_enter(struct pt_regs *regs, enum ls_futex_ca
 		kind = ls_futex_lock(&a, cur, NULL, &owner, &how);
 	else
 		return 0;
-	if (kind == LS_LOCK_MMAP)
+	if (kind == LS_LOCK_NONE)
 		return 0;
 	st = task_state__get(cur);
 	if (!st)

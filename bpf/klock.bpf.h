@@ -45,7 +45,7 @@
 #define LS_RWSEM_READER_OWNED	0x01UL	/* rw_semaphore.owner */
 #define LS_RWSEM_OWNER_FLAGS	0x03UL
 
-/* The lock kind of a contention's flags; 0 (mmap_lock): a spinlock, not followed. */
+/* The lock kind of a contention's flags; LS_LOCK_NONE: a spinlock, not followed. */
 static __always_inline __u8 ls_klock_kind(__u32 flags)
 {
 	if (flags & LS_LCB_F_MUTEX)
@@ -55,14 +55,14 @@ static __always_inline __u8 ls_klock_kind(__u32 flags)
 	if (flags & LS_LCB_F_PERCPU)
 		return LS_LOCK_PERCPU_RWSEM;
 	if (flags & LS_LCB_F_SPIN)
-		return LS_LOCK_MMAP;
+		return LS_LOCK_NONE;
 	/*
 	 * No flag at all: a struct semaphore (semaphore.c), which keeps no
 	 * owner.  Read as an rwsem, its spinlock and wait list would pass for
 	 * a writer's count and owner: not followed.
 	 */
 	if (!(flags & (LS_LCB_F_READ | LS_LCB_F_WRITE)))
-		return LS_LOCK_MMAP;
+		return LS_LOCK_NONE;
 	return LS_LOCK_RWSEM;
 }
 
@@ -164,7 +164,7 @@ static __always_inline int ls_klock_begin(void *lock, __u32 flags)
 	struct ls_task_state *st;
 	struct ls_wait_state *w;
 
-	if (kind == LS_LOCK_MMAP || ls_is_self(cur))
+	if (kind == LS_LOCK_NONE || ls_is_self(cur))
 		return 0;
 	st = task_state__get(cur);
 	if (!st)

@@ -115,7 +115,7 @@ static __always_inline bool ls_prior_futex(struct task_struct *t, struct ls_prio
 	if (cfg.futex_fentry && (f->a.op & LS_FUTEX_CMD_MASK) == LS_FUTEX_WAIT_REQUEUE_PI)
 		return false;
 	f->kind = ls_futex_lock(&f->a, t, t, &f->owner, &f->how);
-	return f->kind != LS_LOCK_MMAP;
+	return f->kind != LS_LOCK_NONE;
 }
 
 /* t's kernel mutex wait and the mutex's owner, as ls_klock_follow() reads it; false: none. */
