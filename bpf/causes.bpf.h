@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CPU time a holder did not get, after causes.bpf.h:
+ * Why a holder could not run, as the switch and wakeup programs ask it:
+ * the causes' doors at the end of this file are the only calls they make,
+ * so a new cause is its code and state here plus a line in a door.
+ *  - throttled, rt_throttled: throttle.bpf.h, through ls_cause_of();
+ *  - io: io.bpf.h, a holder that sleeps in an I/O wait;
  *  - pinned: a runnable holder that may not run on every CPU (affinity,
  *    cpuset) waits for its own while others idle.  Each CPU's idle time is
  *    kept here at its idle task's switches (idle_clock): the kernel's own
@@ -16,11 +20,13 @@
  * Only holders pay for the reads; every switch pays two pid loads, and a
  * switch to or from the idle task one clock read and a store to its own CPU's line.
  */
-#ifndef LOCKSTALL_CPU_TIME_BPF_H
-#define LOCKSTALL_CPU_TIME_BPF_H
+#ifndef LOCKSTALL_CAUSES_BPF_H
+#define LOCKSTALL_CAUSES_BPF_H
 
-#include "causes.bpf.h"
 #include "emit.bpf.h"
+#include "io.bpf.h"
+#include "task_state.bpf.h"
+#include "throttle.bpf.h"
 
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
@@ -34,6 +40,26 @@ struct rq___steal {
 };
 
 #pragma clang attribute pop
+
+/*
+ * A task's own state of the causes that keep some, in its task state's
+ * cause[] words (as the kernel's skb->cb): only this file reads them,
+ * always through this struct.  Zero when made.
+ */
+struct ls_cause_task {
+	/* steal: its CPU's steal clock at its switch-in; steal_in_ns 0: none */
+	__u64 steal_in_ns;
+	__u64 steal_in;
+	__u64 steal_ns;		/* ... stolen up to its switch-out, for the STEAL record */
+	__u64 steal_on_ns;	/* ... the stretch on CPU it was stolen in */
+};
+_Static_assert(sizeof(struct ls_cause_task) <= sizeof(((struct ls_task_state *)0)->cause),
+	       "struct ls_task_state's cause[] words");
+
+static __always_inline struct ls_cause_task *ls_cause_task(struct ls_task_state *st)
+{
+	return (struct ls_cause_task *)st->cause;
+}
 
 /* One CPU's idle time; seq is odd while its CPU writes, so another CPU reads it whole. */
 struct ls_idle_clock {
@@ -262,7 +288,7 @@ static __always_inline __u64 ls_steal_clock(struct task_struct *p)
 }
 
 /* A task with lock state switches in at now: its CPU's steal clock, for its switch-out. */
-static __always_inline void ls_steal_in(struct ls_task_state *st, struct task_struct *p, __u64 now)
+static __always_inline void ls_steal_in(struct ls_cause_task *st, struct task_struct *p, __u64 now)
 {
 	if (!cfg.steal)
 		return;
@@ -274,7 +300,7 @@ static __always_inline void ls_steal_in(struct ls_task_state *st, struct task_st
  * A holder switches out: LS_CAUSE_F_STEAL if its CPU was stolen since its
  * switch-in, the amounts kept for ls_emit_steal() after the SWITCH.
  */
-static __always_inline __u8 ls_steal_out(struct ls_task_state *st, struct task_struct *p,
+static __always_inline __u8 ls_steal_out(struct ls_cause_task *st, struct task_struct *p,
 					 __u64 now)
 {
 	__u64 in = st->steal_in_ns, cur;
@@ -292,7 +318,7 @@ static __always_inline __u8 ls_steal_out(struct ls_task_state *st, struct task_s
 	return LS_CAUSE_F_STEAL;
 }
 
-static __always_inline void ls_emit_steal(struct ls_task_state *st, struct task_struct *p,
+static __always_inline void ls_emit_steal(struct ls_cause_task *st, struct task_struct *p,
 					  __u64 now)
 {
 	struct ls_rec_steal *r = ls_emit_reserve(LS_REC_STEAL, sizeof(*r), now);
@@ -306,4 +332,49 @@ static __always_inline void ls_emit_steal(struct ls_task_state *st, struct task_
 	ls_emit_submit(r);
 }
 
-#endif /* LOCKSTALL_CPU_TIME_BPF_H */
+/*
+ * The doors.  A task with lock state leaves the CPU at now: what it ran
+ * through since its switch-in, LS_CAUSE_F_* for its SWITCH (holder: it
+ * holds or owns a lock).  A holder whose CPU was stolen says
+ * LS_CAUSE_F_STEAL.  After it, why it cannot run: ls_cause_of() if it is
+ * runnable, ls_causes_asleep() if not.
+ */
+static __always_inline __u8 ls_causes_ran(struct ls_task_state *st, struct task_struct *prev,
+					  bool holder, __u64 now)
+{
+	struct ls_cause_task *c = ls_cause_task(st);
+
+	if (!holder) {
+		c->steal_in_ns = 0;
+		return 0;
+	}
+	return ls_steal_out(c, prev, now);
+}
+
+/* Why the holder prev, asleep in prev_state from now on, cannot run: an I/O wait. */
+static __always_inline __u8 ls_causes_asleep(struct task_struct *prev, unsigned int prev_state)
+{
+	return ls_in_io_wait(prev, prev_state) ? LS_CAUSE_F_IO : 0;
+}
+
+/* The records that follow prev's SWITCH (state st), as its cause says. */
+static __always_inline void ls_causes_told(struct ls_task_state *st, struct task_struct *prev,
+					   __u8 cause, __u64 now)
+{
+	if (cause & LS_CAUSE_F_IO)
+		ls_emit_io_dev(prev, st, now);
+	if (cause & LS_CAUSE_F_STEAL)
+		ls_emit_steal(ls_cause_task(st), prev, now);
+}
+
+/* next (state st; tid, tgid), with lock state, comes back on CPU at now. */
+static __always_inline void ls_causes_in(struct ls_task_state *st, struct task_struct *next,
+					 __u32 tid, __u32 tgid, __u64 now)
+{
+	ls_throttle_close(next, now);
+	if (pinned_open_n)
+		ls_pinned_end(tid, tgid, now);
+	ls_steal_in(ls_cause_task(st), next, now);
+}
+
+#endif /* LOCKSTALL_CAUSES_BPF_H */

@@ -106,7 +106,7 @@ struct ls_lock_event {
 /*
  * Another task's cgroup v2 id, as bpf_get_current_cgroup_id() reads
  * current's: its css_set's default cgroup's kernfs id.  Flavours of the
- * kernel's structs, only the fields read (causes.bpf.h has its own).
+ * kernel's structs, only the fields read (throttle.bpf.h has its own).
  */
 struct kernfs_node___emit {
 	__u64 id;

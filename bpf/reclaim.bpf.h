@@ -4,13 +4,13 @@
  * the vmscan and compaction tracepoints, which fire in the allocating task.
  * Each costs one task-state lookup; only a task that holds a followed lock
  * (or owns one a waiter waits on) goes further, and the record names the
- * memory cgroup whose limit made it reclaim.  Included after causes.bpf.h
+ * memory cgroup whose limit made it reclaim.  Included after throttle.bpf.h
  * (kernfs names, struct cgroup_subsys_state).
  */
 #ifndef LOCKSTALL_RECLAIM_BPF_H
 #define LOCKSTALL_RECLAIM_BPF_H
 
-#include "causes.bpf.h"
+#include "throttle.bpf.h"
 #include "emit.bpf.h"
 
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)

@@ -7,7 +7,6 @@
 #define LOCKSTALL_SCHED_BPF_H
 
 #include "causes.bpf.h"
-#include "cpu_time.bpf.h"
 #include "emit.bpf.h"
 #include "hist.bpf.h"
 #include "io.bpf.h"
@@ -21,15 +20,14 @@
  * prev (state ps, flags LS_TASK_F_*) leaves the CPU at now in prev_state:
  * its off-CPU spell starts, a wait's first one sends WAIT_BEGIN, and a
  * holder (or a granted waiter) still runnable raises this CPU's watch, and
- * *cause says why it cannot run (causes.bpf.h); a holder that sleeps on
- * I/O gets LS_CAUSE_F_IO (io.bpf.h), one whose CPU was stolen while it ran
- * LS_CAUSE_F_STEAL (cpu_time.bpf.h).  Returns its flags after.
+ * *cause says why it cannot run (causes.bpf.h).  Returns its flags after.
  */
 static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_struct *prev,
 					  __u32 cpu, bool runnable, unsigned int prev_state,
 					  __u64 now, __u8 *cause)
 {
 	struct ls_wait_state *w = &ps->wait;
+	bool holder;
 	__u8 f;
 
 	ps->offcpu_start_ns = now;
@@ -43,18 +41,15 @@ static __always_inline __u8 ls_switch_out(struct ls_task_state *ps, struct task_
 		w->flags &= ~LS_W_GRANTED;
 	}
 	f = ls_state_flags(ps);
-	if (f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER))
-		*cause = ls_steal_out(ps, prev, now);
-	else
-		ps->steal_in_ns = 0;
+	holder = f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER);
+	*cause |= ls_causes_ran(ps, prev, holder, now);
 	if (runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_GRANTED | LS_TASK_F_OWNER))) {
 		ls_watch_raise(ps, cpu);
 		*cause |= ls_cause_of(prev, now);
 	} else {
 		ls_watch_lower(ps);
-		if (!runnable && (f & (LS_TASK_F_HOLDING | LS_TASK_F_OWNER)) &&
-		    ls_in_io_wait(prev, prev_state))
-			*cause |= LS_CAUSE_F_IO;
+		if (!runnable && holder)
+			*cause |= ls_causes_asleep(prev, prev_state);
 	}
 	return f;
 }
@@ -102,10 +97,7 @@ static __always_inline int ls_switch_in(struct ls_task_state *ns, struct task_st
 {
 	int save = ls_spell_end(ns, now);
 
-	ls_throttle_close(next, now);
-	if (pinned_open_n)
-		ls_pinned_end(tid, tgid, now);
-	ls_steal_in(ns, next, now);
+	ls_causes_in(ns, next, tid, tgid, now);
 	return save;
 }
 
@@ -170,7 +162,7 @@ static __always_inline __u8 ls_switch_prev_part(struct ls_task_state *ps, struct
 /*
  * The SWITCH record of prev (state ps, or none; its flags pf_after, its
  * cause) to next (*nt, or read from next where nt is NULL; its flags nf),
- * and what follows it: the I/O device, the steal, the cgroups.  how:
+ * and what follows it: its causes' records, the cgroups.  how:
  * LS_SW_*.  Returns whether the record went.
  */
 static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct task_struct *prev,
@@ -194,10 +186,8 @@ static __always_inline bool ls_switch_emit_part(struct ls_task_state *ps, struct
 	/* Read back: branches on cause itself would make the verifier tell each value apart. */
 	cause = LS_ONCE(r->prev_cause);
 	ls_emit_submit(r);
-	if (ps && (cause & LS_CAUSE_F_IO))
-		ls_emit_io_dev(prev, ps, now);
-	if (ps && (cause & LS_CAUSE_F_STEAL))
-		ls_emit_steal(ps, prev, now);
+	if (ps)
+		ls_causes_told(ps, prev, cause, now);
 	/*
 	 * LS_SW_CGROUPS comes from a constant: where it is not set the
 	 * compiler drops the call, and with it the global function, which a

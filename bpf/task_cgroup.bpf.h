@@ -6,13 +6,13 @@
  * the record that names the task in that role, only when user space does
  * not know the id yet, or was told LS_TASK_CGROUP_RESEND_NS ago: one LRU
  * hash lookup per such record, a record of its own once per task and
- * second at most.  Included after causes.bpf.h and reclaim.bpf.h (struct
+ * second at most.  Included after throttle.bpf.h and reclaim.bpf.h (struct
  * cgroup, kernfs_node, css_set).
  */
 #ifndef LOCKSTALL_TASK_CGROUP_BPF_H
 #define LOCKSTALL_TASK_CGROUP_BPF_H
 
-#include "causes.bpf.h"
+#include "throttle.bpf.h"
 #include "emit.bpf.h"
 #include "watch.bpf.h"
 

@@ -130,11 +130,8 @@ struct ls_task_state {
 	/* The device it last did I/O to since its last other sleep (io.bpf.h); 0: none. */
 	__u32 io_dev;
 	char io_disk[LS_DISK_NAME_LEN];	/* ... its disk's name */
-	/* Its CPU's steal clock at its switch-in (cpu_time.bpf.h); steal_in_ns 0: none. */
-	__u64 steal_in_ns;
-	__u64 steal_in;
-	__u64 steal_ns;		/* ... stolen up to its switch-out, for the STEAL record */
-	__u64 steal_on_ns;	/* ... the stretch on CPU it was stolen in */
+	/* The causes' own state: struct ls_cause_task (causes.bpf.h). */
+	__u64 cause[4];
 	/* The last STACKs sent, for LS_LOCK_F_STACK_SAME (stack.bpf.h). */
 	struct ls_stack_sent stack_sent[LS_STACK_SAME_SLOTS];
 	/*

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Why a holder could not run: what the scheduler and the memory
- * allocator say about a task that holds the lock.  Included by
- * lockstall.bpf.c after its record helpers; nothing here runs for tasks
- * without lock state.
+ * A holder runnable off CPU kept off by a budget: its cgroup's CFS quota
+ * or its CPU's RT runtime (LS_CAUSE_F_THROTTLED, LS_CAUSE_F_RT_THROTTLED),
+ * for causes.bpf.h, and the kernel's cgroup structs that reclaim.bpf.h and
+ * task_cgroup.bpf.h name cgroups with.  Nothing here runs for tasks without
+ * lock state.
  *
  * CFS bandwidth throttling has two models (kernel/sched/fair.c):
  *  - before 6.18 a cgroup out of quota is taken off its parent's run queue
@@ -26,8 +27,8 @@
  * default bandwidth control") it never does: the fair server (dl_server)
  * keeps fair tasks from starving instead, and rt_throttled stays 0.
  */
-#ifndef LOCKSTALL_CAUSES_BPF_H
-#define LOCKSTALL_CAUSES_BPF_H
+#ifndef LOCKSTALL_THROTTLE_BPF_H
+#define LOCKSTALL_THROTTLE_BPF_H
 
 #include "compat.bpf.h"
 #include "emit.bpf.h"
@@ -309,7 +310,7 @@ static __always_inline bool ls_rt_throttled(struct task_struct___causes *t)
  * scheduling class says: LS_CAUSE_F_* for the SWITCH or WAKEUP about to be
  * sent (after the THROTTLE record that names the cgroup).  A few loads;
  * called only for holders that went off CPU runnable or were woken, through
- * ls_cause_of() (cpu_time.bpf.h).
+ * ls_cause_of() (causes.bpf.h).
  */
 static __always_inline __u8 ls_sched_cause_of(struct task_struct *p, __u64 now)
 {
@@ -359,4 +360,4 @@ static __always_inline void ls_throttle_close(struct task_struct *p, __u64 now)
 		__sync_fetch_and_add(&throttle_open_n, -1);
 }
 
-#endif /* LOCKSTALL_CAUSES_BPF_H */
+#endif /* LOCKSTALL_THROTTLE_BPF_H */

@@ -3,10 +3,46 @@
  * Why a holder could not run, a row per cause: its name in every output,
  * metric and rule, its advice, and how its time is read from a hold's
  * spells.  A new cause is its value in enum ls_cause (engine.h), a row
- * here, and the records that tell it (src/README.md, "Adding an off-CPU
- * cause").  A cause lockstall did not see is never inferred.
+ * here with what its record tells of a spell, and the kernel code that
+ * sends it (src/README.md, "Adding an off-CPU cause").  A cause lockstall
+ * did not see is never inferred.
  */
 #include "engine/internal.h"
+
+/*
+ * What a cause's own record told of a spell, in the spell's told[] words:
+ * a part per cause that has a record, read and written only here, always
+ * through struct spell_told (the build has -fno-strict-aliasing).
+ */
+struct runnable_told {		/* RUNNABLE, of a pinned spell */
+	__u64 idle_ns;		/* a CPU it could not use idled this long in it */
+	__u64 allowed;		/* the CPUs it may run on, and those outside that idled */
+	__u64 idle_cpus;
+	__u32 nr_cpus_allowed;
+	__u32 nr_cpus;
+};
+
+struct steal_told {		/* STEAL: the on-CPU stretch that ended at the spell's start */
+	__u64 on_ns;		/* its length */
+	__u64 ns;		/* the steal in it */
+};
+
+struct spell_told {
+	struct runnable_told runnable;
+	struct steal_told steal;
+};
+_Static_assert(sizeof(struct spell_told) <= sizeof(((struct spell *)0)->told),
+	       "struct spell's told[] words");
+
+static const struct spell_told *spell__told(const struct spell *sp)
+{
+	return (const struct spell_told *)sp->told;
+}
+
+static struct spell_told *spell__tell(struct spell *sp)
+{
+	return (struct spell_told *)sp->told;
+}
 
 /* Spell sp's part inside [from, to) as [*s, *t); false: none, or not an off-CPU state. */
 static bool spell__clip(const struct spell *sp, __u64 from, __u64 to, __u64 *s, __u64 *t)
@@ -58,33 +94,34 @@ static void io__spell(struct cause_part *p, const struct spell *sp, __u64 from, 
  */
 static void runnable__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
 {
+	const struct runnable_told *told = &spell__told(sp)->runnable;
 	__u64 s, t, idle;
 
-	if (!spell__clip(sp, from, to, &s, &t) || !spell__runnable(sp) ||
-	    !(sp->cause & SPELL_IDLE_TOLD))
+	if (!spell__clip(sp, from, to, &s, &t) || !spell__runnable(sp))
 		return;
 	s = u64_max(s, spell__throttled_end(sp));
-	idle = share__sure(sp->idle_ns, sp->end - sp->start, t > s ? t - s : 0);
+	idle = share__sure(told->idle_ns, sp->end - sp->start, t > s ? t - s : 0);
 	if (!idle)
 		return;
 	p->ns += idle;
-	p->mask |= sp->idle_cpus;
+	p->mask |= told->idle_cpus;
 	if (idle > p->most) {
 		p->most = idle;
-		p->detail.pinned.allowed = sp->allowed;
-		p->detail.pinned.nr_cpus_allowed = sp->nr_cpus_allowed;
-		p->detail.pinned.nr_cpus = sp->nr_cpus;
+		p->detail.pinned.allowed = told->allowed;
+		p->detail.pinned.nr_cpus_allowed = told->nr_cpus_allowed;
+		p->detail.pinned.nr_cpus = told->nr_cpus;
 	}
 }
 
 /* The steal of the stretch on CPU that ended at sp's start, as far as it surely fell in [from, to). */
 static void steal__spell(struct cause_part *p, const struct spell *sp, __u64 from, __u64 to)
 {
-	__u64 on = sp->start > sp->steal_on_ns ? sp->start - sp->steal_on_ns : 0;
+	const struct steal_told *told = &spell__told(sp)->steal;
+	__u64 on = sp->start > told->on_ns ? sp->start - told->on_ns : 0;
 
-	if (!(sp->cause & LS_CAUSE_F_STEAL) || !sp->steal_ns)
+	if (!(sp->cause & LS_CAUSE_F_STEAL) || !told->ns)
 		return;
-	p->ns += share__sure(sp->steal_ns, sp->start - on, span_overlap(on, sp->start, from, to));
+	p->ns += share__sure(told->ns, sp->start - on, span_overlap(on, sp->start, from, to));
 }
 
 /*
@@ -94,6 +131,7 @@ static void steal__spell(struct cause_part *p, const struct spell *sp, __u64 fro
  */
 static bool runnable__told(struct spell *sp, const void *rec)
 {
+	struct runnable_told *told = &spell__tell(sp)->runnable;
 	const struct ls_rec_runnable *r = rec;
 	__u64 ts = r->hdr.ts;
 
@@ -101,25 +139,25 @@ static bool runnable__told(struct spell *sp, const void *rec)
 		return false;
 	if (!(sp->cause & LS_CAUSE_F_PINNED) || r->start_ns > ts)
 		return true;
-	sp->cause |= SPELL_IDLE_TOLD;
 	/* A migration may have split the kernel's spell: the part sure to fall in this one. */
-	sp->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
-	sp->allowed = r->allowed;
-	sp->idle_cpus = r->idle_cpus;
-	sp->nr_cpus_allowed = r->nr_cpus_allowed;
-	sp->nr_cpus = r->nr_cpus;
+	told->idle_ns = share__sure(r->idle_ns, ts - r->start_ns, ts > sp->start ? ts - sp->start : 0);
+	told->allowed = r->allowed;
+	told->idle_cpus = r->idle_cpus;
+	told->nr_cpus_allowed = r->nr_cpus_allowed;
+	told->nr_cpus = r->nr_cpus;
 	return true;
 }
 
 /* STEAL, just after the SWITCH that opened the spell: the stretch on CPU that ended there. */
 static bool steal__told(struct spell *sp, const void *rec)
 {
+	struct steal_told *told = &spell__tell(sp)->steal;
 	const struct ls_rec_steal *r = rec;
 
 	if (!(sp->cause & LS_CAUSE_F_STEAL) || sp->start != r->hdr.ts)
 		return false;
-	sp->steal_on_ns = r->on_ns;
-	sp->steal_ns = r->steal_ns < r->on_ns ? r->steal_ns : r->on_ns;
+	told->on_ns = r->on_ns;
+	told->ns = r->steal_ns < r->on_ns ? r->steal_ns : r->on_ns;
 	return true;
 }
 

@@ -138,18 +138,11 @@ struct spell {
 	struct ls_task waker;
 	__u64 throttled_ns;	/* SPELL_THROTTLED_TOLD: throttled this long from its start */
 	__u32 io_dev;		/* LS_CAUSE_F_IO: the device (LS_REC_IO_DEV); 0: not known */
-	/* SPELL_IDLE_TOLD: a CPU it could not use idled this long in it (LS_REC_RUNNABLE) */
-	__u64 idle_ns;
-	__u64 allowed;		/* ... the CPUs it may run on, and those outside that idled */
-	__u64 idle_cpus;
-	__u32 nr_cpus_allowed;
-	__u32 nr_cpus;
 	/*
-	 * LS_CAUSE_F_STEAL: the on-CPU stretch that ended at this spell's
-	 * start, steal_on_ns long, had steal_ns of steal (LS_REC_STEAL).
+	 * What the causes' own records told of it, laid out by causes.c
+	 * (struct spell_told, as the kernel's skb->cb); zero until told.
 	 */
-	__u64 steal_on_ns;
-	__u64 steal_ns;
+	__u64 told[6];
 };
 
 /* A blocked spell the kernel said was an I/O wait: all of it counts as I/O. */
@@ -160,8 +153,6 @@ static inline bool spell__io(const struct spell *sp)
 
 /* spell.cause: an UNTHROTTLE said how much of the throttled spell was throttled. */
 #define SPELL_THROTTLED_TOLD	0x80
-/* spell.cause: a RUNNABLE said how long CPUs it could not use idled in the pinned spell. */
-#define SPELL_IDLE_TOLD		0x40
 
 /*
  * Of x ns that fell somewhere in a stretch len ns long, what surely fell in

@@ -15,7 +15,7 @@
  * cgroup's cpu.rt_runtime_us with RT groups (cgroup v1; the sysctl cannot
  * go below it: EINVAL), else kernel.sched_rt_runtime_us.
  *
- * The kernel decides (bpf/causes.bpf.h, src/engine/causes.md):
+ * The kernel decides (bpf/throttle.bpf.h, src/engine/causes.md):
  *  - a kernel that throttles RT run queues (before 6.12, or with
  *    CONFIG_RT_GROUP_SCHED): the victim's stalls are blamed on the holder,
  *    cause rt_throttled, their state still preempted, and the throttled
