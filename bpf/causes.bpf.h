@@ -206,12 +206,6 @@ static __always_inline __u8 ls_pinned_cause(struct task_struct *p, __u64 now)
 	return ls_pinned_note(BPF_CORE_READ(p, pid), now, allowed, nr);
 }
 
-/* Why the holder p, runnable and off CPU from now on, cannot run: LS_CAUSE_F_*. */
-static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
-{
-	return ls_sched_cause_of(p, now) | ls_pinned_cause(p, now);
-}
-
 /*
  * The growth of the noted idle clocks of task tid up to now: which CPUs
  * idled, the most one did, into its entry.  Global, as ls_pinned_note().
@@ -349,6 +343,15 @@ static __always_inline __u8 ls_causes_ran(struct ls_task_state *st, struct task_
 		return 0;
 	}
 	return ls_steal_out(c, prev, now);
+}
+
+/*
+ * Why the holder p, runnable and off CPU from now on (at its switch-out or
+ * its wakeup), cannot run: LS_CAUSE_F_*.
+ */
+static __always_inline __u8 ls_cause_of(struct task_struct *p, __u64 now)
+{
+	return ls_sched_cause_of(p, now) | ls_pinned_cause(p, now);
 }
 
 /* Why the holder prev, asleep in prev_state from now on, cannot run: an I/O wait. */

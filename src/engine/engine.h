@@ -595,6 +595,7 @@ struct ls_lock_kind_row {
 	/* "futex": in text, JSON, the metrics' lock label and lock= rules */
 	const char *name;
 	const char *short_name;	/* top's lock column: "mmap" */
+	const char *hist_key;	/* its wait histogram's "kind" in JSON: "futex_wait" */
 	enum ls_lock_space space;
 	/* readers queue behind a waiting writer (fair rwsems): write waits are kept */
 	bool writer_first;

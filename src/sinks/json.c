@@ -473,20 +473,11 @@ static int json__stall(struct sink *s, const struct ls_stall *st)
 
 static const char *kind_key(unsigned int kind)
 {
-	static const char *const lock_waits[LS_HIST_KIND_N] = {
-		[LS_HIST_WAIT_FUTEX] = "futex_wait",
-		[LS_HIST_WAIT_PI_FUTEX] = "pi_futex_wait",
-		[LS_HIST_WAIT_MUTEX] = "mutex_wait",
-		[LS_HIST_WAIT_RWSEM] = "rwsem_wait",
-		[LS_HIST_WAIT_RT_MUTEX] = "rt_mutex_wait",
-		[LS_HIST_WAIT_PERCPU_RWSEM] = "percpu_rwsem_wait",
-	};
+	int lock_kind = ls_hist_lock_kind(kind);
 
-	if (kind < LS_HIST_KIND_N && lock_waits[kind])
-		return lock_waits[kind];
+	if (lock_kind >= 0)
+		return ls_lock_kind((unsigned int)lock_kind)->hist_key;
 	switch (kind) {
-	case LS_HIST_WAIT:
-		return "wait";
 	case LS_HIST_HOLD:
 		return "hold";
 	case LS_HIST_OFFCPU:

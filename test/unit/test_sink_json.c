@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <jansson.h>
 #include "unit/sink_fixture.h"
 #include "util.h"
@@ -738,6 +739,56 @@ Test(sink_json, interval_histograms)
 	cr_assert_eq(json_array_size(field(hs, "wait", JSON_ARRAY)), 0);
 	cr_assert_eq(json_array_size(field(hs, "hold", JSON_ARRAY)), 0);
 	cr_assert_eq(json_array_size(field(hs, "offcpu", JSON_ARRAY)), 0);
+	free_lines(&l);
+	fx_out_free(&o);
+}
+
+/* A lock kind's wait histogram: under its key, "lock" naming the kind. */
+struct hist_key_case {
+	unsigned int kind;	/* enum ls_hist_kind */
+	char key[24];
+	char lock[16];
+};
+
+ParameterizedTestParameters(sink_json, lock_wait_histogram_keys)
+{
+	static struct hist_key_case cases[] = {
+		{ LS_HIST_WAIT, "wait", "mmap_lock" },
+		{ LS_HIST_WAIT_FUTEX, "futex_wait", "futex" },
+		{ LS_HIST_WAIT_PI_FUTEX, "pi_futex_wait", "pi_futex" },
+		{ LS_HIST_WAIT_MUTEX, "mutex_wait", "mutex" },
+		{ LS_HIST_WAIT_RWSEM, "rwsem_wait", "rwsem" },
+		{ LS_HIST_WAIT_RT_MUTEX, "rt_mutex_wait", "rt_mutex" },
+		{ LS_HIST_WAIT_PERCPU_RWSEM, "percpu_rwsem_wait", "percpu_rwsem" },
+	};
+
+	return cr_make_param_array(struct hist_key_case, cases, ARRAY_SIZE(cases));
+}
+
+ParameterizedTest(struct hist_key_case *c, sink_json, lock_wait_histogram_keys)
+{
+	struct sink_opts opts = { .top = 0 };
+	struct ls_hist_set set;
+	struct ls_hist_entry e;
+	struct fx_out o;
+	struct sink *s;
+	struct lines l;
+	json_t *hs, *v;
+
+	fx_hist(&e, 7, c->kind, 1, "waiter", 4000);
+	hist_set(&set, &e, 1);
+	fx_out_open(&o);
+	s = sink_json__new(o.f, &opts);
+	cr_assert_eq(sink__interval(s, &set), 0);
+	sink__free(s);
+	parse_lines(fx_out_close(&o), &l);
+
+	hs = field(l.v[0], "histograms", JSON_OBJECT);
+	v = field(hs, c->key, JSON_ARRAY);
+	cr_assert_eq(json_array_size(v), 1, "%s", c->key);
+	expect_hist(json_array_get(v, 0), 7, "waiter", "write", 4000);
+	expect_s(json_array_get(v, 0), "lock", c->lock);
+	cr_assert_eq(json_object_size(hs), LS_HIST_KIND_N, "one key per histogram kind");
 	free_lines(&l);
 	fx_out_free(&o);
 }
