@@ -244,12 +244,12 @@ static int loader_probe_kernel(struct loader *l, const char *btf_path, bool *has
 	if (loader_btf_struct_has(btf, "vm_area_struct", "vm_lock_seq") ||
 	    loader_btf_struct_has(btf, "vm_area_struct", "vm_refcnt"))
 		l->features |= LS_FEAT_PER_VMA_LOCK;
-	/* CFS bandwidth (CONFIG_CFS_BANDWIDTH): bpf/causes.bpf.h reads throttle_count. */
+	/* CFS bandwidth (CONFIG_CFS_BANDWIDTH): bpf/throttle.bpf.h reads throttle_count. */
 	if (loader_btf_struct_has(btf, "cfs_rq", "throttle_count"))
 		l->features |= LS_FEAT_CAUSE_THROTTLE;
 	if (loader_btf_struct_has(btf, "task_struct", "throttle_node"))
 		l->features |= LS_FEAT_THROTTLE_TASK;
-	/* RT throttling: bpf/causes.bpf.h finds the rt_rq through RT groups or cfs_rq.rq. */
+	/* RT throttling: bpf/throttle.bpf.h finds the rt_rq through RT groups or cfs_rq.rq. */
 	if (loader_btf_struct_has(btf, "rt_rq", "rt_throttled") &&
 	    (loader_btf_struct_has(btf, "sched_rt_entity", "rt_rq") ||
 	     loader_btf_struct_has(btf, "cfs_rq", "rq")))
@@ -736,7 +736,7 @@ int loader_choose(struct loader *l, const struct loader_opts *opts, bool *has_fa
 	return err;
 }
 
-/* The features of the switch program's CPU-time part (cpu_time.bpf.h, task_cgroup.bpf.h). */
+/* The switch program's CPU-time part: causes.bpf.h's pinned and steal causes, task_cgroup.bpf.h. */
 #define LOADER_FEAT_CPU_TIME (LS_FEAT_CAUSE_RUNNABLE | LS_FEAT_CAUSE_STEAL | LS_FEAT_TASK_CGROUP)
 
 /*
