@@ -307,8 +307,9 @@ struct ls_hop {
 	struct ls_lock_id lock;
 	/*
 	 * A hop through a wait that ended inside this one (the holder before
-	 * it waited on lock, and got it): that wait's record (STALL #N), and
-	 * how long the hop before waited on lock inside this wait.  0: none.
+	 * it waited on lock, and got it): that wait's record (STALL #N, the
+	 * longest when it waited more than once), and how long the hop before
+	 * waited on lock inside this wait, all its waits on it.  0: none.
 	 */
 	__u64 stall_seq;
 	__u64 wait_ns;

@@ -109,16 +109,37 @@ void hops__waited(const struct engine *e, struct ls_holder *hd, const struct ls_
 	}
 }
 
+/*
+ * The holder's waits inside [from, to) on the lock of ps: how long in all.
+ * A lock taken and let go between waits (a reader of smaps_rollup backs
+ * off when the lock is contended) is still what it slept on.
+ */
+static __u64 past__lock_overlap(const struct engine *e, const struct past_stall *ps, __u32 tid,
+				const struct ls_lock_id *not, __u64 from, __u64 to)
+{
+	const struct past_stall *o;
+	__u64 ns = 0;
+	unsigned int i;
+
+	for (i = 0; i < ENGINE_PAST_STALLS; i++) {
+		o = &e->past[i];
+		if (o->lock.id == ps->lock.id && o->lock.kind == ps->lock.kind)
+			ns += past__overlap(o, tid, not, from, to);
+	}
+	return ns;
+}
+
 const struct past_stall *hops__chain(const struct engine *e, struct ls_stall *st,
 				     const struct ls_holder *h)
 {
 	const struct past_stall *best = NULL;
 	__u64 from = u64_max(st->start_ns, h->hold_start_ns);
 	__u64 to = u64_min(st->start_ns + st->lock_wait_ns, h->hold_end_ns);
-	__u64 ns, best_ns = 0;
+	__u64 ns, best_ns = 0, lock_ns;
 	struct ls_hop *hop;
 	unsigned int i;
 
+	/* the holder's longest wait inside the window names the lock and the hop's stall */
 	for (i = 0; i < ENGINE_PAST_STALLS; i++) {
 		ns = past__overlap(&e->past[i], h->task.tid, &st->lock, from, to);
 		if (ns > best_ns) {
@@ -126,8 +147,11 @@ const struct past_stall *hops__chain(const struct engine *e, struct ls_stall *st
 			best = &e->past[i];
 		}
 	}
+	if (!best || !best->n_chain)
+		return NULL;
+	lock_ns = past__lock_overlap(e, best, h->task.tid, &st->lock, from, to);
 	/* A short wait in a long sleep on something else is not why it slept. */
-	if (!best || !best->n_chain || best_ns * 2 < h->offcpu_by_state[LS_STATE_BLOCKED])
+	if (lock_ns * 2 < h->offcpu_by_state[LS_STATE_BLOCKED])
 		return NULL;
 	for (i = 0; i < best->n_chain && st->n_chain < LS_MAX_HOPS; i++) {
 		hop = &st->chain[st->n_chain++];
@@ -138,7 +162,7 @@ const struct past_stall *hops__chain(const struct engine *e, struct ls_stall *st
 		hop->has_lock = true;
 		hop->lock = best->lock;
 		hop->stall_seq = best->seq;
-		hop->wait_ns = best_ns;
+		hop->wait_ns = lock_ns;
 	}
 	return best;
 }

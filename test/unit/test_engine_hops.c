@@ -251,6 +251,92 @@ Test(hops, short_wait_in_a_long_sleep_is_no_hop)
 		cr_assert_eq(st->chain[i].stall_seq, 0, "hop %u", i);
 }
 
+/*
+ * The worker, inside the mutex, waits three times on the mmap_lock, as a
+ * reader of smaps_rollup that lets go of a contended lock does: each wait
+ * 12 ms until granted, agent holding it each time and the hog keeping
+ * agent off CPU.
+ * Wait k: agent takes the lock at A, the hog preempts it at A + 0.5; the
+ * worker waits from S = 4 + 16k; agent runs at R - 0.5 and lets go at
+ * R = 16 + 16k, granting the worker, which runs at R + 0.3 and ends its
+ * wait at R + 1.  No wait is half the worker's sleep; the three are.
+ */
+static void mutex_then_three_mmap_waits(const struct ls_task *worker)
+{
+	struct ls_lock_id mutex = stream__mm(0x55d0c0de2000ULL, 100, "app");
+	struct stream_owner o = { .waiter = &rt_victim, .owner = worker, .start = T(2),
+				  .owner_cpu = 0, .state = LS_OWNER_RUNNING,
+				  .how = LS_OWNER_PTHREAD };
+	struct stream_lock vw = { .start = T(3), .write = true, .owner_how = LS_OWNER_PTHREAD,
+				  .owner_tid = worker->tid };
+	struct stream_lock vend = vw;
+	unsigned int k;
+
+	mutex.kind = LS_LOCK_FUTEX;
+	stream__mark(&efx.s, T(0), LS_MARK_BEGIN, LS_FEAT_FUTEX | LS_FEAT_CAUSES);
+	for (k = 0; k < 3; k++) {
+		double a = k ? 16 * k + 1.5 : 1, w0 = 4 + 16 * k, r = 16 + 16 * k;
+		struct stream_lock hold = { .start = T(a), .acquired = T(a),
+					    .offcpu = MS(r - 0.5 - (a + 0.5)) };
+		struct stream_lock mw = { .start = T(w0), .write = true, .op = stream__syscall(9) };
+		struct stream_lock mend = mw;
+
+		stream__switch(&efx.s, 2, T(a + 0.5), &reader, HOLDING, true, &efx.hog, 0);
+		if (!k) {
+			stream__owner(&efx.s, 1, T(2), &mutex, &o);
+			stream__wait_begin(&efx.s, 1, T(3), &rt_victim, &mutex, &vw);
+			stream__switch(&efx.s, 1, T(3), &rt_victim, WAITING, false, NULL, 0);
+		}
+		stream__wait_begin(&efx.s, 0, T(w0), worker, &efx.mm, &mw);
+		stream__switch(&efx.s, 0, T(w0), worker, WAITING | OWNER, false, NULL, 0);
+		stream__switch(&efx.s, 2, T(r - 0.5), &efx.hog, 0, true, &reader, HOLDING);
+		stream__hold(&efx.s, 2, T(r), &reader, &efx.mm, &hold);
+		stream__wakeup(&efx.s, 2, T(r), worker, WAITING | GRANTED | OWNER, &reader, 0, NULL);
+		stream__switch(&efx.s, 0, T(r + 0.3), NULL, 0, false, worker,
+			       WAITING | GRANTED | OWNER);
+		mend.granted = T(r);
+		mend.flags = LS_LOCK_F_BEGIN_SENT | LS_LOCK_F_GRANTED;
+		stream__wait_end(&efx.s, 0, T(r + 1), worker, &efx.mm, &mend);
+	}
+	/* worker lets go of the mutex: the victim runs */
+	stream__wakeup(&efx.s, 0, T(49), &rt_victim, WAITING | GRANTED, worker, 1, NULL);
+	stream__switch(&efx.s, 1, T(49.5), NULL, 0, false, &rt_victim, WAITING | GRANTED);
+	vend.granted = T(49);
+	vend.flags = LS_LOCK_F_BEGIN_SENT | LS_LOCK_F_GRANTED;
+	stream__wait_end(&efx.s, 1, T(50), &rt_victim, &mutex, &vend);
+}
+
+/* The three waits on one lock together are why the worker slept: the chain goes through them. */
+Test(hops, waits_again_on_the_same_lock_make_one_hop)
+{
+	static const struct ls_task worker = FX_NORMAL(101, 100, 0, "worker");
+	const struct ls_stall *st;
+	const struct ls_holder *h;
+
+	mutex_then_three_mmap_waits(&worker);
+	cr_assert_eq(fixture__run(), 0);
+	cr_assert_eq(efx.cs->n_stalls, 4);
+	st = fixture__stall(3);
+	cr_assert_eq(st->waiter.tid, 102);
+	h = &st->holders[0];
+	cr_assert_eq(h->task.tid, 101);
+	cr_assert_eq(h->state, LS_STATE_BLOCKED);
+	cr_assert_eq(h->n_waited, 3);
+	cr_assert_lt(h->waited[0].ns * 2, h->offcpu_by_state[LS_STATE_BLOCKED],
+		     "one wait alone would explain the sleep: the test shows nothing");
+
+	/* victim <- worker <- agent (of app's mmap_lock) <- hog */
+	cr_assert_eq(st->n_chain, 4);
+	assert_hop(st, 1, LS_ROLE_HOLDER, 101);
+	assert_hop(st, 2, LS_ROLE_HOLDER, reader.tid);
+	cr_assert_eq(st->chain[2].lock.id, efx.mm.id);
+	/* each wait until agent granted the lock: 12 ms */
+	cr_assert_eq(st->chain[2].wait_ns, 3 * MS(12));
+	cr_assert_eq(st->chain[2].stall_seq, h->waited[0].stall_seq);
+	assert_hop(st, 3, LS_ROLE_PREEMPTOR, efx.hog.tid);
+	cr_assert_eq(st->verdict, LS_VERDICT_PRIORITY_INVERSION);
+}
+
 /* Read as a person reads it: the hop's lock, its wait and its stall, and what the worker waited for. */
 Test(hops, text_names_the_hop)
 {
