@@ -31,7 +31,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
 /* One record lost; give back the count a failed record had taken (ls_hdr_fill). */

@@ -13,7 +13,7 @@
  * With stress-ng's two threads pinned a CPU each, its owners mostly run
  * and its waits are short: they send next to nothing (quiet waits), and
  * every wait sent again with LOCKSTALL_QUIET_WAITS=0 shows the difference.
- * The ring buffer is the size --ring-buffer asks for, 8M without it.
+ * The ring buffer is the size --ring-buffer asks for, 16M without it.
  */
 #include <string.h>
 #include <criterion/criterion.h>
@@ -216,7 +216,7 @@ struct ring_case {
 ParameterizedTestParameters(stress, ring_buffer_is_the_size_asked)
 {
 	static struct ring_case cases[] = {
-		{ "", 8ull << 20 },
+		{ "", 16ull << 20 },
 		{ "1M", 1ull << 20 },
 		{ "64M", 64ull << 20 },
 	};
